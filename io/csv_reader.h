@@ -1,0 +1,80 @@
+/* CSV (RFC 4180) into chunks, over libcsv. Quoted fields may hold
+ * delimiters, doubled quotes and newlines; CRLF or LF; a UTF-8 BOM; ragged
+ * rows (missing trailing fields count as missing, extra ones are ignored).
+ *
+ * The engine reads a file as: detect the dialect on its first bytes, read
+ * the head (header names, numeric sample), then cut the rest of the stream
+ * into record-aligned blocks that worker threads parse independently. */
+#ifndef COLSTAT_IO_CSV_READER_H
+#define COLSTAT_IO_CSV_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chunk.h"
+#include "error.h"
+
+typedef struct csv_dialect {
+    char delim; /* 0: detect among , TAB ; | */
+    int header; /* 1 yes, 0 no, -1 detect */
+} csv_dialect;
+
+/* Fills what d leaves to detection, from the first bytes of a file (at_eof
+ * when buf holds the whole file). Delimiter: the candidate most frequent
+ * outside quotes on the first line, ',' when none occurs. Header: the first
+ * record holds non-numbers in fields where later records hold numbers. */
+void csv_detect(const char *buf, size_t n, int at_eof, csv_dialect *d);
+
+/* The head of one file. */
+typedef struct csv_head {
+    int nfields;           /* fields of the first record */
+    char **names;          /* header names, or "1", "2", ... without one */
+    unsigned char *numeric;/* per field: the sampled records hold numbers */
+    size_t skip_bytes;     /* BOM plus header record, to skip before data */
+    uint64_t skip_lines;   /* physical lines those bytes span */
+} csv_head;
+
+/* Reads the head from the first bytes of a file. Returns CS_OK or CS_EDATA
+ * (e filled; file names the input in messages). */
+int csv_read_head(const char *buf, size_t n, int at_eof, const csv_dialect *d,
+                  const char *file, csv_head *h, cs_error *e);
+void csv_head_free(csv_head *h);
+
+/* Cuts a stream into blocks that end on a record boundary, following the
+ * same quote rules as the parser, so a cut never falls inside a field. */
+typedef struct csv_cutter {
+    char delim;
+    int in_quotes;       /* inside a quoted field at the cut position */
+    int at_field_start;  /* next byte starts a field */
+    int quote_pending;   /* a quote seen inside quotes: closes or doubles */
+    uint64_t line;       /* physical line (1-based) at the cut position */
+    uint64_t quote_line; /* line where the open quoted field began */
+} csv_cutter;
+
+void csv_cutter_init(csv_cutter *c, const csv_dialect *d, uint64_t first_line);
+
+/* Returns the length of the longest prefix of buf[0, n) that ends just
+ * after a record terminator outside quotes (0 if there is none), and
+ * advances c over it. With at_eof, the whole buffer is taken (the last
+ * record needs no newline), and an open quote is an error naming the line
+ * where the field began: returns (size_t)-1 with e filled. */
+size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
+               const char *file, cs_error *e);
+
+/* Parses a record-aligned block into out, appending rows. map[f] is the
+ * chunk column for field f (f < nmap), or -1 to skip it. first_line is the
+ * physical line of buf[0]. Stops early, at a record boundary, when out is
+ * full: *consumed and *lines say how far it got (bytes, physical lines).
+ * With strict, an invalid field is an error (CS_EDATA, e names its line);
+ * otherwise it is counted. Returns CS_OK or CS_EDATA. */
+int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
+                    uint64_t first_line, const int *map, int nmap, int strict,
+                    const char *file, chunk *out, size_t *consumed,
+                    uint64_t *lines, cs_error *e);
+
+/* Physical line on which the row-th (1-based) record of a block starts:
+ * for messages about a row found after parsing. */
+uint64_t csv_line_of_row(const csv_dialect *d, const char *buf, size_t n,
+                         uint64_t first_line, uint64_t row);
+
+#endif

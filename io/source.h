@@ -1,0 +1,37 @@
+/* A byte source: a file or standard input, gzip inflated transparently.
+ * gzip is recognised by its magic bytes, not the file name; concatenated
+ * members (pigz, bgzip) are read whole; a truncated stream, a bad CRC or
+ * trailing garbage is an error, never a silent short read. */
+#ifndef COLSTAT_IO_SOURCE_H
+#define COLSTAT_IO_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+typedef struct source source;
+
+/* path "-" is standard input. Returns CS_OK or CS_EDATA (e filled). */
+int source_open(const char *path, source **out, cs_error *e);
+
+/* Reads up to n bytes of (inflated) data. Returns the count, 0 at the end
+ * of the data, -1 on error (e filled, status CS_EDATA). */
+ssize_t source_read(source *s, void *buf, size_t n, cs_error *e);
+
+/* The name to show in messages: the path, or "(standard input)". */
+const char *source_name(const source *s);
+
+int source_is_gzip(const source *s);
+
+/* Size in bytes of the underlying file when it is a regular file (the
+ * compressed size for gzip), else 0. For progress and benchmarks. */
+uint64_t source_file_size(const source *s);
+
+/* Compressed bytes consumed so far (equals bytes read when not gzip). */
+uint64_t source_raw_pos(const source *s);
+
+void source_close(source *s);
+
+#endif

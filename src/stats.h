@@ -1,0 +1,74 @@
+/* Per-column statistics state: plain data with merge and finalize. Every
+ * backend produces it (the GPU copies its partial states back and the same
+ * code merges them), which makes results identical across backends,
+ * thread counts and chunk sizes. */
+#ifndef COLSTAT_SRC_STATS_H
+#define COLSTAT_SRC_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exact.h"
+
+/* What to compute and print. */
+enum {
+    STAT_COUNT = 1u << 0,
+    STAT_SUM = 1u << 1,
+    STAT_MEAN = 1u << 2,
+    STAT_STD = 1u << 3,
+    STAT_MIN = 1u << 4,
+    STAT_MAX = 1u << 5,
+    STAT_HIST = 1u << 6,
+    STAT_DEFAULT = STAT_COUNT | STAT_SUM | STAT_MEAN | STAT_MIN | STAT_MAX,
+    STAT_ALL = STAT_DEFAULT | STAT_STD | STAT_HIST,
+};
+
+typedef struct col_stats {
+    uint64_t count;                   /* values that entered (not NaN) */
+    uint64_t missing, invalid, nan;   /* fields that did not */
+    uint64_t first_invalid_row;       /* 0 when none */
+    double min, max;                  /* first occurrence wins ties */
+    uint64_t min_row, max_row;        /* 0 when count == 0 */
+    int all_int;                      /* every value integral, |v| < 2^63 */
+    sacc sum;                         /* with STAT_SUM, STAT_MEAN or STAT_STD */
+    sacc sumsq;                       /* with STAT_STD */
+} col_stats;
+
+void stats_init(col_stats *s);
+
+/* Adds v[0..n), skipping NaN; v[i] is row first_row + i. Rows are those of
+ * the numbering s uses (a chunk's own, 1-based, until merged). */
+void stats_add_values(col_stats *s, const double *v, size_t n,
+                      uint64_t first_row, unsigned what);
+
+/* dst += src, where src's row r is row r + row_offset in dst. dst must
+ * cover the earlier rows: ties keep dst's row. */
+void stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset);
+
+/* What the report prints. NaN where undefined (mean of nothing, std of
+ * fewer than two values, min/max of nothing). */
+typedef struct col_summary {
+    uint64_t count, missing, invalid, nan;
+    uint64_t first_invalid_row;
+    double sum, mean, std, min, max;
+    uint64_t min_row, max_row;
+    int sum_is_int;   /* every value was an int64: sum_int holds the sum */
+    char sum_int[48]; /* exact decimal integer */
+} col_summary;
+
+void stats_finalize(const col_stats *s, col_summary *out);
+
+/* Histogram: nbins equal-width bins over [lo, hi] (see hist_bin.h). */
+typedef struct hist {
+    int nbins;
+    double lo, hi;
+    uint64_t underflow, overflow;
+    uint64_t *bins;
+} hist;
+
+int hist_init(hist *h, int nbins, double lo, double hi); /* -1: no memory */
+void hist_add_values(hist *h, const double *v, size_t n); /* skips NaN */
+void hist_merge(hist *dst, const hist *src);              /* same edges */
+void hist_free(hist *h);
+
+#endif
