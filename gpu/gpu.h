@@ -38,7 +38,8 @@ typedef struct gpu_times {
  * device, no driver, too little memory...). */
 int gpu_open(const gpu_config *cfg, gpu_backend **out, char *why, size_t n);
 
-/* Page-locked allocator for the chunks g will be given. */
+/* Page-locked allocator for the chunks g will be given. Its functions may
+ * be called from several threads at once. */
 const chunk_alloc *gpu_chunk_alloc(gpu_backend *g);
 
 /* Rows per chunk, chosen from the device's free memory. */

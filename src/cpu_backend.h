@@ -6,7 +6,8 @@
 #include "../io/chunk.h"
 #include "stats.h"
 
-/* s[0..c->ncols) must be stats_init'ed; rows are c's own (1-based). */
-void cpu_reduce_chunk(const chunk *c, col_stats *s, unsigned what);
+/* Adds c's rows to s[0..c->ncols), its first row numbered first_row. */
+void cpu_reduce_chunk(const chunk *c, uint64_t first_row, col_stats *s,
+                      unsigned what);
 
 #endif

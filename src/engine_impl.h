@@ -1,0 +1,115 @@
+/* Internals shared by engine.c (driver), engine_feed.c (inputs into jobs)
+ * and engine_job.c (what a worker does with a job). Not a public header. */
+#ifndef COLSTAT_SRC_ENGINE_IMPL_H
+#define COLSTAT_SRC_ENGINE_IMPL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../io/binary_reader.h"
+#include "../io/chunk.h"
+#include "../io/csv_reader.h"
+#include "../io/error.h"
+#include "options.h"
+#include "stats.h"
+#include "workq.h"
+
+#ifdef COLSTAT_HAVE_GPU
+#include "../gpu/gpu.h"
+#else
+typedef struct gpu_backend gpu_backend;
+#endif
+
+/* One input file as the workers see it. */
+typedef struct input_file {
+    char *name;
+    csv_dialect dialect;
+    int *map; /* field -> output column, or -1 */
+    int nmap;
+} input_file;
+
+/* A growable array of doubles: values kept to bin once min/max are known. */
+typedef struct dvec {
+    double *v;
+    size_t n, cap;
+} dvec;
+
+/* A record-aligned slice of one input, parsed and reduced by a worker. */
+typedef struct job {
+    wq_item item; /* first: the work queue hands this back */
+    struct engine *g;
+    const input_file *file;
+    char *buf;
+    size_t len, cap;     /* bytes to parse; allocated */
+    uint64_t first_line; /* physical line of buf[0] */
+    /* results */
+    cs_error err;
+    uint64_t rows;
+    uint64_t *first_invalid; /* per column, 1-based row in this job */
+    col_stats *st;           /* CPU backend */
+    hist *h;                 /* CPU backend, --range */
+    dvec *keep;              /* CPU backend, histogram without --range */
+    chunk *cks;              /* parsed rows: GPU keeps all, CPU reuses [0] */
+    int ncks, nck_cap, ncks_used;
+    double t_parse, t_reduce;
+    struct job *next; /* free list / submitted list */
+} job;
+
+typedef struct engine {
+    const options *o;
+    unsigned what;
+    int binary;
+    binary_spec spec;
+    /* output columns */
+    int ncols;
+    char **names;
+    int *fields; /* 0-based field in the first file */
+    int by_name; /* later files are matched by header name */
+    /* workers and backend */
+    int nthreads;
+    workq *q;
+    gpu_backend *gpu;
+    const chunk_alloc *alloc; /* chunk memory: pinned for the GPU */
+    size_t block_bytes;
+    size_t chunk_rows;
+    /* jobs */
+    job **ring; /* in flight, in input order */
+    int ring_cap, ring_head, ring_n;
+    job *free_jobs;
+    job *submitted, *submitted_tail; /* GPU: retired, chunks in use */
+    int njobs, max_jobs;
+    /* feeding */
+    char *carry;
+    size_t carry_cap;
+    /* merged results */
+    uint64_t rows;
+    col_stats *st;
+    hist *h;
+    dvec **kept; /* per column: arrays moved from retired jobs */
+    size_t *nkept, *kept_cap;
+    char **inv_file;
+    uint64_t *inv_line;
+    /* accounting for -v and --progress */
+    uint64_t bytes_in, bytes_total;
+    double t_start, t_read, t_parse, t_reduce, t_hist;
+    double last_progress;
+    int progress;
+    FILE *err_out;
+    cs_error *e;
+} engine;
+
+double engine_now(void);
+
+/* engine_job.c */
+job *job_get(engine *g);             /* a free job, retiring if needed */
+int job_dispatch(engine *g, job *j); /* hand to a worker */
+int engine_retire_one(engine *g);    /* oldest job: wait and merge */
+int engine_drain(engine *g);         /* retire everything in flight */
+void engine_free_jobs(engine *g);
+int job_reserve(job *j, size_t bytes); /* keeps contents */
+
+/* engine_feed.c */
+int feed_input(engine *g, input_file *f, const char *path, int first);
+int engine_start(engine *g); /* engine.c: once the columns are known */
+
+#endif
