@@ -46,8 +46,7 @@ static size_t seed_extrema(col_stats *s, const double *v, size_t n,
  * compile-time constants at each call site, so each variant is a loop
  * without per-value tests of what. */
 static inline void add_loop(col_stats *s, const double *v, size_t from,
-                            size_t n, uint64_t first_row, int sums,
-                            int squares)
+                            size_t n, uint64_t first_row, int sums, int squares)
 {
     uint64_t count = 0;
     int all_int = s->all_int;

@@ -59,8 +59,17 @@ static double rand_exp(int elo, int ehi)
     return from_bits((rnd() & (UINT64_C(1) << 63)) | (e << 52) | frac);
 }
 
-enum { R_UNIFORM, R_FULL, R_HUGE, R_SUBNORMAL, R_CANCEL, R_HALFWAY,
-       R_BIGINT, R_MEANNOISE, R_NREGIMES };
+enum {
+    R_UNIFORM,
+    R_FULL,
+    R_HUGE,
+    R_SUBNORMAL,
+    R_CANCEL,
+    R_HALFWAY,
+    R_BIGINT,
+    R_MEANNOISE,
+    R_NREGIMES
+};
 
 /* Fills x with n values (n >= 4) of one regime; returns how many. */
 static int gen(int regime, double *x, int n)
@@ -225,8 +234,7 @@ static void check_one(const double *x, int n, int regime)
     mpq_inits(q, q2, t, v, NULL);
     exact_sum(q, q2, x, n);
     double sum = sacc_value(&s);
-    ck_assert_msg(is_rounded(q, sum), "regime %d n %d: sum %a", regime, n,
-                  sum);
+    ck_assert_msg(is_rounded(q, sum), "regime %d n %d: sum %a", regime, n, sum);
     mpq_set_ui(t, (unsigned long)n, 1);
     mpq_div(t, q, t);
     double mean = sacc_mean(&s, (uint64_t)n);
@@ -262,14 +270,14 @@ END_TEST
 
 START_TEST(test_known_cases)
 {
-    double cases[][3] = {{1e300, 1.0, -1e300}, /* cancellation */
-                         {1.0, 0x1p-53, 0.0},  /* tie to even: 1 */
+    double cases[][3] = {{1e300, 1.0, -1e300},      /* cancellation */
+                         {1.0, 0x1p-53, 0.0},       /* tie to even: 1 */
                          {1.0, 0x1p-53, 0x1p-1074}, /* just above: up */
                          {DBL_MAX, DBL_MAX, -DBL_MAX},
                          {DBL_MAX, 0x1p970, 0.0}, /* tie at overflow: inf */
                          {0x1p-1074, -0x1p-1074, 0x1p-1074}};
-    double want[] = {1.0, 1.0, 0x1.0000000000001p0, DBL_MAX, INFINITY,
-                     0x1p-1074};
+    double want[] = {1.0,     1.0,      0x1.0000000000001p0,
+                     DBL_MAX, INFINITY, 0x1p-1074};
     for (size_t c = 0; c < sizeof want / sizeof want[0]; c++) {
         sacc s;
         sacc_init(&s);
@@ -459,7 +467,8 @@ END_TEST
 int main(void)
 {
     const char *env = getenv("COLSTAT_SEED");
-    rng_state = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)clock();
+    rng_state =
+        env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)clock();
     fprintf(stderr, "test_exact: COLSTAT_SEED=%llu\n",
             (unsigned long long)rng_state);
     Suite *s = suite_create("exact");

@@ -122,8 +122,8 @@ static double rand_value(double lo, double hi, int nbins)
     case 2:
         return nextafter(rnd() % 2 ? lo : hi, rnd() % 2 ? INFINITY : -INFINITY);
     default: { /* near edge k: lo + k * w * 2 / nbins, a few ulps off */
-        double e = lo + 2.0 * (w * ((double)(rnd() % (unsigned)(nbins + 1)) /
-                                    nbins));
+        double e =
+            lo + 2.0 * (w * ((double)(rnd() % (unsigned)(nbins + 1)) / nbins));
         for (int s = (int)(rnd() % 5) - 2; s != 0; s += s > 0 ? -1 : 1)
             e = nextafter(e, s > 0 ? INFINITY : -INFINITY);
         return e;
@@ -150,8 +150,8 @@ START_TEST(test_bins_vs_exact)
             if (got != want) {
                 off_by_one++;
                 ck_assert_msg(near && abs(got - want) == 1,
-                              "lo %a hi %a nbins %d v %a: bin %d, exact %d",
-                              lo, hi, nbins, v, got, want);
+                              "lo %a hi %a nbins %d v %a: bin %d, exact %d", lo,
+                              hi, nbins, v, got, want);
             }
         }
     }
@@ -174,8 +174,7 @@ START_TEST(test_exact_edges)
         hist_scale sc = hist_scale_make(lo, hi, nbins);
         for (int k = 0; k <= nbins; k++) {
             double e = lo + step * k;
-            double vs[3] = {e, nextafter(e, -INFINITY),
-                            nextafter(e, INFINITY)};
+            double vs[3] = {e, nextafter(e, -INFINITY), nextafter(e, INFINITY)};
             for (int j = 0; j < 3; j++) {
                 int near;
                 ck_assert_int_eq(hist_bin(&sc, vs[j]),
@@ -240,7 +239,8 @@ START_TEST(test_add_merge)
             int near, b = exact_bin(lo, hi, nbins, v[i], &near);
             if (near) /* the formula's choice there is checked above */
                 b = hist_bin(&sc, v[i]);
-            ck_assert_msg(b >= -1 && b <= nbins, "lo %a hi %a v %a b %d", lo, hi, v[i], b);
+            ck_assert_msg(b >= -1 && b <= nbins, "lo %a hi %a v %a b %d", lo,
+                          hi, v[i], b);
             ref[b + 1]++;
         }
         ck_assert_uint_eq(whole.underflow, ref[0]);
@@ -256,8 +256,8 @@ END_TEST
 int main(void)
 {
     const char *env = getenv("COLSTAT_SEED");
-    rng_state = env ? strtoull(env, NULL, 0)
-                    : (uint64_t)time(NULL) ^ (uint64_t)clock();
+    rng_state =
+        env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)clock();
     fprintf(stderr, "test_hist: COLSTAT_SEED=%llu\n",
             (unsigned long long)rng_state);
     Suite *s = suite_create("hist");

@@ -255,8 +255,8 @@ END_TEST
 int main(void)
 {
     const char *env = getenv("COLSTAT_SEED");
-    rng_state = env ? strtoull(env, NULL, 0)
-                    : (uint64_t)time(NULL) ^ (uint64_t)clock();
+    rng_state =
+        env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)clock();
     fprintf(stderr, "test_stats: COLSTAT_SEED=%llu\n",
             (unsigned long long)rng_state);
     Suite *s = suite_create("stats");
