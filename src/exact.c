@@ -45,14 +45,10 @@ static inline int split_double(uint64_t bits, uint64_t *m)
     return bexp + (bexp == 0) - 1075 + FRAC_BITS;
 }
 
-void sacc_add(sacc *a, double x)
+/* The digit updates without the pending check, for the block loop. */
+static inline void add_digits(sacc *a, uint64_t bits)
 {
-    uint64_t bits, m;
-    memcpy(&bits, &x, sizeof bits);
-    if (((bits >> 52) & 0x7ff) == 0x7ff) {
-        count_inf(a, bits);
-        return;
-    }
+    uint64_t m;
     int shift = split_double(bits, &m);
     int i = shift >> 5, r = shift & 31;
     /* sign mask: conditional negation without a branch */
@@ -64,17 +60,11 @@ void sacc_add(sacc *a, double x)
     a->d[i] += (p0 ^ neg) - neg;
     a->d[i + 1] += (p1 ^ neg) - neg;
     a->d[i + 2] += (p2 ^ neg) - neg;
-    bump_pending(a);
 }
 
-void sacc_add_square(sacc *a, double x)
+static inline void add_square_digits(sacc *a, uint64_t bits)
 {
-    uint64_t bits, m;
-    memcpy(&bits, &x, sizeof bits);
-    if (((bits >> 52) & 0x7ff) == 0x7ff) {
-        a->pos_inf++;
-        return;
-    }
+    uint64_t m;
     /* x^2 = m^2 * 2^(2e): shift2 = 2e - LSB = 2*shift + SACC_LSB_EXP */
     int shift = 2 * split_double(bits, &m) - FRAC_BITS;
     int i = shift >> 5, r = shift & 31;
@@ -85,7 +75,82 @@ void sacc_add_square(sacc *a, double x)
     a->d[i + 2] += (int64_t)((uint64_t)(t >> 32) & M32);
     a->d[i + 3] += (int64_t)((uint64_t)(t >> 64) & M32);
     a->d[i + 4] += (int64_t)(uint64_t)(t >> 96);
+}
+
+static inline int is_inf_bits(uint64_t bits)
+{
+    return ((bits >> 52) & 0x7ff) == 0x7ff;
+}
+
+void sacc_add(sacc *a, double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if (is_inf_bits(bits)) {
+        count_inf(a, bits);
+        return;
+    }
+    add_digits(a, bits);
     bump_pending(a);
+}
+
+void sacc_add_square(sacc *a, double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if (is_inf_bits(bits)) {
+        a->pos_inf++;
+        return;
+    }
+    add_square_digits(a, bits);
+    bump_pending(a);
+}
+
+/* One block that cannot reach SACC_MAX_PENDING: the pending count is
+ * bumped once for the block, not once per value. */
+static void add_block(sacc *sum, sacc *sumsq, const double *x, size_t n)
+{
+    uint32_t added = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t bits;
+        memcpy(&bits, &x[k], sizeof bits);
+        if (isnan(x[k]))
+            continue;
+        if (is_inf_bits(bits)) {
+            count_inf(sum, bits);
+            if (sumsq)
+                sumsq->pos_inf++;
+            continue;
+        }
+        add_digits(sum, bits);
+        if (sumsq)
+            add_square_digits(sumsq, bits);
+        added++;
+    }
+    sum->pending += added;
+    if (sumsq)
+        sumsq->pending += added;
+}
+
+void sacc_add_values(sacc *sum, sacc *sumsq, const double *x, size_t n)
+{
+    while (n > 0) {
+        uint32_t used = sum->pending;
+        if (sumsq && sumsq->pending > used)
+            used = sumsq->pending;
+        size_t room = SACC_MAX_PENDING - 1 - used;
+        size_t len = n < room ? n : room;
+        if (sumsq)
+            add_block(sum, sumsq, x, len);
+        else
+            add_block(sum, NULL, x, len);
+        x += len;
+        n -= len;
+        if (sum->pending >= SACC_MAX_PENDING - 1)
+            sacc_normalize(sum);
+        if (sumsq && sumsq->pending >= SACC_MAX_PENDING - 1)
+            sacc_normalize(sumsq);
+    }
 }
 
 void sacc_normalize(sacc *a)

@@ -24,68 +24,86 @@ static inline int is_int64(double v)
     return (a < 0x1p63) & ((a >= 0x1p52) | ((a + 0x1p52) - 0x1p52 == a));
 }
 
-/* The first non-NaN value seeds min and max, so the loop below needs no
- * "is this the first" test; returns the index after it. */
-static size_t seed_extrema(col_stats *s, const double *v, size_t n,
-                           uint64_t first_row)
+/* Index of the first v[i] == x (x is in v; -0.0 == +0.0). */
+static size_t first_equal(const double *v, double x)
 {
-    if (s->count > 0)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!isnan(v[i])) {
-            s->min = s->max = v[i];
-            s->min_row = s->max_row = first_row + i;
-            return i;
-        }
-    }
-    return n;
+    size_t i = 0;
+    while (!(v[i] == x))
+        i++;
+    return i;
 }
 
-/* Strict comparisons keep the earlier row on ties; -0.0 and +0.0 compare
- * equal, so whichever came first is reported. sums and squares are
- * compile-time constants at each call site, so each variant is a loop
- * without per-value tests of what. */
-static inline void add_loop(col_stats *s, const double *v, size_t from,
-                            size_t n, uint64_t first_row, int sums, int squares)
+/* Count, extrema and integrality over v[0..n) in four independent lanes
+ * of branch-free selects (NaN compares false, so it is skipped without a
+ * test). The row of an extremum is found afterwards by a scan for the
+ * first equal value, which is also what makes ties (and -0.0 against
+ * +0.0, which compare equal) go to the earliest row. */
+typedef struct lanes {
+    uint64_t count;
+    double min, max;
+    int all_int;
+} lanes;
+
+static lanes scan(const double *v, size_t n)
 {
-    uint64_t count = 0;
-    int all_int = s->all_int;
-    double mn = s->min, mx = s->max;
-    for (size_t i = from; i < n; i++) {
+    double mn[4] = {INFINITY, INFINITY, INFINITY, INFINITY};
+    double mx[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    uint64_t cnt[4] = {0, 0, 0, 0};
+    int ok[4] = {1, 1, 1, 1};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        for (int k = 0; k < 4; k++) {
+            double x = v[i + k];
+            int real = x == x;
+            cnt[k] += (uint64_t)real;
+            mn[k] = x < mn[k] ? x : mn[k];
+            mx[k] = x > mx[k] ? x : mx[k];
+            ok[k] &= is_int64(x) | !real;
+        }
+    }
+    for (; i < n; i++) {
         double x = v[i];
-        if (isnan(x))
-            continue;
-        count++;
-        if (x < mn) {
-            mn = x;
-            s->min_row = first_row + i;
-        }
-        if (x > mx) {
-            mx = x;
-            s->max_row = first_row + i;
-        }
-        all_int &= is_int64(x);
-        if (sums)
-            sacc_add(&s->sum, x);
-        if (squares)
-            sacc_add_square(&s->sumsq, x);
+        int real = x == x;
+        cnt[0] += (uint64_t)real;
+        mn[0] = x < mn[0] ? x : mn[0];
+        mx[0] = x > mx[0] ? x : mx[0];
+        ok[0] &= is_int64(x) | !real;
     }
-    s->min = mn;
-    s->max = mx;
-    s->all_int = all_int;
-    s->count += count;
+    lanes r = {cnt[0], mn[0], mx[0], ok[0]};
+    for (int k = 1; k < 4; k++) {
+        r.count += cnt[k];
+        r.min = mn[k] < r.min ? mn[k] : r.min;
+        r.max = mx[k] > r.max ? mx[k] : r.max;
+        r.all_int &= ok[k];
+    }
+    return r;
 }
 
+/* Strict comparisons against what s already holds keep its (earlier)
+ * row on ties. The sums run as a second pass over the same cached
+ * values, so each loop stays tight. */
 void stats_add_values(col_stats *s, const double *v, size_t n,
                       uint64_t first_row, unsigned what)
 {
-    size_t from = seed_extrema(s, v, n, first_row);
+    lanes r = scan(v, n);
+    if (r.count > 0) {
+        if (s->count == 0 || r.min < s->min) {
+            size_t i = first_equal(v, r.min);
+            s->min = v[i];
+            s->min_row = first_row + i;
+        }
+        if (s->count == 0 || r.max > s->max) {
+            size_t i = first_equal(v, r.max);
+            s->max = v[i];
+            s->max_row = first_row + i;
+        }
+    }
+    s->count += r.count;
+    s->all_int &= r.all_int;
     if (what & STAT_STD)
-        add_loop(s, v, from, n, first_row, 1, 1);
+        sacc_add_values(&s->sum, &s->sumsq, v, n);
     else if (what & (STAT_SUM | STAT_MEAN))
-        add_loop(s, v, from, n, first_row, 1, 0);
-    else
-        add_loop(s, v, from, n, first_row, 0, 0);
+        sacc_add_values(&s->sum, NULL, v, n);
 }
 
 void stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset)

@@ -451,6 +451,49 @@ START_TEST(test_integer_string)
 }
 END_TEST
 
+/* The block loop equals value-by-value adds, NaN skipped, infinities
+ * counted, also when a block starts next to the pending limit. */
+START_TEST(test_add_values)
+{
+    double x[300];
+    for (int it = 0; it < iters(1000); it++) {
+        int n = gen(it % R_NREGIMES, x, 4 + (int)(rnd() % 290));
+        for (int i = 0; i < n; i++)
+            if (rnd() % 10 == 0)
+                x[i] = rnd() % 3 ? NAN : (rnd() % 2 ? INFINITY : -INFINITY);
+        sacc a, a2, b, b2;
+        sacc_init(&a);
+        sacc_init(&a2);
+        sacc_init(&b);
+        sacc_init(&b2);
+        if (it % 2) {
+            a.pending = SACC_MAX_PENDING - 1 - (uint32_t)(rnd() % 4);
+            a2.pending = SACC_MAX_PENDING - 1 - (uint32_t)(rnd() % 4);
+        }
+        int squares = (int)(rnd() % 2);
+        sacc_add_values(&a, squares ? &a2 : NULL, x, (size_t)n);
+        ck_assert_uint_lt(a.pending, SACC_MAX_PENDING);
+        ck_assert_uint_lt(a2.pending, SACC_MAX_PENDING);
+        for (int i = 0; i < n; i++) {
+            if (isnan(x[i]))
+                continue;
+            sacc_add(&b, x[i]);
+            if (squares)
+                sacc_add_square(&b2, x[i]);
+        }
+        sacc_normalize(&a);
+        sacc_normalize(&a2);
+        sacc_normalize(&b);
+        sacc_normalize(&b2);
+        ck_assert(memcmp(a.d, b.d, sizeof a.d) == 0);
+        ck_assert(memcmp(a2.d, b2.d, sizeof a2.d) == 0);
+        ck_assert_uint_eq(a.pos_inf, b.pos_inf);
+        ck_assert_uint_eq(a.neg_inf, b.neg_inf);
+        ck_assert_uint_eq(a2.pos_inf, b2.pos_inf);
+    }
+}
+END_TEST
+
 /* The motivating case: a naive n*S2 - S1^2 in doubles loses everything. */
 START_TEST(test_std_huge_mean)
 {
@@ -482,6 +525,7 @@ int main(void)
     tcase_add_test(tc, test_many_adds);
     tcase_add_test(tc, test_integer_string);
     tcase_add_test(tc, test_std_huge_mean);
+    tcase_add_test(tc, test_add_values);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -152,6 +152,14 @@ START_TEST(test_extrema_and_merge)
         assert_matches(&whole, &r);
         chunked(v, n, what, &merged);
         assert_matches(&merged, &r);
+        /* successive adds into one state, rows numbered globally */
+        stats_init(&merged);
+        for (size_t at = 0, len; at < n; at += len) {
+            len = 1 + rnd() % (n - at);
+            stats_add_values(&merged, v + at, len, at + 1, what);
+        }
+        assert_matches(&merged, &r);
+        chunked(v, n, what, &merged);
         col_summary a, b;
         stats_finalize(&whole, &a);
         stats_finalize(&merged, &b);
