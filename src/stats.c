@@ -58,7 +58,7 @@ static lanes scan(const double *v, size_t n)
             cnt[k] += (uint64_t)real;
             mn[k] = x < mn[k] ? x : mn[k];
             mx[k] = x > mx[k] ? x : mx[k];
-            ok[k] &= is_int64(x) | !real;
+            ok[k] &= is_int64(x) | (real ^ 1);
         }
     }
     for (; i < n; i++) {
@@ -67,7 +67,7 @@ static lanes scan(const double *v, size_t n)
         cnt[0] += (uint64_t)real;
         mn[0] = x < mn[0] ? x : mn[0];
         mx[0] = x > mx[0] ? x : mx[0];
-        ok[0] &= is_int64(x) | !real;
+        ok[0] &= is_int64(x) | (real ^ 1);
     }
     lanes r = {cnt[0], mn[0], mx[0], ok[0]};
     for (int k = 1; k < 4; k++) {
