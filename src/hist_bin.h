@@ -7,12 +7,12 @@
  * that max(|lo|, |hi|) * p lies near 2^1021: hi*p - lo*p cannot overflow,
  * nbins / (hi*p - lo*p) cannot overflow even for a subnormal range, and
  * v*p is exact for any v in a range of normal numbers. The result is the
- * exact bin floor((v - lo) * nbins / (hi - lo)) except for values within a
- * few ulps of an inner edge (the subtraction and the product round), which
- * may land one bin over; bins stay monotone in v. When lo >= 0 and the
- * edges lo + k(hi - lo)/nbins are doubles with a power-of-two step, it is
- * exact. Infinite lo or hi put every value in range in bin 0 (v == hi in
- * the last). */
+ * exact bin floor((v - lo) * nbins / (hi - lo)) except for values within
+ * about 2^-50 * max(|lo|, |hi|) of an inner edge (the subtraction, the
+ * scale and the product round), which may land one bin over; bins stay
+ * monotone in v. It is exact when lo >= 0 is a multiple of a power of
+ * two s and hi = lo + nbins * s. Infinite lo or hi put every value in
+ * range in bin 0 (v == hi in the last). */
 #ifndef COLSTAT_SRC_HIST_BIN_H
 #define COLSTAT_SRC_HIST_BIN_H
 
