@@ -8,7 +8,7 @@
  * nbins / (hi*p - lo*p) cannot overflow even for a subnormal range, and
  * v*p is exact for any v in a range of normal numbers. The result is the
  * exact bin floor((v - lo) * nbins / (hi - lo)) except for values within
- * about 2^-50 * max(|lo|, |hi|) of an inner edge (the subtraction, the
+ * 2^-50 * (hi - lo) of an inner edge (the subtraction, the
  * scale and the product round), which may land one bin over; bins stay
  * monotone in v. It is exact when lo >= 0 is a multiple of a power of
  * two s and hi = lo + nbins * s. Infinite lo or hi put every value in

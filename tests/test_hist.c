@@ -64,13 +64,9 @@ static int exact_bin(double lo, double hi, int nbins, double v, int *near)
     mpq_mul(t, t, tol);
     mpz_fdiv_q(f, mpq_numref(t), mpq_denref(t));
     int b = (int)mpz_get_si(f);
-    /* the formula's error: four roundings of t <= nbins, plus halving
-     * subnormal lo or v (2^-1075 each, scaled by nbins / (hi - lo)) */
-    mpq_set_ui(tol, (unsigned long)nbins * 2, 1);
-    mpq_div(tol, tol, d);
-    mpq_div_2exp(tol, tol, 1075);
-    mpq_set_d(d, ldexp((double)nbins, -48));
-    mpq_add(tol, tol, d);
+    /* hist_bin.h's bound: 2^-50 (hi - lo) in v, nbins 2^-50 in t (three
+     * roundings of at most 2^-53 relative each, on t <= nbins) */
+    mpq_set_d(tol, ldexp((double)nbins, -50));
     mpq_set_z(d, f);
     mpq_sub(d, t, d); /* frac(t) in [0, 1) */
     if (mpq_cmp(d, tol) <= 0)
