@@ -290,6 +290,28 @@ START_TEST(test_known_cases)
 }
 END_TEST
 
+/* means that land exactly halfway between doubles: (2r + ulp(r)) / 2 */
+START_TEST(test_mean_ties)
+{
+    for (int it = 0; it < iters(2000); it++) {
+        double r = fabs(rand_exp(1, 2045));
+        if (to_bits(r) << 12 == 0)
+            continue; /* below a power of two the spacing halves */
+        double u = nextafter(r, INFINITY) - r;
+        double x[2] = {2 * r, rnd() % 2 ? u : -u};
+        sacc s;
+        sacc_init(&s);
+        sacc_add(&s, x[0]);
+        sacc_add(&s, x[1]);
+        double m = sacc_mean(&s, 2);
+        double other = x[1] > 0 ? nextafter(r, INFINITY) : nextafter(r, 0);
+        ck_assert(m == r || m == other);
+        ck_assert((to_bits(m) & 1) == 0);
+        check_one(x, 2, -2);
+    }
+}
+END_TEST
+
 START_TEST(test_zero_and_inf)
 {
     sacc s, s2;
@@ -526,6 +548,7 @@ int main(void)
     tcase_add_test(tc, test_integer_string);
     tcase_add_test(tc, test_std_huge_mean);
     tcase_add_test(tc, test_add_values);
+    tcase_add_test(tc, test_mean_ties);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
