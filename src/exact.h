@@ -29,19 +29,26 @@ typedef struct sacc {
 void sacc_init(sacc *a);
 void sacc_add(sacc *a, double x);        /* x must not be NaN */
 void sacc_add_square(sacc *a, double x); /* adds x*x exactly; not NaN */
+/* sacc_add (and, when sumsq is not NULL, sacc_add_square into sumsq) of
+ * every non-NaN x[i]: the hot loop, with the pending check per block. */
+void sacc_add_values(sacc *sum, sacc *sumsq, const double *x, size_t n);
 void sacc_merge(sacc *dst, const sacc *src);
 void sacc_normalize(sacc *a); /* digits to [0, 2^32), the top one signed */
 
 /* The value rounded once to the nearest double (ties to even); +-inf
- * when infinities were added, NaN when both signs were. */
+ * when infinities were added, NaN when both signs were. An exact zero is
+ * +0 (also for a sum of -0.0 values). */
 double sacc_value(const sacc *a);
 
-/* The value over n (n > 0), rounded once. */
+/* The value over n (n > 0), rounded once; a negative value too small to
+ * be a subnormal gives -0.0, as IEEE division would. */
 double sacc_mean(const sacc *a, uint64_t n);
 
 /* Sample standard deviation from the exact sum and sum of squares of n
- * values: sqrt((n*S2 - S1^2) / (n*(n-1))), the quotient rounded once.
- * NaN when n < 2 or infinities were added. */
+ * values: sqrt((n*S2 - S1^2) / (n*(n-1))), the quotient rounded once
+ * (after scaling by an even power of two, so it cannot overflow), then
+ * the square root: within 2 ulps. NaN when n < 2 or infinities were
+ * added. */
 double sacc_std(const sacc *sum, const sacc *sumsq, uint64_t n);
 
 /* When the value is an integer, writes its decimal digits (with '-') to

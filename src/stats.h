@@ -27,7 +27,7 @@ typedef struct col_stats {
     uint64_t count;                   /* values that entered (not NaN) */
     uint64_t missing, invalid, nan;   /* fields that did not */
     uint64_t first_invalid_row;       /* 0 when none */
-    double min, max;                  /* first occurrence wins ties */
+    double min, max;                  /* first row wins ties; -0 == +0 */
     uint64_t min_row, max_row;        /* 0 when count == 0 */
     int all_int;                      /* every value integral, |v| < 2^63 */
     sacc sum;                         /* with STAT_SUM, STAT_MEAN or STAT_STD */

@@ -1,0 +1,406 @@
+/* Superaccumulator after R. M. Neal, "Fast exact summation using small and
+ * large superaccumulators", arXiv:1505.05571 (2015): every double is an
+ * integer multiple of 2^-1074, so a wide fixed-point integer holds any sum
+ * exactly. Digits are 32-bit chunks kept in int64 so carries can be
+ * deferred (see exact.h). Conversions work on a sign-magnitude copy held as
+ * little-endian arrays of 32-bit limbs. */
+#include "exact.h"
+
+#include <math.h>
+#include <string.h>
+
+#define M32 0xffffffffu
+#define FRAC_BITS 2176 /* -SACC_LSB_EXP: limbs 0..67 are the fraction */
+#define WIDE 280       /* limbs of a product of two accumulators, plus n */
+
+__extension__ typedef unsigned __int128 u128;
+
+void sacc_init(sacc *a)
+{
+    memset(a, 0, sizeof *a);
+}
+
+static void count_inf(sacc *a, uint64_t bits)
+{
+    if (bits >> 63)
+        a->neg_inf++;
+    else
+        a->pos_inf++;
+}
+
+static void bump_pending(sacc *a)
+{
+    if (++a->pending >= SACC_MAX_PENDING)
+        sacc_normalize(a);
+}
+
+/* x = m * 2^e with m the integer significand; the returned shift is
+ * e - SACC_LSB_EXP, i.e. the bit of the accumulator m's bit 0 lands on. */
+static inline int split_double(uint64_t bits, uint64_t *m)
+{
+    int bexp = (int)((bits >> 52) & 0x7ff);
+    uint64_t frac = bits & ((UINT64_C(1) << 52) - 1);
+    *m = frac | ((uint64_t)(bexp != 0) << 52);
+    /* normal: e = bexp - 1075; subnormal: e = -1074 */
+    return bexp + (bexp == 0) - 1075 + FRAC_BITS;
+}
+
+/* The digit updates without the pending check, for the block loop. */
+static inline void add_digits(sacc *a, uint64_t bits)
+{
+    uint64_t m;
+    int shift = split_double(bits, &m);
+    int i = shift >> 5, r = shift & 31;
+    /* sign mask: conditional negation without a branch */
+    int64_t neg = -(int64_t)(bits >> 63);
+    uint64_t t = m >> (32 - r); /* bits of m << r above the first digit */
+    int64_t p0 = (int64_t)((m << r) & M32);
+    int64_t p1 = (int64_t)(t & M32);
+    int64_t p2 = (int64_t)(t >> 32);
+    a->d[i] += (p0 ^ neg) - neg;
+    a->d[i + 1] += (p1 ^ neg) - neg;
+    a->d[i + 2] += (p2 ^ neg) - neg;
+}
+
+static inline void add_square_digits(sacc *a, uint64_t bits)
+{
+    uint64_t m;
+    /* x^2 = m^2 * 2^(2e): shift2 = 2e - LSB = 2*shift + SACC_LSB_EXP */
+    int shift = 2 * split_double(bits, &m) - FRAC_BITS;
+    int i = shift >> 5, r = shift & 31;
+    u128 p = (u128)m * m; /* < 2^106, so p << r < 2^137: five digits */
+    u128 t = p >> (32 - r);
+    a->d[i] += (int64_t)(((uint64_t)p << r) & M32);
+    a->d[i + 1] += (int64_t)((uint64_t)t & M32);
+    a->d[i + 2] += (int64_t)((uint64_t)(t >> 32) & M32);
+    a->d[i + 3] += (int64_t)((uint64_t)(t >> 64) & M32);
+    a->d[i + 4] += (int64_t)(uint64_t)(t >> 96);
+}
+
+static inline int is_inf_bits(uint64_t bits)
+{
+    return ((bits >> 52) & 0x7ff) == 0x7ff;
+}
+
+void sacc_add(sacc *a, double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if (is_inf_bits(bits)) {
+        count_inf(a, bits);
+        return;
+    }
+    add_digits(a, bits);
+    bump_pending(a);
+}
+
+void sacc_add_square(sacc *a, double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if (is_inf_bits(bits)) {
+        a->pos_inf++;
+        return;
+    }
+    add_square_digits(a, bits);
+    bump_pending(a);
+}
+
+/* One block that cannot reach SACC_MAX_PENDING: the pending count is
+ * bumped once for the block, not once per value. */
+static void add_block(sacc *sum, sacc *sumsq, const double *x, size_t n)
+{
+    uint32_t added = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t bits;
+        memcpy(&bits, &x[k], sizeof bits);
+        if (isnan(x[k]))
+            continue;
+        if (is_inf_bits(bits)) {
+            count_inf(sum, bits);
+            if (sumsq)
+                sumsq->pos_inf++;
+            continue;
+        }
+        add_digits(sum, bits);
+        if (sumsq)
+            add_square_digits(sumsq, bits);
+        added++;
+    }
+    sum->pending += added;
+    if (sumsq)
+        sumsq->pending += added;
+}
+
+void sacc_add_values(sacc *sum, sacc *sumsq, const double *x, size_t n)
+{
+    while (n > 0) {
+        uint32_t used = sum->pending;
+        if (sumsq && sumsq->pending > used)
+            used = sumsq->pending;
+        size_t room = SACC_MAX_PENDING - 1 - used;
+        size_t len = n < room ? n : room;
+        if (sumsq)
+            add_block(sum, sumsq, x, len);
+        else
+            add_block(sum, NULL, x, len);
+        x += len;
+        n -= len;
+        if (sum->pending >= SACC_MAX_PENDING - 1)
+            sacc_normalize(sum);
+        if (sumsq && sumsq->pending >= SACC_MAX_PENDING - 1)
+            sacc_normalize(sumsq);
+    }
+}
+
+void sacc_normalize(sacc *a)
+{
+    int64_t carry = 0;
+    for (int i = 0; i < SACC_DIGITS - 1; i++) {
+        int64_t v = a->d[i] + carry;
+        carry = v >> 32; /* arithmetic shift: floor division by 2^32 */
+        a->d[i] = v & (int64_t)M32;
+    }
+    a->d[SACC_DIGITS - 1] += carry;
+    a->pending = 0;
+}
+
+void sacc_merge(sacc *dst, const sacc *src)
+{
+    /* |digit| < (pending + 1) * 2^32 on both sides; keep the sum of
+     * bounds below 2^63 by normalising whatever is too full. */
+    sacc tmp;
+    if (src->pending >= SACC_MAX_PENDING / 2) {
+        tmp = *src;
+        sacc_normalize(&tmp);
+        src = &tmp;
+    }
+    if (dst->pending >= SACC_MAX_PENDING / 2)
+        sacc_normalize(dst);
+    for (int i = 0; i < SACC_DIGITS; i++)
+        dst->d[i] += src->d[i];
+    dst->pending += src->pending + 1;
+    dst->pos_inf += src->pos_inf;
+    dst->neg_inf += src->neg_inf;
+}
+
+/* |a| as limbs; returns 1 when a is negative. */
+static int magnitude(const sacc *a, uint32_t *mag)
+{
+    sacc c = *a;
+    sacc_normalize(&c);
+    int neg = c.d[SACC_DIGITS - 1] < 0;
+    if (neg) {
+        for (int i = 0; i < SACC_DIGITS; i++)
+            c.d[i] = -c.d[i];
+        sacc_normalize(&c);
+    }
+    for (int i = 0; i < SACC_DIGITS; i++)
+        mag[i] = (uint32_t)c.d[i];
+    return neg;
+}
+
+static int top_limb(const uint32_t *l, int n)
+{
+    while (n > 0 && l[n - 1] == 0)
+        n--;
+    return n - 1;
+}
+
+static int bit_length32(uint32_t v)
+{
+    return 32 - __builtin_clz(v);
+}
+
+/* (-1)^neg * (sum l[i] 2^(32i + base) + tiny), rounded to nearest even,
+ * where sticky says a nonzero tiny below the last limb was dropped. */
+static double round_limbs(const uint32_t *l, int n, int base, int sticky,
+                          int neg)
+{
+    int t = top_limb(l, n);
+    if (t < 0)
+        return neg && sticky ? -0.0 : 0.0;
+    int b = bit_length32(l[t]);
+    long msb = 32L * t + b - 1 + base; /* exponent of the leading bit */
+    /* top 64 bits left-aligned, the rest into sticky */
+    u128 w = (u128)l[t] << 64;
+    if (t >= 1)
+        w |= (u128)l[t - 1] << 32;
+    if (t >= 2)
+        w |= l[t - 2];
+    for (int i = t - 3; i >= 0 && !sticky; i--)
+        sticky = l[i] != 0;
+    w <<= 32 + (32 - b);
+    uint64_t hi = (uint64_t)(w >> 64);
+    sticky |= (uint64_t)w != 0;
+    long keep = msb < -1022 ? msb + 1075 : 53; /* subnormals keep fewer */
+    if (keep < 0)
+        return neg ? -0.0 : 0.0;
+    uint64_t mant = keep ? hi >> (64 - keep) : 0;
+    uint64_t rbit = (hi >> (63 - keep)) & 1;
+    sticky |= (hi & ((UINT64_C(1) << (63 - keep)) - 1)) != 0;
+    if (rbit && (sticky || (mant & 1)))
+        mant++;
+    double v = ldexp((double)mant, (int)(msb - keep + 1));
+    return neg ? -v : v;
+}
+
+static double inf_value(const sacc *a)
+{
+    if (a->pos_inf && a->neg_inf)
+        return NAN;
+    return a->pos_inf ? INFINITY : -INFINITY;
+}
+
+/* An exact zero gives +0 (also for a sum of -0.0 values): the sum is the
+ * exact rational, which has no sign. */
+double sacc_value(const sacc *a)
+{
+    if (a->pos_inf || a->neg_inf)
+        return inf_value(a);
+    uint32_t mag[SACC_DIGITS];
+    int neg = magnitude(a, mag);
+    return round_limbs(mag, SACC_DIGITS, SACC_LSB_EXP, 0, neg);
+}
+
+/* l[0..n) /= d in place; returns the remainder. */
+static uint64_t div_limbs(uint32_t *l, int n, uint64_t d)
+{
+    u128 rem = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        u128 cur = (rem << 32) | l[i];
+        l[i] = (uint32_t)(cur / d);
+        rem = cur % d;
+    }
+    return (uint64_t)rem;
+}
+
+/* The quotient keeps every bit down to 2^-2176, far below the smallest
+ * subnormal, so the remainder only decides the sticky bit. A negative
+ * value that rounds to zero gives -0.0, as IEEE division would. */
+double sacc_mean(const sacc *a, uint64_t n)
+{
+    if (a->pos_inf || a->neg_inf)
+        return inf_value(a);
+    if (n == 0)
+        return NAN;
+    uint32_t mag[SACC_DIGITS];
+    int neg = magnitude(a, mag);
+    int sticky = div_limbs(mag, SACC_DIGITS, n) != 0;
+    return round_limbs(mag, SACC_DIGITS, SACC_LSB_EXP, sticky, neg);
+}
+
+/* r[0..WIDE) = x * y, schoolbook on 32-bit limbs */
+static void mul_limbs(const uint32_t *x, int nx, const uint32_t *y, int ny,
+                      uint32_t *r)
+{
+    memset(r, 0, WIDE * sizeof *r);
+    for (int i = 0; i < nx; i++) {
+        uint64_t carry = 0;
+        if (x[i] == 0)
+            continue;
+        for (int j = 0; j < ny; j++) {
+            uint64_t cur = (uint64_t)x[i] * y[j] + r[i + j] + carry;
+            r[i + j] = (uint32_t)cur;
+            carry = cur >> 32;
+        }
+        for (int k = i + ny; carry; k++) {
+            uint64_t cur = (uint64_t)r[k] + carry;
+            r[k] = (uint32_t)cur;
+            carry = cur >> 32;
+        }
+    }
+}
+
+/* x -= y over WIDE limbs; returns the final borrow (1 when y > x) */
+static int sub_limbs(uint32_t *x, const uint32_t *y)
+{
+    int64_t borrow = 0;
+    for (int i = 0; i < WIDE; i++) {
+        int64_t v = (int64_t)x[i] - y[i] - borrow;
+        borrow = v < 0;
+        x[i] = (uint32_t)v;
+    }
+    return (int)borrow;
+}
+
+/* sqrt(q * 2^base) for the exact quotient q (+ sticky): q is rounded once
+ * after scaling by an even power of two, so the variance neither
+ * overflows nor underflows before the square root. */
+static double sqrt_scaled(const uint32_t *q, int base, int sticky)
+{
+    int t = top_limb(q, WIDE);
+    if (t < 0)
+        return 0.0;
+    long msb = 32L * t + bit_length32(q[t]) - 1 + base;
+    long half = (msb >= 0 ? msb : msb - 1) / 2; /* floor(msb / 2) */
+    double v = round_limbs(q, WIDE, (int)(base - 2 * half), sticky, 0);
+    return ldexp(sqrt(v), (int)half);
+}
+
+double sacc_std(const sacc *sum, const sacc *sumsq, uint64_t n)
+{
+    if (n < 2 || sum->pos_inf || sum->neg_inf || sumsq->pos_inf)
+        return NAN;
+    uint32_t s1[SACC_DIGITS], s2[SACC_DIGITS], nlimb[2];
+    uint32_t a[WIDE], b[WIDE];
+    magnitude(sum, s1);
+    magnitude(sumsq, s2);
+    int t1 = top_limb(s1, SACC_DIGITS) + 1;
+    int t2 = top_limb(s2, SACC_DIGITS) + 1;
+    nlimb[0] = (uint32_t)n;
+    nlimb[1] = (uint32_t)(n >> 32);
+    /* in units of 2^(2 * SACC_LSB_EXP): A = n * S2 * 2^2176, B = S1^2 */
+    mul_limbs(s2, t2, nlimb, 2, b);
+    memset(a, 0, sizeof a);
+    memcpy(a + FRAC_BITS / 32, b, (WIDE - FRAC_BITS / 32) * sizeof *a);
+    mul_limbs(s1, t1, s1, t1, b);
+    if (sub_limbs(a, b)) /* cannot happen: n*S2 >= S1^2 */
+        return NAN;
+    int sticky = div_limbs(a, WIDE, n) != 0;
+    sticky |= div_limbs(a, WIDE, n - 1) != 0;
+    return sqrt_scaled(a, 2 * SACC_LSB_EXP, sticky);
+}
+
+/* Decimal digits of l[0..n) (destroyed), least significant first. */
+static size_t decimal_reversed(uint32_t *l, int n, char *out)
+{
+    size_t k = 0;
+    for (;;) {
+        uint32_t r = (uint32_t)div_limbs(l, n, 1000000000u);
+        int more = top_limb(l, n) >= 0;
+        for (int j = 0; j < 9 && (more || r); j++) {
+            out[k++] = (char)('0' + r % 10);
+            r /= 10;
+        }
+        if (!more)
+            break;
+    }
+    if (k == 0)
+        out[k++] = '0';
+    return k;
+}
+
+int sacc_integer_string(const sacc *a, char *buf, size_t len)
+{
+    if (a->pos_inf || a->neg_inf)
+        return 0;
+    uint32_t mag[SACC_DIGITS];
+    int neg = magnitude(a, mag);
+    for (int i = 0; i < FRAC_BITS / 32; i++)
+        if (mag[i])
+            return 0;
+    char rev[700]; /* 2^2208 has 665 decimal digits */
+    int nint = SACC_DIGITS - FRAC_BITS / 32;
+    size_t k = decimal_reversed(mag + FRAC_BITS / 32, nint, rev);
+    neg = neg && !(k == 1 && rev[0] == '0');
+    if (k + (size_t)neg + 1 > len)
+        return 0;
+    size_t o = 0;
+    if (neg)
+        buf[o++] = '-';
+    while (k > 0)
+        buf[o++] = rev[--k];
+    buf[o] = '\0';
+    return 1;
+}
