@@ -27,7 +27,6 @@ __extension__ typedef unsigned __int128 u128;
 typedef struct decimal {
     uint64_t w;
     int64_t q;
-    int ndigits;    /* significant digits taken into w */
     bool truncated; /* a nonzero digit was dropped */
     bool neg;
     const char *mant_begin, *mant_end; /* digits and '.', for the fallback */
@@ -61,26 +60,82 @@ static bool word_is(const char *s, const char *e, const char *word)
     return true;
 }
 
-static const char *scan_digits(const char *p, const char *e, decimal *d,
-                               bool fraction)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR_DIGITS 1
+#else
+#define SWAR_DIGITS 0
+#endif
+
+/* Eight ASCII bytes, first in the low byte: all digits? */
+static bool eight_digits(uint64_t v)
 {
-    for (; p < e && is_digit(*p); p++) {
+    uint64_t hi_nibbles = v & UINT64_C(0xf0f0f0f0f0f0f0f0);
+    uint64_t carry =
+        (v + UINT64_C(0x0606060606060606)) & UINT64_C(0xf0f0f0f0f0f0f0f0);
+    return hi_nibbles == UINT64_C(0x3030303030303030) &&
+           carry == UINT64_C(0x3030303030303030);
+}
+
+/* Their value: pairs, then quads, then the whole, each step one multiply
+ * per lane width, so the digits do not form a chain of eight. */
+static uint64_t eight_value(uint64_t v)
+{
+    v -= UINT64_C(0x3030303030303030);
+    v = (v & UINT64_C(0x00ff00ff00ff00ff)) * 10 +
+        ((v >> 8) & UINT64_C(0x00ff00ff00ff00ff));
+    v = (v & UINT64_C(0x0000ffff0000ffff)) * 100 +
+        ((v >> 16) & UINT64_C(0x0000ffff0000ffff));
+    return (v & UINT64_C(0xffffffff)) * 10000 + (v >> 32);
+}
+
+/* Appends the digits at p to *w (wrapping past 19 digits: the caller then
+ * rescans). */
+static const char *eat_digits(const char *p, const char *e, uint64_t *w)
+{
+    uint64_t x = *w;
+    if (SWAR_DIGITS) {
+        uint64_t v;
+        while (e - p >= 8 && (memcpy(&v, p, 8), eight_digits(v))) {
+            x = x * 100000000 + eight_value(v);
+            p += 8;
+        }
+    }
+    for (; p < e && is_digit(*p); p++)
+        x = x * 10 + (uint64_t)(*p - '0');
+    *w = x;
+    return p;
+}
+
+/* The slow scan of a mantissa with more than KEEP_DIGITS digits: leading
+ * zeros only move the point, the first KEEP_DIGITS significant digits go
+ * into w, later ones move the point or set truncated. */
+static void rescan(decimal *d)
+{
+    int kept = 0;
+    bool fraction = false;
+    d->w = 0;
+    d->q = d->exp10;
+    for (const char *p = d->mant_begin; p < d->mant_end; p++) {
+        if (*p == '.') {
+            fraction = true;
+            continue;
+        }
         unsigned digit = (unsigned)(*p - '0');
-        if (d->ndigits < KEEP_DIGITS) {
+        if (kept < KEEP_DIGITS) {
             d->w = d->w * 10 + digit;
-            d->ndigits += d->w != 0;
+            kept += d->w != 0;
             d->q -= fraction;
         } else {
             d->q += !fraction;
             d->truncated |= digit != 0;
         }
     }
-    return p;
 }
 
 /* [eE][+-]?digits, or nothing. Returns NULL when malformed. */
 static const char *scan_exponent(const char *p, const char *e, decimal *d)
 {
+    d->exp10 = 0;
     if (p == e || lower(*p) != 'e')
         return p;
     p++;
@@ -94,26 +149,33 @@ static const char *scan_exponent(const char *p, const char *e, decimal *d)
         if (x < EXP_CAP)
             x = x * 10 + (*p - '0');
     d->exp10 = neg ? -x : x;
-    d->q += d->exp10;
     return p;
 }
 
 /* Parses the blank-trimmed, sign-stripped text [p, e) into d. */
 static num_kind scan_number(const char *p, const char *e, decimal *d)
 {
+    uint64_t w = 0;
     d->mant_begin = p;
-    const char *q = scan_digits(p, e, d, false);
-    bool any = q != p;
+    const char *q = eat_digits(p, e, &w);
+    ptrdiff_t ndigits = q - p, nfrac = 0;
     if (q < e && *q == '.') {
         const char *f = q + 1;
-        q = scan_digits(f, e, d, true);
-        any |= q != f;
+        q = eat_digits(f, e, &w);
+        nfrac = q - f;
+        ndigits += nfrac;
     }
-    if (!any)
+    if (ndigits == 0)
         return NUM_INVALID;
     d->mant_end = q;
     q = scan_exponent(q, e, d);
-    return q == e ? NUM_OK : NUM_INVALID;
+    if (q != e)
+        return NUM_INVALID;
+    d->w = w;
+    d->q = d->exp10 - nfrac;
+    if (ndigits > KEEP_DIGITS)
+        rescan(d);
+    return NUM_OK;
 }
 
 /* Clinger, "How to Read Floating Point Numbers Accurately", PLDI 1990: when w
