@@ -7,6 +7,7 @@
 
 #include "pow5_table.h"
 
+#include <errno.h>
 #include <float.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -90,7 +91,7 @@ static uint64_t eight_value(uint64_t v)
 
 /* Appends the digits at p to *w (wrapping past 19 digits: the caller then
  * rescans). */
-static const char *eat_digits(const char *p, const char *e, uint64_t *w)
+static inline const char *eat_digits(const char *p, const char *e, uint64_t *w)
 {
     uint64_t x = *w;
     if (SWAR_DIGITS) {
@@ -296,13 +297,13 @@ static char *put_int(char *o, int64_t v)
 /* strtod on a canonical copy: at most FALLBACK_DIGITS significant digits, a
  * trailing '1' standing for any nonzero digits dropped, then the exponent.
  * Fits a stack buffer whatever the input length. */
-static double fallback(const decimal *d)
+static double fallback(decimal d)
 {
     char buf[FALLBACK_DIGITS + 40];
     char *o = buf;
     int64_t kept = 0, frac = 0;
     bool dropped = false, seen = false, in_frac = false;
-    for (const char *p = d->mant_begin; p < d->mant_end; p++) {
+    for (const char *p = d.mant_begin; p < d.mant_end; p++) {
         if (*p == '.') {
             in_frac = true;
             continue;
@@ -326,9 +327,12 @@ static double fallback(const decimal *d)
         frac++;
     }
     *o++ = 'e';
-    o = put_int(o, d->exp10 - frac);
+    o = put_int(o, d.exp10 - frac);
     *o = '\0';
-    return strtod(buf, NULL);
+    int saved = errno; /* ERANGE is not news to a caller that sees inf */
+    double x = strtod(buf, NULL);
+    errno = saved;
+    return x;
 }
 
 static double from_bits(uint64_t bits, bool neg)
@@ -339,24 +343,24 @@ static double from_bits(uint64_t bits, bool neg)
     return x;
 }
 
-static double convert(const decimal *d)
+static double convert(decimal d)
 {
     double x;
     uint64_t lo, hi;
-    if (d->w == 0)
-        return from_bits(0, d->neg);
-    if (!d->truncated) {
-        if (clinger(d->w, d->q, &x))
-            return d->neg ? -x : x;
-        if (eisel_lemire(d->w, d->q, &lo))
-            return from_bits(lo, d->neg);
-    } else if (eisel_lemire(d->w, d->q, &lo) &&
-               eisel_lemire(d->w + 1, d->q, &hi) && lo == hi) {
+    if (d.w == 0)
+        return from_bits(0, d.neg);
+    if (!d.truncated) {
+        if (clinger(d.w, d.q, &x))
+            return d.neg ? -x : x;
+        if (eisel_lemire(d.w, d.q, &lo))
+            return from_bits(lo, d.neg);
+    } else if (eisel_lemire(d.w, d.q, &lo) && eisel_lemire(d.w + 1, d.q, &hi) &&
+               lo == hi) {
         /* the dropped digits put the value strictly between the two */
-        return from_bits(lo, d->neg);
+        return from_bits(lo, d.neg);
     }
     x = fallback(d);
-    return d->neg ? -x : x;
+    return d.neg ? -x : x;
 }
 
 static num_kind special(const char *s, const char *e, bool neg, double *out)
@@ -387,6 +391,6 @@ num_kind parse_number(const char *s, size_t n, double *out)
         return special(s, e, d.neg, out);
     if (scan_number(s, e, &d) != NUM_OK)
         return NUM_INVALID;
-    *out = convert(&d);
+    *out = convert(d);
     return NUM_OK;
 }
