@@ -211,9 +211,11 @@ static void mul_64x128(uint64_t w, const struct pow5_entry *m, uint64_t p[3])
     p[2] = (uint64_t)(hi >> 64) + (uint64_t)(mid >> 64);
 }
 
-/* Whether the bits below the round bit could be moved across a rounding
- * boundary by the table's error (< 2^64 units of the product): the true
- * value lies just above the product for q > 0, just below it for q < 0. */
+/* Whether the table's error could move the true value across a rounding
+ * boundary. The product p is exact for 0 <= q <= POW5_EXACT_Q_MAX; otherwise
+ * the true value lies in (p, p + 2^64) for q > 0 and in (p - 2^64, p) for
+ * q < 0, so only all-ones (resp. all-zeros) bits between the round bit and
+ * bit 64 leave room for a halfway point inside that interval. */
 static bool ambiguous(int64_t q, const uint64_t p[3], int round_pos,
                       bool round_bit)
 {
@@ -225,11 +227,49 @@ static bool ambiguous(int64_t q, const uint64_t p[3], int round_pos,
     return false;
 }
 
+/* IEEE bits of a significand (implicit bit included) and exponent, after
+ * rounding carried it to 2^53 or past the largest finite double. */
+static uint64_t pack_normal(uint64_t mant, int64_t e)
+{
+    if (mant >> 53) {
+        mant >>= 1;
+        e++;
+    }
+    if (e > 1023)
+        return UINT64_C(0x7ff0000000000000);
+    return ((uint64_t)(e + 1023) << 52) | (mant & ((UINT64_C(1) << 52) - 1));
+}
+
+/* Rounds the 192-bit product p, leading bit 'top', worth 2^e at that bit,
+ * to nearest even. False when the table's error leaves the rounding open. */
+static bool round_product(const uint64_t p[3], int top, int64_t e, int64_t q,
+                          uint64_t *bits)
+{
+    int64_t sub = e < -1022 ? -1022 - e : 0; /* bits lost to subnormality */
+    int64_t unit = top - 52 + sub;           /* weight of the last kept bit */
+    if (unit > top + 1) {
+        *bits = 0; /* below half the smallest subnormal */
+        return true;
+    }
+    int round_pos = (int)unit - 1;
+    bool round_bit = (p[2] >> (round_pos - 128)) & 1;
+    if (ambiguous(q, p, round_pos, round_bit))
+        return false;
+    uint64_t below = p[2] & ((UINT64_C(1) << (round_pos - 128)) - 1);
+    bool exact = q >= 0 && q <= POW5_EXACT_Q_MAX;
+    bool sticky = !exact || below || p[1] || p[0];
+    uint64_t mant = unit - 128 < 64 ? p[2] >> (unit - 128) : 0;
+    mant += round_bit && (sticky || (mant & 1));
+    /* a subnormal's bits are its significand; 2^52 is the smallest normal */
+    *bits = sub ? mant : pack_normal(mant, e);
+    return true;
+}
+
 /* Eisel-Lemire (D. Lemire, "Number Parsing at a Gigabyte per Second",
- * Software: Practice and Experience 51(8), 2021): w * 5^q from a 128-bit
- * table, rounded by hand, with an explicit check that the table's error
- * cannot change the rounding. Returns false when it can (caller falls back).
- * w != 0. Result bits in *bits, sign not applied. */
+ * Software: Practice and Experience 51(8), 2021): w * 10^q as w * 5^q from a
+ * 128-bit table times 2^q, rounded by hand. Returns false when the table's
+ * error could change the rounding (caller falls back). w != 0. Result bits in
+ * *bits, sign not applied. */
 static bool eisel_lemire(uint64_t w, int64_t q, uint64_t *bits)
 {
     if (q < POW5_Q_MIN) {
@@ -245,37 +285,8 @@ static bool eisel_lemire(uint64_t w, int64_t q, uint64_t *bits)
     uint64_t p[3];
     mul_64x128(w << lz, m, p);
     int top = p[2] >> 63 ? 191 : 190;
-    /* value = p * 2^(e2 + q - lz), leading bit 'top' */
-    int64_t e = top + m->e2 + q - lz;
-    int64_t sub = e < -1022 ? -1022 - e : 0;
-    int64_t unit = top - 52 + sub;
-    if (unit > top + 1) {
-        *bits = 0; /* below half the smallest subnormal */
-        return true;
-    }
-    int round_pos = (int)unit - 1;
-    bool round_bit = (p[2] >> (round_pos - 128)) & 1;
-    if (ambiguous(q, p, round_pos, round_bit))
-        return false;
-    uint64_t below = p[2] & ((UINT64_C(1) << (round_pos - 128)) - 1);
-    bool exact = q >= 0 && q <= POW5_EXACT_Q_MAX;
-    bool sticky = !exact || below || p[1] || p[0];
-    uint64_t mant = unit - 128 < 64 ? p[2] >> (unit - 128) : 0;
-    mant += round_bit && (sticky || (mant & 1));
-    if (sub) {
-        *bits = mant; /* subnormal; 2^52 encodes the smallest normal */
-        return true;
-    }
-    if (mant >> 53) {
-        mant >>= 1;
-        e++;
-    }
-    if (e > 1023) {
-        *bits = UINT64_C(0x7ff0000000000000);
-        return true;
-    }
-    *bits = ((uint64_t)(e + 1023) << 52) | (mant & ((UINT64_C(1) << 52) - 1));
-    return true;
+    /* value = p * 2^(e2 + q - lz) */
+    return round_product(p, top, top + m->e2 + q - lz, q, bits);
 }
 
 static char *put_int(char *o, int64_t v)
