@@ -228,7 +228,7 @@ static int gz_next_member(source *s, cs_error *e)
             }
         }
     }
-    /* Only a first byte 0x1f is checked here; inflate checks the second. */
+    /* The second magic byte may not have arrived yet; inflate checks it. */
     if (s->z.next_in[0] != 0x1f ||
         (s->z.avail_in > 1 && s->z.next_in[1] != 0x8b))
         return garbage(s, e);
