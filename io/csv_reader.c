@@ -1,0 +1,180 @@
+/* Parsing a record-aligned CSV block into a chunk, with libcsv.
+ *
+ * The block is fed to libcsv one physical line at a time, so the current
+ * line is always known for messages. Near the end of the chunk the input is
+ * fed up to each CR or LF instead, so that at most one record can end per
+ * call and parsing stops exactly when the chunk is full. */
+#include "csv_reader.h"
+
+#include <csv.h>
+#include <math.h>
+#include <string.h>
+
+#include "parse_number.h"
+
+typedef struct block {
+    chunk *out;
+    const int *map;
+    int nmap;
+    int field;     /* index of the next field of the current record */
+    size_t row;    /* chunk row being filled */
+    uint64_t line; /* physical line being fed */
+    int strict;
+    const char *file;
+    cs_error *e;
+    int failed;
+} block;
+
+/* A field for a message: at most 40 bytes, control bytes shown as '?'. */
+static void show_field(const char *s, size_t len, char *dst, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < len && i < 40 && k + 4 < cap; i++)
+        dst[k++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
+    if (len > 40 && k + 4 < cap)
+        for (int i = 0; i < 3; i++)
+            dst[k++] = '.';
+    dst[k] = 0;
+}
+
+static void strict_fail(block *b, int f, const char *s, size_t len)
+{
+    char shown[64];
+    uint64_t nl = 0;
+    /* The field ends on the line being fed; it began nl lines earlier. */
+    for (size_t i = 0; i < len; i++)
+        nl += s[i] == '\n';
+    show_field(s, len, shown, sizeof shown);
+    b->failed = 1;
+    cs_fail(b->e, CS_EDATA, b->file, b->line - nl,
+            "column %d: '%s' is not a number", f + 1, shown);
+}
+
+static void count_bad(block *b, int c, int f, num_kind k, const char *s,
+                      size_t len)
+{
+    chunk *o = b->out;
+    if (k == NUM_MISSING) {
+        o->missing[c]++;
+    } else if (k == NUM_NAN) {
+        o->nan[c]++;
+    } else {
+        o->invalid[c]++;
+        if (!o->first_invalid[c])
+            o->first_invalid[c] = b->row + 1;
+        if (b->strict)
+            strict_fail(b, f, s, len);
+    }
+}
+
+static void on_field(void *s, size_t len, void *data)
+{
+    block *b = data;
+    int f = b->field++;
+    if (f >= b->nmap || b->map[f] < 0)
+        return;
+    int c = b->map[f];
+    double v;
+    num_kind k = parse_number(s, len, &v);
+    if (k == NUM_OK) {
+        b->out->col[c][b->row] = v;
+        return;
+    }
+    b->out->col[c][b->row] = NAN;
+    count_bad(b, c, f, k, s, len);
+}
+
+static void on_record(int ch, void *data)
+{
+    block *b = data;
+    (void)ch;
+    for (int f = b->field; f < b->nmap; f++) {
+        int c = b->map[f];
+        if (c >= 0) {
+            b->out->col[c][b->row] = NAN;
+            b->out->missing[c]++;
+        }
+    }
+    b->field = 0;
+    b->row++;
+}
+
+/* Length of buf[0, n) up to and including its first CR or LF. */
+static size_t piece_len(const char *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '\r' || buf[i] == '\n')
+            return i + 1;
+    return n;
+}
+
+static int feed(struct csv_parser *p, block *b, const char *s, size_t n)
+{
+    if (csv_parse(p, s, n, on_field, on_record, b) != n) {
+        b->failed = 1;
+        cs_fail(b->e, CS_EDATA, b->file, b->line, "%s",
+                csv_strerror(csv_error(p)));
+    }
+    return b->failed ? CS_EDATA : CS_OK;
+}
+
+/* Feeds records from buf[*pos, n) until the block or the chunk ends. */
+static int feed_lines(struct csv_parser *p, block *b, const char *buf,
+                      size_t n, size_t *pos)
+{
+    size_t at = *pos;
+    int rc = CS_OK;
+    while (at < n && b->row < b->out->cap && rc == CS_OK) {
+        const char *nl = memchr(buf + at, '\n', n - at);
+        size_t len = nl ? (size_t)(nl - buf) + 1 - at : n - at;
+        /* A line of len bytes ends at most len records. */
+        if (b->out->cap - b->row <= len)
+            len = piece_len(buf + at, len);
+        rc = feed(p, b, buf + at, len);
+        at += len;
+        if (buf[at - 1] == '\n')
+            b->line++;
+        else if (buf[at - 1] == '\r' && b->row == b->out->cap && at < n &&
+                 buf[at] == '\n') {
+            at++; /* the LF of a CRLF belongs to the record that ended */
+            b->line++;
+        }
+    }
+    *pos = at;
+    return rc;
+}
+
+static int finish(struct csv_parser *p, block *b, const csv_dialect *d,
+                  const char *buf, size_t n, uint64_t first_line)
+{
+    if (p->quoted) {
+        /* Possibly an open quote at the end: let the cutter judge it. */
+        csv_cutter c;
+        csv_cutter_init(&c, d, first_line);
+        if (csv_cut(&c, buf, n, 1, b->file, b->e) == (size_t)-1)
+            return CS_EDATA;
+    }
+    csv_fini(p, on_field, on_record, b);
+    return b->failed ? CS_EDATA : CS_OK;
+}
+
+int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
+                    uint64_t first_line, const int *map, int nmap, int strict,
+                    const char *file, chunk *out, size_t *consumed,
+                    uint64_t *lines, cs_error *e)
+{
+    struct csv_parser p;
+    if (csv_init(&p, CSV_APPEND_NULL) != 0)
+        return cs_fail(e, CS_EDATA, file, first_line, "out of memory");
+    csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
+    block b = {out, map, nmap, 0, out->nrows, first_line, strict, file, e, 0};
+    size_t pos = 0;
+    int rc = feed_lines(&p, &b, buf, n, &pos);
+    if (rc == CS_OK && pos == n)
+        rc = finish(&p, &b, d, buf, n, first_line);
+    csv_free(&p);
+    out->nrows = b.row;
+    *consumed = pos;
+    *lines = b.line - first_line;
+    return rc == CS_OK ? CS_OK : CS_EDATA;
+}
