@@ -52,11 +52,28 @@ static void scanner_init(scanner *s, char delim)
     s->cls[(unsigned char)(delim ? delim : ',')] = B_DELIM;
 }
 
+/* LFs in at most 255 * 16 bytes: byte-wide counters that cannot wrap, which
+ * the compiler turns into vector compares. */
+static uint64_t count_block(const char *buf, size_t m)
+{
+    unsigned char acc[16] = {0};
+    uint64_t k = 0;
+    size_t j = 0;
+    for (; j + 16 <= m; j += 16)
+        for (int l = 0; l < 16; l++)
+            acc[l] += buf[j + l] == '\n';
+    for (int l = 0; l < 16; l++)
+        k += acc[l];
+    for (; j < m; j++)
+        k += buf[j] == '\n';
+    return k;
+}
+
 static uint64_t count_newlines(const char *buf, size_t n)
 {
     uint64_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += buf[i] == '\n';
+    for (size_t i = 0; i < n; i += 255 * 16)
+        k += count_block(buf + i, n - i < 255 * 16 ? n - i : 255 * 16);
     return k;
 }
 
@@ -85,10 +102,11 @@ void csv_cutter_init(csv_cutter *c, const csv_dialect *d, uint64_t first_line)
 }
 
 /* Scans buf[from, n) from state *st. Returns the offset just after the last
- * LF outside quotes (0 when none); *st is the state at n and *open_at the
- * offset of the quote that opened the current quoted field. */
+ * LF outside quotes (0 when none; *last_cr: the same for CR); *st is the
+ * state at n and *open_at the offset of the quote that opened the current
+ * quoted field. */
 static size_t scan(const scanner *sc, const char *buf, size_t from, size_t n,
-                   int *st, size_t *open_at)
+                   int *st, size_t *open_at, size_t *last_cr)
 {
     size_t last = 0;
     int s = *st;
@@ -96,10 +114,8 @@ static size_t scan(const scanner *sc, const char *buf, size_t from, size_t n,
         if (s == S_QUO) {
             /* Inside quotes only a quote matters: skip to it. */
             const char *q = memchr(buf + i, '"', n - i);
-            if (!q) {
-                i = n;
+            if (!q)
                 break;
-            }
             i = (size_t)(q - buf);
         }
         unsigned char ch = (unsigned char)buf[i];
@@ -108,6 +124,8 @@ static size_t scan(const scanner *sc, const char *buf, size_t from, size_t n,
             *open_at = i;
         else if (ch == '\n' && t == S_ROW)
             last = i + 1;
+        else if (ch == '\r' && t == S_ROW)
+            *last_cr = i + 1;
         s = t;
     }
     *st = s;
@@ -126,11 +144,14 @@ size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
                const char *file, cs_error *e)
 {
     int s = cutter_state(c);
-    size_t open_at = 0, cut;
+    size_t open_at = 0, last_cr = 0, cut;
     const char *q = memchr(buf, '"', n);
     if (!q && s != S_QUO && s != S_MHE && s != S_MHS) {
-        /* No quote: every LF ends a record. */
+        /* No quote: every LF ends a record (and every CR, for files with
+         * no LF). */
         const char *nl = at_eof ? NULL : memrchr(buf, '\n', n);
+        if (!at_eof && !nl)
+            nl = memrchr(buf, '\r', n);
         cut = at_eof ? n : nl ? (size_t)(nl - buf) + 1 : 0;
         if (cut) {
             c->line += count_newlines(buf, cut);
@@ -148,7 +169,7 @@ size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
         if (nl)
             s = S_ROW;
     }
-    cut = scan(&sc, buf, from, n, &s, &open_at);
+    cut = scan(&sc, buf, from, n, &s, &open_at, &last_cr);
     if (at_eof) {
         if (s == S_QUO) {
             open_quote_error(c, buf, open_at, file, e);
@@ -160,6 +181,8 @@ size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
     }
     if (from > cut)
         cut = from;
+    if (!cut)
+        cut = last_cr;
     if (cut) {
         c->line += count_newlines(buf, cut);
         set_cutter_state(c, S_ROW);

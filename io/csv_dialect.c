@@ -106,8 +106,7 @@ static void sample_run(const char *buf, size_t n, int at_eof, char delim,
     size_t at = 0;
     while (at < n && s->records <= SAMPLE_RECORDS && !s->oom) {
         size_t len = piece_len(buf + at, n - at);
-        if (csv_parse(&p, buf + at, len, sample_field, sample_record, s) !=
-            len)
+        if (csv_parse(&p, buf + at, len, sample_field, sample_record, s) != len)
             s->oom = 1;
         at += len;
         if (s->records == 1 && !s->first_end) {

@@ -119,12 +119,11 @@ static void assert_same(const result *a, const result *b, uint64_t seed)
     ck_assert_msg(a->rows == b->rows, "rows %zu vs %zu (seed %llu)", a->rows,
                   b->rows, (unsigned long long)seed);
     for (int c = 0; c < a->ncols; c++) {
-        ck_assert_msg(a->missing[c] == b->missing[c] &&
-                          a->invalid[c] == b->invalid[c] &&
-                          a->nan[c] == b->nan[c] &&
-                          a->first_invalid[c] == b->first_invalid[c],
-                      "col %d counters differ (seed %llu)", c,
-                      (unsigned long long)seed);
+        ck_assert_msg(
+            a->missing[c] == b->missing[c] && a->invalid[c] == b->invalid[c] &&
+                a->nan[c] == b->nan[c] &&
+                a->first_invalid[c] == b->first_invalid[c],
+            "col %d counters differ (seed %llu)", c, (unsigned long long)seed);
         for (size_t i = 0; i < a->rows; i++)
             ck_assert_msg(same_double(a->v[c][i], b->v[c][i]),
                           "col %d row %zu: %.17g vs %.17g (seed %llu)", c, i,
@@ -135,8 +134,8 @@ static void assert_same(const result *a, const result *b, uint64_t seed)
 /* ---- driving the reader like the engine does ---- */
 
 typedef struct run_opts {
-    size_t window;    /* bytes offered to csv_cut at a time; 0: all */
-    size_t cap;       /* chunk rows */
+    size_t window; /* bytes offered to csv_cut at a time; 0: all */
+    size_t cap;    /* chunk rows */
     int strict;
     uint64_t *starts; /* if set: check csv_line_of_row against these */
     size_t nstarts;
@@ -153,7 +152,7 @@ static void check_row_lines(const csv_dialect *d, const char *blk, size_t k,
         if (got == 0)
             break;
         ck_assert_msg(got == o->starts[row0 + r - 1],
-                      "row %llu starts on line %llu, not %llu",
+                      "row %llu: reference line %llu, got %llu",
                       (unsigned long long)(row0 + r),
                       (unsigned long long)o->starts[row0 + r - 1],
                       (unsigned long long)got);
@@ -163,8 +162,7 @@ static void check_row_lines(const csv_dialect *d, const char *blk, size_t k,
 /* Parses one cut block into r through a chunk of o->cap rows. */
 static int parse_cut_block(const csv_dialect *d, const char *blk, size_t k,
                            uint64_t line, const int *map, int nmap,
-                           const run_opts *o, chunk *ch, result *r,
-                           cs_error *e)
+                           const run_opts *o, chunk *ch, result *r, cs_error *e)
 {
     size_t off = 0;
     uint64_t at_line = line;
@@ -191,8 +189,8 @@ static int parse_cut_block(const csv_dialect *d, const char *blk, size_t k,
 
 /* Cuts buf[0, n) in windows, parses every block; returns the status. */
 static int run_reader(const csv_dialect *d, const char *buf, size_t n,
-                      uint64_t first_line, const int *map, int nmap,
-                      int ncols, const run_opts *o, result *r, cs_error *e)
+                      uint64_t first_line, const int *map, int nmap, int ncols,
+                      const run_opts *o, result *r, cs_error *e)
 {
     csv_cutter c;
     chunk ch;
@@ -233,8 +231,9 @@ static int parse_all(const char *s, char delim, int ncols, result *r,
     return run_reader(&d, s, strlen(s), 1, map, ncols, ncols, &o, r, e);
 }
 
-#define NEAR(a, b) ck_assert_msg(same_double((a), (b)), "%.17g != %.17g", \
-                                 (double)(a), (double)(b))
+#define NEAR(a, b)                                                             \
+    ck_assert_msg(same_double((a), (b)), "%.17g != %.17g", (double)(a),        \
+                  (double)(b))
 
 /* ---- fixed cases ---- */
 
@@ -362,11 +361,11 @@ START_TEST(delimiter_detection)
         const char *s;
         char delim;
     } cases[] = {
-        {"a,b,c\n1,2,3\n", ','},      {"a\tb\tc\n", '\t'},
-        {"a;b;c\n", ';'},             {"a|b|c\n", '|'},
-        {"\"a,b,c\";d;e\n", ';'},     {"single\n1\n", ','},
-        {"a;b,c;d\n", ';'},           {"\n\na|b\n", '|'},
-        {"\"x\ny,z,w\"|q\n", '|'},    {"a,b;c;d\n1,2;3;4\n", ';'},
+        {"a,b,c\n1,2,3\n", ','},   {"a\tb\tc\n", '\t'},
+        {"a;b;c\n", ';'},          {"a|b|c\n", '|'},
+        {"\"a,b,c\";d;e\n", ';'},  {"single\n1\n", ','},
+        {"a;b,c;d\n", ';'},        {"\n\na|b\n", '|'},
+        {"\"x\ny,z,w\"|q\n", '|'}, {"a,b;c;d\n1,2;3;4\n", ';'},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         csv_dialect d = {0, 0};
@@ -383,8 +382,8 @@ START_TEST(every_delimiter)
     for (size_t i = 0; i < sizeof delims; i++) {
         char s[128];
         char x = delims[i];
-        snprintf(s, sizeof s, "a%cb%cc\n1%c \"2%c5\"%c3\n4%c%c6\n", x, x, x,
-                 x, x, x, x);
+        snprintf(s, sizeof s, "a%cb%cc\n1%c \"2%c5\"%c3\n4%c%c6\n", x, x, x, x,
+                 x, x, x);
         csv_dialect d = {0, -1};
         csv_detect(s, strlen(s), 1, &d);
         ck_assert_int_eq(d.delim, x);
@@ -443,9 +442,9 @@ START_TEST(nan_inf_invalid_counts)
 {
     result r;
     cs_error e = {0};
-    ck_assert_int_eq(parse_all("nan,inf\n-NaN,-Infinity\nabc,1e\n", ',', 2,
-                               &r, 0, &e),
-                     CS_OK);
+    ck_assert_int_eq(
+        parse_all("nan,inf\n-NaN,-Infinity\nabc,1e\n", ',', 2, &r, 0, &e),
+        CS_OK);
     ck_assert_uint_eq(r.nan[0], 2);
     ck_assert_uint_eq(r.invalid[0], 1);
     ck_assert_uint_eq(r.first_invalid[0], 3);
@@ -466,8 +465,8 @@ START_TEST(unterminated_quote_line)
     for (size_t w = 1; w < 40; w += 3) {
         memset(&e, 0, sizeof e);
         run_opts o = {w, 3, 0, NULL, 0};
-        ck_assert_int_eq(run_reader(&d, s, strlen(s), 20, map, 2, 2, &o, &r, &e),
-                         CS_EDATA);
+        ck_assert_int_eq(
+            run_reader(&d, s, strlen(s), 20, map, 2, 2, &o, &r, &e), CS_EDATA);
         ck_assert_uint_eq(e.line, 24);
         ck_assert_str_eq(e.file, "t.csv");
         ck_assert_ptr_nonnull(strstr(e.msg, "quote"));
@@ -485,8 +484,8 @@ START_TEST(unterminated_quote_line)
     size_t consumed;
     uint64_t lines;
     ck_assert_int_eq(chunk_init(&ch, 2, 10, NULL), 0);
-    ck_assert_int_eq(csv_parse_block(&d, s + 16, strlen(s) - 16, 24, map, 2,
-                                     0, "t", &ch, &consumed, &lines, &e),
+    ck_assert_int_eq(csv_parse_block(&d, s + 16, strlen(s) - 16, 24, map, 2, 0,
+                                     "t", &ch, &consumed, &lines, &e),
                      CS_EDATA);
     ck_assert_uint_eq(e.line, 24);
     chunk_free(&ch, NULL);
@@ -507,18 +506,18 @@ START_TEST(strict_error_line)
     ck_assert_str_eq(e.msg, "column 2: '4?' is not a number");
     result_free(&r);
     memset(&e, 0, sizeof e);
-    ck_assert_int_eq(run_reader(&d, s + 12, strlen(s) - 12, 21, map, 2, 2, &o,
-                                &r, &e),
-                     CS_EDATA);
+    ck_assert_int_eq(
+        run_reader(&d, s + 12, strlen(s) - 12, 21, map, 2, 2, &o, &r, &e),
+        CS_EDATA);
     ck_assert_uint_eq(e.line, 22);
     ck_assert_str_eq(e.msg, "column 2: 'abc' is not a number");
     result_free(&r);
     /* An unmapped invalid field is no error. */
     int map1[2] = {0, -1};
     memset(&e, 0, sizeof e);
-    ck_assert_int_eq(run_reader(&d, s + 12, strlen(s) - 12, 21, map1, 2, 1, &o,
-                                &r, &e),
-                     CS_OK);
+    ck_assert_int_eq(
+        run_reader(&d, s + 12, strlen(s) - 12, 21, map1, 2, 1, &o, &r, &e),
+        CS_OK);
     ck_assert_uint_eq(r.rows, 3);
     result_free(&r);
 }
@@ -587,7 +586,7 @@ typedef struct ref_record {
 typedef struct ref_file {
     ref_record *r;
     size_t nr;
-    int open_quote;          /* input ends inside quotes */
+    int open_quote; /* input ends inside quotes */
     uint64_t open_quote_line;
 } ref_file;
 
@@ -649,7 +648,8 @@ static void ref_parse(const char *s, size_t n, char delim, uint64_t line,
         } else if (ch == delim) {
             ref_new_field(&cur, line);
             st = START;
-        } else if (ch == '\n' || (ch == '\r' && i + 1 < n && s[i + 1] == '\n')) {
+        } else if (ch == '\n' ||
+                   (ch == '\r' && i + 1 < n && s[i + 1] == '\n')) {
             i += ch == '\r';
             ref_end_record(rf, &cur);
             st = START;
@@ -732,8 +732,8 @@ static ref_kind ref_number(const char *s, double *v)
 
 /* What the reader should give for rf under map; the strict error line (0 if
  * none) goes to *strict_line. */
-static void ref_expect(const ref_file *rf, const int *map, int nmap,
-                       int ncols, result *r, uint64_t *strict_line)
+static void ref_expect(const ref_file *rf, const int *map, int nmap, int ncols,
+                       result *r, uint64_t *strict_line)
 {
     result_init(r, ncols);
     *strict_line = 0;
@@ -743,8 +743,8 @@ static void ref_expect(const ref_file *rf, const int *map, int nmap,
             if (c < 0)
                 continue;
             double v = NAN;
-            ref_kind k = f < rf->r[i].nf ? ref_number(rf->r[i].f[f].s, &v)
-                                         : R_MISSING;
+            ref_kind k =
+                f < rf->r[i].nf ? ref_number(rf->r[i].f[f].s, &v) : R_MISSING;
             result_push(r, c, k == R_NUM ? v : NAN);
             r->missing[c] += k == R_MISSING;
             r->nan[c] += k == R_NAN;
@@ -764,21 +764,21 @@ static void ref_expect(const ref_file *rf, const int *map, int nmap,
 
 static void random_value(text *t, char delim)
 {
-    static const char *odd[] = {"abc", "1.2.3", "--1", "1e", "0x1A", ".",
-                                "NA",  "nan",   "NaN", "-inf", "Infinity",
-                                "+5",  "1e+5",  ".5",  "5.",   "1,5",
-                                "x\"y", "a\nb", "7\r\n", "3;4", "2|1",
-                                "1\t2"};
+    static const char *odd[] = {
+        "abc",  "1.2.3", "--1",      "1e",  "0x1A", ".",   "NA", "nan",
+        "NaN",  "-inf",  "Infinity", "+5",  "1e+5", ".5",  "5.", "1,5",
+        "x\"y", "a\nb",  "7\r\n",    "3;4", "2|1",  "1\t2"};
     char num[64];
     size_t pick = rndn(10);
     if (pick < 5)
         snprintf(num, sizeof num, "%.*f", (int)rndn(6),
                  ((double)(int64_t)rnd() / 9.2e18) * pow(10, (int)rndn(8)));
     else if (pick < 7)
-        snprintf(num, sizeof num, "%.17g", (double)(int64_t)rnd() * 1e-300 *
-                                               pow(10, (int)rndn(600)));
+        snprintf(num, sizeof num, "%.17g",
+                 (double)(int64_t)rnd() * 1e-300 * pow(10, (int)rndn(600)));
     else if (pick < 8)
-        snprintf(num, sizeof num, "%lld", (long long)(rnd() % 2000000) - 1000000);
+        snprintf(num, sizeof num, "%lld",
+                 (long long)(rnd() % 2000000) - 1000000);
     else if (pick < 9)
         snprintf(num, sizeof num, "%s", odd[rndn(sizeof odd / sizeof *odd)]);
     else
@@ -830,7 +830,8 @@ static void random_csv(text *t, char delim, int nfields, size_t nrec)
 static uint64_t test_seed(void)
 {
     const char *s = getenv("COLSTAT_SEED");
-    uint64_t seed = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)clock();
+    uint64_t seed =
+        s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)clock();
     fprintf(stderr, "test_csv_reader: seed %llu (COLSTAT_SEED)\n",
             (unsigned long long)seed);
     rng_state = seed ? seed : 1;
@@ -877,9 +878,9 @@ START_TEST(differential_random)
         int rc = run_reader(&d, t.s, t.n, first_line, map, nmap, ncols, &o,
                             &got, &e);
         ck_assert_int_eq(rc, strict_line ? CS_EDATA : CS_OK);
-        ck_assert_msg(e.line == strict_line, "strict line %llu, want %llu (seed %llu)",
-                      e.line, (unsigned long long)strict_line,
-                      (unsigned long long)seed);
+        ck_assert_msg(
+            e.line == strict_line, "strict line %llu, want %llu (seed %llu)",
+            e.line, (unsigned long long)strict_line, (unsigned long long)seed);
         result_free(&got);
 
         /* An unterminated quoted field at the end names its line. */
