@@ -147,12 +147,11 @@ size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
     size_t open_at = 0, last_cr = 0, cut;
     const char *q = memchr(buf, '"', n);
     if (!q && s != S_QUO && s != S_MHE && s != S_MHS) {
-        /* No quote: every LF ends a record (and every CR, for files with
-         * no LF). */
-        const char *nl = at_eof ? NULL : memrchr(buf, '\n', n);
-        if (!at_eof && !nl)
-            nl = memrchr(buf, '\r', n);
-        cut = at_eof ? n : nl ? (size_t)(nl - buf) + 1 : 0;
+        /* No quote: every LF or CR ends a record. */
+        const char *nl = memrchr(buf, '\n', n);
+        size_t lf = nl ? (size_t)(nl - buf) + 1 : 0;
+        const char *cr = memrchr(buf + lf, '\r', n - lf);
+        cut = at_eof ? n : cr ? (size_t)(cr - buf) + 1 : lf;
         if (cut) {
             c->line += count_newlines(buf, cut);
             set_cutter_state(c, S_ROW);
@@ -181,7 +180,7 @@ size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
     }
     if (from > cut)
         cut = from;
-    if (!cut)
+    if (last_cr > cut)
         cut = last_cr;
     if (cut) {
         c->line += count_newlines(buf, cut);

@@ -18,15 +18,17 @@ static size_t bom_len(const char *buf, size_t n)
 
 /* The first records of a file, tokenized by libcsv. */
 typedef struct sample {
-    int nfields;       /* fields of the first record */
-    int cap;           /* room in first */
-    char **first;      /* the first record's fields */
-    unsigned *num;     /* per field: numbers (or NaN) in later records */
-    unsigned *bad;     /* per field: non-numbers in later records */
-    int records;       /* complete records seen */
-    int field;         /* index of the next field of the current record */
-    size_t first_end;  /* offset just after the first record */
-    int first_by_fini; /* the first record ends the input, unterminated */
+    int nfields;        /* fields of the first record */
+    int cap;            /* room in first */
+    char **first;       /* the first record's fields */
+    unsigned *num;      /* per field: numbers (or NaN) in later records */
+    unsigned *bad;      /* per field: non-numbers in later records */
+    unsigned char *cur; /* per field of the current record: 1 number, 2 not;
+                           counted only once the record is complete */
+    int records;        /* complete records seen */
+    int field;          /* index of the next field of the current record */
+    size_t first_end;   /* offset just after the first record */
+    int first_by_fini;  /* the first record ends the input, unterminated */
     int oom;
 } sample;
 
@@ -66,8 +68,7 @@ static void sample_field(void *f, size_t len, void *data)
         return;
     double v;
     num_kind k = parse_number(f, len, &v);
-    s->num[i] += k == NUM_OK || k == NUM_NAN;
-    s->bad[i] += k == NUM_INVALID;
+    s->cur[i] = k == NUM_OK || k == NUM_NAN ? 1 : k == NUM_INVALID ? 2 : 0;
 }
 
 static void sample_record(int ch, void *data)
@@ -78,7 +79,14 @@ static void sample_record(int ch, void *data)
         size_t n = s->nfields ? (size_t)s->nfields : 1;
         s->num = calloc(n, sizeof *s->num);
         s->bad = calloc(n, sizeof *s->bad);
-        s->oom = !s->num || !s->bad;
+        s->cur = calloc(n, 1);
+        s->oom = !s->num || !s->bad || !s->cur;
+    } else if (!s->oom) {
+        for (int i = 0; i < s->nfields; i++) {
+            s->num[i] += s->cur[i] == 1;
+            s->bad[i] += s->cur[i] == 2;
+            s->cur[i] = 0;
+        }
     }
     s->field = 0;
 }
@@ -132,6 +140,7 @@ static void sample_free(sample *s)
     free(s->first);
     free(s->num);
     free(s->bad);
+    free(s->cur);
     memset(s, 0, sizeof *s);
 }
 

@@ -40,7 +40,12 @@ typedef struct block {
     int err_pending; /* e->line still to be found */
 } block;
 
-enum { BATCH = 1 << 16 };
+#define BATCH ((size_t)1 << 16)
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
 
 static uint64_t newlines(const char *s, size_t n)
 {
@@ -171,9 +176,8 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
     size_t at = *pos;
     int rc = CS_OK;
     while (at < n && b->row < b->out->cap && rc == CS_OK) {
-        size_t w = n - at, room = b->out->cap - b->row;
-        w = w < BATCH ? w : BATCH;
-        w = w < room ? w : room - 1;
+        size_t room = b->out->cap - b->row;
+        size_t w = min_size(min_size(n - at, BATCH), room - 1);
         const char *nl = w ? memrchr(buf + at, '\n', w) : NULL;
         size_t len;
         if (nl) {

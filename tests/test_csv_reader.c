@@ -322,6 +322,52 @@ START_TEST(bom_and_header)
 }
 END_TEST
 
+START_TEST(head_edges)
+{
+    csv_dialect d = {',', 1};
+    csv_head h;
+    cs_error e = {0};
+    /* The first record must end within the bytes given (unless at EOF). */
+    ck_assert_int_eq(csv_read_head("a,b,c", 5, 0, &d, "t", &h, &e), CS_EDATA);
+    ck_assert_uint_eq(e.line, 1);
+    ck_assert_ptr_null(h.names);
+    memset(&e, 0, sizeof e);
+    ck_assert_int_eq(csv_read_head("a,,c", 4, 1, &d, "t", &h, &e), CS_OK);
+    ck_assert_int_eq(h.nfields, 3);
+    ck_assert_str_eq(h.names[1], "2"); /* an empty name: its number */
+    ck_assert_uint_eq(h.skip_bytes, 4);
+    csv_head_free(&h);
+    /* Empty input: no fields. */
+    ck_assert_int_eq(csv_read_head("\xEF\xBB\xBF\n\n", 5, 1, &d, "t", &h, &e),
+                     CS_OK);
+    ck_assert_int_eq(h.nfields, 0);
+    ck_assert_uint_eq(h.skip_bytes, 3);
+    csv_head_free(&h);
+    /* Not at EOF, a partial last record is no sample: "4e" is cut short. */
+    d = (csv_dialect){0, -1};
+    csv_detect("x,y\n1,2\nab,4e", 15, 0, &d);
+    ck_assert_int_eq(d.header, 1);
+    ck_assert_int_eq(csv_read_head("x,y\n1,2\nab,4e", 15, 0, &d, "t", &h, &e),
+                     CS_OK);
+    ck_assert(h.numeric[0] && h.numeric[1]);
+    ck_assert_uint_eq(h.skip_bytes, 4);
+    ck_assert_uint_eq(h.skip_lines, 1);
+    csv_head_free(&h);
+    /* A long invalid field is shortened in the message. */
+    text t = {0};
+    puts_(&t, "1\n");
+    for (int i = 0; i < 100; i++)
+        puts_(&t, "z");
+    result r;
+    ck_assert_int_eq(parse_all(t.s, ',', 1, &r, 1, &e), CS_EDATA);
+    ck_assert_uint_eq(e.line, 2);
+    ck_assert_int_eq(strlen(e.msg),
+                     strlen("column 1: '' is not a number") + 43);
+    result_free(&r);
+    free(t.s);
+}
+END_TEST
+
 START_TEST(header_detection)
 {
     static const struct {
@@ -954,6 +1000,7 @@ static Suite *suite(void)
     tcase_add_test(tc, quoted_fields);
     tcase_add_test(tc, crlf_and_final_record);
     tcase_add_test(tc, bom_and_header);
+    tcase_add_test(tc, head_edges);
     tcase_add_test(tc, header_detection);
     tcase_add_test(tc, delimiter_detection);
     tcase_add_test(tc, every_delimiter);
