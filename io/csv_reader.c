@@ -213,7 +213,8 @@ static void loc_record(int ch, void *data)
     l->field = 0;
 }
 
-/* The line of field b->err_field of the block's record b->err_row - row0:
+/* The line of field b->err_field of the block's record b->err_row - row0
+ * (a block reused as a cursor: failed marks the field found):
  * the block parsed again, one line at a time, without storing values. */
 static uint64_t error_line(const block *b, const csv_dialect *d,
                            const char *buf, size_t n, uint64_t first_line)
