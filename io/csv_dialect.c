@@ -1,0 +1,287 @@
+/* The head of a CSV file: its dialect (delimiter, header or not), field
+ * names, and which fields hold numbers, from the first records. */
+#include "csv_reader.h"
+
+#include <csv.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse_number.h"
+
+enum { SAMPLE_RECORDS = 100 };
+
+static size_t bom_len(const char *buf, size_t n)
+{
+    return n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
+/* The first records of a file, tokenized by libcsv. */
+typedef struct sample {
+    int nfields;        /* fields of the first record */
+    int cap;            /* room in first */
+    char **first;       /* the first record's fields */
+    unsigned *num;      /* per field: numbers (or NaN) in later records */
+    unsigned *bad;      /* per field: non-numbers in later records */
+    unsigned char *cur; /* per field of the current record: 1 number, 2 not;
+                           counted only once the record is complete */
+    int records;        /* complete records seen */
+    int field;          /* index of the next field of the current record */
+    size_t first_end;   /* offset just after the first record */
+    int first_by_fini;  /* the first record ends the input, unterminated */
+    int oom;
+} sample;
+
+static void keep_first_field(sample *s, const char *f, size_t len)
+{
+    if (s->nfields == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        char **grown = realloc(s->first, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            s->oom = 1;
+            return;
+        }
+        s->first = grown;
+        s->cap = cap;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        s->oom = 1;
+        return;
+    }
+    memcpy(copy, f, len);
+    copy[len] = 0;
+    s->first[s->nfields++] = copy;
+}
+
+static void sample_field(void *f, size_t len, void *data)
+{
+    sample *s = data;
+    int i = s->field++;
+    if (s->oom)
+        return;
+    if (s->records == 0) {
+        keep_first_field(s, f, len);
+        return;
+    }
+    if (i >= s->nfields)
+        return;
+    double v;
+    num_kind k = parse_number(f, len, &v);
+    s->cur[i] = k == NUM_OK || k == NUM_NAN ? 1 : k == NUM_INVALID ? 2 : 0;
+}
+
+static void sample_record(int ch, void *data)
+{
+    sample *s = data;
+    (void)ch;
+    if (s->records++ == 0 && !s->oom) {
+        size_t n = s->nfields ? (size_t)s->nfields : 1;
+        s->num = calloc(n, sizeof *s->num);
+        s->bad = calloc(n, sizeof *s->bad);
+        s->cur = calloc(n, 1);
+        s->oom = !s->num || !s->bad || !s->cur;
+    } else if (!s->oom) {
+        for (int i = 0; i < s->nfields; i++) {
+            s->num[i] += s->cur[i] == 1;
+            s->bad[i] += s->cur[i] == 2;
+            s->cur[i] = 0;
+        }
+    }
+    s->field = 0;
+}
+
+static size_t piece_len(const char *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '\r' || buf[i] == '\n')
+            return i + 1;
+    return n;
+}
+
+/* Tokenizes the first records of buf. Input is fed up to each CR or LF,
+ * so a record that ends is known to end where the piece does. */
+static void sample_run(const char *buf, size_t n, int at_eof, char delim,
+                       sample *s)
+{
+    struct csv_parser p;
+    memset(s, 0, sizeof *s);
+    if (csv_init(&p, CSV_APPEND_NULL) != 0) {
+        s->oom = 1;
+        return;
+    }
+    csv_set_delim(&p, (unsigned char)delim);
+    size_t at = 0;
+    while (at < n && s->records <= SAMPLE_RECORDS && !s->oom) {
+        size_t len = piece_len(buf + at, n - at);
+        if (csv_parse(&p, buf + at, len, sample_field, sample_record, s) != len)
+            s->oom = 1;
+        at += len;
+        if (s->records == 1 && !s->first_end) {
+            if (buf[at - 1] == '\r' && at < n && buf[at] == '\n')
+                at++;
+            s->first_end = at;
+        }
+    }
+    if (at == n && at_eof) {
+        csv_fini(&p, sample_field, sample_record, s);
+        if (s->records == 1 && !s->first_end) {
+            s->first_end = n;
+            s->first_by_fini = 1;
+        }
+    }
+    csv_free(&p);
+}
+
+static void sample_free(sample *s)
+{
+    for (int i = 0; i < s->nfields; i++)
+        free(s->first[i]);
+    free(s->first);
+    free(s->num);
+    free(s->bad);
+    free(s->cur);
+    memset(s, 0, sizeof *s);
+}
+
+static num_kind kind_of(const char *f)
+{
+    double v;
+    return parse_number(f, strlen(f), &v);
+}
+
+/* The contract's rule, plus: with no later numbers to compare against (a
+ * single record, or text only), a first record of text alone is a header. */
+static int looks_like_header(const sample *s)
+{
+    int later_numeric = 0, numbers = 0, text = 0;
+    for (int f = 0; f < s->nfields; f++) {
+        num_kind k = kind_of(s->first[f]);
+        int numeric = s->num[f] > s->bad[f];
+        if (k == NUM_INVALID && numeric)
+            return 1;
+        later_numeric |= numeric;
+        numbers += k == NUM_OK || k == NUM_NAN;
+        text += k == NUM_INVALID;
+    }
+    if (s->records > 1 && later_numeric)
+        return 0;
+    return text > 0 && numbers == 0;
+}
+
+static char detect_delim(const char *buf, size_t n)
+{
+    static const char cand[] = {',', '\t', ';', '|'};
+    size_t count[sizeof cand] = {0};
+    int inq = 0, started = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = buf[i];
+        if (c == '"') {
+            inq = !inq; /* a doubled quote toggles twice */
+        } else if (!inq && (c == '\n' || c == '\r')) {
+            if (started)
+                break;
+        } else if (!inq) {
+            for (size_t k = 0; k < sizeof cand; k++)
+                count[k] += c == cand[k];
+        }
+        started |= c != ' ' && c != '\n' && c != '\r';
+    }
+    size_t best = 0;
+    for (size_t k = 1; k < sizeof cand; k++)
+        if (count[k] > count[best])
+            best = k;
+    return count[best] ? cand[best] : ',';
+}
+
+void csv_detect(const char *buf, size_t n, int at_eof, csv_dialect *d)
+{
+    size_t bom = bom_len(buf, n);
+    if (!d->delim)
+        d->delim = detect_delim(buf + bom, n - bom);
+    if (d->header < 0) {
+        sample s;
+        sample_run(buf + bom, n - bom, at_eof, d->delim, &s);
+        d->header = !s.oom && s.records > 0 && looks_like_header(&s);
+        sample_free(&s);
+    }
+}
+
+static int fill_names(csv_head *h, sample *s, int header)
+{
+    h->names = calloc((size_t)(s->nfields ? s->nfields : 1), sizeof *h->names);
+    h->numeric = calloc((size_t)(s->nfields ? s->nfields : 1), 1);
+    if (!h->names || !h->numeric)
+        return -1;
+    h->nfields = s->nfields;
+    for (int f = 0; f < s->nfields; f++) {
+        num_kind k = kind_of(s->first[f]);
+        unsigned num = s->num[f], bad = s->bad[f];
+        if (!header) {
+            num += k == NUM_OK || k == NUM_NAN;
+            bad += k == NUM_INVALID;
+        }
+        h->numeric[f] = num > bad;
+        if (header && s->first[f][0]) {
+            h->names[f] = s->first[f];
+            s->first[f] = NULL;
+        } else {
+            char num_name[16];
+            snprintf(num_name, sizeof num_name, "%d", f + 1);
+            h->names[f] = strdup(num_name);
+            if (!h->names[f])
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int head_from_sample(const char *buf, size_t n, int at_eof,
+                            const csv_dialect *d, size_t bom, const char *file,
+                            sample *s, csv_head *h, cs_error *e)
+{
+    int header = d->header;
+    if (s->oom)
+        return cs_fail(e, CS_EDATA, file, 0, "out of memory");
+    if (s->records == 0 && !at_eof)
+        return cs_fail(e, CS_EDATA, file, 1,
+                       "the first record does not end within %zu bytes", n);
+    if (s->first_by_fini) {
+        csv_cutter c;
+        csv_cutter_init(&c, d, 1);
+        if (csv_cut(&c, buf + bom, n - bom, 1, file, e) == (size_t)-1)
+            return CS_EDATA;
+    }
+    if (s->records > 0 && fill_names(h, s, header) != 0)
+        return cs_fail(e, CS_EDATA, file, 0, "out of memory");
+    h->skip_bytes = bom + (header ? s->first_end : 0);
+    for (size_t i = bom; i < h->skip_bytes; i++)
+        h->skip_lines += buf[i] == '\n';
+    return CS_OK;
+}
+
+int csv_read_head(const char *buf, size_t n, int at_eof, const csv_dialect *d,
+                  const char *file, csv_head *h, cs_error *e)
+{
+    memset(h, 0, sizeof *h);
+    csv_dialect dd = *d;
+    if (!dd.delim || dd.header < 0)
+        csv_detect(buf, n, at_eof, &dd);
+    size_t bom = bom_len(buf, n);
+    sample s;
+    sample_run(buf + bom, n - bom, at_eof, dd.delim, &s);
+    int rc = head_from_sample(buf, n, at_eof, &dd, bom, file, &s, h, e);
+    sample_free(&s);
+    if (rc != CS_OK)
+        csv_head_free(h);
+    return rc;
+}
+
+void csv_head_free(csv_head *h)
+{
+    for (int f = 0; h->names && f < h->nfields; f++)
+        free(h->names[f]);
+    free(h->names);
+    free(h->numeric);
+    memset(h, 0, sizeof *h);
+}

@@ -1,0 +1,289 @@
+/* Parsing a record-aligned CSV block into a chunk, with libcsv.
+ *
+ * The block is fed to libcsv in batches of whole lines shorter than the
+ * room left in the chunk (a batch of w bytes ends at most w records, so it
+ * cannot overfill it). Near the end of the chunk the input is fed one line
+ * at a time, then up to each CR or LF, so that at most one record ends per
+ * call and parsing stops exactly when the chunk is full. Inside a batch the
+ * current line is unknown; the rare message that needs it finds it by
+ * parsing the block again line by line. */
+#include "csv_reader.h"
+
+#include <csv.h>
+#include <math.h>
+#include <string.h>
+
+#include "parse_number.h"
+
+/* Rare paths stay out of the per-field callback's frame. */
+#if defined(__GNUC__)
+#define COLD __attribute__((noinline, cold))
+#else
+#define COLD
+#endif
+
+typedef struct block {
+    chunk *out;
+    double **col; /* out->col */
+    const int *map;
+    int nmap;
+    int field;     /* index of the next field of the current record */
+    size_t row;    /* chunk row being filled */
+    uint64_t line; /* physical line being fed, 0 inside a batch */
+    int strict;
+    const char *file;
+    cs_error *e;
+    int failed;
+    size_t row0;    /* chunk row of the block's first record */
+    size_t err_row; /* with line 0: where the strict error was found */
+    int err_field;
+    int err_pending; /* e->line still to be found */
+} block;
+
+#define BATCH ((size_t)1 << 16)
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+static uint64_t newlines(const char *s, size_t n)
+{
+    uint64_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += s[i] == '\n';
+    return k;
+}
+
+/* A field for a message: at most 40 bytes, control bytes shown as '?'. */
+static void show_field(const char *s, size_t len, char *dst, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < len && i < 40 && k + 4 < cap; i++)
+        dst[k++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
+    if (len > 40 && k + 4 < cap)
+        for (int i = 0; i < 3; i++)
+            dst[k++] = '.';
+    dst[k] = 0;
+}
+
+static COLD void strict_fail(block *b, int f, const char *s, size_t len)
+{
+    char shown[64];
+    show_field(s, len, shown, sizeof shown);
+    if (!b->line && !b->failed) {
+        b->err_pending = b->e->status == CS_OK;
+        b->err_row = b->row;
+        b->err_field = f;
+    }
+    b->failed = 1;
+    /* The field ends on the line being fed; it began as many lines earlier
+     * as it holds LFs. */
+    cs_fail(b->e, CS_EDATA, b->file, b->line ? b->line - newlines(s, len) : 0,
+            "column %d: '%s' is not a number", f + 1, shown);
+}
+
+static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
+                           size_t len)
+{
+    chunk *o = b->out;
+    if (k == NUM_MISSING) {
+        o->missing[c]++;
+    } else if (k == NUM_NAN) {
+        o->nan[c]++;
+    } else {
+        o->invalid[c]++;
+        if (!o->first_invalid[c])
+            o->first_invalid[c] = b->row + 1;
+        if (b->strict)
+            strict_fail(b, f, s, len);
+    }
+}
+
+static void on_field(void *s, size_t len, void *data)
+{
+    block *b = data;
+    int f = b->field++;
+    if (f >= b->nmap || b->map[f] < 0)
+        return;
+    int c = b->map[f];
+    double v;
+    num_kind k = parse_number(s, len, &v);
+    if (k == NUM_OK) {
+        b->col[c][b->row] = v;
+        return;
+    }
+    b->col[c][b->row] = NAN;
+    count_bad(b, c, f, k, s, len);
+}
+
+static void on_record(int ch, void *data)
+{
+    block *b = data;
+    (void)ch;
+    for (int f = b->field; f < b->nmap; f++) {
+        int c = b->map[f];
+        if (c >= 0) {
+            b->col[c][b->row] = NAN;
+            b->out->missing[c]++;
+        }
+    }
+    b->field = 0;
+    b->row++;
+}
+
+/* Length of buf[0, n) up to and including its first CR or LF. */
+static size_t piece_len(const char *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '\r' || buf[i] == '\n')
+            return i + 1;
+    return n;
+}
+
+static int feed(struct csv_parser *p, block *b, const char *s, size_t n)
+{
+    if (csv_parse(p, s, n, on_field, on_record, b) != n) {
+        b->failed = 1;
+        cs_fail(b->e, CS_EDATA, b->file, b->line, "%s",
+                csv_strerror(csv_error(p)));
+    }
+    return b->failed ? CS_EDATA : CS_OK;
+}
+
+/* Feeds one line, or less near the end of the chunk; returns its length. */
+static size_t feed_line(struct csv_parser *p, block *b, const char *buf,
+                        size_t n, size_t at, int *rc)
+{
+    const char *nl = memchr(buf + at, '\n', n - at);
+    size_t len = nl ? (size_t)(nl - buf) + 1 - at : n - at;
+    /* A line of len bytes ends at most len records. */
+    if (b->out->cap - b->row <= len)
+        len = piece_len(buf + at, len);
+    *rc = feed(p, b, buf + at, len);
+    at += len;
+    if (buf[at - 1] == '\r' && b->row == b->out->cap && at < n &&
+        buf[at] == '\n')
+        len++; /* the LF of a CRLF belongs to the record that ended */
+    return len;
+}
+
+/* Feeds records from buf[*pos, n) until the block or the chunk ends;
+ * *line is the physical line at *pos. */
+static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
+                      size_t *pos, uint64_t *line)
+{
+    size_t at = *pos;
+    int rc = CS_OK;
+    while (at < n && b->row < b->out->cap && rc == CS_OK) {
+        size_t room = b->out->cap - b->row;
+        size_t w = min_size(min_size(n - at, BATCH), room - 1);
+        const char *nl = w ? memrchr(buf + at, '\n', w) : NULL;
+        size_t len;
+        if (nl) {
+            len = (size_t)(nl - buf) + 1 - at;
+            b->line = 0;
+            rc = feed(p, b, buf + at, len);
+        } else {
+            b->line = *line;
+            len = feed_line(p, b, buf, n, at, &rc);
+        }
+        *line += newlines(buf + at, len);
+        at += len;
+    }
+    *pos = at;
+    return rc;
+}
+
+static void loc_field(void *s, size_t len, void *data)
+{
+    block *l = data;
+    if (l->row == l->err_row && l->field == l->err_field && !l->failed) {
+        l->failed = 1;
+        l->line -= newlines(s, len);
+    }
+    l->field++;
+}
+
+static void loc_record(int ch, void *data)
+{
+    block *l = data;
+    (void)ch;
+    l->row++;
+    l->field = 0;
+}
+
+/* The line of field b->err_field of the block's record b->err_row - row0
+ * (a block reused as a cursor: failed marks the field found):
+ * the block parsed again, one line at a time, without storing values. */
+static uint64_t error_line(const block *b, const csv_dialect *d,
+                           const char *buf, size_t n, uint64_t first_line)
+{
+    struct csv_parser p;
+    block l = {0};
+    l.err_row = b->err_row - b->row0;
+    l.err_field = b->err_field;
+    l.line = first_line;
+    if (csv_init(&p, CSV_APPEND_NULL) != 0)
+        return 0;
+    csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
+    for (size_t at = 0; at < n && !l.failed;) {
+        const char *nl = memchr(buf + at, '\n', n - at);
+        size_t len = nl ? (size_t)(nl - buf) + 1 - at : n - at;
+        csv_parse(&p, buf + at, len, loc_field, loc_record, &l);
+        at += len;
+        l.line += nl && !l.failed;
+    }
+    if (!l.failed)
+        csv_fini(&p, loc_field, loc_record, &l);
+    csv_free(&p);
+    return l.failed ? l.line : 0;
+}
+
+static int finish(struct csv_parser *p, block *b, const csv_dialect *d,
+                  const char *buf, size_t n, uint64_t first_line)
+{
+    if (p->quoted) {
+        /* Possibly an open quote at the end: let the cutter judge it. */
+        csv_cutter c;
+        csv_cutter_init(&c, d, first_line);
+        if (csv_cut(&c, buf, n, 1, b->file, b->e) == (size_t)-1)
+            return CS_EDATA;
+    }
+    csv_fini(p, on_field, on_record, b);
+    return b->failed ? CS_EDATA : CS_OK;
+}
+
+int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
+                    uint64_t first_line, const int *map, int nmap, int strict,
+                    const char *file, chunk *out, size_t *consumed,
+                    uint64_t *lines, cs_error *e)
+{
+    struct csv_parser p;
+    if (csv_init(&p, CSV_APPEND_NULL) != 0)
+        return cs_fail(e, CS_EDATA, file, first_line, "out of memory");
+    csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
+    block b = {.out = out,
+               .col = out->col,
+               .map = map,
+               .nmap = nmap,
+               .row = out->nrows,
+               .line = first_line,
+               .strict = strict,
+               .file = file,
+               .e = e,
+               .row0 = out->nrows};
+    size_t pos = 0;
+    uint64_t line = first_line;
+    int rc = feed_lines(&p, &b, buf, n, &pos, &line);
+    b.line = line;
+    if (rc == CS_OK && pos == n)
+        rc = finish(&p, &b, d, buf, n, first_line);
+    csv_free(&p);
+    if (b.err_pending)
+        e->line = error_line(&b, d, buf, n, first_line);
+    out->nrows = b.row;
+    *consumed = pos;
+    *lines = line - first_line;
+    return rc == CS_OK ? CS_OK : CS_EDATA;
+}
