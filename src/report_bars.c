@@ -54,7 +54,8 @@ static int edge_digits(const hist *h, int group, int nrows)
     return 17;
 }
 
-/* The display rows; returns how many. rows has MAX_ROWS + 2 slots. */
+/* The display rows; returns how many. rows has MAX_UNGROUPED + 2 slots:
+ * ungrouped bins, underflow and overflow. */
 static int make_rows(const hist *h, bar_row *rows, int *group)
 {
     char lo[32], hi[32];
@@ -134,7 +135,7 @@ static void constant(FILE *f, const hist *h)
 void report_bars(FILE *f, const report_col *c, int width)
 {
     const hist *h = c->h;
-    bar_row rows[MAX_ROWS + 2];
+    bar_row rows[MAX_UNGROUPED + 2];
     int group = 1;
     if (c->s.count == 0 || !(h->lo < h->hi)) {
         title(f, c, 1);
