@@ -162,8 +162,7 @@ static int opt_range(options *o, const char *arg, cs_error *e)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--range: '%s' is not LO:HI with finite numbers", arg);
     if (!(lo < hi))
-        return cs_fail(e, CS_EUSAGE, "", 0, "--range: '%s' needs LO < HI",
-                       arg);
+        return cs_fail(e, CS_EUSAGE, "", 0, "--range: '%s' needs LO < HI", arg);
     o->have_range = 1;
     o->range_lo = lo;
     o->range_hi = hi;
@@ -234,18 +233,41 @@ static int flag_option(options *o, int c, unsigned *what)
             return 1;
         }
     switch (c) {
-    case OPT_HEADER: o->header = 1; return 1;
-    case OPT_NO_HEADER: o->header = 0; return 1;
-    case OPT_TSV: o->format = FMT_TSV; return 1;
-    case OPT_CSV: o->format = FMT_CSV; return 1;
-    case OPT_JSON: o->format = FMT_JSON; return 1;
-    case OPT_STRICT: o->strict = 1; return 1;
-    case OPT_PROGRESS: o->progress = 1; return 1;
-    case OPT_NO_PROGRESS: o->progress = 0; return 1;
-    case 'v': o->verbose = 1; return 1;
-    case 'h': o->action = ACT_HELP; return 1;
-    case 'V': o->action = ACT_VERSION; return 1;
-    default: return 0;
+    case OPT_HEADER:
+        o->header = 1;
+        return 1;
+    case OPT_NO_HEADER:
+        o->header = 0;
+        return 1;
+    case OPT_TSV:
+        o->format = FMT_TSV;
+        return 1;
+    case OPT_CSV:
+        o->format = FMT_CSV;
+        return 1;
+    case OPT_JSON:
+        o->format = FMT_JSON;
+        return 1;
+    case OPT_STRICT:
+        o->strict = 1;
+        return 1;
+    case OPT_PROGRESS:
+        o->progress = 1;
+        return 1;
+    case OPT_NO_PROGRESS:
+        o->progress = 0;
+        return 1;
+    case 'v':
+        o->verbose = 1;
+        return 1;
+    case 'h':
+        o->action = ACT_HELP;
+        return 1;
+    case 'V':
+        o->action = ACT_VERSION;
+        return 1;
+    default:
+        return 0;
     }
 }
 
@@ -333,53 +355,52 @@ void options_free(options *o)
 
 void options_usage(FILE *f)
 {
-    fputs(
-        "Usage: colstat [OPTION]... [FILE]...\n"
-        "Per-column statistics of CSV, gzip CSV or raw binary numbers.\n"
-        "With no FILE, or when FILE is -, read standard input.\n"
-        "\n"
-        "Input:\n"
-        "  -c, --columns LIST     names, 1-based indices and ranges: "
-        "2,4-6,price\n"
-        "                         (default: every column that holds "
-        "numbers)\n"
-        "  -d, --delimiter CHAR   field separator; 'tab' for tab "
-        "(default: detected\n"
-        "                         among , TAB ; |)\n"
-        "      --header, --no-header   whether the first row names the "
-        "columns\n"
-        "                         (default: detected)\n"
-        "  -b, --binary SPEC      raw little-endian records, e.g. f64 or "
-        "i32,f32\n"
-        "      --strict           a non-numeric field is an error, not a "
-        "count\n"
-        "\n"
-        "Statistics (default: --count --sum --mean --min --max):\n"
-        "      --count --sum --mean --std --min --max --hist\n"
-        "                         print these; any of them replaces the "
-        "default\n"
-        "  -a, --all              every statistic, histogram included\n"
-        "      --bins N           histogram bins, 1 to 1048576 (default "
-        "256)\n"
-        "      --range LO:HI      fixed histogram edges (default: the "
-        "column's\n"
-        "                         min and max)\n"
-        "\n"
-        "Output:\n"
-        "  -o, --format FMT       table (default), tsv, csv or json\n"
-        "      --tsv, --csv, --json   short for --format=...\n"
-        "\n"
-        "Execution:\n"
-        "      --device DEV       auto (default), cpu or gpu\n"
-        "  -j, --threads N        CPU worker threads, 1 to 1024 (default: "
-        "all cores)\n"
-        "      --progress, --no-progress   progress on stderr (default: "
-        "when it\n"
-        "                         is a terminal)\n"
-        "  -v, --verbose          stage timings and throughput on stderr\n"
-        "  -h, --help             print this help and exit\n"
-        "  -V, --version          print the version and exit\n"
-        "\n"
-        "Exit status: 0 ok, 1 bad data or unreadable input, 2 bad usage.\n",
-        f);
+    fputs("Usage: colstat [OPTION]... [FILE]...\n"
+          "Per-column statistics of CSV, gzip CSV or raw binary numbers.\n"
+          "With no FILE, or when FILE is -, read standard input.\n"
+          "\n"
+          "Input:\n"
+          "  -c, --columns LIST     names, 1-based indices and ranges: "
+          "2,4-6,price\n"
+          "                         (default: every column that holds "
+          "numbers)\n"
+          "  -d, --delimiter CHAR   field separator; 'tab' for tab "
+          "(default: detected\n"
+          "                         among , TAB ; |)\n"
+          "      --header, --no-header   whether the first row names the "
+          "columns\n"
+          "                         (default: detected)\n"
+          "  -b, --binary SPEC      raw little-endian records, e.g. f64 or "
+          "i32,f32\n"
+          "      --strict           a non-numeric field is an error, not a "
+          "count\n"
+          "\n"
+          "Statistics (default: --count --sum --mean --min --max):\n"
+          "      --count --sum --mean --std --min --max --hist\n"
+          "                         print these; any of them replaces the "
+          "default\n"
+          "  -a, --all              every statistic, histogram included\n"
+          "      --bins N           histogram bins, 1 to 1048576 (default "
+          "256)\n"
+          "      --range LO:HI      fixed histogram edges (default: the "
+          "column's\n"
+          "                         min and max)\n"
+          "\n"
+          "Output:\n"
+          "  -o, --format FMT       table (default), tsv, csv or json\n"
+          "      --tsv, --csv, --json   short for --format=...\n"
+          "\n"
+          "Execution:\n"
+          "      --device DEV       auto (default), cpu or gpu\n"
+          "  -j, --threads N        CPU worker threads, 1 to 1024 (default: "
+          "all cores)\n"
+          "      --progress, --no-progress   progress on stderr (default: "
+          "when it\n"
+          "                         is a terminal)\n"
+          "  -v, --verbose          stage timings and throughput on stderr\n"
+          "  -h, --help             print this help and exit\n"
+          "  -V, --version          print the version and exit\n"
+          "\n"
+          "Exit status: 0 ok, 1 bad data or unreadable input, 2 bad usage.\n",
+          f);
 }

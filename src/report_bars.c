@@ -60,9 +60,7 @@ static int make_rows(const hist *h, bar_row *rows, int *group)
 {
     char lo[32], hi[32];
     int n = 0;
-    int g = h->nbins > MAX_UNGROUPED
-                ? (h->nbins + MAX_ROWS - 1) / MAX_ROWS
-                : 1;
+    int g = h->nbins > MAX_UNGROUPED ? (h->nbins + MAX_ROWS - 1) / MAX_ROWS : 1;
     int nrows = (h->nbins + g - 1) / g;
     int p = edge_digits(h, g, nrows);
     *group = g;
@@ -92,7 +90,8 @@ static int make_rows(const hist *h, bar_row *rows, int *group)
 static void bar(FILE *f, uint64_t count, uint64_t max, int width)
 {
     static const char *const part[8] = {
-        "", "\u258F", "\u258E", "\u258D", "\u258C", "\u258B", "\u258A", "\u2589",
+        "",       "\u258F", "\u258E", "\u258D",
+        "\u258C", "\u258B", "\u258A", "\u2589",
     };
     uint64_t eighths =
         max ? (uint64_t)llround((double)count / (double)max * width * 8) : 0;

@@ -34,9 +34,9 @@ static void text(row *r, const char *s)
 
 static void number(row *r, double v, int exists)
 {
-    char buf[32];
     sep(r);
     if (exists) {
+        char buf[32];
         format_double(buf, sizeof buf, v);
         fputs(buf, r->f);
     }
@@ -171,8 +171,8 @@ static void column(row *r, unsigned what, const report_col *c)
     putc('\n', r->f);
 }
 
-void report_delim(FILE *f, char sep_char, unsigned what,
-                  const report_col *cols, int ncols)
+void report_delim(FILE *f, char sep_char, unsigned what, const report_col *cols,
+                  int ncols)
 {
     row r = {f, sep_char, 0};
     header(&r, what);

@@ -126,8 +126,7 @@ static void hist_object(json_obj *o, const hist *h)
     for (int i = 0; i < h->nbins; i++)
         fprintf(o->f, i ? ", %llu" : "%llu", (unsigned long long)h->bins[i]);
     fprintf(o->f, "], \"underflow\": %llu, \"overflow\": %llu}",
-            (unsigned long long)h->underflow,
-            (unsigned long long)h->overflow);
+            (unsigned long long)h->underflow, (unsigned long long)h->overflow);
 }
 
 static void counts(json_obj *o, unsigned what, const col_summary *s)
@@ -151,8 +150,7 @@ static void moments(json_obj *o, unsigned what, const col_summary *s)
         report_sum_text(buf, sizeof buf, s);
         key(o, "sum");
         /* An exact integer sum is digits; a double may be non-finite. */
-        fprintf(o->f, s->sum_is_int || isfinite(s->sum) ? "%s" : "\"%s\"",
-                buf);
+        fprintf(o->f, s->sum_is_int || isfinite(s->sum) ? "%s" : "\"%s\"", buf);
     }
     if (what & STAT_MEAN) {
         key(o, "mean");
@@ -188,10 +186,11 @@ static void column(FILE *f, unsigned what, const report_col *c)
     fputs("\n    }", f);
 }
 
-void report_json(FILE *f, unsigned what, uint64_t rows,
-                 const report_col *cols, int ncols)
+void report_json(FILE *f, unsigned what, uint64_t rows, const report_col *cols,
+                 int ncols)
 {
-    fprintf(f, "{\n  \"rows\": %llu,\n  \"columns\": [", (unsigned long long)rows);
+    fprintf(f, "{\n  \"rows\": %llu,\n  \"columns\": [",
+            (unsigned long long)rows);
     for (int i = 0; i < ncols; i++) {
         fputs(i ? ",\n" : "\n", f);
         column(f, what, &cols[i]);

@@ -26,8 +26,8 @@ enum field {
 };
 
 static const char *const titles[F_NFIELDS] = {
-    "#",   "column",  "count", "sum",     "mean",    "std", "min",
-    "min_row", "max", "max_row", "missing", "invalid", "nan",
+    "#",       "column", "count",   "sum",     "mean",    "std", "min",
+    "min_row", "max",    "max_row", "missing", "invalid", "nan",
 };
 
 /* A name of NAME_MAX_CHARS characters of up to 4 bytes fits a cell. */
@@ -50,8 +50,7 @@ static void display_name(char *out, const char *s)
     for (; s && *s && n < CELL - 8; s++) {
         unsigned char c = (unsigned char)*s;
         int starts = (c & 0xC0) != 0x80;
-        if (starts && chars == NAME_MAX_CHARS - 1 &&
-            display_width(s) > 1) {
+        if (starts && chars == NAME_MAX_CHARS - 1 && display_width(s) > 1) {
             memcpy(out + n, "\u2026", 3); /* ellipsis */
             n += 3;
             break;
@@ -80,25 +79,51 @@ static void cell(char *buf, enum field k, const report_col *c)
     const col_summary *s = &c->s;
     int ext = report_has_extrema(s);
     switch (k) {
-    case F_INDEX: snprintf(buf, CELL, "%d", c->index); break;
-    case F_NAME: display_name(buf, c->name); break;
-    case F_COUNT: u64_cell(buf, s->count); break;
-    case F_SUM: report_sum_text(buf, CELL, s); break;
-    case F_MEAN: num_cell(buf, s->mean, report_has_mean(s)); break;
-    case F_STD: num_cell(buf, s->std, report_has_std(s)); break;
-    case F_MIN: num_cell(buf, s->min, ext); break;
-    case F_MAX: num_cell(buf, s->max, ext); break;
-    case F_MIN_ROW: ext ? u64_cell(buf, s->min_row) : num_cell(buf, 0, 0); break;
-    case F_MAX_ROW: ext ? u64_cell(buf, s->max_row) : num_cell(buf, 0, 0); break;
-    case F_MISSING: u64_cell(buf, s->missing); break;
-    case F_INVALID: u64_cell(buf, s->invalid); break;
-    default: u64_cell(buf, s->nan); break;
+    case F_INDEX:
+        snprintf(buf, CELL, "%d", c->index);
+        break;
+    case F_NAME:
+        display_name(buf, c->name);
+        break;
+    case F_COUNT:
+        u64_cell(buf, s->count);
+        break;
+    case F_SUM:
+        report_sum_text(buf, CELL, s);
+        break;
+    case F_MEAN:
+        num_cell(buf, s->mean, report_has_mean(s));
+        break;
+    case F_STD:
+        num_cell(buf, s->std, report_has_std(s));
+        break;
+    case F_MIN:
+        num_cell(buf, s->min, ext);
+        break;
+    case F_MAX:
+        num_cell(buf, s->max, ext);
+        break;
+    case F_MIN_ROW:
+        ext ? u64_cell(buf, s->min_row) : num_cell(buf, 0, 0);
+        break;
+    case F_MAX_ROW:
+        ext ? u64_cell(buf, s->max_row) : num_cell(buf, 0, 0);
+        break;
+    case F_MISSING:
+        u64_cell(buf, s->missing);
+        break;
+    case F_INVALID:
+        u64_cell(buf, s->invalid);
+        break;
+    default:
+        u64_cell(buf, s->nan);
+        break;
     }
 }
 
 /* Which fields the table has. */
-static int choose_fields(enum field *out, unsigned what,
-                         const report_col *cols, int ncols)
+static int choose_fields(enum field *out, unsigned what, const report_col *cols,
+                         int ncols)
 {
     uint64_t missing = 0, invalid = 0, nan = 0;
     for (int i = 0; i < ncols; i++) {
@@ -138,8 +163,8 @@ static void pad(FILE *f, int n)
 }
 
 /* One line; c is NULL for the header. */
-static void line(FILE *f, const enum field *fields, const int *widths,
-                 int nf, const report_col *c)
+static void line(FILE *f, const enum field *fields, const int *widths, int nf,
+                 const report_col *c)
 {
     char buf[CELL];
     for (int j = 0; j < nf; j++) {

@@ -5,8 +5,8 @@
 
 #include "report.h"
 
-void report_json(FILE *f, unsigned what, uint64_t rows,
-                 const report_col *cols, int ncols);
+void report_json(FILE *f, unsigned what, uint64_t rows, const report_col *cols,
+                 int ncols);
 void report_delim(FILE *f, char sep, unsigned what, const report_col *cols,
                   int ncols);
 void report_table(FILE *f, unsigned what, const report_col *cols, int ncols,

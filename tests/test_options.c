@@ -35,8 +35,7 @@ static int parse_v(options *o, cs_error *e, const char **args)
     return options_parse(argc, argv, o, e);
 }
 
-#define PARSE(o, e, ...)                                                       \
-    parse_v(o, e, (const char *[]){__VA_ARGS__, NULL})
+#define PARSE(o, e, ...) parse_v(o, e, (const char *[]){__VA_ARGS__, NULL})
 
 /* Parses and expects success. */
 #define OK(o, ...)                                                             \
@@ -61,7 +60,8 @@ static void expect_usage(const char **args, const char *want1,
     ck_assert_msg(!strchr(e.msg, '\n'), "message is one line: %s", e.msg);
 }
 
-#define BAD(w1, w2, ...) expect_usage((const char *[]){__VA_ARGS__, NULL}, w1, w2)
+#define BAD(w1, w2, ...)                                                       \
+    expect_usage((const char *[]){__VA_ARGS__, NULL}, w1, w2)
 
 START_TEST(defaults)
 {
@@ -221,8 +221,8 @@ START_TEST(ranges)
     /* Random finite edges survive the trip through text. */
     for (int i = 0; i < 200; i++) {
         double a = ldexp((double)rand() / RAND_MAX - 0.5, rand() % 200 - 100);
-        double b = a + fabs(a) * ((double)rand() / RAND_MAX + 0.01) +
-                   ldexp(1, -90);
+        double b =
+            a + fabs(a) * ((double)rand() / RAND_MAX + 0.01) + ldexp(1, -90);
         char arg[96];
         snprintf(arg, sizeof arg, "--range=%.17g:%.17g", a, b);
         OK(&o, arg);

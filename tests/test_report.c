@@ -101,7 +101,7 @@ static int is_json_number(const char *s)
 /* Significant digits of a finite decimal string. */
 static int sig_digits(const char *s)
 {
-    char d[64];
+    char d[64] = {0};
     int n = 0;
     for (; *s && *s != 'e'; s++)
         if (*s >= '0' && *s <= '9')
@@ -116,7 +116,7 @@ static int sig_digits(const char *s)
 
 static void check_shortest(double v)
 {
-    char buf[32], tmp[40];
+    char buf[32];
     int len = format_double(buf, sizeof buf, v);
     ck_assert_int_eq(len, (int)strlen(buf));
     ck_assert_msg(len < 32, "%s too long", buf);
@@ -126,9 +126,10 @@ static void check_shortest(double v)
                   "%a printed as %s reads back as %a", v, buf, back);
     int p = sig_digits(buf);
     if (p > 1 && v != 0) {
+        char tmp[40];
         snprintf(tmp, sizeof tmp, "%.*e", p - 2, v);
-        ck_assert_msg(strtod(tmp, NULL) != v,
-                      "%a: %s is shorter than %s", v, tmp, buf);
+        ck_assert_msg(strtod(tmp, NULL) != v, "%a: %s is shorter than %s", v,
+                      tmp, buf);
     }
 }
 
@@ -137,9 +138,9 @@ START_TEST(format_double_random)
     int n = quick() ? 20000 : 300000;
     for (int i = 0; i < n; i++)
         check_shortest(random_double());
-    static const double edge[] = {DBL_MAX, -DBL_MAX, DBL_MIN, 4.9e-324,
-                                  DBL_EPSILON, 1e15, 1e16, 1e-5, 1e-6,
-                                  9007199254740993.0, 0.3, 2.0 / 3};
+    static const double edge[] = {
+        DBL_MAX, -DBL_MAX, DBL_MIN, 4.9e-324,           DBL_EPSILON, 1e15,
+        1e16,    1e-5,     1e-6,    9007199254740993.0, 0.3,         2.0 / 3};
     for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
         check_shortest(edge[i]);
 }
@@ -151,15 +152,24 @@ START_TEST(format_double_forms)
         double v;
         const char *s;
     } cases[] = {
-        {0.1, "0.1"},          {1e300, "1e+300"},
-        {-0.0, "-0"},          {0.0, "0"},
-        {INFINITY, "inf"},     {-INFINITY, "-inf"},
-        {NAN, "nan"},          {100, "100"},
-        {1e15, "1000000000000000"}, {1e16, "1e+16"},
-        {1e-5, "0.00001"},     {1e-6, "1e-6"},
-        {4.9e-324, "5e-324"},  {-1.5, "-1.5"},
-        {123.456, "123.456"},  {1.7976931348623157e308, "1.7976931348623157e+308"},
-        {2.5e-7, "2.5e-7"},    {0.30000000000000004, "0.30000000000000004"},
+        {0.1, "0.1"},
+        {1e300, "1e+300"},
+        {-0.0, "-0"},
+        {0.0, "0"},
+        {INFINITY, "inf"},
+        {-INFINITY, "-inf"},
+        {NAN, "nan"},
+        {100, "100"},
+        {1e15, "1000000000000000"},
+        {1e16, "1e+16"},
+        {1e-5, "0.00001"},
+        {1e-6, "1e-6"},
+        {4.9e-324, "5e-324"},
+        {-1.5, "-1.5"},
+        {123.456, "123.456"},
+        {1.7976931348623157e308, "1.7976931348623157e+308"},
+        {2.5e-7, "2.5e-7"},
+        {0.30000000000000004, "0.30000000000000004"},
     };
     char buf[32];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -184,8 +194,23 @@ typedef struct sample {
 } sample;
 
 static const char *const pieces[] = {
-    "a", "price", " ", "\"", "\\", "\x01", "\n", "\t", "\x1f", "\x7f",
-    "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xff", "\xc3", "/", ",",
+    "a",
+    "price",
+    " ",
+    "\"",
+    "\\",
+    "\x01",
+    "\n",
+    "\t",
+    "\x1f",
+    "\x7f",
+    "\xc3\xa9",
+    "\xe2\x82\xac",
+    "\xf0\x9f\x98\x80",
+    "\xff",
+    "\xc3",
+    "/",
+    ",",
 };
 
 static void random_name(char *name, char *expect)
@@ -196,9 +221,8 @@ static void random_name(char *name, char *expect)
         const char *p = pieces[rand() % (sizeof pieces / sizeof pieces[0])];
         strcat(name, p);
         /* Bytes that are not UTF-8 become U+FFFD. */
-        strcat(expect, !strcmp(p, "\xff") || !strcmp(p, "\xc3")
-                           ? "\xef\xbf\xbd"
-                           : p);
+        strcat(expect,
+               !strcmp(p, "\xff") || !strcmp(p, "\xc3") ? "\xef\xbf\xbd" : p);
     }
 }
 
@@ -248,7 +272,8 @@ static void random_summary(col_summary *s)
                  rand() % 2 ? "-" : "", (unsigned long long)(rand64() >> 2),
                  (unsigned long long)(rand64() % 1000000000000000000ull));
         if (rand() % 2)
-            snprintf(s->sum_int, sizeof s->sum_int, "%d", rand() - RAND_MAX / 2);
+            snprintf(s->sum_int, sizeof s->sum_int, "%d",
+                     rand() - RAND_MAX / 2);
     }
 }
 
@@ -440,9 +465,9 @@ static void expect_column(buf *b, unsigned what, const report_col *c,
     if (what & STAT_SUM) {
         put(b, "\tsum=");
         if (s->sum_is_int)
-            put(b, "i:%s", s->sum_int[0] == '-' && !strcmp(s->sum_int, "-0")
-                               ? "0"
-                               : s->sum_int);
+            put(b, "i:%s",
+                s->sum_int[0] == '-' && !strcmp(s->sum_int, "-0") ? "0"
+                                                                  : s->sum_int);
         else
             expect_double(b, s->sum, 1);
     }
@@ -687,10 +712,11 @@ START_TEST(delimited_fixed)
     x.cols[1].s.std = NAN;
     x.cols[1].s.min = NAN;
     char *csv = render(&x, FMT_CSV, 80);
-    ck_assert_str_eq(csv, "column,index,count,sum,std,min,min_row,missing,"
-                          "invalid,nan\n"
-                          "\"a,b\",3,2,123456789012345678901,0.5,-1e-7,9,0,0,0\n"
-                          "e,4,0,0,,,,5,0,0\n");
+    ck_assert_str_eq(csv,
+                     "column,index,count,sum,std,min,min_row,missing,"
+                     "invalid,nan\n"
+                     "\"a,b\",3,2,123456789012345678901,0.5,-1e-7,9,0,0,0\n"
+                     "e,4,0,0,,,,5,0,0\n");
     free(csv);
 }
 END_TEST
@@ -711,7 +737,7 @@ START_TEST(table_fixed)
     x.ncols = 3;
     x.what = STAT_DEFAULT;
     const char *names[] = {"price", "qty", "d\xc3\xa9j\xc3\xa0"};
-    double mins[] = {0.01, -3, NAN}, maxs[] = {9.99, 120, NAN};
+    const double mins[] = {0.01, -3, NAN}, maxs[] = {9.99, 120, NAN};
     for (int i = 0; i < 3; i++) {
         report_col *c = &x.cols[i];
         c->name = names[i];
@@ -819,7 +845,7 @@ START_TEST(table_bars)
     ck_assert_msg(strstr(text, "  (1, inf)  "), "%s", text);
     /* The fullest row, [-0.0625, 0), has the longest bar: 60 columns
      * less 2 + 17 (label) + 2 + 4 (count) + 2 + 1 leave 32 cells. */
-    char full[40 * 3] = "[-0.0625, 0)       9880  ";
+    char full[160] = "[-0.0625, 0)       9880  ";
     for (int i = 0; i < 32; i++)
         strcat(full, "\u2588");
     strcat(full, "\n");
@@ -836,9 +862,9 @@ START_TEST(write_failure)
     sample x;
     random_sample(&x);
     static const out_format fmts[] = {FMT_TABLE, FMT_TSV, FMT_CSV, FMT_JSON};
-    ck_assert_int_eq(report_write(f, fmts[rand() % 4], x.what, x.rows,
-                                  x.cols, x.ncols, 80),
-                     -1);
+    ck_assert_int_eq(
+        report_write(f, fmts[rand() % 4], x.what, x.rows, x.cols, x.ncols, 80),
+        -1);
     fclose(f);
     free_sample(&x);
 }
