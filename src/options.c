@@ -1,0 +1,406 @@
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Codes for the long-only options (past every char value). */
+enum {
+    OPT_HEADER = 256,
+    OPT_NO_HEADER,
+    OPT_COUNT,
+    OPT_SUM,
+    OPT_MEAN,
+    OPT_STD,
+    OPT_MIN,
+    OPT_MAX,
+    OPT_HIST,
+    OPT_BINS,
+    OPT_RANGE,
+    OPT_TSV,
+    OPT_CSV,
+    OPT_JSON,
+    OPT_DEVICE,
+    OPT_STRICT,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
+};
+
+/* The leading ':' makes a missing argument ':' rather than '?'. */
+static const char short_opts[] = ":c:d:b:o:j:avhV";
+
+static const struct option long_opts[] = {
+    {"columns", required_argument, NULL, 'c'},
+    {"delimiter", required_argument, NULL, 'd'},
+    {"header", no_argument, NULL, OPT_HEADER},
+    {"no-header", no_argument, NULL, OPT_NO_HEADER},
+    {"binary", required_argument, NULL, 'b'},
+    {"count", no_argument, NULL, OPT_COUNT},
+    {"sum", no_argument, NULL, OPT_SUM},
+    {"mean", no_argument, NULL, OPT_MEAN},
+    {"std", no_argument, NULL, OPT_STD},
+    {"min", no_argument, NULL, OPT_MIN},
+    {"max", no_argument, NULL, OPT_MAX},
+    {"hist", no_argument, NULL, OPT_HIST},
+    {"all", no_argument, NULL, 'a'},
+    {"bins", required_argument, NULL, OPT_BINS},
+    {"range", required_argument, NULL, OPT_RANGE},
+    {"format", required_argument, NULL, 'o'},
+    {"tsv", no_argument, NULL, OPT_TSV},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"threads", required_argument, NULL, 'j'},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static const char *const stdin_name[] = {"-"};
+
+static void set_defaults(options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->action = ACT_RUN;
+    o->header = -1;
+    o->what = STAT_DEFAULT;
+    o->nbins = 256;
+    o->format = FMT_TABLE;
+    o->device = DEV_AUTO;
+    o->progress = -1;
+}
+
+/* The long option an argv element names: exact match, else a unique
+ * prefix. *nmatch says how many prefixes matched (for "ambiguous"). */
+static const struct option *find_long(const char *arg, int *nmatch)
+{
+    size_t n = strcspn(arg, "=");
+    const struct option *found = NULL;
+    *nmatch = 0;
+    for (const struct option *p = long_opts; p->name; p++) {
+        if (strncmp(p->name, arg, n) != 0)
+            continue;
+        if (strlen(p->name) == n) {
+            *nmatch = 1;
+            return p;
+        }
+        found = p;
+        ++*nmatch;
+    }
+    return found;
+}
+
+/* getopt_long stays silent (opterr = 0); this says what it rejected. */
+static int bad_option(int c, const char *elem, cs_error *e)
+{
+    int nmatch = 0;
+    const struct option *p = NULL;
+    int is_long = elem && strncmp(elem, "--", 2) == 0 && elem[2];
+    if (is_long)
+        p = find_long(elem + 2, &nmatch);
+    /* Inside a cluster like -xv, argv[optind - 1] is still the element
+     * before; optopt (0 for an unknown long option) tells them apart. */
+    if (is_long && optopt != 0 && (!p || p->val != optopt))
+        is_long = 0;
+    if (is_long) {
+        const char *arg = elem + 2;
+        int len = (int)strcspn(arg, "=");
+        if (!p)
+            return cs_fail(e, CS_EUSAGE, "", 0, "unrecognized option '--%.*s'",
+                           len, arg);
+        if (nmatch > 1)
+            return cs_fail(e, CS_EUSAGE, "", 0, "option '--%.*s' is ambiguous",
+                           len, arg);
+        if (p->has_arg == no_argument)
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "option '--%s' doesn't allow an argument", p->name);
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "option '--%s' requires an argument", p->name);
+    }
+    if (c == ':')
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "option requires an argument -- '%c'", optopt);
+    return cs_fail(e, CS_EUSAGE, "", 0, "invalid option -- '%c'", optopt);
+}
+
+/* A base-10 integer in [lo, hi], the whole string. */
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_finite(const char *s, size_t n, double *out)
+{
+    char buf[128];
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end;
+    *out = strtod(buf, &end);
+    return *end || !isfinite(*out) ? -1 : 0;
+}
+
+static int opt_range(options *o, const char *arg, cs_error *e)
+{
+    const char *colon = strchr(arg, ':');
+    double lo, hi;
+    if (!colon || parse_finite(arg, (size_t)(colon - arg), &lo) ||
+        parse_finite(colon + 1, strlen(colon + 1), &hi))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--range: '%s' is not LO:HI with finite numbers", arg);
+    if (!(lo < hi))
+        return cs_fail(e, CS_EUSAGE, "", 0, "--range: '%s' needs LO < HI", arg);
+    o->have_range = 1;
+    o->range_lo = lo;
+    o->range_hi = hi;
+    return CS_OK;
+}
+
+static int opt_delimiter(options *o, const char *arg, cs_error *e)
+{
+    if (!strcmp(arg, "\\t") || !strcmp(arg, "tab") || !strcmp(arg, "TAB"))
+        arg = "\t";
+    if (strlen(arg) != 1 || strchr("\"\r\n", arg[0]))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--delimiter: '%s' is not a single character "
+                       "(other than a quote or line break; 'tab' for tab)",
+                       arg);
+    o->delim = arg[0];
+    return CS_OK;
+}
+
+/* Index of s in names (NULL-terminated), or -1. */
+static int lookup(const char *s, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
+static int opt_format(options *o, const char *arg, cs_error *e)
+{
+    static const char *const names[] = {"table", "tsv", "csv", "json", NULL};
+    static const out_format fmts[] = {FMT_TABLE, FMT_TSV, FMT_CSV, FMT_JSON};
+    int i = lookup(arg, names);
+    if (i < 0)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--format: '%s' is not one of table, tsv, csv, json",
+                       arg);
+    o->format = fmts[i];
+    return CS_OK;
+}
+
+static int opt_device(options *o, const char *arg, cs_error *e)
+{
+    static const char *const names[] = {"auto", "cpu", "gpu", NULL};
+    static const device_choice devs[] = {DEV_AUTO, DEV_CPU, DEV_GPU};
+    int i = lookup(arg, names);
+    if (i < 0)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--device: '%s' is not one of auto, cpu, gpu", arg);
+    o->device = devs[i];
+    return CS_OK;
+}
+
+/* Options that only set a flag; returns 0 when c is not one of them. */
+static int flag_option(options *o, int c, unsigned *what)
+{
+    static const struct {
+        int c;
+        unsigned bit;
+    } stat_flags[] = {
+        {OPT_COUNT, STAT_COUNT}, {OPT_SUM, STAT_SUM}, {OPT_MEAN, STAT_MEAN},
+        {OPT_STD, STAT_STD},     {OPT_MIN, STAT_MIN}, {OPT_MAX, STAT_MAX},
+        {OPT_HIST, STAT_HIST},   {'a', STAT_ALL},
+    };
+    for (size_t i = 0; i < sizeof stat_flags / sizeof stat_flags[0]; i++)
+        if (stat_flags[i].c == c) {
+            *what |= stat_flags[i].bit;
+            return 1;
+        }
+    switch (c) {
+    case OPT_HEADER:
+        o->header = 1;
+        return 1;
+    case OPT_NO_HEADER:
+        o->header = 0;
+        return 1;
+    case OPT_TSV:
+        o->format = FMT_TSV;
+        return 1;
+    case OPT_CSV:
+        o->format = FMT_CSV;
+        return 1;
+    case OPT_JSON:
+        o->format = FMT_JSON;
+        return 1;
+    case OPT_STRICT:
+        o->strict = 1;
+        return 1;
+    case OPT_PROGRESS:
+        o->progress = 1;
+        return 1;
+    case OPT_NO_PROGRESS:
+        o->progress = 0;
+        return 1;
+    case 'v':
+        o->verbose = 1;
+        return 1;
+    case 'h':
+        o->action = ACT_HELP;
+        return 1;
+    case 'V':
+        o->action = ACT_VERSION;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Options that take an argument. */
+static int value_option(options *o, int c, const char *arg, cs_error *e)
+{
+    switch (c) {
+    case 'c':
+        o->columns = arg;
+        return CS_OK;
+    case 'b':
+        o->binary = arg;
+        return CS_OK;
+    case 'd':
+        return opt_delimiter(o, arg, e);
+    case 'o':
+        return opt_format(o, arg, e);
+    case OPT_DEVICE:
+        return opt_device(o, arg, e);
+    case OPT_RANGE:
+        return opt_range(o, arg, e);
+    case OPT_BINS:
+        if (parse_int(arg, 1, 1048576, &o->nbins))
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--bins: '%s' is not a number from 1 to 1048576",
+                           arg);
+        return CS_OK;
+    case 'j':
+        if (parse_int(arg, 1, 1024, &o->threads))
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--threads: '%s' is not a number from 1 to 1024",
+                           arg);
+        return CS_OK;
+    default:
+        return cs_fail(e, CS_EUSAGE, "", 0, "internal: option %d", c);
+    }
+}
+
+static int take_files(options *o, int argc, char **argv, cs_error *e)
+{
+    int n = argc - optind;
+    if (n <= 0) {
+        o->files = (const char **)stdin_name;
+        o->nfiles = 1;
+        return CS_OK;
+    }
+    const char **files = malloc((size_t)n * sizeof *files);
+    if (!files)
+        return cs_fail(e, CS_EUSAGE, "", 0, "out of memory");
+    for (int i = 0; i < n; i++)
+        files[i] = argv[optind + i];
+    o->files = files;
+    o->nfiles = n;
+    return CS_OK;
+}
+
+int options_parse(int argc, char **argv, options *o, cs_error *e)
+{
+    set_defaults(o);
+    unsigned what = 0;
+    int c;
+    /* optind = 0 makes glibc start over, so parsing can run many times. */
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+        if (c == '?' || c == ':')
+            return bad_option(c, argv[optind - 1], e);
+        if (flag_option(o, c, &what))
+            continue;
+        if (value_option(o, c, optarg, e) != CS_OK)
+            return e->status;
+    }
+    if (what)
+        o->what = what;
+    return take_files(o, argc, argv, e);
+}
+
+void options_free(options *o)
+{
+    if (o->files != (const char **)stdin_name)
+        free((void *)o->files);
+    o->files = NULL;
+    o->nfiles = 0;
+}
+
+void options_usage(FILE *f)
+{
+    fputs("Usage: colstat [OPTION]... [FILE]...\n"
+          "Per-column statistics of CSV, gzip CSV or raw binary numbers.\n"
+          "With no FILE, or when FILE is -, read standard input.\n"
+          "\n"
+          "Input:\n"
+          "  -c, --columns LIST     names, 1-based indices and ranges: "
+          "2,4-6,price\n"
+          "                         (default: every column that holds "
+          "numbers)\n"
+          "  -d, --delimiter CHAR   field separator; 'tab' for tab "
+          "(default: detected\n"
+          "                         among , TAB ; |)\n"
+          "      --header, --no-header   whether the first row names the "
+          "columns\n"
+          "                         (default: detected)\n"
+          "  -b, --binary SPEC      raw little-endian records, e.g. f64 or "
+          "i32,f32\n"
+          "      --strict           a non-numeric field is an error, not a "
+          "count\n"
+          "\n"
+          "Statistics (default: --count --sum --mean --min --max):\n"
+          "      --count --sum --mean --std --min --max --hist\n"
+          "                         print these; any of them replaces the "
+          "default\n"
+          "  -a, --all              every statistic, histogram included\n"
+          "      --bins N           histogram bins, 1 to 1048576 (default "
+          "256)\n"
+          "      --range LO:HI      fixed histogram edges (default: the "
+          "column's\n"
+          "                         min and max)\n"
+          "\n"
+          "Output:\n"
+          "  -o, --format FMT       table (default), tsv, csv or json\n"
+          "      --tsv, --csv, --json   short for --format=...\n"
+          "\n"
+          "Execution:\n"
+          "      --device DEV       auto (default), cpu or gpu\n"
+          "  -j, --threads N        CPU worker threads, 1 to 1024 (default: "
+          "all cores)\n"
+          "      --progress, --no-progress   progress on stderr (default: "
+          "when it\n"
+          "                         is a terminal)\n"
+          "  -v, --verbose          stage timings and throughput on stderr\n"
+          "  -h, --help             print this help and exit\n"
+          "  -V, --version          print the version and exit\n"
+          "\n"
+          "Exit status: 0 ok, 1 bad data or unreadable input, 2 bad usage.\n",
+          f);
+}

@@ -1,0 +1,30 @@
+/* The writers behind report_write, one per format, and the value rules
+ * they share. Private to src/report*.c. */
+#ifndef COLSTAT_SRC_REPORT_WRITERS_H
+#define COLSTAT_SRC_REPORT_WRITERS_H
+
+#include "report.h"
+
+void report_json(FILE *f, unsigned what, uint64_t rows, const report_col *cols,
+                 int ncols);
+void report_delim(FILE *f, char sep, unsigned what, const report_col *cols,
+                  int ncols);
+void report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
+                  int width);
+
+/* One column's histogram as horizontal bars within width terminal
+ * columns. */
+void report_bars(FILE *f, const report_col *c, int width);
+
+/* Which summary values exist: mean needs a value, std two, min/max one. */
+int report_has_mean(const col_summary *s);
+int report_has_std(const col_summary *s);
+int report_has_extrema(const col_summary *s);
+
+/* The sum as text: exact integer digits when sum_is_int. */
+void report_sum_text(char *buf, size_t len, const col_summary *s);
+
+/* The histogram applies when asked for and present. */
+int report_has_hist(unsigned what, const report_col *c);
+
+#endif
