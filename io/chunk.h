@@ -20,7 +20,7 @@ typedef struct chunk {
     size_t nrows; /* rows held */
     size_t cap;   /* rows each column array can hold */
     int ncols;
-    double **col; /* col[c][r] */
+    double **col;                      /* col[c][r] */
     uint64_t *missing, *invalid, *nan; /* per column, over the rows held */
     uint64_t *first_invalid;           /* per column: 1-based row in this
                                           chunk of the first invalid field,

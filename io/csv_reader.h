@@ -27,11 +27,11 @@ void csv_detect(const char *buf, size_t n, int at_eof, csv_dialect *d);
 
 /* The head of one file. */
 typedef struct csv_head {
-    int nfields;           /* fields of the first record */
-    char **names;          /* header names, or "1", "2", ... without one */
-    unsigned char *numeric;/* per field: the sampled records hold numbers */
-    size_t skip_bytes;     /* BOM plus header record, to skip before data */
-    uint64_t skip_lines;   /* physical lines those bytes span */
+    int nfields;            /* fields of the first record */
+    char **names;           /* header names, or "1", "2", ... without one */
+    unsigned char *numeric; /* per field: the sampled records hold numbers */
+    size_t skip_bytes;      /* BOM plus header record, to skip before data */
+    uint64_t skip_lines;    /* physical lines those bytes span */
 } csv_head;
 
 /* Reads the head from the first bytes of a file. Returns CS_OK or CS_EDATA

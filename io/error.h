@@ -13,8 +13,8 @@ enum cs_status {
 };
 
 typedef struct cs_error {
-    int status;              /* 0 until set */
-    char file[512];          /* input as the user named it; "(standard input)" */
+    int status;     /* 0 until set */
+    char file[512]; /* input as the user named it; "(standard input)" */
     unsigned long long line; /* 1-based physical line, 0 when none applies */
     char msg[512];
 } cs_error;

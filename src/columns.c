@@ -57,16 +57,17 @@ static int add_item(sel *s, const char *it, size_t n, char *const *names,
     const char *dash = memchr(it, '-', n);
     size_t alen = dash ? (size_t)(dash - it) : n;
     size_t blen = dash ? n - alen - 1 : 0;
-    if (all_digits(it, alen) && (!dash || blen == 0 || all_digits(dash + 1, blen))) {
+    if (all_digits(it, alen) &&
+        (!dash || blen == 0 || all_digits(dash + 1, blen))) {
         long lo = to_index(it, alen);
         long hi = dash ? (blen ? to_index(dash + 1, blen) : nfields) : lo;
         if (lo < 1 || hi < lo)
-            return cs_fail(e, CS_EUSAGE, "", 0,
-                           "--columns: bad range '%.*s'", (int)n, it);
+            return cs_fail(e, CS_EUSAGE, "", 0, "--columns: bad range '%.*s'",
+                           (int)n, it);
         if (hi > nfields)
             return cs_fail(e, CS_EUSAGE, file, 0,
-                           "--columns: column %ld is past the last (%d)",
-                           hi, nfields);
+                           "--columns: column %ld is past the last (%d)", hi,
+                           nfields);
         for (long f = lo; f <= hi; f++)
             if (sel_push(s, (int)f - 1))
                 return cs_fail(e, CS_EDATA, "", 0, "out of memory");
@@ -111,8 +112,8 @@ int columns_select(const char *list, char *const *names,
 }
 
 int columns_map(char *const *out_names, const int *out_fields, int nout,
-                int by_name, char *const *names, int nfields,
-                const char *file, int nmap, int *map, cs_error *e)
+                int by_name, char *const *names, int nfields, const char *file,
+                int nmap, int *map, cs_error *e)
 {
     for (int f = 0; f < nmap; f++)
         map[f] = -1;

@@ -20,7 +20,7 @@ int columns_select(const char *list, char *const *names,
  * short file lacks still map and count as missing). Returns CS_OK, or
  * CS_EDATA when a named column is not in the file. */
 int columns_map(char *const *out_names, const int *out_fields, int nout,
-                int by_name, char *const *names, int nfields,
-                const char *file, int nmap, int *map, cs_error *e);
+                int by_name, char *const *names, int nfields, const char *file,
+                int nmap, int *map, cs_error *e);
 
 #endif

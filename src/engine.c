@@ -33,8 +33,8 @@ static int open_gpu(engine *g)
 #ifdef COLSTAT_HAVE_GPU
     if (o->device == DEV_CPU || g->ncols == 0)
         return CS_OK;
-    gpu_config cfg = {g->ncols, g->what, o->nbins, o->have_range,
-                      o->range_lo, o->range_hi};
+    gpu_config cfg = {g->ncols,      g->what,     o->nbins,
+                      o->have_range, o->range_lo, o->range_hi};
     char why[256] = "";
     if (gpu_open(&cfg, &g->gpu, why, sizeof why) == 0) {
         g->alloc = gpu_chunk_alloc(g->gpu);
@@ -83,7 +83,6 @@ static int alloc_results(engine *g)
 
 int engine_start(engine *g)
 {
-    g->block_bytes = CPU_BLOCK;
     g->chunk_rows = CPU_CHUNK_ROWS;
     int rc = open_gpu(g);
     if (rc == CS_OK)
@@ -233,8 +232,8 @@ static void warn_invalid(engine *g)
         fprintf(g->err_out,
                 "colstat: %s:%llu: warning: column '%s': %llu field%s not a "
                 "number (counted as invalid; the first is here)\n",
-                g->inv_file[k], (unsigned long long)g->inv_line[k],
-                g->names[k], (unsigned long long)s->invalid,
+                g->inv_file[k], (unsigned long long)g->inv_line[k], g->names[k],
+                (unsigned long long)s->invalid,
                 s->invalid == 1 ? " is" : "s are");
     }
 }
@@ -243,7 +242,8 @@ static void report_times(engine *g)
 {
     double total = engine_now() - g->t_start, mb = (double)g->bytes_in / 1e6;
     FILE *f = g->err_out;
-    fprintf(f, "colstat: backend %s, %d worker thread%s, %d column%s, %llu rows\n",
+    fprintf(f,
+            "colstat: backend %s, %d worker thread%s, %d column%s, %llu rows\n",
             g->gpu ? "gpu" : "cpu", g->nthreads, g->nthreads == 1 ? "" : "s",
             g->ncols, g->ncols == 1 ? "" : "s", (unsigned long long)g->rows);
     fprintf(f, "colstat: read    %8.3f s  %8.1f MB/s  (%.1f MB, main thread)\n",
@@ -323,6 +323,7 @@ int engine_run(const options *o, FILE *out, FILE *err, cs_error *e)
     g.what = o->what;
     g.t_start = engine_now();
     g.nthreads = threads_wanted(o);
+    g.block_bytes = CPU_BLOCK;
     g.progress = o->progress < 0 ? isatty(fileno(err)) : o->progress;
     g.binary = o->binary != NULL;
     if (g.binary && binary_spec_parse(o->binary, &g.spec, e) != CS_OK)

@@ -8,7 +8,6 @@
 #include "columns.h"
 #include "engine_impl.h"
 
-
 static ssize_t fill(engine *g, source *src, char *buf, size_t n, int *eof)
 {
     size_t got = 0;
@@ -51,8 +50,9 @@ static void show_progress(engine *g, const source *src)
     uint64_t size = source_file_size(src);
     if (size)
         fprintf(g->err_out, "\rcolstat: %s %3.0f%%  %.0f MB  %.0f MB/s ",
-                source_name(src), 100.0 * (double)source_raw_pos(src) / (double)size,
-                mb, dt > 0 ? mb / dt : 0.0);
+                source_name(src),
+                100.0 * (double)source_raw_pos(src) / (double)size, mb,
+                dt > 0 ? mb / dt : 0.0);
     else
         fprintf(g->err_out, "\rcolstat: %s  %.0f MB  %.0f MB/s ",
                 source_name(src), mb, dt > 0 ? mb / dt : 0.0);
@@ -107,7 +107,8 @@ static int feed_one(engine *g, source *src, input_file *f, csv_cutter *c,
             break;
         /* A record longer than the buffer: grow it and read on. */
         if (job_reserve(j, j->cap * 2)) {
-            cs_fail(g->e, CS_EDATA, f->name, line, "out of memory for a record");
+            cs_fail(g->e, CS_EDATA, f->name, line,
+                    "out of memory for a record");
             return -1;
         }
     }
@@ -177,9 +178,8 @@ static int map_file(engine *g, input_file *f, char **names, int nfields,
     f->map = malloc((size_t)(nmap ? nmap : 1) * sizeof *f->map);
     if (!f->map)
         return cs_fail(g->e, CS_EDATA, "", 0, "out of memory");
-    return columns_map(g->names, g->fields, g->ncols,
-                       g->by_name && has_header, names, nfields, f->name,
-                       nmap, f->map, g->e);
+    return columns_map(g->names, g->fields, g->ncols, g->by_name && has_header,
+                       names, nfields, f->name, nmap, f->map, g->e);
 }
 
 static void free_names(char **names, int n)
@@ -191,8 +191,8 @@ static void free_names(char **names, int n)
 
 /* Learns the columns of a file from its first bytes (g->carry[0, len)).
  * Returns CS_OK with *skip the bytes and *lines the lines before data. */
-static int read_head(engine *g, input_file *f, size_t len, int eof,
-                     int first, size_t *skip, uint64_t *lines)
+static int read_head(engine *g, input_file *f, size_t len, int eof, int first,
+                     size_t *skip, uint64_t *lines)
 {
     int rc;
     if (g->binary) {

@@ -108,9 +108,9 @@ static void run_csv(job *j)
         size_t used = 0;
         uint64_t lines = 0;
         double t0 = engine_now();
-        int rc = csv_parse_block(&f->dialect, j->buf + pos, j->len - pos,
-                                 line, f->map, f->nmap, g->o->strict, f->name,
-                                 c, &used, &lines, &j->err);
+        int rc = csv_parse_block(&f->dialect, j->buf + pos, j->len - pos, line,
+                                 f->map, f->nmap, g->o->strict, f->name, c,
+                                 &used, &lines, &j->err);
         j->t_parse += engine_now() - t0;
         if (rc != CS_OK || finish_chunk(j, c) != CS_OK)
             return;

@@ -24,14 +24,14 @@ enum {
 };
 
 typedef struct col_stats {
-    uint64_t count;                   /* values that entered (not NaN) */
-    uint64_t missing, invalid, nan;   /* fields that did not */
-    uint64_t first_invalid_row;       /* 0 when none */
-    double min, max;                  /* first row wins ties; -0 == +0 */
-    uint64_t min_row, max_row;        /* 0 when count == 0 */
-    int all_int;                      /* every value integral, |v| < 2^63 */
-    sacc sum;                         /* with STAT_SUM, STAT_MEAN or STAT_STD */
-    sacc sumsq;                       /* with STAT_STD */
+    uint64_t count;                 /* values that entered (not NaN) */
+    uint64_t missing, invalid, nan; /* fields that did not */
+    uint64_t first_invalid_row;     /* 0 when none */
+    double min, max;                /* first row wins ties; -0 == +0 */
+    uint64_t min_row, max_row;      /* 0 when count == 0 */
+    int all_int;                    /* every value integral, |v| < 2^63 */
+    sacc sum;                       /* with STAT_SUM, STAT_MEAN or STAT_STD */
+    sacc sumsq;                     /* with STAT_STD */
 } col_stats;
 
 void stats_init(col_stats *s);
@@ -66,7 +66,7 @@ typedef struct hist {
     uint64_t *bins;
 } hist;
 
-int hist_init(hist *h, int nbins, double lo, double hi); /* -1: no memory */
+int hist_init(hist *h, int nbins, double lo, double hi);  /* -1: no memory */
 void hist_add_values(hist *h, const double *v, size_t n); /* skips NaN */
 void hist_merge(hist *dst, const hist *src);              /* same edges */
 void hist_free(hist *h);

@@ -14,7 +14,8 @@ START_TEST(default_is_numeric_fields)
     unsigned char num[] = {1, 0, 1, 1};
     int *f = NULL, n = 0;
     cs_error e = {0};
-    ck_assert_int_eq(columns_select(NULL, names, num, 4, "x", &f, &n, &e), CS_OK);
+    ck_assert_int_eq(columns_select(NULL, names, num, 4, "x", &f, &n, &e),
+                     CS_OK);
     ck_assert_int_eq(n, 3);
     ck_assert_int_eq(f[0], 0);
     ck_assert_int_eq(f[1], 2);
@@ -45,7 +46,8 @@ START_TEST(name_wins_over_index)
     unsigned char num[] = {1, 1, 1};
     int *f = NULL, n = 0;
     cs_error e = {0};
-    ck_assert_int_eq(columns_select("2,3-", names, num, 3, "x", &f, &n, &e), CS_OK);
+    ck_assert_int_eq(columns_select("2,3-", names, num, 3, "x", &f, &n, &e),
+                     CS_OK);
     ck_assert_int_eq(n, 2);
     ck_assert_int_eq(f[0], 0);
     ck_assert_int_eq(f[1], 2);
@@ -66,7 +68,7 @@ START_TEST(random_lists)
             snprintf(names[i], 16, "col_%d", i);
         }
         char list[1024] = "";
-        int want[512], nw = 0;
+        int want[512] = {0}, nw = 0;
         int items = 1 + (int)(test_rand(&rng) % 6);
         for (int it = 0; it < items; it++) {
             char item[64];
@@ -94,7 +96,8 @@ START_TEST(random_lists)
         }
         int *f = NULL, n = 0;
         cs_error e = {0};
-        ck_assert_int_eq(columns_select(list, names, num, nf, "x", &f, &n, &e), CS_OK);
+        ck_assert_int_eq(columns_select(list, names, num, nf, "x", &f, &n, &e),
+                         CS_OK);
         ck_assert_int_eq(n, nw);
         for (int k = 0; k < n; k++)
             ck_assert_msg(f[k] == want[k], "list %s item %d", list, k);
@@ -113,17 +116,23 @@ START_TEST(map_by_name_and_index)
     char *names[] = {"d", "x", "b"};
     int map[4];
     cs_error e = {0};
-    ck_assert_int_eq(columns_map(out_names, out_fields, 2, 1, names, 3, "f", 3, map, &e), CS_OK);
+    ck_assert_int_eq(
+        columns_map(out_names, out_fields, 2, 1, names, 3, "f", 3, map, &e),
+        CS_OK);
     ck_assert_int_eq(map[0], 1);
     ck_assert_int_eq(map[1], -1);
     ck_assert_int_eq(map[2], 0);
     /* By index, a short file still maps the fields it lacks (ragged). */
-    ck_assert_int_eq(columns_map(out_names, out_fields, 2, 0, names, 3, "f", 4, map, &e), CS_OK);
+    ck_assert_int_eq(
+        columns_map(out_names, out_fields, 2, 0, names, 3, "f", 4, map, &e),
+        CS_OK);
     ck_assert_int_eq(map[1], 0);
     ck_assert_int_eq(map[3], 1);
     ck_assert_int_eq(map[0], -1);
     char *other[] = {"b", "c"};
-    ck_assert_int_eq(columns_map(out_names, out_fields, 2, 1, other, 2, "f", 2, map, &e), CS_EDATA);
+    ck_assert_int_eq(
+        columns_map(out_names, out_fields, 2, 1, other, 2, "f", 2, map, &e),
+        CS_EDATA);
     ck_assert_msg(strstr(e.msg, "'d'") != NULL, "%s", e.msg);
 }
 END_TEST
