@@ -23,6 +23,7 @@
 #endif
 
 typedef struct block {
+    char delim;
     chunk *out;
     double **col; /* out->col */
     const int *map;
@@ -132,6 +133,67 @@ static void on_record(int ch, void *data)
     b->row++;
 }
 
+/* The quote-free fast path. Numeric exports rarely quote anything, and
+ * for such lines libcsv's byte-at-a-time state machine is most of the
+ * cost (measured: libcsv alone 275 MB/s a core; this path several times
+ * that). A batch qualifies when it holds no quote and every CR is part of
+ * a CRLF; its records then split at the delimiter exactly as libcsv
+ * splits them: blank lines are no records, blanks around a field are
+ * trimmed (parse_number ignores them). */
+static int quote_free(const char *s, size_t n)
+{
+    if (memchr(s, '"', n))
+        return 0;
+    for (const char *cr = memchr(s, '\r', n); cr;
+         cr = memchr(cr + 1, '\r', (size_t)(s + n - cr - 1)))
+        if (cr + 1 == s + n || cr[1] != '\n')
+            return 0;
+    return 1;
+}
+
+/* libcsv's blanks are space and tab, except the delimiter itself. */
+static int blank_line(const char *s, const char *e, char delim)
+{
+    for (; s < e; s++)
+        if ((*s != ' ' && *s != '\t') || *s == delim)
+            return 0;
+    return 1;
+}
+
+static void fast_record(block *b, const char *s, const char *e)
+{
+    int f = 0;
+    for (;;) {
+        const char *fe = s;
+        while (fe < e && *fe != b->delim)
+            fe++;
+        if (f < b->nmap && b->map[f] >= 0)
+            on_field((void *)s, (size_t)(fe - s), b);
+        else
+            b->field++;
+        f++;
+        /* Fields past the last mapped one need no scanning. */
+        if (fe == e || f >= b->nmap)
+            break;
+        s = fe + 1;
+    }
+    on_record(0, b);
+}
+
+static void fast_lines(block *b, const char *s, size_t n, uint64_t line)
+{
+    const char *end = s + n;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *le = nl ? nl : end;
+        const char *stop = le > s && le[-1] == '\r' ? le - 1 : le;
+        b->line = line++;
+        if (!blank_line(s, stop, b->delim))
+            fast_record(b, s, stop);
+        s = le + 1;
+    }
+}
+
 /* Length of buf[0, n) up to and including its first CR or LF. */
 static size_t piece_len(const char *buf, size_t n)
 {
@@ -182,8 +244,17 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
         size_t len;
         if (nl) {
             len = (size_t)(nl - buf) + 1 - at;
-            b->line = 0;
-            rc = feed(p, b, buf + at, len);
+            /* Batches end at a newline, not always at a record's end: the
+             * fast path needs libcsv between records (pstate 0, its
+             * ROW_NOT_BEGUN), where a quote-free batch can hold no part of
+             * a quoted field. */
+            if (p->pstate == 0 && quote_free(buf + at, len)) {
+                fast_lines(b, buf + at, len, *line);
+                rc = b->failed ? CS_EDATA : CS_OK;
+            } else {
+                b->line = 0;
+                rc = feed(p, b, buf + at, len);
+            }
         } else {
             b->line = *line;
             len = feed_line(p, b, buf, n, at, &rc);
@@ -263,7 +334,8 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     if (csv_init(&p, CSV_APPEND_NULL) != 0)
         return cs_fail(e, CS_EDATA, file, first_line, "out of memory");
     csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
-    block b = {.out = out,
+    block b = {.delim = d->delim ? d->delim : ',',
+               .out = out,
                .col = out->col,
                .map = map,
                .nmap = nmap,
