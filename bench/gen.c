@@ -355,12 +355,10 @@ static int block_segment(block *b)
     memset(&z, 0, sizeof z);
     if (deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return -1;
-    int rc = 0;
     b->seg.len = 0;
     z.next_in = b->text.p;
     z.avail_in = (uInt)b->text.len;
-    if (!rc && buf_reserve(&b->seg, deflateBound(&z, b->text.len) + 64))
-        rc = -1;
+    int rc = buf_reserve(&b->seg, deflateBound(&z, b->text.len) + 64);
     if (!rc)
         rc = deflate_all(&z, &b->seg, Z_SYNC_FLUSH);
     deflateEnd(&z);
