@@ -1,0 +1,434 @@
+/* The fused reduction: one pass over each column of a chunk gives the
+ * count, the exact sum (and sum of squares), the extrema with their first
+ * row and the integrality flag.
+ *
+ * Exact sums follow S. Collange, D. Defour, S. Graillat, R. Iakymchuk,
+ * "Numerical reproducibility for the parallel reduction on multi- and
+ * many-core architectures", Parallel Computing 49 (2015): each thread keeps
+ * a short floating-point expansion updated with Knuth's error-free TwoSum;
+ * a residual the expansion cannot hold is added exactly, as integer digits,
+ * to a superaccumulator in shared memory; at block end the expansions are
+ * merged across the warp and flushed too, and the block's digits are added
+ * to the column's global digits. Squares x*x = p + e exactly (TwoProduct by
+ * fma) while neither can overflow or underflow; outside that range the
+ * integer square m*m * 2^(2e) goes straight to the digits (R. M. Neal,
+ * arXiv:1505.05571). Digit additions are integer and commutative, so the
+ * result does not depend on block scheduling; extrema compare (value, row)
+ * so ties go to the lower row whatever the order. */
+#include "kernels.cuh"
+
+#include <math.h>
+
+namespace {
+
+typedef unsigned long long ull;
+
+constexpr int THREADS = 256;
+constexpr int WARPS = THREADS / 32;
+constexpr int EXP_TERMS = 3;
+constexpr unsigned FULL = 0xffffffffu;
+
+/* Below this the expansion's terms cannot overflow, whatever the count. */
+constexpr double SUM_DIRECT = 0x1p960;
+/* Inside [SQ_LO, SQ_HI) x*x and its fma error are exact doubles. */
+constexpr double SQ_LO = 0x1p-480, SQ_HI = 0x1p480;
+
+__device__ __forceinline__ void digit_add(long long *acc, int i, ull v)
+{
+    if (v)
+        atomicAdd(reinterpret_cast<ull *>(acc + i), v);
+}
+
+/* bit of the accumulator that bit 0 of the integer significand lands on */
+__device__ __forceinline__ int split(ull bits, ull *m)
+{
+    int bexp = (int)((bits >> 52) & 0x7ff);
+    *m = (bits & ((1ull << 52) - 1)) | ((ull)(bexp != 0) << 52);
+    return bexp + (bexp == 0) - 1075 - SACC_LSB_EXP;
+}
+
+/* acc += x exactly; x finite. Three digits of < 2^32 each, as exact.c. */
+__device__ void digits_add(long long *acc, double x)
+{
+    ull bits = (ull)__double_as_longlong(x), m;
+    int shift = split(bits, &m);
+    int i = shift >> 5, r = shift & 31;
+    ull t = m >> (32 - r);
+    ull p0 = (m << r) & 0xffffffffull, p1 = t & 0xffffffffull, p2 = t >> 32;
+    if (bits >> 63) {
+        p0 = 0 - p0;
+        p1 = 0 - p1;
+        p2 = 0 - p2;
+    }
+    digit_add(acc, i, p0);
+    digit_add(acc, i + 1, p1);
+    digit_add(acc, i + 2, p2);
+}
+
+/* acc += x*x exactly; x finite. The 106-bit m*m spans five digits. */
+__device__ void digits_add_square(long long *acc, double x)
+{
+    ull bits = (ull)__double_as_longlong(x), m;
+    int shift = 2 * split(bits, &m) + SACC_LSB_EXP;
+    int i = shift >> 5, r = shift & 31, s = 32 - r;
+    ull lo = m * m, hi = __umul64hi(m, m);
+    ull tlo = (lo >> s) | (hi << (64 - s)), thi = hi >> s;
+    digit_add(acc, i, (lo << r) & 0xffffffffull);
+    digit_add(acc, i + 1, tlo & 0xffffffffull);
+    digit_add(acc, i + 2, tlo >> 32);
+    digit_add(acc, i + 3, thi & 0xffffffffull);
+    digit_add(acc, i + 4, thi >> 32);
+}
+
+/* Adds x to the expansion a with TwoSum at each term; returns what is
+ * left over (0 when a absorbed x exactly). */
+template <int K>
+__device__ __forceinline__ double absorb(double (&a)[K], double x)
+{
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        double s = a[k] + x;
+        double bb = s - a[k];
+        double e = (a[k] - (s - bb)) + (x - bb);
+        a[k] = s;
+        x = e;
+    }
+    return x;
+}
+
+/* Same test as stats.c: an integer of magnitude below 2^63. */
+__device__ __forceinline__ bool is_int64(double v)
+{
+    double a = fabs(v);
+    return (a < 0x1p63) & ((a >= 0x1p52) | ((a + 0x1p52) - 0x1p52 == a));
+}
+
+/* (av, ar) comes before (bv, br) as a minimum; rows break ties. */
+__device__ __forceinline__ bool min_first(double av, ull ar, double bv, ull br)
+{
+    return ar != DEV_NO_ROW &&
+           (br == DEV_NO_ROW || av < bv || (av == bv && ar < br));
+}
+
+__device__ __forceinline__ bool max_first(double av, ull ar, double bv, ull br)
+{
+    return ar != DEV_NO_ROW &&
+           (br == DEV_NO_ROW || av > bv || (av == bv && ar < br));
+}
+
+__device__ __forceinline__ void ext_fold(dev_ext &e, double mn, ull mnr,
+                                         double mx, ull mxr)
+{
+    if (min_first(mn, mnr, e.mn, e.mnr)) {
+        e.mn = mn;
+        e.mnr = mnr;
+    }
+    if (max_first(mx, mxr, e.mx, e.mxr)) {
+        e.mx = mx;
+        e.mxr = mxr;
+    }
+}
+
+__device__ __forceinline__ void ext_warp(dev_ext &e)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        ext_fold(e, __shfl_down_sync(FULL, e.mn, off),
+                 __shfl_down_sync(FULL, e.mnr, off),
+                 __shfl_down_sync(FULL, e.mx, off),
+                 __shfl_down_sync(FULL, e.mxr, off));
+}
+
+/* Block-wide fold of each thread's e; the result is valid in thread 0. */
+__device__ dev_ext ext_block(dev_ext e)
+{
+    __shared__ dev_ext s_ext[WARPS];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    ext_warp(e);
+    if (lane == 0)
+        s_ext[warp] = e;
+    __syncthreads();
+    if (warp == 0) {
+        e = lane < WARPS ? s_ext[lane]
+                         : dev_ext{NAN, NAN, DEV_NO_ROW, DEV_NO_ROW};
+        ext_warp(e);
+    }
+    return e;
+}
+
+/* One thread's running state. */
+template <int K> struct lane_acc {
+    double es[K], eq[K];
+    dev_ext ext;
+    unsigned count;
+    bool all_int;
+};
+
+template <int K, bool SUMS, bool SQUARES>
+__device__ __forceinline__ void visit(lane_acc<K> &t, double x, ull row,
+                                      long long *s_sum, long long *s_sq,
+                                      ull *s_inf)
+{
+    if (x != x)
+        return;
+    t.count++;
+    /* rows rise within a thread, so strict tests keep the first; the
+     * negations also take the first value over the NaN start */
+    if (!(x >= t.ext.mn)) {
+        t.ext.mn = x;
+        t.ext.mnr = row;
+    }
+    if (!(x <= t.ext.mx)) {
+        t.ext.mx = x;
+        t.ext.mxr = row;
+    }
+    if (t.all_int)
+        t.all_int = is_int64(x);
+    double ax = fabs(x);
+    if (SUMS) {
+        if (ax < SUM_DIRECT) {
+            double r = absorb(t.es, x);
+            if (r != 0)
+                digits_add(s_sum, r);
+        } else if (ax == INFINITY) {
+            atomicAdd(&s_inf[x < 0], 1ull);
+        } else {
+            digits_add(s_sum, x);
+        }
+    }
+    if (SQUARES) {
+        if (ax >= SQ_LO && ax < SQ_HI) {
+            double p = x * x;
+            double e = fma(x, x, -p);
+            double r = absorb(t.eq, p);
+            if (r != 0)
+                digits_add(s_sq, r);
+            r = absorb(t.eq, e);
+            if (r != 0)
+                digits_add(s_sq, r);
+        } else if (ax == INFINITY) {
+            atomicAdd(&s_inf[2], 1ull);
+        } else if (x != 0) {
+            digits_add_square(s_sq, x);
+        }
+    }
+}
+
+/* Merges the expansions of a warp into lane 0, then flushes it. */
+template <int K>
+__device__ void flush_warp(double (&a)[K], long long *acc)
+{
+    int lane = threadIdx.x & 31;
+    for (int off = 16; off > 0; off >>= 1) {
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            double y = __shfl_down_sync(FULL, a[k], off);
+            if (lane < off) {
+                double r = absorb(a, y);
+                if (r != 0)
+                    digits_add(acc, r);
+            }
+        }
+    }
+    if (lane == 0)
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            if (a[k] != 0)
+                digits_add(acc, a[k]);
+}
+
+template <int K, bool SUMS, bool SQUARES>
+__global__ void __launch_bounds__(THREADS)
+    reduce_kernel(const reduce_args a)
+{
+    __shared__ long long s_sum[SACC_DIGITS], s_sq[SACC_DIGITS];
+    __shared__ ull s_inf[3];
+    __shared__ unsigned s_count;
+    for (int i = threadIdx.x; i < SACC_DIGITS; i += THREADS) {
+        s_sum[i] = 0;
+        s_sq[i] = 0;
+    }
+    if (threadIdx.x < 3)
+        s_inf[threadIdx.x] = 0;
+    if (threadIdx.x == 0)
+        s_count = 0;
+    __syncthreads();
+
+    lane_acc<K> t;
+    for (int k = 0; k < K; k++)
+        t.es[k] = t.eq[k] = 0;
+    t.ext = dev_ext{NAN, NAN, DEV_NO_ROW, DEV_NO_ROW};
+    t.count = 0;
+    t.all_int = true;
+
+    const int col = blockIdx.y;
+    const double *v = a.col + (size_t)col * a.ld;
+    const double2 *v2 = reinterpret_cast<const double2 *>(v);
+    const size_t npair = a.n / 2;
+    const size_t stride = (size_t)gridDim.x * THREADS;
+    const size_t gid = (size_t)blockIdx.x * THREADS + threadIdx.x;
+    const ull row0 = a.first_row;
+    size_t p = gid;
+    /* four independent 16-byte loads in flight per thread */
+    for (; p + 3 * stride < npair; p += 4 * stride) {
+        double2 x[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            x[u] = __ldcs(v2 + p + u * stride);
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            ull r = row0 + 2 * (p + u * stride);
+            visit<K, SUMS, SQUARES>(t, x[u].x, r, s_sum, s_sq, s_inf);
+            visit<K, SUMS, SQUARES>(t, x[u].y, r + 1, s_sum, s_sq, s_inf);
+        }
+    }
+    for (; p < npair; p += stride) {
+        double2 x = __ldcs(v2 + p);
+        visit<K, SUMS, SQUARES>(t, x.x, row0 + 2 * p, s_sum, s_sq, s_inf);
+        visit<K, SUMS, SQUARES>(t, x.y, row0 + 2 * p + 1, s_sum, s_sq, s_inf);
+    }
+    if ((a.n & 1) && gid == 0)
+        visit<K, SUMS, SQUARES>(t, v[a.n - 1], row0 + a.n - 1, s_sum, s_sq,
+                                s_inf);
+
+    if (SUMS)
+        flush_warp(t.es, s_sum);
+    if (SQUARES)
+        flush_warp(t.eq, s_sq);
+    unsigned c = __reduce_add_sync(FULL, t.count);
+    if ((threadIdx.x & 31) == 0 && c)
+        atomicAdd(&s_count, c);
+    int all_int = __syncthreads_and(t.all_int);
+    dev_ext e = ext_block(t.ext); /* ends with the digits complete too */
+    __syncthreads();
+
+    dev_col *st = a.state + col;
+    if (threadIdx.x == 0) {
+        a.part[(size_t)col * a.nblocks + blockIdx.x] = e;
+        if (s_count)
+            atomicAdd(&st->count, (ull)s_count);
+        if (!all_int)
+            atomicAnd(&st->all_int, 0);
+        if (s_inf[0])
+            atomicAdd(&st->pos_inf, s_inf[0]);
+        if (s_inf[1])
+            atomicAdd(&st->neg_inf, s_inf[1]);
+        if (s_inf[2])
+            atomicAdd(&st->sq_inf, s_inf[2]);
+    }
+    for (int i = threadIdx.x; i < SACC_DIGITS; i += THREADS) {
+        if (SUMS)
+            digit_add(st->sum, i, (ull)s_sum[i]);
+        if (SQUARES)
+            digit_add(st->sumsq, i, (ull)s_sq[i]);
+    }
+}
+
+/* One carry pass: each digit keeps its low 32 bits plus the carry of the
+ * one below, which brings every digit back within (-2^33, 2^33). */
+__device__ void carry_pass(long long *d, long long *s)
+{
+    for (int i = threadIdx.x; i < SACC_DIGITS; i += THREADS)
+        s[i] = d[i];
+    __syncthreads();
+    for (int i = threadIdx.x; i < SACC_DIGITS; i += THREADS) {
+        long long own = i == SACC_DIGITS - 1 ? s[i] : (s[i] & 0xffffffffll);
+        d[i] = own + (i ? s[i - 1] >> 32 : 0);
+    }
+    __syncthreads();
+}
+
+/* Per column: folds the block extrema into the state, carries digits. */
+__global__ void __launch_bounds__(THREADS)
+    reduce_finish_kernel(dev_col *state, const dev_ext *part, int nblocks,
+                         int sums, int squares)
+{
+    __shared__ long long s_d[SACC_DIGITS];
+    dev_col *st = state + blockIdx.x;
+    const dev_ext *pp = part + (size_t)blockIdx.x * nblocks;
+    dev_ext e{NAN, NAN, DEV_NO_ROW, DEV_NO_ROW};
+    for (int j = threadIdx.x; j < nblocks; j += THREADS)
+        ext_fold(e, pp[j].mn, pp[j].mnr, pp[j].mx, pp[j].mxr);
+    e = ext_block(e);
+    if (threadIdx.x == 0) {
+        dev_ext g{st->min, st->max, st->min_row, st->max_row};
+        ext_fold(g, e.mn, e.mnr, e.mx, e.mxr);
+        st->min = g.mn;
+        st->min_row = g.mnr;
+        st->max = g.mx;
+        st->max_row = g.mxr;
+    }
+    if (sums)
+        carry_pass(st->sum, s_d);
+    if (squares)
+        carry_pass(st->sumsq, s_d);
+}
+
+template <int K, bool SUMS, bool SQUARES>
+cudaError_t launch_variant(const reduce_args *a, int ncols, cudaStream_t s)
+{
+    dim3 grid((unsigned)a->nblocks, (unsigned)ncols);
+    reduce_kernel<K, SUMS, SQUARES><<<grid, THREADS, 0, s>>>(*a);
+    return cudaGetLastError();
+}
+
+template <int K>
+cudaError_t launch_terms(const reduce_args *a, int ncols, cudaStream_t s)
+{
+    if (a->squares)
+        return launch_variant<K, true, true>(a, ncols, s);
+    if (a->sums)
+        return launch_variant<K, true, false>(a, ncols, s);
+    return launch_variant<K, false, false>(a, ncols, s);
+}
+
+} // namespace
+
+int reduce_grid(int nsm, size_t n)
+{
+    static int per_sm; /* resident blocks of the heaviest variant */
+    if (!per_sm) {
+        int b = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &b, reduce_kernel<EXP_TERMS, true, true>, THREADS, 0) !=
+                cudaSuccess ||
+            b < 1)
+            b = 2;
+        per_sm = b;
+    }
+    size_t per_block = (size_t)THREADS * 8; /* four pairs per thread */
+    size_t want = (n + per_block - 1) / per_block;
+    size_t cap = (size_t)nsm * (size_t)per_sm;
+    if (want > cap)
+        want = cap;
+    return want ? (int)want : 1;
+}
+
+void dev_col_empty(dev_col *c)
+{
+    for (int i = 0; i < SACC_DIGITS; i++)
+        c->sum[i] = c->sumsq[i] = 0;
+    c->count = c->pos_inf = c->neg_inf = c->sq_inf = 0;
+    c->min = c->max = NAN;
+    c->min_row = c->max_row = DEV_NO_ROW;
+    c->all_int = 1;
+    c->pad = 0;
+}
+
+cudaError_t reduce_launch_terms(const reduce_args *a, int ncols,
+                                cudaStream_t s, int terms)
+{
+    cudaError_t err = terms == 2   ? launch_terms<2>(a, ncols, s)
+                      : terms == 4 ? launch_terms<4>(a, ncols, s)
+                                   : launch_terms<EXP_TERMS>(a, ncols, s);
+    if (err != cudaSuccess)
+        return err;
+    reduce_finish_kernel<<<ncols, THREADS, 0, s>>>(a->state, a->part,
+                                                   a->nblocks, a->sums,
+                                                   a->squares);
+    return cudaGetLastError();
+}
+
+cudaError_t reduce_launch(const reduce_args *a, int ncols, cudaStream_t s)
+{
+    return reduce_launch_terms(a, ncols, s, EXP_TERMS);
+}
