@@ -18,6 +18,7 @@
 #include "kernels.cuh"
 
 #include <math.h>
+#include <stdlib.h>
 
 namespace {
 
@@ -80,16 +81,27 @@ __device__ void digits_add_square(long long *acc, double x)
     digit_add(acc, i + 4, thi >> 32);
 }
 
-/* Adds x to the expansion a with TwoSum at each term; returns what is
- * left over (0 when a absorbed x exactly). */
-template <int K>
+/* Adds x to the expansion a, one error-free sum per term; returns what is
+ * left over (0 when a absorbed x exactly). TwoSum (Knuth, 6 additions), or
+ * with FAST the operands ordered by magnitude and Fast2Sum (Dekker, 3
+ * additions), exact for |big| >= |small|. Either way the sum is exact;
+ * only the speed differs. */
+template <int K, bool FAST>
 __device__ __forceinline__ double absorb(double (&a)[K], double x)
 {
 #pragma unroll
     for (int k = 0; k < K; k++) {
-        double s = a[k] + x;
-        double bb = s - a[k];
-        double e = (a[k] - (s - bb)) + (x - bb);
+        double s, e;
+        if (FAST) {
+            bool swap = fabs(a[k]) < fabs(x);
+            double big = swap ? x : a[k], small = swap ? a[k] : x;
+            s = big + small;
+            e = small - (s - big);
+        } else {
+            s = a[k] + x;
+            double bb = s - a[k];
+            e = (a[k] - (s - bb)) + (x - bb);
+        }
         a[k] = s;
         x = e;
     }
@@ -155,66 +167,103 @@ __device__ dev_ext ext_block(dev_ext e)
     return e;
 }
 
-/* One thread's running state. */
+/* One thread's running state; extrema as 32-bit indices into the column
+ * (a launch holds fewer than 2^27 values), made rows at the end. */
 template <int K> struct lane_acc {
     double es[K], eq[K];
-    dev_ext ext;
+    double mn, mx;
+    unsigned mni, mxi;
     unsigned count;
     bool all_int;
 };
 
-template <int K, bool SUMS, bool SQUARES>
-__device__ __forceinline__ void visit(lane_acc<K> &t, double x, ull row,
+constexpr unsigned NO_IDX = 0xffffffffu;
+
+/* Sums of a value that is infinite or beyond SUM_DIRECT: rare, kept out
+ * of line (and off the thread's registers). */
+template <bool SUMS, bool SQUARES>
+__device__ __noinline__ void add_rare(double x, long long *s_sum,
+                                      long long *s_sq, ull *s_inf)
+{
+    bool inf = fabs(x) == INFINITY;
+    if (SUMS) {
+        if (inf)
+            atomicAdd(&s_inf[x < 0], 1ull);
+        else
+            digits_add(s_sum, x);
+    }
+    if (SQUARES) {
+        if (inf)
+            atomicAdd(&s_inf[2], 1ull);
+        else
+            digits_add_square(s_sq, x);
+    }
+}
+
+template <int K, bool FAST, bool SUMS, bool SQUARES>
+__device__ __forceinline__ void visit(lane_acc<K> &t, double x, unsigned i,
                                       long long *s_sum, long long *s_sq,
                                       ull *s_inf)
 {
-    if (x != x)
+    /* indices rise within a thread, so strict tests keep the first; NaN
+     * fails both; an all-+inf (all--inf) thread is settled at the end */
+    if (x < t.mn) {
+        t.mn = x;
+        t.mni = i;
+    }
+    if (x > t.mx) {
+        t.mx = x;
+        t.mxi = i;
+    }
+    double ax = fabs(x);
+    if (!(ax < SUM_DIRECT)) { /* one test for NaN, inf and huge */
+        if (x == x) {
+            t.count++;
+            t.all_int = false; /* |x| >= 2^960 */
+            add_rare<SUMS, SQUARES>(x, s_sum, s_sq, s_inf);
+        }
         return;
+    }
     t.count++;
-    /* rows rise within a thread, so strict tests keep the first; the
-     * negations also take the first value over the NaN start */
-    if (!(x >= t.ext.mn)) {
-        t.ext.mn = x;
-        t.ext.mnr = row;
-    }
-    if (!(x <= t.ext.mx)) {
-        t.ext.mx = x;
-        t.ext.mxr = row;
-    }
     if (t.all_int)
         t.all_int = is_int64(x);
-    double ax = fabs(x);
     if (SUMS) {
-        if (ax < SUM_DIRECT) {
-            double r = absorb(t.es, x);
-            if (r != 0)
-                digits_add(s_sum, r);
-        } else if (ax == INFINITY) {
-            atomicAdd(&s_inf[x < 0], 1ull);
-        } else {
-            digits_add(s_sum, x);
-        }
+        double r = absorb<K, FAST>(t.es, x);
+        if (r != 0)
+            digits_add(s_sum, r);
     }
     if (SQUARES) {
         if (ax >= SQ_LO && ax < SQ_HI) {
             double p = x * x;
             double e = fma(x, x, -p);
-            double r = absorb(t.eq, p);
+            double r = absorb<K, FAST>(t.eq, p);
             if (r != 0)
                 digits_add(s_sq, r);
-            r = absorb(t.eq, e);
+            r = absorb<K, FAST>(t.eq, e);
             if (r != 0)
                 digits_add(s_sq, r);
-        } else if (ax == INFINITY) {
-            atomicAdd(&s_inf[2], 1ull);
         } else if (x != 0) {
             digits_add_square(s_sq, x);
         }
     }
 }
 
+/* Index of the first non-NaN value this thread visits, in visiting order;
+ * only for a thread whose values were all +inf or all -inf. */
+__device__ unsigned first_valid(const double *v, unsigned n, unsigned gid,
+                                unsigned stride)
+{
+    for (unsigned p = gid; p < n / 2; p += stride) {
+        if (v[2 * p] == v[2 * p])
+            return 2 * p;
+        if (v[2 * p + 1] == v[2 * p + 1])
+            return 2 * p + 1;
+    }
+    return n - 1; /* the odd tail, visited last by thread 0 */
+}
+
 /* Merges the expansions of a warp into lane 0, then flushes it. */
-template <int K>
+template <int K, bool FAST>
 __device__ void flush_warp(double (&a)[K], long long *acc)
 {
     int lane = threadIdx.x & 31;
@@ -223,7 +272,7 @@ __device__ void flush_warp(double (&a)[K], long long *acc)
         for (int k = 0; k < K; k++) {
             double y = __shfl_down_sync(FULL, a[k], off);
             if (lane < off) {
-                double r = absorb(a, y);
+                double r = absorb<K, FAST>(a, y);
                 if (r != 0)
                     digits_add(acc, r);
             }
@@ -236,7 +285,7 @@ __device__ void flush_warp(double (&a)[K], long long *acc)
                 digits_add(acc, a[k]);
 }
 
-template <int K, bool SUMS, bool SQUARES>
+template <int K, bool FAST, bool SUMS, bool SQUARES>
 __global__ void __launch_bounds__(THREADS)
     reduce_kernel(const reduce_args a)
 {
@@ -256,18 +305,20 @@ __global__ void __launch_bounds__(THREADS)
     lane_acc<K> t;
     for (int k = 0; k < K; k++)
         t.es[k] = t.eq[k] = 0;
-    t.ext = dev_ext{NAN, NAN, DEV_NO_ROW, DEV_NO_ROW};
+    t.mn = INFINITY;
+    t.mx = -INFINITY;
+    t.mni = t.mxi = NO_IDX;
     t.count = 0;
     t.all_int = true;
 
     const int col = blockIdx.y;
     const double *v = a.col + (size_t)col * a.ld;
     const double2 *v2 = reinterpret_cast<const double2 *>(v);
-    const size_t npair = a.n / 2;
-    const size_t stride = (size_t)gridDim.x * THREADS;
-    const size_t gid = (size_t)blockIdx.x * THREADS + threadIdx.x;
-    const ull row0 = a.first_row;
-    size_t p = gid;
+    const unsigned n = (unsigned)a.n; /* < 2^27: DEV_MAX_ROWS_PER_LAUNCH */
+    const unsigned npair = n / 2;
+    const unsigned stride = gridDim.x * THREADS;
+    const unsigned gid = blockIdx.x * THREADS + threadIdx.x;
+    unsigned p = gid;
     /* four independent 16-byte loads in flight per thread */
     for (; p + 3 * stride < npair; p += 4 * stride) {
         double2 x[4];
@@ -276,29 +327,39 @@ __global__ void __launch_bounds__(THREADS)
             x[u] = __ldcs(v2 + p + u * stride);
 #pragma unroll
         for (int u = 0; u < 4; u++) {
-            ull r = row0 + 2 * (p + u * stride);
-            visit<K, SUMS, SQUARES>(t, x[u].x, r, s_sum, s_sq, s_inf);
-            visit<K, SUMS, SQUARES>(t, x[u].y, r + 1, s_sum, s_sq, s_inf);
+            unsigned i = 2 * (p + u * stride);
+            visit<K, FAST, SUMS, SQUARES>(t, x[u].x, i, s_sum, s_sq, s_inf);
+            visit<K, FAST, SUMS, SQUARES>(t, x[u].y, i + 1, s_sum, s_sq,
+                                          s_inf);
         }
     }
     for (; p < npair; p += stride) {
         double2 x = __ldcs(v2 + p);
-        visit<K, SUMS, SQUARES>(t, x.x, row0 + 2 * p, s_sum, s_sq, s_inf);
-        visit<K, SUMS, SQUARES>(t, x.y, row0 + 2 * p + 1, s_sum, s_sq, s_inf);
+        visit<K, FAST, SUMS, SQUARES>(t, x.x, 2 * p, s_sum, s_sq, s_inf);
+        visit<K, FAST, SUMS, SQUARES>(t, x.y, 2 * p + 1, s_sum, s_sq, s_inf);
     }
-    if ((a.n & 1) && gid == 0)
-        visit<K, SUMS, SQUARES>(t, v[a.n - 1], row0 + a.n - 1, s_sum, s_sq,
-                                s_inf);
+    if ((n & 1) && gid == 0)
+        visit<K, FAST, SUMS, SQUARES>(t, v[n - 1], n - 1, s_sum, s_sq, s_inf);
+    if (t.count && (t.mni == NO_IDX || t.mxi == NO_IDX)) {
+        unsigned f = first_valid(v, n, gid, stride);
+        if (t.mni == NO_IDX)
+            t.mni = f; /* every value was +inf */
+        if (t.mxi == NO_IDX)
+            t.mxi = f; /* every value was -inf */
+    }
+    const ull row0 = a.first_row;
+    dev_ext mine{t.mn, t.mx, t.mni == NO_IDX ? DEV_NO_ROW : row0 + t.mni,
+                 t.mxi == NO_IDX ? DEV_NO_ROW : row0 + t.mxi};
 
     if (SUMS)
-        flush_warp(t.es, s_sum);
+        flush_warp<K, FAST>(t.es, s_sum);
     if (SQUARES)
-        flush_warp(t.eq, s_sq);
+        flush_warp<K, FAST>(t.eq, s_sq);
     unsigned c = __reduce_add_sync(FULL, t.count);
     if ((threadIdx.x & 31) == 0 && c)
         atomicAdd(&s_count, c);
     int all_int = __syncthreads_and(t.all_int);
-    dev_ext e = ext_block(t.ext); /* ends with the digits complete too */
+    dev_ext e = ext_block(mine); /* ends with the digits complete too */
     __syncthreads();
 
     dev_col *st = a.state + col;
@@ -363,22 +424,22 @@ __global__ void __launch_bounds__(THREADS)
         carry_pass(st->sumsq, s_d);
 }
 
-template <int K, bool SUMS, bool SQUARES>
+template <int K, bool FAST, bool SUMS, bool SQUARES>
 cudaError_t launch_variant(const reduce_args *a, int ncols, cudaStream_t s)
 {
     dim3 grid((unsigned)a->nblocks, (unsigned)ncols);
-    reduce_kernel<K, SUMS, SQUARES><<<grid, THREADS, 0, s>>>(*a);
+    reduce_kernel<K, FAST, SUMS, SQUARES><<<grid, THREADS, 0, s>>>(*a);
     return cudaGetLastError();
 }
 
-template <int K>
+template <int K, bool FAST>
 cudaError_t launch_terms(const reduce_args *a, int ncols, cudaStream_t s)
 {
     if (a->squares)
-        return launch_variant<K, true, true>(a, ncols, s);
+        return launch_variant<K, FAST, true, true>(a, ncols, s);
     if (a->sums)
-        return launch_variant<K, true, false>(a, ncols, s);
-    return launch_variant<K, false, false>(a, ncols, s);
+        return launch_variant<K, FAST, true, false>(a, ncols, s);
+    return launch_variant<K, FAST, false, false>(a, ncols, s);
 }
 
 } // namespace
@@ -389,7 +450,7 @@ int reduce_grid(int nsm, size_t n)
     if (!per_sm) {
         int b = 0;
         if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &b, reduce_kernel<EXP_TERMS, true, true>, THREADS, 0) !=
+                &b, reduce_kernel<4, false, true, true>, THREADS, 0) !=
                 cudaSuccess ||
             b < 1)
             b = 2;
@@ -417,9 +478,24 @@ void dev_col_empty(dev_col *c)
 cudaError_t reduce_launch_terms(const reduce_args *a, int ncols,
                                 cudaStream_t s, int terms)
 {
-    cudaError_t err = terms == 2   ? launch_terms<2>(a, ncols, s)
-                      : terms == 4 ? launch_terms<4>(a, ncols, s)
-                                   : launch_terms<EXP_TERMS>(a, ncols, s);
+    cudaError_t err;
+    switch (terms) {
+    case 2:
+        err = launch_terms<2, false>(a, ncols, s);
+        break;
+    case 3:
+        err = launch_terms<3, false>(a, ncols, s);
+        break;
+    case 4:
+        err = launch_terms<4, false>(a, ncols, s);
+        break;
+    case -2:
+        err = launch_terms<2, true>(a, ncols, s);
+        break;
+    default:
+        err = launch_terms<3, true>(a, ncols, s);
+        break;
+    }
     if (err != cudaSuccess)
         return err;
     reduce_finish_kernel<<<ncols, THREADS, 0, s>>>(a->state, a->part,
@@ -430,5 +506,10 @@ cudaError_t reduce_launch_terms(const reduce_args *a, int ncols,
 
 cudaError_t reduce_launch(const reduce_args *a, int ncols, cudaStream_t s)
 {
-    return reduce_launch_terms(a, ncols, s, EXP_TERMS);
+    static int terms; /* COLSTAT_GPU_TERMS: test hook to run each variant */
+    if (!terms) {
+        const char *env = getenv("COLSTAT_GPU_TERMS");
+        terms = env && atoi(env) ? atoi(env) : EXP_TERMS;
+    }
+    return reduce_launch_terms(a, ncols, s, terms);
 }

@@ -40,8 +40,14 @@ HIST_FN int hist_bin(const hist_scale *s, double v)
     if (v == s->hi)
         return s->hi > s->lo ? s->nbins - 1 : 0;
     double t = (v * 0.5 - s->half_lo) * s->scale;
-    int b = (int)t;
-    return b < s->nbins ? b : s->nbins - 1;
+    /* t is NaN or infinite when an edge is infinite or the edges are so
+     * close that the scale overflows; (int) of those is undefined in C and
+     * differs between CPU and GPU, so they are settled here. */
+    if (!(t >= 0))
+        return 0;
+    if (t >= s->nbins)
+        return s->nbins - 1;
+    return (int)t;
 }
 
 #endif

@@ -366,8 +366,8 @@ START_TEST(test_pieces_and_host_keep)
 }
 END_TEST
 
-/* Infinities (no histogram: infinite edges are not comparable), the
- * statistic subsets, all-NaN and empty input. */
+/* Infinities (also as histogram edges), the statistic subsets, all-NaN
+ * and empty input. */
 START_TEST(test_inf_and_subsets)
 {
     size_t chunks[3] = {scaled(200000), 17, scaled(100003)};
@@ -376,6 +376,12 @@ START_TEST(test_inf_and_subsets)
     for (int w = 0; w < 4; w++) {
         run_spec sp = {"inf and subsets", 3, whats[w], 0, 0, chunks, 3,
                        {K_INF, K_EXTREME, K_BIGINT}, {0.01, 0.5, 0.0}};
+        run(&sp);
+    }
+    /* infinite edges: hist_bin settles the undefined conversions */
+    for (int r = 0; r < 2; r++) {
+        run_spec sp = {"inf with hist", 2, STAT_ALL, 64, r, chunks, 3,
+                       {K_INF, K_EXTREME}, {0.01, 0.0}};
         run(&sp);
     }
     size_t none[2] = {0, 0};

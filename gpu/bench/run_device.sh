@@ -23,6 +23,14 @@ timeout 150 "$B/test_gpu" >"$OUT/test.log" 2>&1
 echo "test_gpu rc=$? in $(( $(date +%s) - start )) s" | tee -a "$OUT/test.log"
 tail -n 5 "$OUT/test.log"
 
+echo "== test_gpu with each expansion variant"
+for t in ${TERMS:-2 3 4 -2 -3}; do
+    COLSTAT_GPU_TERMS=$t timeout 100 "$B/test_gpu" >"$OUT/terms.tmp" 2>&1
+    echo "COLSTAT_GPU_TERMS=$t rc=$? $(grep -E 'SEED|Checks' "$OUT/terms.tmp" | tr '\n' ' ')" | tee -a "$OUT/test.log"
+    grep -E ':F:|:E:' "$OUT/terms.tmp" | head -5 | tee -a "$OUT/test.log"
+done
+rm -f "$OUT/terms.tmp"
+
 echo "== compute-sanitizer (COLSTAT_TEST_QUICK)"
 : >"$OUT/sanitizer.log"
 for tool in memcheck racecheck synccheck; do
@@ -40,4 +48,6 @@ for tool in memcheck racecheck synccheck; do
 done
 
 echo "== kernel bench"
-timeout 120 "$B/colstat_kernel_bench" ${BENCH_ARGS:-128 50} 2>&1 | tee "$OUT/bench.log"
+for args in ${BENCH_ARGS:-"128 50" "512 30"}; do
+    timeout 100 "$B/colstat_kernel_bench" $args 2>&1 | tee -a "$OUT/bench.log"
+done
