@@ -56,7 +56,8 @@ int reduce_grid(int nsm, size_t n);
 
 /* The fused pass (count, exact sums, extrema, integrality), then the
  * small kernel that folds the block extrema into the state and carries the
- * digits. a->nblocks must come from reduce_grid. */
+ * digits. a->nblocks must come from reduce_grid (an upper bound: the
+ * launch uses fewer blocks when fewer fit on the device at once). */
 cudaError_t reduce_launch(const reduce_args *a, int ncols, cudaStream_t s);
 
 /* The same with an expansion of terms (2, 3 or 4) doubles per thread; the

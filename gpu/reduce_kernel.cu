@@ -26,7 +26,7 @@ typedef unsigned long long ull;
 
 constexpr int THREADS = 256;
 constexpr int WARPS = THREADS / 32;
-constexpr int EXP_TERMS = 3;
+constexpr int EXP_TERMS = 2; /* fastest (kernel_bench); all are exact */
 constexpr unsigned FULL = 0xffffffffu;
 
 /* Below this the expansion's terms cannot overflow, whatever the count. */
@@ -200,10 +200,18 @@ __device__ __noinline__ void add_rare(double x, long long *s_sum,
     }
 }
 
+/* Leftovers of one value that its thread's expansions could not hold. */
+struct spill {
+    double s, q1, q2;
+};
+
+/* Folds x into the thread's state. The residuals come back in r rather
+ * than being flushed here: the caller tests a whole group at once, so no
+ * branch waits on each value's chain of dependent additions. */
 template <int K, bool FAST, bool SUMS, bool SQUARES>
 __device__ __forceinline__ void visit(lane_acc<K> &t, double x, unsigned i,
-                                      long long *s_sum, long long *s_sq,
-                                      ull *s_inf)
+                                      spill &r, long long *s_sum,
+                                      long long *s_sq, ull *s_inf)
 {
     /* indices rise within a thread, so strict tests keep the first; NaN
      * fails both; an all-+inf (all--inf) thread is settled at the end */
@@ -216,35 +224,53 @@ __device__ __forceinline__ void visit(lane_acc<K> &t, double x, unsigned i,
         t.mxi = i;
     }
     double ax = fabs(x);
-    if (!(ax < SUM_DIRECT)) { /* one test for NaN, inf and huge */
-        if (x == x) {
-            t.count++;
-            t.all_int = false; /* |x| >= 2^960 */
-            add_rare<SUMS, SQUARES>(x, s_sum, s_sq, s_inf);
-        }
-        return;
+    bool ok = ax < SUM_DIRECT; /* one test for NaN, inf and huge */
+    double xs = ok ? x : 0.0;  /* adding 0 leaves an expansion exact */
+    t.count += ok;
+    if (!ok && x == x) {
+        t.count++;
+        t.all_int = false; /* |x| >= 2^960 */
+        add_rare<SUMS, SQUARES>(x, s_sum, s_sq, s_inf);
     }
-    t.count++;
     if (t.all_int)
-        t.all_int = is_int64(x);
-    if (SUMS) {
-        double r = absorb<K, FAST>(t.es, x);
-        if (r != 0)
-            digits_add(s_sum, r);
-    }
+        t.all_int = is_int64(xs);
+    r.s = r.q1 = r.q2 = 0;
+    if (SUMS)
+        r.s = absorb<K, FAST>(t.es, xs);
     if (SQUARES) {
-        if (ax >= SQ_LO && ax < SQ_HI) {
-            double p = x * x;
-            double e = fma(x, x, -p);
-            double r = absorb<K, FAST>(t.eq, p);
-            if (r != 0)
-                digits_add(s_sq, r);
-            r = absorb<K, FAST>(t.eq, e);
-            if (r != 0)
-                digits_add(s_sq, r);
-        } else if (x != 0) {
+        bool fits = ax >= SQ_LO && ax < SQ_HI;
+        double y = fits ? xs : 0.0;
+        double p = y * y;
+        double e = fma(y, y, -p);
+        r.q1 = absorb<K, FAST>(t.eq, p);
+        r.q2 = absorb<K, FAST>(t.eq, e);
+        if (!fits && ok && x != 0)
             digits_add_square(s_sq, x);
-        }
+    }
+}
+
+/* Flushes the residuals of a group of values, one test for the group. */
+template <bool SUMS, bool SQUARES, int G>
+__device__ __forceinline__ void flush_group(const spill (&r)[G],
+                                            long long *s_sum, long long *s_sq)
+{
+    bool any = false;
+#pragma unroll
+    for (int j = 0; j < G; j++) {
+        if (SUMS)
+            any |= r[j].s != 0;
+        if (SQUARES)
+            any |= (r[j].q1 != 0) | (r[j].q2 != 0);
+    }
+    if (!any)
+        return;
+    for (int j = 0; j < G; j++) {
+        if (SUMS && r[j].s != 0)
+            digits_add(s_sum, r[j].s);
+        if (SQUARES && r[j].q1 != 0)
+            digits_add(s_sq, r[j].q1);
+        if (SQUARES && r[j].q2 != 0)
+            digits_add(s_sq, r[j].q2);
     }
 }
 
@@ -322,24 +348,34 @@ __global__ void __launch_bounds__(THREADS)
     /* four independent 16-byte loads in flight per thread */
     for (; p + 3 * stride < npair; p += 4 * stride) {
         double2 x[4];
+        spill r[8];
 #pragma unroll
         for (int u = 0; u < 4; u++)
             x[u] = __ldcs(v2 + p + u * stride);
 #pragma unroll
         for (int u = 0; u < 4; u++) {
             unsigned i = 2 * (p + u * stride);
-            visit<K, FAST, SUMS, SQUARES>(t, x[u].x, i, s_sum, s_sq, s_inf);
-            visit<K, FAST, SUMS, SQUARES>(t, x[u].y, i + 1, s_sum, s_sq,
+            visit<K, FAST, SUMS, SQUARES>(t, x[u].x, i, r[2 * u], s_sum, s_sq,
                                           s_inf);
+            visit<K, FAST, SUMS, SQUARES>(t, x[u].y, i + 1, r[2 * u + 1],
+                                          s_sum, s_sq, s_inf);
         }
+        flush_group<SUMS, SQUARES>(r, s_sum, s_sq);
     }
     for (; p < npair; p += stride) {
         double2 x = __ldcs(v2 + p);
-        visit<K, FAST, SUMS, SQUARES>(t, x.x, 2 * p, s_sum, s_sq, s_inf);
-        visit<K, FAST, SUMS, SQUARES>(t, x.y, 2 * p + 1, s_sum, s_sq, s_inf);
+        spill r[2];
+        visit<K, FAST, SUMS, SQUARES>(t, x.x, 2 * p, r[0], s_sum, s_sq, s_inf);
+        visit<K, FAST, SUMS, SQUARES>(t, x.y, 2 * p + 1, r[1], s_sum, s_sq,
+                                      s_inf);
+        flush_group<SUMS, SQUARES>(r, s_sum, s_sq);
     }
-    if ((n & 1) && gid == 0)
-        visit<K, FAST, SUMS, SQUARES>(t, v[n - 1], n - 1, s_sum, s_sq, s_inf);
+    if ((n & 1) && gid == 0) {
+        spill r[1];
+        visit<K, FAST, SUMS, SQUARES>(t, v[n - 1], n - 1, r[0], s_sum, s_sq,
+                                      s_inf);
+        flush_group<SUMS, SQUARES>(r, s_sum, s_sq);
+    }
     if (t.count && (t.mni == NO_IDX || t.mxi == NO_IDX)) {
         unsigned f = first_valid(v, n, gid, stride);
         if (t.mni == NO_IDX)
@@ -424,16 +460,40 @@ __global__ void __launch_bounds__(THREADS)
         carry_pass(st->sumsq, s_d);
 }
 
-template <int K, bool FAST, bool SUMS, bool SQUARES>
-cudaError_t launch_variant(const reduce_args *a, int ncols, cudaStream_t s)
+/* Resident blocks per multiprocessor of one variant, times the count of
+ * multiprocessors: the grid that fills the device once. */
+template <int K, bool FAST, bool SUMS, bool SQUARES> int full_grid()
 {
+    static int blocks;
+    if (!blocks) {
+        int dev = 0, nsm = 0, per = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount,
+                                   dev) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &per, reduce_kernel<K, FAST, SUMS, SQUARES>, THREADS, 0) !=
+                cudaSuccess) {
+            (void)cudaGetLastError();
+            return 1;
+        }
+        blocks = (nsm > 0 ? nsm : 1) * (per > 0 ? per : 1);
+    }
+    return blocks;
+}
+
+template <int K, bool FAST, bool SUMS, bool SQUARES>
+cudaError_t launch_variant(reduce_args *a, int ncols, cudaStream_t s)
+{
+    int full = full_grid<K, FAST, SUMS, SQUARES>();
+    if (a->nblocks > full)
+        a->nblocks = full;
     dim3 grid((unsigned)a->nblocks, (unsigned)ncols);
     reduce_kernel<K, FAST, SUMS, SQUARES><<<grid, THREADS, 0, s>>>(*a);
     return cudaGetLastError();
 }
 
 template <int K, bool FAST>
-cudaError_t launch_terms(const reduce_args *a, int ncols, cudaStream_t s)
+cudaError_t launch_terms(reduce_args *a, int ncols, cudaStream_t s)
 {
     if (a->squares)
         return launch_variant<K, FAST, true, true>(a, ncols, s);
@@ -446,19 +506,9 @@ cudaError_t launch_terms(const reduce_args *a, int ncols, cudaStream_t s)
 
 int reduce_grid(int nsm, size_t n)
 {
-    static int per_sm; /* resident blocks of the heaviest variant */
-    if (!per_sm) {
-        int b = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &b, reduce_kernel<4, false, true, true>, THREADS, 0) !=
-                cudaSuccess ||
-            b < 1)
-            b = 2;
-        per_sm = b;
-    }
     size_t per_block = (size_t)THREADS * 8; /* four pairs per thread */
     size_t want = (n + per_block - 1) / per_block;
-    size_t cap = (size_t)nsm * (size_t)per_sm;
+    size_t cap = (size_t)nsm * (2048 / THREADS); /* no variant fits more */
     if (want > cap)
         want = cap;
     return want ? (int)want : 1;
@@ -475,32 +525,32 @@ void dev_col_empty(dev_col *c)
     c->pad = 0;
 }
 
-cudaError_t reduce_launch_terms(const reduce_args *a, int ncols,
+cudaError_t reduce_launch_terms(const reduce_args *args, int ncols,
                                 cudaStream_t s, int terms)
 {
+    reduce_args a = *args; /* the launch may use fewer blocks */
     cudaError_t err;
     switch (terms) {
     case 2:
-        err = launch_terms<2, false>(a, ncols, s);
+        err = launch_terms<2, false>(&a, ncols, s);
         break;
     case 3:
-        err = launch_terms<3, false>(a, ncols, s);
+        err = launch_terms<3, false>(&a, ncols, s);
         break;
     case 4:
-        err = launch_terms<4, false>(a, ncols, s);
+        err = launch_terms<4, false>(&a, ncols, s);
         break;
     case -2:
-        err = launch_terms<2, true>(a, ncols, s);
+        err = launch_terms<2, true>(&a, ncols, s);
         break;
     default:
-        err = launch_terms<3, true>(a, ncols, s);
+        err = launch_terms<3, true>(&a, ncols, s);
         break;
     }
     if (err != cudaSuccess)
         return err;
-    reduce_finish_kernel<<<ncols, THREADS, 0, s>>>(a->state, a->part,
-                                                   a->nblocks, a->sums,
-                                                   a->squares);
+    reduce_finish_kernel<<<ncols, THREADS, 0, s>>>(a.state, a.part, a.nblocks,
+                                                   a.sums, a.squares);
     return cudaGetLastError();
 }
 
