@@ -6,8 +6,11 @@
  * launches in flight touch the same state. Histograms without a fixed range
  * need the final min and max first: their values stay on the device (or,
  * past the memory budget, in host memory) until gpu_finish bins them. */
-#include "kernels.cuh" /* first: wraps the C headers in extern "C" */
+extern "C" {
+#include "../src/stats.h" /* the C headers carry no extern "C" */
+}
 #include "gpu.h"
+#include "kernels.cuh"
 
 #include <math.h>
 #include <stdarg.h>
@@ -15,12 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-namespace {
+namespace
+{
 
-constexpr int NSLOTS = 8;                      /* submissions in flight */
-constexpr size_t TARGET_BYTES = 64u << 20;     /* per column set, buffer */
+constexpr int NSLOTS = 8;                  /* submissions in flight */
+constexpr size_t TARGET_BYTES = 64u << 20; /* per column set, buffer */
 constexpr size_t MIN_ROWS = 4096;
-constexpr size_t RESERVE_BYTES = 512u << 20;   /* left free on the device */
+constexpr size_t RESERVE_BYTES = 512u << 20; /* left free on the device */
 constexpr const char NO_GPU[] = "no usable GPU: ";
 
 /* Events of one piece of work on one stream. c is set on the last piece
@@ -64,7 +68,8 @@ struct gpu_backend {
     chunk_alloc alloc;
 };
 
-namespace {
+namespace
+{
 
 int failf(gpu_backend *g, const char *fmt, ...)
 {
@@ -83,11 +88,11 @@ int cuda_fail(gpu_backend *g, const char *what, cudaError_t e)
     return failf(g, "GPU: %s: %s", what, cudaGetErrorString(e));
 }
 
-#define CK(g, call)                                                        \
-    do {                                                                   \
-        cudaError_t ck_ = (call);                                          \
-        if (ck_ != cudaSuccess)                                            \
-            return cuda_fail((g), #call, ck_);                             \
+#define CK(g, call)                                                            \
+    do {                                                                       \
+        cudaError_t ck_ = (call);                                              \
+        if (ck_ != cudaSuccess)                                                \
+            return cuda_fail((g), #call, ck_);                                 \
     } while (0)
 
 int report(const gpu_backend *g, int rc, char *why, size_t n)
@@ -166,7 +171,7 @@ int download(gpu_backend *g, void *dst, const void *src, size_t bytes)
 int upload_empty_states(gpu_backend *g)
 {
     int ncols = g->cfg.ncols;
-    dev_col *h = (dev_col *)malloc((size_t)ncols * sizeof *h);
+    dev_col *h = static_cast<dev_col *>(malloc((size_t)ncols * sizeof *h));
     if (!h)
         return failf(g, "GPU: out of host memory");
     for (int j = 0; j < ncols; j++)
@@ -181,7 +186,8 @@ int upload_empty_states(gpu_backend *g)
 int upload_scales(gpu_backend *g, const double *lo, const double *hi)
 {
     int ncols = g->cfg.ncols;
-    hist_scale *h = (hist_scale *)malloc((size_t)ncols * sizeof *h);
+    hist_scale *h =
+        static_cast<hist_scale *>(malloc((size_t)ncols * sizeof *h));
     if (!h)
         return failf(g, "GPU: out of host memory");
     for (int j = 0; j < ncols; j++)
@@ -202,7 +208,7 @@ int alloc_hist(gpu_backend *g)
     CK(g, cudaMalloc((void **)&g->dscales, ncols * sizeof(hist_scale)));
     if (!g->cfg.have_range)
         return 0;
-    double *lo = (double *)malloc(2 * ncols * sizeof(double));
+    double *lo = static_cast<double *>(malloc(2 * ncols * sizeof(double)));
     if (!lo)
         return failf(g, "GPU: out of host memory");
     for (size_t j = 0; j < ncols; j++) {
@@ -244,11 +250,11 @@ int setup(gpu_backend *g)
     for (int s = 0; s < 2; s++) {
         CK(g, cudaStreamCreateWithFlags(&g->st[s], cudaStreamNonBlocking));
         CK(g, cudaMalloc((void **)&g->dbuf[s], buf));
-        CK(g, cudaMalloc((void **)&g->dstate[s],
-                         (size_t)ncols * sizeof(dev_col)));
-        CK(g, cudaMalloc((void **)&g->dpart[s], (size_t)ncols *
-                                                    (size_t)g->maxblocks *
-                                                    sizeof(dev_ext)));
+        CK(g,
+           cudaMalloc((void **)&g->dstate[s], (size_t)ncols * sizeof(dev_col)));
+        CK(g,
+           cudaMalloc((void **)&g->dpart[s],
+                      (size_t)ncols * (size_t)g->maxblocks * sizeof(dev_ext)));
     }
     if (make_slots(g) || upload_empty_states(g))
         return -1;
@@ -260,8 +266,8 @@ int setup(gpu_backend *g)
     if (env)
         g->budget = (size_t)strtoull(env, NULL, 10);
     /* a first launch proves the kernels load on this device */
-    reduce_args a = {g->dbuf[0], g->ld, 0, 1, 1, 1, g->dstate[0],
-                     g->dpart[0], 1};
+    reduce_args a = {g->dbuf[0], g->ld,        0,           1, 1,
+                     1,          g->dstate[0], g->dpart[0], 1};
     CK(g, reduce_launch(&a, ncols, g->st[0]));
     CK(g, cudaStreamSynchronize(g->st[0]));
     return 0;
@@ -306,7 +312,7 @@ int piece_target(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
         return 0;
     if (g->nsegs == g->capsegs) {
         size_t cap = g->capsegs ? 2 * g->capsegs : 64;
-        segment *s = (segment *)realloc(g->segs, cap * sizeof *s);
+        segment *s = static_cast<segment *>(realloc(g->segs, cap * sizeof *s));
         if (!s)
             return failf(g, "GPU: out of host memory");
         g->segs = s;
@@ -328,7 +334,7 @@ int piece_target(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
         }
     }
     if (!sg->d) {
-        sg->h = (double *)malloc(bytes ? bytes : 1);
+        sg->h = static_cast<double *>(malloc(bytes ? bytes : 1));
         if (!sg->h)
             return failf(g, "GPU: out of host memory for histogram values");
     }
@@ -373,8 +379,8 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
     CK(g, reduce_launch(&a, ncols, st));
     CK(g, cudaEventRecord(sl->reduced, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
-        CK(g, hist_launch(dst, ld, n, ncols, g->cfg.nbins, g->dscales,
-                          g->dbins, g->nsm, st));
+        CK(g, hist_launch(dst, ld, n, ncols, g->cfg.nbins, g->dscales, g->dbins,
+                          g->nsm, st));
     CK(g, cudaEventRecord(sl->binned, st));
     sl->c = last ? c : NULL;
     return 0;
@@ -426,7 +432,8 @@ void to_stats(const dev_col *a, const dev_col *b, col_stats *o)
 int bin_kept(gpu_backend *g, const col_stats *cs)
 {
     int ncols = g->cfg.ncols;
-    double *lo = (double *)malloc(2 * (size_t)ncols * sizeof(double));
+    double *lo =
+        static_cast<double *>(malloc(2 * (size_t)ncols * sizeof(double)));
     if (!lo)
         return failf(g, "GPU: out of host memory");
     for (int j = 0; j < ncols; j++) {
@@ -457,8 +464,8 @@ int bin_kept(gpu_backend *g, const col_stats *cs)
             g->h2d_bytes += bytes;
             src = g->dbuf[0];
         }
-        CK(g, hist_launch(src, sg->ld, sg->n, ncols, g->cfg.nbins,
-                          g->dscales, g->dbins, g->nsm, st));
+        CK(g, hist_launch(src, sg->ld, sg->n, ncols, g->cfg.nbins, g->dscales,
+                          g->dbins, g->nsm, st));
     }
     CK(g, cudaEventRecord(sl->binned, st));
     return 0;
@@ -468,8 +475,8 @@ int fetch_hists(gpu_backend *g, const col_stats *cs, hist *hists)
 {
     int ncols = g->cfg.ncols, nbins = g->cfg.nbins;
     size_t per = (size_t)g->nb2;
-    unsigned long long *h =
-        (unsigned long long *)malloc((size_t)ncols * per * sizeof *h);
+    unsigned long long *h = static_cast<unsigned long long *>(
+        malloc((size_t)ncols * per * sizeof *h));
     if (!h)
         return failf(g, "GPU: out of host memory");
     if (download(g, h, g->dbins, (size_t)ncols * per * sizeof *h)) {
@@ -501,8 +508,9 @@ int finish(gpu_backend *g, col_stats *out, hist *hists)
     CK(g, cudaStreamSynchronize(g->st[0]));
     CK(g, cudaStreamSynchronize(g->st[1]));
     size_t bytes = (size_t)ncols * sizeof(dev_col);
-    dev_col *h = (dev_col *)malloc(2 * bytes);
-    col_stats *cs = (col_stats *)malloc((size_t)ncols * sizeof *cs);
+    dev_col *h = static_cast<dev_col *>(malloc(2 * bytes));
+    col_stats *cs =
+        static_cast<col_stats *>(malloc((size_t)ncols * sizeof *cs));
     int rc = 0;
     if (!h || !cs)
         rc = failf(g, "GPU: out of host memory");
@@ -559,7 +567,7 @@ extern "C" {
 int gpu_open(const gpu_config *cfg, gpu_backend **out, char *why, size_t n)
 {
     *out = NULL;
-    gpu_backend *g = (gpu_backend *)calloc(1, sizeof *g);
+    gpu_backend *g = static_cast<gpu_backend *>(calloc(1, sizeof *g));
     if (!g) {
         if (why && n)
             snprintf(why, n, "GPU: out of host memory");
@@ -601,16 +609,17 @@ int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, char *why,
     if (g->failed)
         return report(g, -1, why, n);
     if (c->ncols != g->cfg.ncols)
-        return report(g, failf(g, "GPU: chunk has %d columns, expected %d",
-                               c->ncols, g->cfg.ncols),
+        return report(g,
+                      failf(g, "GPU: chunk has %d columns, expected %d",
+                            c->ncols, g->cfg.ncols),
                       why, n);
     int s = (int)(g->nchunks++ & 1);
     size_t off = 0;
     int rc = 0;
     do { /* a chunk larger than the buffers goes in pieces */
         size_t k = c->nrows - off < g->rows ? c->nrows - off : g->rows;
-        rc = submit_piece(g, c, off, k, first_row + off, s,
-                          off + k == c->nrows);
+        rc =
+            submit_piece(g, c, off, k, first_row + off, s, off + k == c->nrows);
         off += k;
     } while (!rc && off < c->nrows);
     return report(g, rc, why, n);
@@ -633,8 +642,7 @@ int gpu_chunk_wait(gpu_backend *g, const chunk *c, char *why, size_t n)
     return 0;
 }
 
-int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, char *why,
-               size_t n)
+int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, char *why, size_t n)
 {
     if (g->failed)
         return report(g, -1, why, n);
@@ -648,7 +656,7 @@ int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, char *why,
 
 void gpu_get_times(const gpu_backend *g, gpu_times *t)
 {
-    memset(t, 0, sizeof *t);
+    *t = gpu_times{};
     t->h2d_s = g->h2d_ms / 1e3;
     t->kernel_s = g->kernel_ms / 1e3;
     t->hist_s = g->hist_ms / 1e3;

@@ -8,7 +8,8 @@
  * atomics directly. Counter slot 0 is underflow, slot nbins + 1 overflow. */
 #include "kernels.cuh"
 
-namespace {
+namespace
+{
 
 typedef unsigned long long ull;
 
@@ -129,10 +130,10 @@ cudaError_t hist_launch(const double *col, size_t ld, size_t n, int ncols,
                 return err;
         }
         hist_kernel<true><<<grid, THREADS, bytes, s>>>(col, ld, n, nbins,
-                                                      d_scales, bins, copies);
+                                                       d_scales, bins, copies);
     } else {
-        hist_kernel<false><<<grid, THREADS, 0, s>>>(col, ld, n, nbins,
-                                                   d_scales, bins, 1);
+        hist_kernel<false>
+            <<<grid, THREADS, 0, s>>>(col, ld, n, nbins, d_scales, bins, 1);
     }
     return cudaGetLastError();
 }

@@ -41,14 +41,14 @@ struct dev_ext {
 #define DEV_MAX_ROWS_PER_LAUNCH (1ull << 27)
 
 struct reduce_args {
-    const double *col;   /* column j starts at col + j * ld */
-    size_t ld;           /* even, so 16-byte loads stay aligned */
-    size_t n;            /* values per column */
+    const double *col; /* column j starts at col + j * ld */
+    size_t ld;         /* even, so 16-byte loads stay aligned */
+    size_t n;          /* values per column */
     unsigned long long first_row;
-    int sums, squares;   /* STAT_SUM|MEAN|STD, STAT_STD */
-    dev_col *state;      /* [ncols] */
-    dev_ext *part;       /* [ncols][nblocks] */
-    int nblocks;         /* blocks per column (grid x) */
+    int sums, squares; /* STAT_SUM|MEAN|STD, STAT_STD */
+    dev_col *state;    /* [ncols] */
+    dev_ext *part;     /* [ncols][nblocks] */
+    int nblocks;       /* blocks per column (grid x) */
 };
 
 /* Blocks per column for n values on a device of nsm multiprocessors. */
@@ -62,8 +62,8 @@ cudaError_t reduce_launch(const reduce_args *a, int ncols, cudaStream_t s);
 
 /* The same with an expansion of terms (2, 3 or 4) doubles per thread; the
  * result is identical, only the speed differs (for the benchmark). */
-cudaError_t reduce_launch_terms(const reduce_args *a, int ncols,
-                                cudaStream_t s, int terms);
+cudaError_t reduce_launch_terms(const reduce_args *a, int ncols, cudaStream_t s,
+                                int terms);
 
 /* Sets every state to empty (host side, then copied by the caller). */
 void dev_col_empty(dev_col *c);

@@ -40,14 +40,14 @@ static double from_bits(uint64_t b)
 }
 
 enum kind {
-    K_UNIFORM,  /* [0, 1) */
-    K_SIGNED,   /* both signs, around 1e6 */
-    K_WIDE,     /* any finite exponent, subnormals included */
-    K_INT,      /* integers below 2^40: all_int holds */
-    K_TIES,     /* a few values, many repeats, -0.0 and 0.0 */
-    K_EXTREME,  /* near DBL_MAX, subnormal, cancelling pairs */
-    K_BIGINT,   /* integers near 2^62 .. 2^63 */
-    K_INF,      /* some infinities among wide values */
+    K_UNIFORM, /* [0, 1) */
+    K_SIGNED,  /* both signs, around 1e6 */
+    K_WIDE,    /* any finite exponent, subnormals included */
+    K_INT,     /* integers below 2^40: all_int holds */
+    K_TIES,    /* a few values, many repeats, -0.0 and 0.0 */
+    K_EXTREME, /* near DBL_MAX, subnormal, cancelling pairs */
+    K_BIGINT,  /* integers near 2^62 .. 2^63 */
+    K_INF,     /* some infinities among wide values */
     NKINDS
 };
 
@@ -70,7 +70,8 @@ static double gen(enum kind k)
     case K_EXTREME:
         switch (r % 4) {
         case 0:
-            return (r & 16 ? -1 : 1) * 0x1.fffffffffffffp1023 * (1 - unit() * 1e-3);
+            return (r & 16 ? -1 : 1) * 0x1.fffffffffffffp1023 *
+                   (1 - unit() * 1e-3);
         case 1:
             return from_bits((next_u64() & 0x800fffffffffffffull));
         case 2:
@@ -148,12 +149,11 @@ static void check_hist(const hist *g, const hist *r, const char *ctx)
     ck_assert_msg(same_double(g->lo, r->lo) && same_double(g->hi, r->hi),
                   "%s: edges [%a, %a] vs CPU [%a, %a]", ctx, g->lo, g->hi,
                   r->lo, r->hi);
-    ck_assert_msg(g->underflow == r->underflow && g->overflow == r->overflow,
-                  "%s: under/overflow %llu/%llu vs CPU %llu/%llu", ctx,
-                  (unsigned long long)g->underflow,
-                  (unsigned long long)g->overflow,
-                  (unsigned long long)r->underflow,
-                  (unsigned long long)r->overflow);
+    ck_assert_msg(
+        g->underflow == r->underflow && g->overflow == r->overflow,
+        "%s: under/overflow %llu/%llu vs CPU %llu/%llu", ctx,
+        (unsigned long long)g->underflow, (unsigned long long)g->overflow,
+        (unsigned long long)r->underflow, (unsigned long long)r->overflow);
     for (int i = 0; i < r->nbins; i++)
         ck_assert_msg(g->bins[i] == r->bins[i], "%s: bin %d: %llu vs CPU %llu",
                       ctx, i, (unsigned long long)g->bins[i],
@@ -234,8 +234,7 @@ static void run(const run_spec *sp)
         stats_init(&rs[j]);
     }
     int hist_on = (sp->what & STAT_HIST) != 0;
-    ck_assert_msg(gpu_finish(g, gs, hist_on ? gh : NULL, why, sizeof why) ==
-                      0,
+    ck_assert_msg(gpu_finish(g, gs, hist_on ? gh : NULL, why, sizeof why) == 0,
                   "%s: finish: %s", sp->name, why);
     gpu_times t;
     gpu_get_times(g, &t);
@@ -252,15 +251,14 @@ static void run(const run_spec *sp)
         for (int j = 0; j < nc; j++) {
             col_stats part;
             stats_init(&part);
-            stats_add_values(&part, data[j] + off, sp->chunks[i], 1,
-                             sp->what);
+            stats_add_values(&part, data[j] + off, sp->chunks[i], 1, sp->what);
             stats_merge(&rs[j], &part, off);
         }
         off += sp->chunks[i];
     }
     for (int j = 0; j < nc; j++) {
-        snprintf(ctx, sizeof ctx, "%s, column %d (kind %d), %zu rows",
-                 sp->name, j, (int)sp->kinds[j], total);
+        snprintf(ctx, sizeof ctx, "%s, column %d (kind %d), %zu rows", sp->name,
+                 j, (int)sp->kinds[j], total);
         check_stats(&gs[j], &rs[j], sp->what, ctx);
         if (!hist_on)
             continue;
@@ -285,13 +283,18 @@ static size_t scaled(size_t n)
  * column kind but infinities, all statistics. */
 START_TEST(test_sizes)
 {
-    static const size_t sizes[] = {0,    1,    2,    3,     255,  256,
-                                   257,  1023, 1024, 1025,  4097, 65537,
-                                   99991};
+    static const size_t sizes[] = {0,    1,    2,    3,    255,   256,  257,
+                                   1023, 1024, 1025, 4097, 65537, 99991};
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         size_t n = scaled(sizes[s]);
         for (int k0 = 0; k0 < K_INF; k0 += 2) {
-            run_spec sp = {"sizes", 2, STAT_ALL, 256, 0, &n, 1,
+            run_spec sp = {"sizes",
+                           2,
+                           STAT_ALL,
+                           256,
+                           0,
+                           &n,
+                           1,
                            {(enum kind)k0, (enum kind)(k0 + 1)},
                            {0.05, unit() < 0.2 ? 1.0 : 0.01}};
             run(&sp);
@@ -314,16 +317,16 @@ START_TEST(test_many_chunks)
         left -= n;
     }
     for (int rep = 0; rep < 3; rep++) {
-        run_spec sp = {"many chunks",
-                       rep == 0 ? 3 : 4,
-                       rep == 2 ? (unsigned)STAT_DEFAULT : (unsigned)STAT_ALL,
-                       256,
-                       rep == 1,
-                       chunks,
-                       nch,
-                       {(enum kind)(next_u64() % K_INF), K_WIDE, K_TIES,
-                        K_EXTREME},
-                       {0.02, 0.0, 0.1, 0.3}};
+        run_spec sp = {
+            "many chunks",
+            rep == 0 ? 3 : 4,
+            rep == 2 ? (unsigned)STAT_DEFAULT : (unsigned)STAT_ALL,
+            256,
+            rep == 1,
+            chunks,
+            nch,
+            {(enum kind)(next_u64() % K_INF), K_WIDE, K_TIES, K_EXTREME},
+            {0.02, 0.0, 0.1, 0.3}};
         run(&sp);
     }
 }
@@ -336,9 +339,15 @@ START_TEST(test_bins)
     size_t chunks[2] = {scaled(150001), scaled(60000)};
     for (int b = 0; b < 5; b++)
         for (int r = 0; r < 2; r++) {
-            run_spec sp = {"bins", 2, STAT_HIST | STAT_COUNT, nbins[b], r,
-                           chunks, 2,
-                           {K_SIGNED, r ? K_UNIFORM : K_TIES}, {0.05, 0.0}};
+            run_spec sp = {"bins",
+                           2,
+                           STAT_HIST | STAT_COUNT,
+                           nbins[b],
+                           r,
+                           chunks,
+                           2,
+                           {K_SIGNED, r ? K_UNIFORM : K_TIES},
+                           {0.05, 0.0}};
             run(&sp);
         }
 }
@@ -350,8 +359,8 @@ START_TEST(test_pieces_and_host_keep)
 {
     size_t chunks[4] = {2500, 999, 1000, 7001};
     setenv("COLSTAT_GPU_CHUNK_ROWS", "1000", 1);
-    run_spec sp = {"pieces", 2, STAT_ALL, 33, 0, chunks, 4,
-                   {K_WIDE, K_INT}, {0.1, 0.0}};
+    run_spec sp = {"pieces", 2, STAT_ALL,        33,        0,
+                   chunks,   4, {K_WIDE, K_INT}, {0.1, 0.0}};
     run(&sp);
     setenv("COLSTAT_GPU_KEEP_BYTES", "20000", 1);
     sp.name = "pieces, kept on host";
@@ -374,20 +383,27 @@ START_TEST(test_inf_and_subsets)
     static const unsigned whats[] = {STAT_STD, STAT_COUNT, STAT_SUM,
                                      STAT_MIN | STAT_MAX};
     for (int w = 0; w < 4; w++) {
-        run_spec sp = {"inf and subsets", 3, whats[w], 0, 0, chunks, 3,
-                       {K_INF, K_EXTREME, K_BIGINT}, {0.01, 0.5, 0.0}};
+        run_spec sp = {"inf and subsets",
+                       3,
+                       whats[w],
+                       0,
+                       0,
+                       chunks,
+                       3,
+                       {K_INF, K_EXTREME, K_BIGINT},
+                       {0.01, 0.5, 0.0}};
         run(&sp);
     }
     /* infinite edges: hist_bin settles the undefined conversions */
     for (int r = 0; r < 2; r++) {
-        run_spec sp = {"inf with hist", 2, STAT_ALL, 64, r, chunks, 3,
-                       {K_INF, K_EXTREME}, {0.01, 0.0}};
+        run_spec sp = {"inf with hist", 2, STAT_ALL,           64,         r,
+                       chunks,          3, {K_INF, K_EXTREME}, {0.01, 0.0}};
         run(&sp);
     }
     size_t none[2] = {0, 0};
     run_spec sp = {"empty", 1, STAT_ALL, 8, 0, none, 2, {K_WIDE}, {0}};
     run(&sp);
-    run_spec nan = {"all NaN", 2, STAT_ALL, 8, 0, chunks, 3,
+    run_spec nan = {"all NaN",           2,         STAT_ALL, 8, 0, chunks, 3,
                     {K_WIDE, K_UNIFORM}, {1.0, 1.0}};
     run(&nan);
 }

@@ -34,7 +34,7 @@ rm -f "$OUT/terms.tmp"
 echo "== compute-sanitizer (COLSTAT_TEST_QUICK)"
 : >"$OUT/sanitizer.log"
 for tool in memcheck racecheck synccheck; do
-    for tc in ${SAN_CASES:-pieces subsets bins}; do
+    for tc in ${SAN_CASES:-sizes chunks pieces subsets bins}; do
         start=$(date +%s)
         COLSTAT_TEST_QUICK=1 CK_RUN_CASE=$tc timeout ${SAN_TIMEOUT:-40} \
             compute-sanitizer --tool $tool --error-exitcode 9 \
