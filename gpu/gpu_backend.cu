@@ -1,0 +1,675 @@
+/* The GPU backend behind gpu.h: device buffers, two streams, events, and
+ * the hand-back of partial states to the host merge (src/stats.c).
+ *
+ * Chunk i goes to stream i % 2 and to that stream's buffer and state, so
+ * the copy of one chunk overlaps the kernels of the other and no two
+ * launches in flight touch the same state. Histograms without a fixed range
+ * need the final min and max first: their values stay on the device (or,
+ * past the memory budget, in host memory) until gpu_finish bins them. */
+extern "C" {
+#include "../src/stats.h" /* the C headers carry no extern "C" */
+}
+#include "gpu.h"
+#include "kernels.cuh"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+namespace
+{
+
+constexpr int NSLOTS = 8;                  /* submissions in flight */
+constexpr size_t TARGET_BYTES = 64u << 20; /* per column set, buffer */
+constexpr size_t MIN_ROWS = 4096;
+constexpr size_t RESERVE_BYTES = 512u << 20; /* left free on the device */
+constexpr const char NO_GPU[] = "no usable GPU: ";
+
+/* Events of one piece of work on one stream. c is set on the last piece
+ * of a chunk: gpu_chunk_wait waits on its copy. */
+struct slot {
+    cudaEvent_t start, copied, reduced, binned;
+    const chunk *c;
+    bool busy;
+};
+
+/* Values kept for a histogram binned at the end: on the device (d) or in
+ * host memory (h); column j at + j * ld. */
+struct segment {
+    double *d, *h;
+    size_t n, ld;
+};
+
+} // namespace
+
+struct gpu_backend {
+    gpu_config cfg;
+    int nsm, nb2, maxblocks;
+    char device[128];
+    char err[256]; /* the first error; later calls repeat it */
+    bool failed;
+    size_t rows, ld;
+    cudaStream_t st[2];
+    double *dbuf[2];
+    dev_col *dstate[2];
+    dev_ext *dpart[2];
+    unsigned long long *dbins;
+    hist_scale *dscales;
+    slot slots[NSLOTS];
+    int next_slot;
+    unsigned long long nchunks;
+    double h2d_ms, kernel_ms, hist_ms;
+    uint64_t h2d_bytes;
+    segment *segs;
+    size_t nsegs, capsegs;
+    size_t budget, used; /* device bytes for kept values */
+    chunk_alloc alloc;
+};
+
+namespace
+{
+
+int failf(gpu_backend *g, const char *fmt, ...)
+{
+    if (!g->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(g->err, sizeof g->err, fmt, ap);
+        va_end(ap);
+        g->failed = true;
+    }
+    return -1;
+}
+
+int cuda_fail(gpu_backend *g, const char *what, cudaError_t e)
+{
+    return failf(g, "GPU: %s: %s", what, cudaGetErrorString(e));
+}
+
+#define CK(g, call)                                                            \
+    do {                                                                       \
+        cudaError_t ck_ = (call);                                              \
+        if (ck_ != cudaSuccess)                                                \
+            return cuda_fail((g), #call, ck_);                                 \
+    } while (0)
+
+int report(const gpu_backend *g, int rc, char *why, size_t n)
+{
+    if (rc && why && n)
+        snprintf(why, n, "%s", g->failed ? g->err : "GPU: unknown error");
+    return rc;
+}
+
+void *pinned_alloc(size_t bytes, void *ctx)
+{
+    (void)ctx;
+    void *p = NULL;
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky: the caller sees NULL */
+        return NULL;
+    }
+    return p;
+}
+
+void pinned_free(void *p, void *ctx)
+{
+    (void)ctx;
+    if (p)
+        cudaFreeHost(p);
+}
+
+/* 64 MB of doubles per column set, less when memory is short; even, so
+ * every column of a buffer starts 16-byte aligned. */
+size_t pick_rows(int ncols, size_t free_bytes)
+{
+    size_t per_row = (size_t)ncols * sizeof(double);
+    size_t rows = TARGET_BYTES / per_row;
+    if (rows > ((size_t)1 << 23))
+        rows = (size_t)1 << 23;
+    if (rows < MIN_ROWS)
+        rows = MIN_ROWS;
+    while (rows > MIN_ROWS && 2 * rows * per_row > free_bytes / 4)
+        rows /= 2;
+    const char *env = getenv("COLSTAT_GPU_CHUNK_ROWS"); /* test hook */
+    if (env && atol(env) > 0)
+        rows = (size_t)atol(env);
+    if (rows > DEV_MAX_ROWS_PER_LAUNCH)
+        rows = DEV_MAX_ROWS_PER_LAUNCH;
+    return rows;
+}
+
+int make_slots(gpu_backend *g)
+{
+    for (int i = 0; i < NSLOTS; i++) {
+        cudaEvent_t *e[4] = {&g->slots[i].start, &g->slots[i].copied,
+                             &g->slots[i].reduced, &g->slots[i].binned};
+        for (int k = 0; k < 4; k++)
+            CK(g, cudaEventCreateWithFlags(e[k], cudaEventBlockingSync));
+    }
+    return 0;
+}
+
+/* Host-to-device copy on stream 0, waited for: plain cudaMemcpy runs on
+ * the legacy stream, which the non-blocking streams do not wait for. */
+int upload(gpu_backend *g, void *dst, const void *src, size_t bytes)
+{
+    CK(g, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, g->st[0]));
+    CK(g, cudaStreamSynchronize(g->st[0]));
+    return 0;
+}
+
+/* Device-to-host copy after all work queued on stream 0. */
+int download(gpu_backend *g, void *dst, const void *src, size_t bytes)
+{
+    CK(g, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, g->st[0]));
+    CK(g, cudaStreamSynchronize(g->st[0]));
+    return 0;
+}
+
+int upload_empty_states(gpu_backend *g)
+{
+    int ncols = g->cfg.ncols;
+    dev_col *h = static_cast<dev_col *>(malloc((size_t)ncols * sizeof *h));
+    if (!h)
+        return failf(g, "GPU: out of host memory");
+    for (int j = 0; j < ncols; j++)
+        dev_col_empty(&h[j]);
+    int rc = 0;
+    for (int s = 0; s < 2 && !rc; s++)
+        rc = upload(g, g->dstate[s], h, (size_t)ncols * sizeof *h);
+    free(h);
+    return rc;
+}
+
+int upload_scales(gpu_backend *g, const double *lo, const double *hi)
+{
+    int ncols = g->cfg.ncols;
+    hist_scale *h =
+        static_cast<hist_scale *>(malloc((size_t)ncols * sizeof *h));
+    if (!h)
+        return failf(g, "GPU: out of host memory");
+    for (int j = 0; j < ncols; j++)
+        h[j] = hist_scale_make(lo[j], hi[j], g->cfg.nbins);
+    int rc = upload(g, g->dscales, h, (size_t)ncols * sizeof *h);
+    free(h);
+    return rc;
+}
+
+int alloc_hist(gpu_backend *g)
+{
+    size_t ncols = (size_t)g->cfg.ncols;
+    g->nb2 = g->cfg.nbins + 2;
+    size_t bytes = ncols * (size_t)g->nb2 * sizeof(unsigned long long);
+    CK(g, cudaMalloc((void **)&g->dbins, bytes));
+    CK(g, cudaMemsetAsync(g->dbins, 0, bytes, g->st[0]));
+    CK(g, cudaStreamSynchronize(g->st[0]));
+    CK(g, cudaMalloc((void **)&g->dscales, ncols * sizeof(hist_scale)));
+    if (!g->cfg.have_range)
+        return 0;
+    double *lo = static_cast<double *>(malloc(2 * ncols * sizeof(double)));
+    if (!lo)
+        return failf(g, "GPU: out of host memory");
+    for (size_t j = 0; j < ncols; j++) {
+        lo[j] = g->cfg.lo;
+        lo[ncols + j] = g->cfg.hi;
+    }
+    int rc = upload_scales(g, lo, lo + ncols);
+    free(lo);
+    return rc;
+}
+
+int setup(gpu_backend *g)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess)
+        return failf(g, "%s%s", NO_GPU, cudaGetErrorString(e));
+    if (count < 1)
+        return failf(g, "%sno CUDA device", NO_GPU);
+    e = cudaSetDevice(0);
+    if (e == cudaSuccess)
+        e = cudaFree(0); /* creates the context */
+    if (e != cudaSuccess)
+        return failf(g, "%s%s", NO_GPU, cudaGetErrorString(e));
+    cudaDeviceProp prop;
+    CK(g, cudaGetDeviceProperties(&prop, 0));
+    snprintf(g->device, sizeof g->device, "%.127s", prop.name);
+    g->nsm = prop.multiProcessorCount;
+    size_t free_b = 0, total_b = 0;
+    CK(g, cudaMemGetInfo(&free_b, &total_b));
+    int ncols = g->cfg.ncols;
+    g->rows = pick_rows(ncols, free_b);
+    g->ld = (g->rows + 1) & ~(size_t)1;
+    size_t buf = (size_t)ncols * g->ld * sizeof(double);
+    if (4 * buf > free_b)
+        return failf(g, "GPU: too little free device memory (%zu MiB)",
+                     free_b >> 20);
+    g->maxblocks = reduce_grid(g->nsm, g->rows);
+    for (int s = 0; s < 2; s++) {
+        CK(g, cudaStreamCreateWithFlags(&g->st[s], cudaStreamNonBlocking));
+        CK(g, cudaMalloc((void **)&g->dbuf[s], buf));
+        CK(g,
+           cudaMalloc((void **)&g->dstate[s], (size_t)ncols * sizeof(dev_col)));
+        CK(g,
+           cudaMalloc((void **)&g->dpart[s],
+                      (size_t)ncols * (size_t)g->maxblocks * sizeof(dev_ext)));
+    }
+    if (make_slots(g) || upload_empty_states(g))
+        return -1;
+    if ((g->cfg.what & STAT_HIST) && alloc_hist(g))
+        return -1;
+    size_t taken = 2 * buf + RESERVE_BYTES + total_b / 16;
+    g->budget = free_b > taken ? free_b - taken : 0;
+    const char *env = getenv("COLSTAT_GPU_KEEP_BYTES"); /* test hook */
+    if (env)
+        g->budget = (size_t)strtoull(env, NULL, 10);
+    /* a first launch proves the kernels load on this device */
+    reduce_args a = {g->dbuf[0], g->ld,        0,           1, 1,
+                     1,          g->dstate[0], g->dpart[0], 1};
+    CK(g, reduce_launch(&a, ncols, g->st[0]));
+    CK(g, cudaStreamSynchronize(g->st[0]));
+    return 0;
+}
+
+void harvest(gpu_backend *g, slot *sl)
+{
+    float ms;
+    if (!sl->busy)
+        return;
+    sl->busy = false;
+    sl->c = NULL;
+    if (cudaEventSynchronize(sl->binned) != cudaSuccess) {
+        cuda_fail(g, "cudaEventSynchronize", cudaGetLastError());
+        return;
+    }
+    if (cudaEventElapsedTime(&ms, sl->start, sl->copied) == cudaSuccess)
+        g->h2d_ms += ms;
+    if (cudaEventElapsedTime(&ms, sl->copied, sl->reduced) == cudaSuccess)
+        g->kernel_ms += ms;
+    if (cudaEventElapsedTime(&ms, sl->reduced, sl->binned) == cudaSuccess)
+        g->hist_ms += ms;
+}
+
+slot *take_slot(gpu_backend *g)
+{
+    slot *sl = &g->slots[g->next_slot];
+    g->next_slot = (g->next_slot + 1) % NSLOTS;
+    harvest(g, sl);
+    sl->busy = true;
+    return sl;
+}
+
+/* Where this piece's values go: a kept segment when the histogram is
+ * binned at the end, else the stream's buffer. */
+int piece_target(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
+                 double **dst, segment **keep)
+{
+    *dst = buf;
+    *keep = NULL;
+    if (!(g->cfg.what & STAT_HIST) || g->cfg.have_range)
+        return 0;
+    if (g->nsegs == g->capsegs) {
+        size_t cap = g->capsegs ? 2 * g->capsegs : 64;
+        segment *s = static_cast<segment *>(realloc(g->segs, cap * sizeof *s));
+        if (!s)
+            return failf(g, "GPU: out of host memory");
+        g->segs = s;
+        g->capsegs = cap;
+    }
+    segment *sg = &g->segs[g->nsegs];
+    memset(sg, 0, sizeof *sg);
+    sg->n = n;
+    sg->ld = (n + 1) & ~(size_t)1;
+    size_t bytes = (size_t)g->cfg.ncols * sg->ld * sizeof(double);
+    if (g->used + bytes <= g->budget) {
+        if (cudaMallocAsync((void **)&sg->d, bytes, st) == cudaSuccess) {
+            g->used += bytes;
+            *dst = sg->d;
+        } else {
+            (void)cudaGetLastError(); /* out of memory: keep on the host */
+            sg->d = NULL;
+            g->budget = g->used;
+        }
+    }
+    if (!sg->d) {
+        sg->h = static_cast<double *>(malloc(bytes ? bytes : 1));
+        if (!sg->h)
+            return failf(g, "GPU: out of host memory for histogram values");
+    }
+    g->nsegs++;
+    *keep = sg;
+    return 0;
+}
+
+int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
+                 unsigned long long first_row, int s, bool last)
+{
+    cudaStream_t st = g->st[s];
+    int ncols = g->cfg.ncols;
+    double *dst;
+    segment *keep;
+    if (piece_target(g, n, st, g->dbuf[s], &dst, &keep))
+        return -1;
+    size_t ld = keep ? keep->ld : g->ld;
+    slot *sl = take_slot(g);
+    if (g->failed)
+        return -1;
+    CK(g, cudaEventRecord(sl->start, st));
+    for (int j = 0; j < ncols; j++) {
+        CK(g, cudaMemcpyAsync(dst + (size_t)j * ld, c->col[j] + off,
+                              n * sizeof(double), cudaMemcpyHostToDevice, st));
+        if (keep && keep->h)
+            memcpy(keep->h + (size_t)j * ld, c->col[j] + off,
+                   n * sizeof(double));
+    }
+    CK(g, cudaEventRecord(sl->copied, st));
+    g->h2d_bytes += (uint64_t)n * (uint64_t)ncols * sizeof(double);
+    unsigned what = g->cfg.what;
+    reduce_args a = {dst,
+                     ld,
+                     n,
+                     first_row,
+                     (what & (STAT_SUM | STAT_MEAN | STAT_STD)) != 0,
+                     (what & STAT_STD) != 0,
+                     g->dstate[s],
+                     g->dpart[s],
+                     reduce_grid(g->nsm, n)};
+    CK(g, reduce_launch(&a, ncols, st));
+    CK(g, cudaEventRecord(sl->reduced, st));
+    if ((what & STAT_HIST) && g->cfg.have_range)
+        CK(g, hist_launch(dst, ld, n, ncols, g->cfg.nbins, g->dscales, g->dbins,
+                          g->nsm, st));
+    CK(g, cudaEventRecord(sl->binned, st));
+    sl->c = last ? c : NULL;
+    return 0;
+}
+
+/* (v, r) pairs of the two streams: the lower value, ties to the lower row
+ * (the streams interleave chunks, so neither covers the earlier rows). */
+void pick(double av, uint64_t ar, double bv, uint64_t br, int want_min,
+          double *v, uint64_t *r)
+{
+    bool a_first;
+    if (ar == DEV_NO_ROW)
+        a_first = false;
+    else if (br == DEV_NO_ROW)
+        a_first = true;
+    else if (av == bv)
+        a_first = ar < br;
+    else
+        a_first = want_min ? av < bv : av > bv;
+    *v = a_first ? av : bv;
+    *r = a_first ? ar : br;
+}
+
+void to_sacc(sacc *dst, const long long *a, const long long *b)
+{
+    for (int i = 0; i < SACC_DIGITS; i++)
+        dst->d[i] = a[i] + b[i]; /* each within (-2^33, 2^33) */
+    dst->pending = 1;
+    sacc_normalize(dst);
+}
+
+void to_stats(const dev_col *a, const dev_col *b, col_stats *o)
+{
+    stats_init(o);
+    o->count = a->count + b->count;
+    o->all_int = a->all_int & b->all_int;
+    if (o->count) {
+        pick(a->min, a->min_row, b->min, b->min_row, 1, &o->min, &o->min_row);
+        pick(a->max, a->max_row, b->max, b->max_row, 0, &o->max, &o->max_row);
+    }
+    to_sacc(&o->sum, a->sum, b->sum);
+    o->sum.pos_inf = a->pos_inf + b->pos_inf;
+    o->sum.neg_inf = a->neg_inf + b->neg_inf;
+    to_sacc(&o->sumsq, a->sumsq, b->sumsq);
+    o->sumsq.pos_inf = a->sq_inf + b->sq_inf;
+}
+
+/* Bins the kept values once the edges (the final min and max) are known. */
+int bin_kept(gpu_backend *g, const col_stats *cs)
+{
+    int ncols = g->cfg.ncols;
+    double *lo =
+        static_cast<double *>(malloc(2 * (size_t)ncols * sizeof(double)));
+    if (!lo)
+        return failf(g, "GPU: out of host memory");
+    for (int j = 0; j < ncols; j++) {
+        lo[j] = cs[j].min;
+        lo[ncols + j] = cs[j].max;
+    }
+    int rc = upload_scales(g, lo, lo + ncols);
+    free(lo);
+    if (rc)
+        return -1;
+    cudaStream_t st = g->st[0];
+    slot *sl = take_slot(g);
+    if (g->failed)
+        return -1;
+    CK(g, cudaEventRecord(sl->start, st));
+    CK(g, cudaEventRecord(sl->copied, st));
+    CK(g, cudaEventRecord(sl->reduced, st));
+    for (size_t i = 0; i < g->nsegs; i++) {
+        segment *sg = &g->segs[i];
+        const double *src = sg->d;
+        if (!src) {
+            size_t bytes = (size_t)ncols * sg->ld * sizeof(double);
+            size_t room = (size_t)ncols * g->ld * sizeof(double);
+            if (bytes > room) /* pieces never exceed a buffer */
+                return failf(g, "GPU: internal: segment too large");
+            CK(g, cudaMemcpyAsync(g->dbuf[0], sg->h, bytes,
+                                  cudaMemcpyHostToDevice, st));
+            g->h2d_bytes += bytes;
+            src = g->dbuf[0];
+        }
+        CK(g, hist_launch(src, sg->ld, sg->n, ncols, g->cfg.nbins, g->dscales,
+                          g->dbins, g->nsm, st));
+    }
+    CK(g, cudaEventRecord(sl->binned, st));
+    return 0;
+}
+
+int fetch_hists(gpu_backend *g, const col_stats *cs, hist *hists)
+{
+    int ncols = g->cfg.ncols, nbins = g->cfg.nbins;
+    size_t per = (size_t)g->nb2;
+    unsigned long long *h = static_cast<unsigned long long *>(
+        malloc((size_t)ncols * per * sizeof *h));
+    if (!h)
+        return failf(g, "GPU: out of host memory");
+    if (download(g, h, g->dbins, (size_t)ncols * per * sizeof *h)) {
+        free(h);
+        return -1;
+    }
+    int rc = 0;
+    for (int j = 0; j < ncols; j++) {
+        double lo = g->cfg.have_range ? g->cfg.lo : cs[j].min;
+        double hi = g->cfg.have_range ? g->cfg.hi : cs[j].max;
+        if (hist_init(&hists[j], nbins, lo, hi)) {
+            rc = failf(g, "GPU: out of host memory");
+            hists[j].bins = NULL;
+            continue;
+        }
+        const unsigned long long *b = h + (size_t)j * per;
+        hists[j].underflow = b[0];
+        for (int k = 0; k < nbins; k++)
+            hists[j].bins[k] = b[k + 1];
+        hists[j].overflow = b[nbins + 1];
+    }
+    free(h);
+    return rc;
+}
+
+int finish(gpu_backend *g, col_stats *out, hist *hists)
+{
+    int ncols = g->cfg.ncols;
+    CK(g, cudaStreamSynchronize(g->st[0]));
+    CK(g, cudaStreamSynchronize(g->st[1]));
+    size_t bytes = (size_t)ncols * sizeof(dev_col);
+    dev_col *h = static_cast<dev_col *>(malloc(2 * bytes));
+    col_stats *cs =
+        static_cast<col_stats *>(malloc((size_t)ncols * sizeof *cs));
+    int rc = 0;
+    if (!h || !cs)
+        rc = failf(g, "GPU: out of host memory");
+    for (int s = 0; s < 2 && !rc; s++)
+        rc = download(g, h + (size_t)s * ncols, g->dstate[s], bytes);
+    for (int j = 0; j < ncols && !rc; j++)
+        to_stats(&h[j], &h[ncols + j], &cs[j]);
+    bool hist_on = (g->cfg.what & STAT_HIST) && hists;
+    if (!rc && hist_on && !g->cfg.have_range)
+        rc = bin_kept(g, cs);
+    if (!rc && hist_on)
+        rc = fetch_hists(g, cs, hists);
+    if (!rc)
+        for (int j = 0; j < ncols; j++)
+            stats_merge(&out[j], &cs[j], 0);
+    free(h);
+    free(cs);
+    return rc;
+}
+
+void release(gpu_backend *g)
+{
+    for (int s = 0; s < 2; s++)
+        if (g->st[s])
+            cudaStreamSynchronize(g->st[s]);
+    for (size_t i = 0; i < g->nsegs; i++) {
+        cudaFree(g->segs[i].d);
+        free(g->segs[i].h);
+    }
+    free(g->segs);
+    for (int s = 0; s < 2; s++) {
+        cudaFree(g->dbuf[s]);
+        cudaFree(g->dstate[s]);
+        cudaFree(g->dpart[s]);
+        if (g->st[s])
+            cudaStreamDestroy(g->st[s]);
+    }
+    cudaFree(g->dbins);
+    cudaFree(g->dscales);
+    for (int i = 0; i < NSLOTS; i++) {
+        cudaEvent_t e[4] = {g->slots[i].start, g->slots[i].copied,
+                            g->slots[i].reduced, g->slots[i].binned};
+        for (int k = 0; k < 4; k++)
+            if (e[k])
+                cudaEventDestroy(e[k]);
+    }
+    (void)cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" {
+
+int gpu_open(const gpu_config *cfg, gpu_backend **out, char *why, size_t n)
+{
+    *out = NULL;
+    gpu_backend *g = static_cast<gpu_backend *>(calloc(1, sizeof *g));
+    if (!g) {
+        if (why && n)
+            snprintf(why, n, "GPU: out of host memory");
+        return -1;
+    }
+    g->cfg = *cfg;
+    g->alloc = chunk_alloc{pinned_alloc, pinned_free, g};
+    int rc = 0;
+    if (cfg->ncols < 1 || cfg->ncols > 65535)
+        rc = failf(g, "GPU: unsupported column count %d", cfg->ncols);
+    else if ((cfg->what & STAT_HIST) &&
+             (cfg->nbins < 1 || cfg->nbins > (1 << 28)))
+        rc = failf(g, "GPU: unsupported bin count %d", cfg->nbins);
+    else
+        rc = setup(g);
+    if (rc) {
+        report(g, rc, why, n);
+        release(g);
+        free(g);
+        return -1;
+    }
+    *out = g;
+    return 0;
+}
+
+const chunk_alloc *gpu_chunk_alloc(gpu_backend *g)
+{
+    return &g->alloc;
+}
+
+size_t gpu_chunk_rows(const gpu_backend *g)
+{
+    return g->rows;
+}
+
+int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, char *why,
+               size_t n)
+{
+    if (g->failed)
+        return report(g, -1, why, n);
+    if (c->ncols != g->cfg.ncols)
+        return report(g,
+                      failf(g, "GPU: chunk has %d columns, expected %d",
+                            c->ncols, g->cfg.ncols),
+                      why, n);
+    int s = (int)(g->nchunks++ & 1);
+    size_t off = 0;
+    int rc = 0;
+    do { /* a chunk larger than the buffers goes in pieces */
+        size_t k = c->nrows - off < g->rows ? c->nrows - off : g->rows;
+        rc =
+            submit_piece(g, c, off, k, first_row + off, s, off + k == c->nrows);
+        off += k;
+    } while (!rc && off < c->nrows);
+    return report(g, rc, why, n);
+}
+
+int gpu_chunk_wait(gpu_backend *g, const chunk *c, char *why, size_t n)
+{
+    if (g->failed)
+        return report(g, -1, why, n);
+    for (int i = 0; i < NSLOTS; i++) {
+        slot *sl = &g->slots[i];
+        if (sl->busy && sl->c == c) {
+            cudaError_t e = cudaEventSynchronize(sl->copied);
+            sl->c = NULL;
+            if (e != cudaSuccess)
+                return report(g, cuda_fail(g, "cudaEventSynchronize", e), why,
+                              n);
+        }
+    }
+    return 0;
+}
+
+int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, char *why, size_t n)
+{
+    if (g->failed)
+        return report(g, -1, why, n);
+    int rc = finish(g, out, hists);
+    for (int i = 0; i < NSLOTS && !rc; i++)
+        harvest(g, &g->slots[i]);
+    if (!rc && g->failed)
+        rc = -1;
+    return report(g, rc, why, n);
+}
+
+void gpu_get_times(const gpu_backend *g, gpu_times *t)
+{
+    *t = gpu_times{};
+    t->h2d_s = g->h2d_ms / 1e3;
+    t->kernel_s = g->kernel_ms / 1e3;
+    t->hist_s = g->hist_ms / 1e3;
+    t->h2d_bytes = g->h2d_bytes;
+    snprintf(t->device, sizeof t->device, "%s", g->device);
+}
+
+void gpu_close(gpu_backend *g)
+{
+    if (!g)
+        return;
+    release(g);
+    free(g);
+}
+
+} /* extern "C" */
