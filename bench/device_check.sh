@@ -1,0 +1,44 @@
+#!/bin/bash
+# The GPU checks of one device call, from a copy of the tree that carries
+# the static build (default build-dev, configured with -DCOLSTAT_CUDA=ON
+# -DCOLSTAT_STATIC_DEPS=ON on the dev machine). Runs: the GPU unit tests,
+# compute-sanitizer and the kernel benchmark (gpu/bench/run_device.sh),
+# then the end-to-end tests with the GPU present (CPU vs GPU JSON byte for
+# byte), compute-sanitizer over the colstat binary itself, and a -v
+# profile. Logs go to $OUT; a summary is printed last.
+set -u
+B=${BUILD:-build-dev}
+OUT=${OUT:-/tmp/colstat-out}
+mkdir -p "$OUT"
+cd "$(dirname "$0")/.." || exit 1
+python3 --version; python3 -c 'import numpy, pyarrow; print("numpy", numpy.__version__, "pyarrow", pyarrow.__version__)' 2>&1
+nproc; free -g | head -2; df -h /tmp | tail -1
+
+BUILD=$B OUT=$OUT bash gpu/bench/run_device.sh > "$OUT/gpu_unit.log" 2>&1
+grep -E "rc=|ERROR SUMMARY|GB/s|ratio" "$OUT/gpu_unit.log" | head -40
+
+echo "== end-to-end tests with a GPU present"
+: > "$OUT/e2e.log"
+for t in tests/e2e_*.py; do
+    start=$(date +%s)
+    timeout 300 python3 "$t" "$B/colstat" >> "$OUT/e2e.log" 2>&1
+    echo "$t rc=$? $(( $(date +%s) - start )) s" | tee -a "$OUT/e2e.log"
+done
+grep -E "passed|DIFF|FAIL" "$OUT/e2e.log" | head -20
+
+echo "== compute-sanitizer over colstat --device gpu"
+python3 - <<'PY'
+import random
+r = random.Random(7)
+with open("/tmp/san.csv", "w") as f:
+    f.write("a,b,c\n")
+    for i in range(300000):
+        f.write("%d,%.4f,%r\n" % (r.randint(-9, 9**9), r.uniform(-1, 1), r.gauss(0, 1e10)))
+PY
+for tool in memcheck racecheck synccheck; do
+    timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/colstat" --device gpu -a --json /tmp/san.csv > "$OUT/san_colstat_$tool.log" 2>&1
+    echo "colstat $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_colstat_$tool.log" | tr '\n' ' ')"
+done
+
+echo "== -v profile"
+"$B/colstat" -v --device gpu -a /tmp/san.csv 2>&1 >/dev/null | tee "$OUT/profile.log"
