@@ -18,6 +18,7 @@ import math
 import os
 import random
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -68,13 +69,18 @@ class Suite:
         return ok
 
     def finish(self):
+        if self.failed:
+            keep = self.dir + ".kept"
+            os.rename(self.dir, keep)
+            os.mkdir(self.dir)
+            print(f"{self.name}: inputs kept in {keep}")
         print(f"{self.name}: {self.passed} passed, {self.failed} failed")
         self.tmp.cleanup()
         sys.exit(1 if self.failed else 0)
 
 
 def cmdline(args):
-    return "colstat " + " ".join(str(a) for a in args)
+    return "colstat " + " ".join(shlex.quote(str(a)) for a in args)
 
 
 def _no_bare_constants(name):
@@ -422,7 +428,8 @@ def compare_column(suite, tag, jc, ref, name, index, what, hist_opts):
         return suite.check(ok, f"{tag}: column {index} ({name}) {field}",
                            f"got {got!r}, want {want!r}")
 
-    chk(jc.get("name") == name, "name", jc.get("name"), name)
+    if name is not None:
+        chk(jc.get("name") == name, "name", jc.get("name"), name)
     chk(jc.get("index") == index, "index", jc.get("index"), index)
     for k in ("missing", "invalid", "nan"):
         chk(jc.get(k) == getattr(ref, k), k, jc.get(k), getattr(ref, k))
@@ -545,6 +552,29 @@ def stat_variant(rng, ref_cols):
     return flags, what, (nbins, hrange)
 
 
+def check_doc(suite, what_ran, out, nrows, want, what,
+              hist_opts=(256, None)):
+    """Checks a JSON document: rows, the columns (index, name or None to
+    skip the name, ColRef) in order, and each column's statistics."""
+    try:
+        doc = parse_json(out)
+    except ValueError as e:
+        suite.check(False, what_ran + " prints JSON", str(e))
+        return None
+    suite.check(doc.get("rows") == nrows, what_ran + " rows",
+                f"got {doc.get('rows')}, want {nrows}")
+    cols = doc.get("columns", [])
+    idx = [i for i, _, _ in want]
+    suite.check([c.get("index") for c in cols] == idx, what_ran + " columns",
+                f"got {[c.get('index') for c in cols]}, want {idx}")
+    by_index = {c.get("index"): c for c in cols}
+    for i, name, ref in want:
+        if i in by_index:
+            compare_column(suite, what_ran, by_index[i], ref, name, i, what,
+                           hist_opts)
+    return doc
+
+
 def run_case(suite, case, tag, nrows, devices):
     rng = suite.rng
     names, rows, fields = read_columns(case.path, case.delim, case.header,
@@ -568,21 +598,8 @@ def run_case(suite, case, tag, nrows, devices):
         if not suite.check(rc == 0, what_ran + " exits 0", f"status {rc}: {err.strip()}"):
             continue
         outputs[dev] = out
-        try:
-            doc = parse_json(out)
-        except ValueError as e:
-            suite.check(False, what_ran + " prints JSON", str(e))
-            continue
-        suite.check(doc.get("rows") == nrows, what_ran + " rows",
-                    f"got {doc.get('rows')}, want {nrows}")
-        cols = doc.get("columns", [])
-        suite.check([c.get("index") for c in cols] == idx, what_ran + " columns",
-                    f"got {[c.get('index') for c in cols]}, want {idx}")
-        by_index = {c.get("index"): c for c in cols}
-        for i in idx:
-            if i in by_index:
-                compare_column(suite, what_ran, by_index[i], refs[i],
-                               names[i - 1], i, what, hist_opts)
+        check_doc(suite, what_ran, out, nrows,
+                  [(i, names[i - 1], refs[i]) for i in idx], what, hist_opts)
     if len(outputs) == 2:
         suite.check(outputs["cpu"] == outputs["gpu"],
                     f"{tag}: {cmdline(args)} identical on cpu and gpu")
