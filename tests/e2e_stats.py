@@ -223,6 +223,13 @@ class ColRef:
             if v == hi:
                 certain[nbins if hi > lo else 1] += 1
                 continue
+            try:  # fast path: far from an edge, the float floor is exact
+                tf = (v - lo) / (hi - lo) * nbins
+                if math.isfinite(tf) and abs(tf - round(tf)) > 1e-6:
+                    certain[min(math.floor(tf), nbins - 1) + 1] += 1
+                    continue
+            except OverflowError:
+                pass
             t = (Fraction(v) - flo) * nbins / width
             b = min(math.floor(t), nbins - 1)
             k = round(t)
@@ -618,7 +625,7 @@ def thread_consistency(suite, devices):
     reference)."""
     rng = suite.rng
     p = suite.path("big.csv")
-    nrows = 60000
+    nrows = 120000
     case = CsvCase(rng, p, nrows, ncols=4, delim=",", header=True)
     run_case(suite, case, "big", nrows, ["cpu"])
     args = [p, "--json", "--all", "--header"]
@@ -635,6 +642,30 @@ def thread_consistency(suite, devices):
                     f"{cmdline(args)}: --device gpu identical to cpu", err.strip())
 
 
+def exact_edges(suite, devices):
+    """Integers on a grid where colstat's double formula is exact (edges
+    at multiples of 4 from 0 to 1024): every bin must match exactly, no
+    tolerance, values on interior edges going to the bin above."""
+    rng = suite.rng
+    vals = [0, 1024] + [rng.randint(0, 1024) for _ in range(rng.randint(50, 500))]
+    rng.shuffle(vals)
+    p = suite.path("edges.csv")
+    with open(p, "w") as f:
+        f.write("v\n" + "".join(f"{v}\n" for v in vals))
+    want = [0] * 256
+    for v in vals:
+        want[min(v // 4, 255)] += 1
+    for dev in devices:
+        args = [p, "--json", "--hist", "--device", dev]
+        rc, out, err = suite.run(args)
+        if suite.check(rc == 0, f"{cmdline(args)} exits 0", err.strip()):
+            h = parse_json(out)["columns"][0]["hist"]
+            suite.check(h["bins"] == want, f"{cmdline(args)}: bins exact on edges",
+                        f"got {h['bins']}, want {want}")
+            suite.check(h["underflow"] == 0 and h["overflow"] == 0,
+                        f"{cmdline(args)}: no underflow/overflow", h)
+
+
 def main():
     suite = Suite("e2e_stats", sys.argv)
     rng = suite.rng
@@ -649,6 +680,7 @@ def main():
         if os.environ.get("COLSTAT_E2E_KEEP"):
             print(f"case{n}: {p}")
         run_case(suite, case, f"case{n} ({nrows} rows)", nrows, devices)
+    exact_edges(suite, devices)
     thread_consistency(suite, devices)
     suite.finish()
 
