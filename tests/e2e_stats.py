@@ -26,6 +26,8 @@ from fractions import Fraction
 
 # ----------------------------------------------------------------- harness
 
+QUICK = bool(os.environ.get("COLSTAT_TEST_QUICK"))  # sanitizer builds: less
+
 
 class Suite:
     """Counts named checks; prints failures with enough to reproduce."""
@@ -625,7 +627,7 @@ def thread_consistency(suite, devices):
     reference)."""
     rng = suite.rng
     p = suite.path("big.csv")
-    nrows = 120000
+    nrows = 30000 if QUICK else 120000
     case = CsvCase(rng, p, nrows, ncols=4, delim=",", header=True)
     run_case(suite, case, "big", nrows, ["cpu"])
     args = [p, "--json", "--all", "--header"]
@@ -672,7 +674,7 @@ def main():
     devices = ["cpu"] + (["gpu"] if gpu_available(suite) else [])
     print(f"e2e_stats: devices {devices}", flush=True)
     sizes = [0, 1, 1, 2, 3] + [rng.randint(4, 60) for _ in range(14)] + \
-            [rng.randint(200, 3000) for _ in range(5)]
+            [rng.randint(200, 3000) for _ in range(2 if QUICK else 5)]
     for n, nrows in enumerate(sizes):
         p = suite.path(f"case{n}.csv")
         header = True if nrows < 2 else rng.random() < 0.8
