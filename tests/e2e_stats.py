@@ -515,12 +515,17 @@ STAT_FLAGS = ["count", "sum", "mean", "std", "min", "max", "hist"]
 DEFAULT_STATS = {"count", "sum", "mean", "min", "max"}
 
 
-def pick_columns(rng, case, names):
+def pick_columns(rng, case, names, fields):
     """A -c argument choosing the numeric columns (sometimes a text column
-    too), spelled with indices, names or ranges; None for the default."""
+    too), spelled with indices, names or ranges; None for the default.
+
+    The default ("every column that holds numbers") is decided on a sample
+    (colstat: more numbers than invalid fields), so it is only used here
+    when that is clear: data, and no invalid field in the numeric columns."""
     idx = case.numeric_indices()
     r = rng.random()
-    if r < 0.3 and case.nrows > 0:  # no data: no column holds numbers
+    clear = case.nrows > 0 and all(ColRef(fields[i - 1]).invalid == 0 for i in idx)
+    if r < 0.3 and clear:
         return None, idx
     if r < 0.45 and len(idx) < case.ncols:
         idx = sorted(set(idx) | {rng.choice([i for i in range(1, case.ncols + 1)
@@ -555,7 +560,7 @@ def stat_variant(rng, ref_cols):
             if lo > hi:
                 lo, hi = hi, lo
             if lo == hi:
-                hi = lo + 1.0
+                hi = lo + max(1.0, abs(lo))
             hrange = (lo, hi)
             flags += [f"--range={lo!r}:{hi!r}"]
     return flags, what, (nbins, hrange)
@@ -589,7 +594,7 @@ def run_case(suite, case, tag, nrows, devices):
     names, rows, fields = read_columns(case.path, case.delim, case.header,
                                        case.ncols)
     suite.check(rows == nrows, f"{tag}: harness wrote {nrows} rows", rows)
-    col_arg, idx = pick_columns(rng, case, names)
+    col_arg, idx = pick_columns(rng, case, names, fields)
     refs = {i: ColRef(fields[i - 1]) for i in idx}
     flags, what, hist_opts = stat_variant(rng, list(refs.values()))
     args = [case.path, "--json"] + flags
