@@ -3,8 +3,9 @@
  * More than MAX_UNGROUPED bins are grouped, adjacent bins summed, into at
  * most MAX_ROWS display rows (the title says how many bins a row holds).
  * Bars use the eighth-block characters for sub-character resolution, and
- * a nonzero count always shows at least one eighth. Edge labels use the
- * fewest significant digits that keep neighbouring edges apart. */
+ * a nonzero count always shows at least one eighth. Edge labels round to
+ * a tenth of a row's width, with more digits where neighbours would
+ * print alike. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +37,21 @@ static void edge_text(char *buf, double v, int p)
     format_double(buf, 32, strtod(tmp, NULL));
 }
 
-/* Fewest digits (3 to 17) that print the row edges all distinct. */
+/* Digits enough that rounding moves the largest edge by less than a
+ * tenth of a row's width (so 1017.9 shows as 1018, not 1020), and at
+ * least 3. */
+static int digits_for_step(const hist *h, int group)
+{
+    double big = fmax(fabs(h->lo), fabs(h->hi));
+    double half_step = (h->hi * 0.5 - h->lo * 0.5) * group / h->nbins;
+    double p = floor(log10(big)) + 1 - (log10(half_step) + log10(0.2)) + 1;
+    return p < 3 ? 3 : p > 17 || isnan(p) ? 17 : (int)p;
+}
+
+/* From there, the fewest digits that print the row edges all distinct. */
 static int edge_digits(const hist *h, int group, int nrows)
 {
-    for (int p = 3; p < 17; p++) {
+    for (int p = digits_for_step(h, group); p < 17; p++) {
         char a[32], b[32];
         int ok = 1;
         edge_text(a, edge(h, 0), p);
