@@ -4,6 +4,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +123,8 @@ static int hist_edges_init(engine *g, hist *h)
 {
     for (int k = 0; k < g->ncols; k++) {
         const col_stats *s = &g->st[k];
-        double lo = s->count ? s->min : 0.0, hi = s->count ? s->max : 0.0;
+        /* No values: no edges (NaN, printed as null), as on the GPU. */
+        double lo = s->count ? s->min : NAN, hi = s->count ? s->max : NAN;
         if (hist_init(&h[k], g->o->nbins, lo, hi))
             return -1;
     }
