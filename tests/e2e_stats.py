@@ -198,7 +198,7 @@ class ColRef:
                 pass
         if self.count == 0:
             self.mean = None
-        elif not math.isfinite(self.sum):
+        elif self.pos_inf or self.neg_inf:
             self.mean = self.sum
         else:
             self.mean = to_float(self.exact / self.count)
