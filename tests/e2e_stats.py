@@ -672,6 +672,19 @@ def thread_consistency(suite, devices):
         outs[j] = out
     suite.check(outs[1] == outs[2] == outs[4],
                 f"{cmdline(args)}: identical JSON for -j 1, 2, 4")
+    # The same bytes as three gzip members, from a file and from stdin.
+    import gzip
+    data = open(p, "rb").read()
+    cuts = sorted(rng.randrange(len(data)) for _ in range(2))
+    gz = b"".join(gzip.compress(data[a:b], compresslevel=1)
+                  for a, b in zip([0] + cuts, cuts + [len(data)]))
+    with open(p + ".gz", "wb") as f:
+        f.write(gz)
+    for name, stdin in ((p + ".gz", None), ("-", gz)):
+        a = [name] + args[1:] + ["-j", 2, "--device", "cpu"]
+        rc, out, err = suite.run(a, stdin=stdin)
+        suite.check(rc == 0 and out == outs[1],
+                    f"{cmdline(a)}: gzip members give the same JSON", err.strip())
     if "gpu" in devices:
         rc, out, err = suite.run(args + ["--device", "gpu"])
         suite.check(rc == 0 and out == outs[1],
@@ -707,8 +720,9 @@ def main():
     rng = suite.rng
     devices = ["cpu"] + (["gpu"] if gpu_available(suite) else [])
     print(f"e2e_stats: devices {devices}", flush=True)
-    sizes = [0, 1, 1, 2, 3] + [rng.randint(4, 60) for _ in range(14)] + \
-            [rng.randint(200, 3000) for _ in range(2 if QUICK else 5)]
+    sizes = [0, 1, 1, 2, 3] + \
+        [rng.randint(4, 60) for _ in range(14 if QUICK else 30)] + \
+        [rng.randint(200, 3000) for _ in range(2 if QUICK else 8)]
     for n, nrows in enumerate(sizes):
         p = suite.path(f"case{n}.csv")
         header = True if nrows < 2 else rng.random() < 0.8
