@@ -44,7 +44,7 @@ class Suite:
         env_seed = os.environ.get("COLSTAT_SEED")
         self.seed = int(env_seed) if env_seed else random.SystemRandom().randrange(1 << 32)
         print(f"{name}: seed {self.seed} (COLSTAT_SEED={self.seed} to reproduce)",
-              flush=True)
+              file=sys.stderr, flush=True)
         self.rng = random.Random(self.seed)
         self.passed = 0
         self.failed = 0
