@@ -691,6 +691,41 @@ def thread_consistency(suite, devices):
                     f"{cmdline(args)}: --device gpu identical to cpu", err.strip())
 
 
+FIXED = [  # columns where naive float arithmetic goes wrong
+    ["1e308", "-1e308", "1.7976931348623157e308", "-1.7976931348623157e308", "0"],
+    ["1.7976931348623157e308", "1.7976931348623157e308", "-1e308"],  # sum overflows
+    ["5e-324", "5e-324", "1e-323", "-0", "0"],  # subnormal
+    ["1e16", "1", "-1e16", "1", "1e-16"],  # cancellation
+    ["9007199254740993", "9007199254740993", "-1", "9223372036854774784"],  # > 2^53
+    ["0.1"] * 10,  # an exact sum that is not 1
+    ["-0", "0", "-0"],  # ties: the first row
+    ["3", "3", "3", "-2", "-2"],
+]
+
+
+def fixed_columns(suite, devices):
+    """Hand-picked columns (shuffled) where only exact arithmetic is right."""
+    rng = suite.rng
+    cols = [c[:] for c in FIXED]
+    for c in cols:
+        rng.shuffle(c)
+    n = max(len(c) for c in cols)
+    cols = [c + [""] * (n - len(c)) for c in cols]
+    p = suite.path("fixed.csv")
+    names = [f"f{i + 1}" for i in range(len(cols))]
+    with open(p, "w") as f:
+        f.write(",".join(names) + "\n")
+        for r in range(n):
+            f.write(",".join(c[r] for c in cols) + "\n")
+    want = [(i + 1, names[i], ColRef(c)) for i, c in enumerate(cols)]
+    spec = ",".join(str(i + 1) for i in range(len(cols)))
+    for dev in devices:
+        args = [p, "--json", "--all", "--bins", "5", "-c", spec, "--device", dev]
+        rc, out, err = suite.run(args)
+        if suite.check(rc == 0, f"{cmdline(args)} exits 0", err.strip()):
+            check_doc(suite, cmdline(args), out, n, want, set(STAT_FLAGS), (5, None))
+
+
 def exact_edges(suite, devices):
     """Integers on a grid where colstat's double formula is exact (edges
     at multiples of 4 from 0 to 1024): every bin must match exactly, no
@@ -731,6 +766,7 @@ def main():
             print(f"case{n}: {p}")
         run_case(suite, case, f"case{n} ({nrows} rows)", nrows, devices)
     exact_edges(suite, devices)
+    fixed_columns(suite, devices)
     thread_consistency(suite, devices)
     suite.finish()
 
