@@ -202,6 +202,18 @@ def test_large(suite):
         expect_error(suite, "--strict deep in a large file",
                      [p, "--strict", "-c", "x,y", "-j", j], 1, file=p,
                      line=lines_before[bad_row])
+    # Two invalid fields in different blocks: the first in the file is named,
+    # whichever thread finds its block first.
+    first, second = sorted(rng.sample(range(n // 4, n), 2))
+    strict = rows[:]
+    strict[first] = "1,oops,3\n"
+    strict[second] = "oops,2,3\n"
+    p = suite.path("large-strict2.csv")
+    write(p, ("x,y,z\n" + "".join(strict)).encode())
+    for j in (2, 4):
+        expect_error(suite, "--strict: the first of two invalid fields",
+                     [p, "--strict", "-c", "x,y", "-j", j], 1, file=p,
+                     line=lines_before[first])
     # The open quote after all of them, then plain rows it swallows.
     quoted = rows + ['4,"never closed\n'] + csv_rows(rng, 5000)
     p = suite.path("large-quote.csv")
