@@ -155,7 +155,8 @@ def test_strict(suite):
             lines.append(",".join(v))
             line += lines[-1].count("\n") + 1
         p = suite.path(f"strict{k}.csv")
-        data = ("\n".join(lines) + "\n").encode()
+        nl = "\r\n" if k % 2 else "\n"  # CR is no line of its own
+        data = (nl.join(lines) + nl).encode()
         write(p, data)
         args = [p, "--strict", "-c", "a,b"]
         expect_error(suite, "--strict invalid field", args, 1, file=p, line=bad_line)
@@ -177,6 +178,49 @@ def test_strict(suite):
             if m and m.group(1) == p and m.group(3) in first_bad:
                 suite.check(int(m.group(2)) == first_bad[m.group(3)],
                             t + f": warning names line {first_bad[m.group(3)]}", w)
+
+
+def test_large(suite):
+    """Errors deep in inputs of several MB (many blocks, several threads):
+    the line must still be the right one."""
+    rng = suite.rng
+    n = 250000
+    rows = csv_rows(rng, n)
+    for k in range(0, n, 997):  # closed quoted fields spanning lines
+        rows[k] = f'{k},{k},"a\nb"\n'  # column z: not selected
+    lines_before = []  # physical line of each row (header is line 1)
+    line = 2
+    for r in rows:
+        lines_before.append(line)
+        line += r.count("\n")
+    bad_row = rng.randrange(n // 2, n)
+    strict = rows[:]
+    strict[bad_row] = "1,oops,3\n"
+    p = suite.path("large-strict.csv")
+    write(p, ("x,y,z\n" + "".join(strict)).encode())
+    for j in (1, 2):
+        expect_error(suite, "--strict deep in a large file",
+                     [p, "--strict", "-c", "x,y", "-j", j], 1, file=p,
+                     line=lines_before[bad_row])
+    # Two invalid fields in different blocks: the first in the file is named,
+    # whichever thread finds its block first.
+    first, second = sorted(rng.sample(range(n // 4, n), 2))
+    strict = rows[:]
+    strict[first] = "1,oops,3\n"
+    strict[second] = "oops,2,3\n"
+    p = suite.path("large-strict2.csv")
+    write(p, ("x,y,z\n" + "".join(strict)).encode())
+    for j in (2, 4):
+        expect_error(suite, "--strict: the first of two invalid fields",
+                     [p, "--strict", "-c", "x,y", "-j", j], 1, file=p,
+                     line=lines_before[first])
+    # The open quote after all of them, then plain rows it swallows.
+    quoted = rows + ['4,"never closed\n'] + csv_rows(rng, 5000)
+    p = suite.path("large-quote.csv")
+    write(p, ("x,y,z\n" + "".join(quoted)).encode())
+    for j in (1, 2):
+        expect_error(suite, "unterminated quote deep in a large file",
+                     [p, "-j", j], 1, file=p, line=line)
 
 
 def test_binary(suite):
@@ -233,7 +277,8 @@ def test_head(suite):
 
 def main():
     suite = Suite("e2e_errors", sys.argv)
-    for t in (test_unreadable, test_gzip, test_quote, test_strict, test_binary,
+    for t in (test_unreadable, test_gzip, test_quote, test_strict, test_large,
+              test_binary,
               test_usage, test_head):
         try:
             t(suite)

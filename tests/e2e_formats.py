@@ -220,9 +220,23 @@ def test_json_contract(suite):
     shortest_floats(suite, cmdline([r, "--json", "--all"]), raw)
 
 
+def test_stderr_only(suite):
+    """-v, --progress, --no-progress and -j change nothing on stdout."""
+    p = suite.path("v.csv")
+    CsvCase(suite.rng, p, 2000, ncols=3, delim=",")
+    base = ok_run(suite, [p, "--json", "--all"])
+    for extra in (["-v"], ["--verbose"], ["--progress"], ["--no-progress"],
+                  ["-j", "1"], ["--threads=2"], ["--device", "cpu"],
+                  ["--device=auto"]):
+        out = ok_run(suite, [p, "--json", "--all"] + extra)
+        suite.check(out == base, f"{cmdline([p, '--json', '--all'] + extra)}: "
+                    "stdout as without it")
+
+
 def main():
     suite = Suite("e2e_formats", sys.argv)
-    for t in (test_info, test_delimited, test_table, test_json_contract):
+    for t in (test_info, test_delimited, test_table, test_json_contract,
+              test_stderr_only):
         try:
             t(suite)
         except Exception as e:  # a harness crash is a failure, not a pass

@@ -110,6 +110,24 @@ def test_several_files(suite):
              stdin=open(paths[1], "rb").read())
 
 
+def test_empty_files(suite):
+    """An empty file among several (an empty log, say) adds nothing and
+    takes nothing away, first, middle or last; also an empty gzip."""
+    rng = suite.rng
+    n = rng.randint(2, 30)
+    vals = [[str(rng.randint(-99, 99)) for _ in range(2)] for _ in range(n)]
+    full = suite.path("full.csv")
+    write(full, ("a,b\n" + "".join(",".join(v) + "\n" for v in vals)).encode())
+    empty = suite.path("empty.csv")
+    write(empty, b"")
+    egz = suite.path("empty.csv.gz")
+    write(egz, gzip.compress(b""))
+    want = [(i + 1, "ab"[i], ColRef([v[i] for v in vals])) for i in range(2)]
+    for files in ([empty, full], [full, empty], [egz, full], [empty, egz, full]):
+        run_json(suite, "empty file among several", files + ["--json", "--all"],
+                 n, want)
+
+
 def rebuild_like(rng, model, path, nrows):
     """A CsvCase with model's column names and kinds, fresh rows."""
     c = CsvCase.__new__(CsvCase)
@@ -289,7 +307,7 @@ def test_binary(suite):
 
 def main():
     suite = Suite("e2e_inputs", sys.argv)
-    for t in (test_gzip, test_several_files, test_header, test_delimiters,
+    for t in (test_gzip, test_several_files, test_empty_files, test_header, test_delimiters,
               test_columns, test_binary):
         try:
             t(suite)
