@@ -330,6 +330,36 @@ uint64_t source_raw_pos(const source *s)
     return s->delivered;
 }
 
+int source_can_pread(const source *s)
+{
+    return s->regular && !s->gzip;
+}
+
+ssize_t source_pread(const source *s, void *buf, size_t n, uint64_t off,
+                     cs_error *e)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r =
+            pread(s->fd, (char *)buf + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            cs_fail(e, CS_EDATA, s->name, 0, "cannot read: %s",
+                    strerror(errno));
+            return -1;
+        }
+        if (r == 0) {
+            cs_fail(e, CS_EDATA, s->name, 0,
+                    "file shrank while being read (%llu bytes expected)",
+                    (unsigned long long)s->file_size);
+            return -1;
+        }
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
 void source_close(source *s)
 {
     if (!s)

@@ -32,6 +32,14 @@ uint64_t source_file_size(const source *s);
 /* Compressed bytes consumed so far (equals bytes read when not gzip). */
 uint64_t source_raw_pos(const source *s);
 
+/* Plain (not gzip) regular files can also be read by range, from several
+ * threads at once, without moving the stream: what makes multi-reader I/O
+ * possible. source_pread reads exactly n bytes at off; a short read (the
+ * file shrank) or an I/O error returns -1 with e filled. */
+int source_can_pread(const source *s);
+ssize_t source_pread(const source *s, void *buf, size_t n, uint64_t off,
+                     cs_error *e);
+
 void source_close(source *s);
 
 #endif

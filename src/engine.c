@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../io/source.h"
 #include "engine_impl.h"
 #include "report.h"
 
@@ -40,7 +41,9 @@ static int open_gpu(engine *g)
     if (gpu_open(&cfg, &g->gpu, why, sizeof why) == 0) {
         g->alloc = gpu_chunk_alloc(g->gpu);
         g->block_bytes = GPU_BLOCK;
-        size_t per_row = g->binary ? g->spec.record_size : 8;
+        /* Rows a block may hold: a job adds a chunk when it needs one, so
+         * this only has to fit typical records. */
+        size_t per_row = g->binary ? g->spec.record_size : 16;
         g->chunk_rows = g->block_bytes / per_row + 1;
         if (g->chunk_rows > gpu_chunk_rows(g->gpu))
             g->chunk_rows = gpu_chunk_rows(g->gpu);
@@ -90,7 +93,7 @@ int engine_start(engine *g)
         rc = alloc_results(g);
     if (rc != CS_OK)
         return rc;
-    g->max_jobs = 2 * g->nthreads + 2 + (g->gpu ? 2 : 0);
+    g->max_jobs = 2 * g->nthreads + 2 + (g->gpu ? GPU_INFLIGHT + 1 : 0);
     g->ring_cap = g->max_jobs;
     g->ring = calloc((size_t)g->ring_cap, sizeof *g->ring);
     g->q = g->ring ? workq_start(g->nthreads) : NULL;
@@ -248,7 +251,9 @@ static void report_times(engine *g)
             "colstat: backend %s, %d worker thread%s, %d column%s, %llu rows\n",
             g->gpu ? "gpu" : "cpu", g->nthreads, g->nthreads == 1 ? "" : "s",
             g->ncols, g->ncols == 1 ? "" : "s", (unsigned long long)g->rows);
-    fprintf(f, "colstat: read    %8.3f s  %8.1f MB/s  (%.1f MB, main thread)\n",
+    fprintf(f,
+            "colstat: read    %8.3f s  %8.1f MB/s  (%.1f MB; summed over "
+            "readers)\n",
             g->t_read, g->t_read > 0 ? mb / g->t_read : 0.0, mb);
     fprintf(f, "colstat: parse   %8.3f s  thread time\n", g->t_parse);
     if (!g->gpu)
@@ -301,6 +306,8 @@ static void engine_free(engine *g, input_file *files, int nfiles)
     free(g->ring);
     free(g->carry);
     for (int i = 0; i < nfiles; i++) {
+        if (files[i].src)
+            source_close(files[i].src);
         free(files[i].name);
         free(files[i].map);
     }
@@ -330,10 +337,13 @@ int engine_run(const options *o, FILE *out, FILE *err, cs_error *e)
     g.binary = o->binary != NULL;
     if (g.binary && binary_spec_parse(o->binary, &g.spec, e) != CS_OK)
         return e->status;
+    if (g.binary)
+        g.block_bytes = GPU_BLOCK;
     input_file *files = calloc((size_t)o->nfiles, sizeof *files);
     int rc = files ? CS_OK : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    int first = 1;
     for (int i = 0; rc == CS_OK && i < o->nfiles; i++)
-        rc = feed_input(&g, &files[i], o->files[i], i == 0);
+        rc = feed_input(&g, &files[i], o->files[i], &first);
     int drained = engine_drain(&g);
     if (rc == CS_OK)
         rc = drained;

@@ -39,7 +39,9 @@ static int reserve_carry(engine *g, size_t n)
     return 0;
 }
 
-static void show_progress(engine *g, const source *src)
+/* pos of size bytes of the current input are done (size 0: unknown). */
+static void show_progress(engine *g, const char *name, uint64_t pos,
+                          uint64_t size)
 {
     double now = engine_now();
     /* Quick runs stay quiet: the line appears after the first second. */
@@ -47,15 +49,12 @@ static void show_progress(engine *g, const source *src)
         return;
     g->last_progress = now;
     double mb = (double)g->bytes_in / 1e6, dt = now - g->t_start;
-    uint64_t size = source_file_size(src);
     if (size)
-        fprintf(g->err_out, "\rcolstat: %s %3.0f%%  %.0f MB  %.0f MB/s ",
-                source_name(src),
-                100.0 * (double)source_raw_pos(src) / (double)size, mb,
-                dt > 0 ? mb / dt : 0.0);
+        fprintf(g->err_out, "\rcolstat: %s %3.0f%%  %.0f MB  %.0f MB/s ", name,
+                100.0 * (double)pos / (double)size, mb, dt > 0 ? mb / dt : 0.0);
     else
-        fprintf(g->err_out, "\rcolstat: %s  %.0f MB  %.0f MB/s ",
-                source_name(src), mb, dt > 0 ? mb / dt : 0.0);
+        fprintf(g->err_out, "\rcolstat: %s  %.0f MB  %.0f MB/s ", name, mb,
+                dt > 0 ? mb / dt : 0.0);
     fflush(g->err_out);
 }
 
@@ -127,7 +126,7 @@ static int feed_one(engine *g, source *src, input_file *f, csv_cutter *c,
     } else {
         job_dispatch(g, j);
     }
-    show_progress(g, src);
+    show_progress(g, f->name, source_raw_pos(src), source_file_size(src));
     return *eof && *clen == 0;
 }
 
@@ -230,23 +229,67 @@ static int read_head(engine *g, input_file *f, size_t len, int eof, int first,
     return rc;
 }
 
-int feed_input(engine *g, input_file *f, const char *path, int first)
+/* Binary records of a plain file: every worker preads its own range, so
+ * reading scales with the threads instead of one reader's speed. */
+static int feed_ranges(engine *g, input_file *f)
+{
+    uint64_t size = source_file_size(f->src), rs = g->spec.record_size;
+    if (size % rs)
+        return cs_fail(g->e, CS_EDATA, f->name, 0,
+                       "%llu bytes left over after %llu whole records of %llu "
+                       "bytes",
+                       (unsigned long long)(size % rs),
+                       (unsigned long long)(size / rs), (unsigned long long)rs);
+    uint64_t step = g->block_bytes / rs * rs;
+    if (step == 0)
+        step = rs;
+    for (uint64_t off = 0; off < size; off += step) {
+        job *j = job_get(g);
+        if (!j)
+            return g->e->status;
+        size_t len = (size_t)(size - off < step ? size - off : step);
+        if (job_reserve(j, len))
+            return cs_fail(g->e, CS_EDATA, "", 0, "out of memory");
+        j->len = len;
+        j->src = f->src;
+        j->off = off;
+        j->file = f;
+        g->bytes_in += len;
+        job_dispatch(g, j);
+        show_progress(g, f->name, off + len, size);
+    }
+    return CS_OK;
+}
+
+int feed_input(engine *g, input_file *f, const char *path, int *first)
 {
     source *src = NULL;
     int rc = source_open(path, &src, g->e);
     if (rc != CS_OK)
         return rc;
+    f->src = src;
     f->name = dup_string(source_name(src));
+    size_t skip = 0;
+    uint64_t lines = 0;
+    if (f->name && g->binary && source_can_pread(src) &&
+        source_file_size(src) > 0) {
+        rc = read_head(g, f, 0, 1, *first, &skip, &lines);
+        *first = 0;
+        return rc == CS_OK ? feed_ranges(g, f) : rc;
+    }
     int eof = 0;
     ssize_t len = -1;
     if (!f->name || reserve_carry(g, g->block_bytes))
         rc = cs_fail(g->e, CS_EDATA, "", 0, "out of memory");
     else if ((len = fill(g, src, g->carry, g->block_bytes, &eof)) < 0)
         rc = g->e->status;
-    size_t skip = 0;
-    uint64_t lines = 0;
-    if (rc == CS_OK)
-        rc = read_head(g, f, (size_t)len, eof, first, &skip, &lines);
+    /* An empty file says nothing about the columns: the next one will. */
+    if (rc == CS_OK && len == 0 && eof && !g->binary)
+        return CS_OK;
+    if (rc == CS_OK) {
+        rc = read_head(g, f, (size_t)len, eof, *first, &skip, &lines);
+        *first = 0;
+    }
     if (rc == CS_OK) {
         size_t clen = (size_t)len - skip;
         memmove(g->carry, g->carry + skip, clen);
@@ -258,6 +301,5 @@ int feed_input(engine *g, input_file *f, const char *path, int first)
             done = feed_one(g, src, f, &c, &clen, &eof, &records);
         rc = done < 0 ? g->e->status : CS_OK;
     }
-    source_close(src);
     return rc;
 }

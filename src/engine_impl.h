@@ -22,6 +22,7 @@ typedef struct gpu_backend gpu_backend;
 
 /* One input file as the workers see it. */
 typedef struct input_file {
+    struct source *src; /* open until the engine ends: workers may pread */
     char *name;
     csv_dialect dialect;
     int *map; /* field -> output column, or -1 */
@@ -40,8 +41,10 @@ typedef struct job {
     struct engine *g;
     const input_file *file;
     char *buf;
-    size_t len, cap;     /* bytes to parse; allocated */
-    uint64_t first_line; /* physical line of buf[0] */
+    size_t len, cap;          /* bytes to parse; allocated */
+    uint64_t first_line;      /* physical line of buf[0] */
+    const struct source *src; /* set: the worker preads len bytes at off */
+    uint64_t off;
     /* results */
     cs_error err;
     uint64_t rows;
@@ -51,7 +54,7 @@ typedef struct job {
     dvec *keep;              /* CPU backend, histogram without --range */
     chunk *cks;              /* parsed rows: GPU keeps all, CPU reuses [0] */
     int ncks, nck_cap, ncks_used;
-    double t_parse, t_reduce;
+    double t_read, t_parse, t_reduce;
     struct job *next; /* free list / submitted list */
 } job;
 
@@ -77,6 +80,7 @@ typedef struct engine {
     int ring_cap, ring_head, ring_n;
     job *free_jobs;
     job *submitted, *submitted_tail; /* GPU: retired, chunks in use */
+    int nsubmitted;
     int njobs, max_jobs;
     /* feeding */
     char *carry;
@@ -98,6 +102,10 @@ typedef struct engine {
     cs_error *e;
 } engine;
 
+/* Retired jobs whose chunks the GPU may still be copying: enough to keep
+ * both streams busy while the reader and workers go on. */
+#define GPU_INFLIGHT 4
+
 double engine_now(void);
 
 /* engine_job.c */
@@ -109,7 +117,9 @@ void engine_free_jobs(engine *g);
 int job_reserve(job *j, size_t bytes); /* keeps contents */
 
 /* engine_feed.c */
-int feed_input(engine *g, input_file *f, const char *path, int first);
+/* Feeds one input; *first: its columns define the table (cleared once a
+ * file has shown them). The source stays open in f until engine_free. */
+int feed_input(engine *g, input_file *f, const char *path, int *first);
 int engine_start(engine *g); /* engine.c: once the columns are known */
 
 #endif

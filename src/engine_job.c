@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/source.h"
 #include "cpu_backend.h"
 #include "engine_impl.h"
 
@@ -127,6 +128,12 @@ static void run_csv(job *j)
 static void run_binary(job *j)
 {
     engine *g = j->g;
+    if (j->src) {
+        double t0 = engine_now();
+        if (source_pread(j->src, j->buf, j->len, j->off, &j->err) < 0)
+            return;
+        j->t_read += engine_now() - t0;
+    }
     size_t rs = g->spec.record_size;
     size_t nrec = j->len / rs, done = 0;
     while (done < nrec) {
@@ -200,8 +207,9 @@ static void job_reset(engine *g, job *j)
     memset(&j->err, 0, sizeof j->err);
     j->rows = 0;
     j->len = 0;
+    j->src = NULL;
     j->ncks_used = 0;
-    j->t_parse = j->t_reduce = 0;
+    j->t_read = j->t_parse = j->t_reduce = 0;
     memset(j->first_invalid, 0, (size_t)g->ncols * sizeof *j->first_invalid);
     for (int k = 0; j->st && k < g->ncols; k++)
         stats_init(&j->st[k]);
@@ -214,6 +222,7 @@ static void job_reset(engine *g, job *j)
 static int recycle_submitted(engine *g)
 {
     job *j = g->submitted;
+    g->nsubmitted--;
     g->submitted = j->next;
     if (!g->submitted)
         g->submitted_tail = NULL;
@@ -229,10 +238,20 @@ static int recycle_submitted(engine *g)
     return rc;
 }
 
+/* Retires, in order, the jobs the workers have already finished: the GPU
+ * gets its chunks as soon as they exist, and memory returns early. */
+static int retire_finished(engine *g)
+{
+    while (g->ring_n && workq_done(g->q, &g->ring[g->ring_head]->item))
+        if (engine_retire_one(g))
+            return -1;
+    return 0;
+}
+
 job *job_get(engine *g)
 {
     for (;;) {
-        if (g->e->status)
+        if (g->e->status || retire_finished(g))
             return NULL;
         if (g->free_jobs) {
             job *j = g->free_jobs;
@@ -248,7 +267,10 @@ job *job_get(engine *g)
             job_reset(g, j);
             return j;
         }
-        if (g->submitted) {
+        /* A submitted job comes back once a few newer ones are queued
+         * behind it on the GPU: its copy is done by then, and waiting for
+         * it sooner would stall the reader on every block. */
+        if (g->submitted && (g->nsubmitted > GPU_INFLIGHT || !g->ring_n)) {
             if (recycle_submitted(g))
                 return NULL;
         } else if (g->ring_n) {
@@ -335,6 +357,7 @@ static int submit_gpu(engine *g, job *j)
         row += ck->nrows;
     }
     j->next = NULL;
+    g->nsubmitted++;
     if (g->submitted_tail)
         g->submitted_tail->next = j;
     else
@@ -356,6 +379,7 @@ int engine_retire_one(engine *g)
         g->free_jobs = j;
         return g->e->status;
     }
+    g->t_read += j->t_read;
     g->t_parse += j->t_parse;
     g->t_reduce += j->t_reduce;
     if (!g->binary)

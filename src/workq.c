@@ -88,6 +88,14 @@ void workq_wait(workq *q, wq_item *it)
     pthread_mutex_unlock(&q->mu);
 }
 
+int workq_done(workq *q, wq_item *it)
+{
+    pthread_mutex_lock(&q->mu);
+    int done = it->done;
+    pthread_mutex_unlock(&q->mu);
+    return done;
+}
+
 void workq_stop(workq *q)
 {
     if (!q)

@@ -16,6 +16,7 @@ typedef struct workq workq;
 workq *workq_start(int nthreads);
 void workq_push(workq *q, wq_item *it);
 void workq_wait(workq *q, wq_item *it); /* until it has run */
+int workq_done(workq *q, wq_item *it);  /* has it run? (does not block) */
 void workq_stop(workq *q);              /* runs what is queued, joins */
 
 #endif
