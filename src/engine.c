@@ -19,7 +19,8 @@
 /* Block sizes: large enough that per-job costs vanish, small enough that
  * a few per thread keep every core busy and memory low. */
 #define CPU_BLOCK (1u << 20)
-#define GPU_BLOCK (4u << 20)
+#define BIN_BLOCK (4u << 20)
+#define GPU_BLOCK (16u << 20)
 #define CPU_CHUNK_ROWS 8192
 
 double engine_now(void)
@@ -43,7 +44,7 @@ static int open_gpu(engine *g)
         g->block_bytes = GPU_BLOCK;
         /* Rows a block may hold: a job adds a chunk when it needs one, so
          * this only has to fit typical records. */
-        size_t per_row = g->binary ? g->spec.record_size : 16;
+        size_t per_row = g->binary ? g->spec.record_size : 32;
         g->chunk_rows = g->block_bytes / per_row + 1;
         if (g->chunk_rows > gpu_chunk_rows(g->gpu))
             g->chunk_rows = gpu_chunk_rows(g->gpu);
@@ -93,7 +94,9 @@ int engine_start(engine *g)
         rc = alloc_results(g);
     if (rc != CS_OK)
         return rc;
-    g->max_jobs = 2 * g->nthreads + 2 + (g->gpu ? GPU_INFLIGHT + 1 : 0);
+    /* Enough jobs to keep every worker busy and the GPU fed; GPU jobs are
+     * larger (fewer, bigger transfers), so fewer of them wait. */
+    g->max_jobs = g->gpu ? g->nthreads + 3 + GPU_INFLIGHT : 2 * g->nthreads + 2;
     g->ring_cap = g->max_jobs;
     g->ring = calloc((size_t)g->ring_cap, sizeof *g->ring);
     g->q = g->ring ? workq_start(g->nthreads) : NULL;
@@ -268,6 +271,8 @@ static void report_times(engine *g)
                 (double)t.h2d_bytes / 1e6);
         fprintf(f, "colstat: kernels %8.3f s  (histogram %.3f s)\n", t.kernel_s,
                 t.hist_s);
+        fprintf(f, "colstat: submit  %8.3f s  main thread (waiting %.3f s)\n",
+                g->t_submit, g->t_wait);
     }
 #endif
     if (g->what & STAT_HIST)
@@ -338,7 +343,7 @@ int engine_run(const options *o, FILE *out, FILE *err, cs_error *e)
     if (g.binary && binary_spec_parse(o->binary, &g.spec, e) != CS_OK)
         return e->status;
     if (g.binary)
-        g.block_bytes = GPU_BLOCK;
+        g.block_bytes = BIN_BLOCK; /* decoding is cheap: bigger blocks */
     input_file *files = calloc((size_t)o->nfiles, sizeof *files);
     int rc = files ? CS_OK : cs_fail(e, CS_EDATA, "", 0, "out of memory");
     int first = 1;

@@ -78,41 +78,51 @@ static size_t cut(engine *g, input_file *f, csv_cutter *c, const char *buf,
 
 /* One job: the carried bytes plus as much new input as fits, cut at the
  * last record boundary. Returns 1 when the input is used up. */
+/* Fills j with the carried bytes plus new input until it holds at least
+ * one whole record (or the input ends); *n is where the cut falls. */
+static int load_block(engine *g, source *src, input_file *f, csv_cutter *c,
+                      job *j, size_t clen, int *eof, uint64_t *records,
+                      size_t *len, size_t *n)
+{
+    size_t want = g->block_bytes > clen * 2 ? g->block_bytes : clen * 2;
+    if (job_reserve(j, want))
+        return cs_fail(g->e, CS_EDATA, "", 0, "out of memory");
+    memcpy(j->buf, g->carry, clen);
+    *len = clen;
+    for (;;) {
+        if (!*eof) {
+            ssize_t r = fill(g, src, j->buf + *len, j->cap - *len, eof);
+            if (r < 0)
+                return CS_EDATA;
+            *len += (size_t)r;
+        }
+        *n = cut(g, f, c, j->buf, *len, *eof, records);
+        if (*n == (size_t)-1)
+            return CS_EDATA;
+        if (*n > 0 || *eof)
+            return CS_OK;
+        /* A record longer than the buffer: grow it and read on. */
+        if (job_reserve(j, j->cap * 2))
+            return cs_fail(g->e, CS_EDATA, f->name, c->line,
+                           "out of memory for a record");
+    }
+}
+
+/* One job: the carried bytes plus as much new input as fits, cut at the
+ * last record boundary. Returns 1 when the input is used up, -1 on error. */
 static int feed_one(engine *g, source *src, input_file *f, csv_cutter *c,
                     size_t *clen, int *eof, uint64_t *records)
 {
     job *j = job_get(g);
     if (!j)
         return -1;
-    size_t want = g->block_bytes > *clen * 2 ? g->block_bytes : *clen * 2;
-    if (job_reserve(j, want)) {
-        cs_fail(g->e, CS_EDATA, "", 0, "out of memory");
-        return -1;
-    }
-    memcpy(j->buf, g->carry, *clen);
-    size_t len = *clen, n;
     uint64_t line = c->line;
-    for (;;) {
-        if (!*eof) {
-            ssize_t r = fill(g, src, j->buf + len, j->cap - len, eof);
-            if (r < 0)
-                return -1;
-            len += (size_t)r;
-        }
-        n = cut(g, f, c, j->buf, len, *eof, records);
-        if (n == (size_t)-1)
-            return -1;
-        if (n > 0 || *eof)
-            break;
-        /* A record longer than the buffer: grow it and read on. */
-        if (job_reserve(j, j->cap * 2)) {
-            cs_fail(g->e, CS_EDATA, f->name, line,
-                    "out of memory for a record");
-            return -1;
-        }
-    }
-    if (reserve_carry(g, len - n)) {
-        cs_fail(g->e, CS_EDATA, "", 0, "out of memory");
+    size_t len = 0, n = 0;
+    int rc = load_block(g, src, f, c, j, *clen, eof, records, &len, &n);
+    if (rc == CS_OK && reserve_carry(g, len - n))
+        rc = cs_fail(g->e, CS_EDATA, "", 0, "out of memory");
+    if (rc != CS_OK) {
+        job_put(g, j);
         return -1;
     }
     memcpy(g->carry, j->buf + n, len - n);
@@ -120,12 +130,10 @@ static int feed_one(engine *g, source *src, input_file *f, csv_cutter *c,
     j->len = n;
     j->first_line = line;
     j->file = f;
-    if (n == 0) {
-        j->next = g->free_jobs;
-        g->free_jobs = j;
-    } else {
+    if (n == 0)
+        job_put(g, j);
+    else
         job_dispatch(g, j);
-    }
     show_progress(g, f->name, source_raw_pos(src), source_file_size(src));
     return *eof && *clen == 0;
 }
@@ -248,8 +256,10 @@ static int feed_ranges(engine *g, input_file *f)
         if (!j)
             return g->e->status;
         size_t len = (size_t)(size - off < step ? size - off : step);
-        if (job_reserve(j, len))
+        if (job_reserve(j, len)) {
+            job_put(g, j);
             return cs_fail(g->e, CS_EDATA, "", 0, "out of memory");
+        }
         j->len = len;
         j->src = f->src;
         j->off = off;

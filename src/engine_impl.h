@@ -96,6 +96,7 @@ typedef struct engine {
     /* accounting for -v and --progress */
     uint64_t bytes_in, bytes_total;
     double t_start, t_read, t_parse, t_reduce, t_hist;
+    double t_submit, t_wait; /* GPU: main thread in gpu_submit, waiting */
     double last_progress;
     int progress;
     FILE *err_out;
@@ -111,6 +112,7 @@ double engine_now(void);
 /* engine_job.c */
 job *job_get(engine *g);             /* a free job, retiring if needed */
 int job_dispatch(engine *g, job *j); /* hand to a worker */
+void job_put(engine *g, job *j);     /* back unused, to the free list */
 int engine_retire_one(engine *g);    /* oldest job: wait and merge */
 int engine_drain(engine *g);         /* retire everything in flight */
 void engine_free_jobs(engine *g);

@@ -229,9 +229,11 @@ static int recycle_submitted(engine *g)
     int rc = CS_OK;
 #ifdef COLSTAT_HAVE_GPU
     char why[256];
+    double t0 = engine_now();
     for (int k = 0; k < j->ncks_used && rc == CS_OK; k++)
         if (gpu_chunk_wait(g->gpu, &j->cks[k], why, sizeof why))
             rc = cs_fail(g->e, CS_EDATA, "", 0, "GPU: %s", why);
+    g->t_wait += engine_now() - t0;
 #endif
     j->next = g->free_jobs;
     g->free_jobs = j;
@@ -281,6 +283,12 @@ job *job_get(engine *g)
             return NULL;
         }
     }
+}
+
+void job_put(engine *g, job *j)
+{
+    j->next = g->free_jobs;
+    g->free_jobs = j;
 }
 
 int job_dispatch(engine *g, job *j)
@@ -351,8 +359,10 @@ static int submit_gpu(engine *g, job *j)
         }
 #ifdef COLSTAT_HAVE_GPU
         char why[256];
+        double t0 = engine_now();
         if (ck->nrows && gpu_submit(g->gpu, ck, row, why, sizeof why))
             rc = cs_fail(g->e, CS_EDATA, "", 0, "GPU: %s", why);
+        g->t_submit += engine_now() - t0;
 #endif
         row += ck->nrows;
     }
