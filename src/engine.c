@@ -273,6 +273,9 @@ static void report_times(engine *g)
                 t.hist_s);
         fprintf(f, "colstat: submit  %8.3f s  main thread (waiting %.3f s)\n",
                 g->t_submit, g->t_wait);
+        fprintf(f, "colstat: pinned  %8.3f s  thread time allocating %.0f MB\n",
+                g->t_alloc,
+                (double)g->njobs * (double)g->chunk_rows * g->ncols * 8 / 1e6);
     }
 #endif
     if (g->what & STAT_HIST)

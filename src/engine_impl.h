@@ -54,7 +54,7 @@ typedef struct job {
     dvec *keep;              /* CPU backend, histogram without --range */
     chunk *cks;              /* parsed rows: GPU keeps all, CPU reuses [0] */
     int ncks, nck_cap, ncks_used;
-    double t_read, t_parse, t_reduce;
+    double t_read, t_parse, t_reduce, t_alloc;
     struct job *next; /* free list / submitted list */
 } job;
 
@@ -97,6 +97,8 @@ typedef struct engine {
     uint64_t bytes_in, bytes_total;
     double t_start, t_read, t_parse, t_reduce, t_hist;
     double t_submit, t_wait; /* GPU: main thread in gpu_submit, waiting */
+    double t_alloc;          /* GPU: threads allocating pinned chunks */
+    uint64_t pinned_bytes;
     double last_progress;
     int progress;
     FILE *err_out;

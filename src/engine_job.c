@@ -59,8 +59,10 @@ static chunk *next_chunk(job *j)
         j->nck_cap = cap;
     }
     chunk *c = &j->cks[j->ncks];
+    double t0 = engine_now();
     if (chunk_init(c, g->ncols, g->chunk_rows, g->alloc))
         return NULL;
+    j->t_alloc += engine_now() - t0;
     j->ncks++;
     j->ncks_used++;
     return c;
@@ -209,7 +211,7 @@ static void job_reset(engine *g, job *j)
     j->len = 0;
     j->src = NULL;
     j->ncks_used = 0;
-    j->t_read = j->t_parse = j->t_reduce = 0;
+    j->t_read = j->t_parse = j->t_reduce = j->t_alloc = 0;
     memset(j->first_invalid, 0, (size_t)g->ncols * sizeof *j->first_invalid);
     for (int k = 0; j->st && k < g->ncols; k++)
         stats_init(&j->st[k]);
@@ -390,6 +392,7 @@ int engine_retire_one(engine *g)
         return g->e->status;
     }
     g->t_read += j->t_read;
+    g->t_alloc += j->t_alloc;
     g->t_parse += j->t_parse;
     g->t_reduce += j->t_reduce;
     if (!g->binary)
