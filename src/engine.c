@@ -21,7 +21,7 @@
 #define CPU_BLOCK (1u << 20)
 #define BIN_BLOCK (4u << 20)
 #define GPU_BLOCK (16u << 20)
-#define CPU_CHUNK_ROWS 8192
+#define GPU_CSV_BLOCK (8u << 20)
 
 double engine_now(void)
 {
@@ -41,10 +41,10 @@ static int open_gpu(engine *g)
     char why[256] = "";
     if (gpu_open(&cfg, &g->gpu, why, sizeof why) == 0) {
         g->alloc = gpu_chunk_alloc(g->gpu);
-        g->block_bytes = GPU_BLOCK;
+        g->block_bytes = g->binary ? GPU_BLOCK : GPU_CSV_BLOCK;
         /* Rows a block may hold: a job adds a chunk when it needs one, so
          * this only has to fit typical records. */
-        size_t per_row = g->binary ? g->spec.record_size : 32;
+        size_t per_row = g->binary ? g->spec.record_size : 16;
         g->chunk_rows = g->block_bytes / per_row + 1;
         if (g->chunk_rows > gpu_chunk_rows(g->gpu))
             g->chunk_rows = gpu_chunk_rows(g->gpu);
@@ -88,7 +88,6 @@ static int alloc_results(engine *g)
 
 int engine_start(engine *g)
 {
-    g->chunk_rows = CPU_CHUNK_ROWS;
     int rc = open_gpu(g);
     if (rc == CS_OK)
         rc = alloc_results(g);
@@ -96,9 +95,11 @@ int engine_start(engine *g)
         return rc;
     /* Enough jobs to keep every worker busy and the GPU fed; GPU jobs are
      * larger (fewer, bigger transfers), so fewer of them wait. */
-    g->max_jobs = g->gpu ? g->nthreads + 3 + GPU_INFLIGHT : 2 * g->nthreads + 2;
+    g->max_jobs = 2 * g->nthreads + 2;
     g->ring_cap = g->max_jobs;
     g->ring = calloc((size_t)g->ring_cap, sizeof *g->ring);
+    if (g->ring && g->gpu && stage_init(g) != CS_OK)
+        return g->e->status;
     g->q = g->ring ? workq_start(g->nthreads) : NULL;
     if (!g->q)
         return cs_fail(g->e, CS_EDATA, "", 0, "cannot start worker threads");
@@ -273,9 +274,11 @@ static void report_times(engine *g)
                 t.hist_s);
         fprintf(f, "colstat: submit  %8.3f s  main thread (waiting %.3f s)\n",
                 g->t_submit, g->t_wait);
-        fprintf(f, "colstat: pinned  %8.3f s  thread time allocating %.0f MB\n",
-                g->t_alloc,
-                (double)g->njobs * (double)g->chunk_rows * g->ncols * 8 / 1e6);
+        fprintf(f,
+                "colstat: pinned  %8.3f s  page-locking %d staging chunks of "
+                "%.0f MB\n",
+                g->t_alloc, STAGE_SLOTS,
+                (double)g->chunk_rows * g->ncols * 8 / 1e6);
     }
 #endif
     if (g->what & STAT_HIST)
@@ -288,6 +291,7 @@ static void engine_free(engine *g, input_file *files, int nfiles)
 {
     workq_stop(g->q);
     engine_free_jobs(g);
+    stage_free(g);
 #ifdef COLSTAT_HAVE_GPU
     if (g->gpu)
         gpu_close(g->gpu);

@@ -3,6 +3,7 @@
 #ifndef COLSTAT_SRC_ENGINE_IMPL_H
 #define COLSTAT_SRC_ENGINE_IMPL_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -45,6 +46,8 @@ typedef struct job {
     uint64_t first_line;      /* physical line of buf[0] */
     const struct source *src; /* set: the worker preads len bytes at off */
     uint64_t off;
+    uint64_t seq; /* position in the input: orders the GPU staging slots */
+    chunk *pin;   /* GPU: the staging slot holding its rows, or NULL */
     /* results */
     cs_error err;
     uint64_t rows;
@@ -54,7 +57,7 @@ typedef struct job {
     dvec *keep;              /* CPU backend, histogram without --range */
     chunk *cks;              /* parsed rows: GPU keeps all, CPU reuses [0] */
     int ncks, nck_cap, ncks_used;
-    double t_read, t_parse, t_reduce, t_alloc;
+    double t_read, t_parse, t_reduce;
     struct job *next; /* free list / submitted list */
 } job;
 
@@ -81,6 +84,13 @@ typedef struct engine {
     job *free_jobs;
     job *submitted, *submitted_tail; /* GPU: retired, chunks in use */
     int nsubmitted;
+    uint64_t next_seq;
+    /* GPU staging ring (engine_stage.c) */
+    chunk *stage;
+    uint64_t stage_owner[8]; /* the job seq that may fill each slot next */
+    pthread_mutex_t stage_mu;
+    pthread_cond_t stage_cv;
+    int stage_ready;
     int njobs, max_jobs;
     /* feeding */
     char *carry;
@@ -97,17 +107,22 @@ typedef struct engine {
     uint64_t bytes_in, bytes_total;
     double t_start, t_read, t_parse, t_reduce, t_hist;
     double t_submit, t_wait; /* GPU: main thread in gpu_submit, waiting */
-    double t_alloc;          /* GPU: threads allocating pinned chunks */
-    uint64_t pinned_bytes;
+    double t_alloc;          /* GPU: page-locking the staging ring */
     double last_progress;
     int progress;
     FILE *err_out;
     cs_error *e;
 } engine;
 
-/* Retired jobs whose chunks the GPU may still be copying: enough to keep
+/* Retired jobs whose rows the GPU may still be copying: enough to keep
  * both streams busy while the reader and workers go on. */
-#define GPU_INFLIGHT 4
+#define GPU_INFLIGHT 2
+/* Page-locked staging chunks; more than GPU_INFLIGHT + 1 (engine_stage.c
+ * says why), at most 8. */
+#define STAGE_SLOTS (GPU_INFLIGHT + 2)
+/* Rows of the pageable chunks jobs parse into: for the CPU small enough
+ * to stay in cache until reduced; for the GPU larger, fewer to stage. */
+#define CHUNK_ROWS(g) ((g)->gpu ? 65536 : 8192)
 
 double engine_now(void);
 
@@ -119,6 +134,12 @@ int engine_retire_one(engine *g);    /* oldest job: wait and merge */
 int engine_drain(engine *g);         /* retire everything in flight */
 void engine_free_jobs(engine *g);
 int job_reserve(job *j, size_t bytes); /* keeps contents */
+
+/* engine_stage.c */
+int stage_init(engine *g);
+void stage_free(engine *g);
+void stage_take(engine *g, job *j);              /* worker */
+void stage_release(engine *g, job *j, int slot); /* main thread */
 
 /* engine_feed.c */
 /* Feeds one input; *first: its columns define the table (cleared once a

@@ -40,7 +40,7 @@ int job_reserve(job *j, size_t bytes)
 }
 
 /* The next chunk to fill. The CPU backend reduces each chunk at once and
- * reuses one; the GPU backend keeps them all until the job is retired. */
+ * reuses one; for the GPU a job keeps them all until they are staged. */
 static chunk *next_chunk(job *j)
 {
     engine *g = j->g;
@@ -59,10 +59,8 @@ static chunk *next_chunk(job *j)
         j->nck_cap = cap;
     }
     chunk *c = &j->cks[j->ncks];
-    double t0 = engine_now();
-    if (chunk_init(c, g->ncols, g->chunk_rows, g->alloc))
+    if (chunk_init(c, g->ncols, CHUNK_ROWS(g), NULL))
         return NULL;
-    j->t_alloc += engine_now() - t0;
     j->ncks++;
     j->ncks_used++;
     return c;
@@ -162,6 +160,8 @@ static void job_run(wq_item *it)
         run_binary(j);
     else
         run_csv(j);
+    if (j->g->gpu)
+        stage_take(j->g, j);
 }
 
 static job *job_new(engine *g)
@@ -177,7 +177,7 @@ static job *job_new(engine *g)
     int ok = j->first_invalid && j->cks;
     if (ok && !g->gpu) {
         j->nck_cap = j->ncks = 1;
-        ok = chunk_init(&j->cks[0], g->ncols, g->chunk_rows, NULL) == 0;
+        ok = chunk_init(&j->cks[0], g->ncols, CHUNK_ROWS(g), NULL) == 0;
         j->st = ok ? calloc(n, sizeof *j->st) : NULL;
         ok = j->st != NULL;
         if (ok && (g->what & STAT_HIST) && g->o->have_range) {
@@ -211,7 +211,8 @@ static void job_reset(engine *g, job *j)
     j->len = 0;
     j->src = NULL;
     j->ncks_used = 0;
-    j->t_read = j->t_parse = j->t_reduce = j->t_alloc = 0;
+    j->t_read = j->t_parse = j->t_reduce = 0;
+    j->pin = NULL;
     memset(j->first_invalid, 0, (size_t)g->ncols * sizeof *j->first_invalid);
     for (int k = 0; j->st && k < g->ncols; k++)
         stats_init(&j->st[k]);
@@ -232,6 +233,11 @@ static int recycle_submitted(engine *g)
 #ifdef COLSTAT_HAVE_GPU
     char why[256];
     double t0 = engine_now();
+    if (j->pin) {
+        if (gpu_chunk_wait(g->gpu, j->pin, why, sizeof why))
+            rc = cs_fail(g->e, CS_EDATA, "", 0, "GPU: %s", why);
+        stage_release(g, j, (int)(j->pin - g->stage));
+    }
     for (int k = 0; k < j->ncks_used && rc == CS_OK; k++)
         if (gpu_chunk_wait(g->gpu, &j->cks[k], why, sizeof why))
             rc = cs_fail(g->e, CS_EDATA, "", 0, "GPU: %s", why);
@@ -271,14 +277,11 @@ job *job_get(engine *g)
             job_reset(g, j);
             return j;
         }
-        /* A submitted job comes back once a few newer ones are queued
-         * behind it on the GPU: its copy is done by then, and waiting for
-         * it sooner would stall the reader on every block. */
-        if (g->submitted && (g->nsubmitted > GPU_INFLIGHT || !g->ring_n)) {
-            if (recycle_submitted(g))
-                return NULL;
-        } else if (g->ring_n) {
+        if (g->ring_n) {
             if (engine_retire_one(g))
+                return NULL;
+        } else if (g->submitted) {
+            if (recycle_submitted(g))
                 return NULL;
         } else {
             cs_fail(g->e, CS_EDATA, "", 0, "internal error: no free job");
@@ -295,6 +298,7 @@ void job_put(engine *g, job *j)
 
 int job_dispatch(engine *g, job *j)
 {
+    j->seq = g->next_seq++;
     g->ring[(g->ring_head + g->ring_n) % g->ring_cap] = j;
     g->ring_n++;
     workq_push(g->q, &j->item);
@@ -351,14 +355,18 @@ static int submit_gpu(engine *g, job *j)
     for (int k = 0; k < g->ncols; k++)
         if (!g->st[k].first_invalid_row && j->first_invalid[k])
             g->st[k].first_invalid_row = g->rows + j->first_invalid[k];
-    int rc = CS_OK;
-    for (int c = 0; c < j->ncks_used && rc == CS_OK; c++) {
-        const chunk *ck = &j->cks[c];
+    for (int c = 0; c < j->ncks_used; c++)
         for (int k = 0; k < g->ncols; k++) {
-            g->st[k].missing += ck->missing[k];
-            g->st[k].invalid += ck->invalid[k];
-            g->st[k].nan += ck->nan[k];
+            g->st[k].missing += j->cks[c].missing[k];
+            g->st[k].invalid += j->cks[c].invalid[k];
+            g->st[k].nan += j->cks[c].nan[k];
         }
+    /* Rows staged in the pinned ring go in one copy; a job too large for a
+     * slot goes from its own (pageable) chunks. */
+    int rc = CS_OK;
+    int n = j->pin ? 1 : j->ncks_used;
+    for (int c = 0; c < n && rc == CS_OK; c++) {
+        const chunk *ck = j->pin ? j->pin : &j->cks[c];
 #ifdef COLSTAT_HAVE_GPU
         char why[256];
         double t0 = engine_now();
@@ -375,6 +383,9 @@ static int submit_gpu(engine *g, job *j)
     else
         g->submitted = j;
     g->submitted_tail = j;
+    /* Bounded, so that the job now oldest finds its staging slot free. */
+    while (rc == CS_OK && g->nsubmitted > GPU_INFLIGHT)
+        rc = recycle_submitted(g);
     return rc;
 }
 
@@ -387,12 +398,13 @@ int engine_retire_one(engine *g)
     if (g->e->status || j->err.status) {
         if (!g->e->status)
             *g->e = j->err;
+        if (j->pin) /* staged, never submitted: nothing reads it */
+            stage_release(g, j, (int)(j->pin - g->stage));
         j->next = g->free_jobs;
         g->free_jobs = j;
         return g->e->status;
     }
     g->t_read += j->t_read;
-    g->t_alloc += j->t_alloc;
     g->t_parse += j->t_parse;
     g->t_reduce += j->t_reduce;
     if (!g->binary)
@@ -406,8 +418,13 @@ int engine_drain(engine *g)
 {
     /* After an error the jobs still running must finish before their
      * memory goes; retiring them merges nothing once e is set. */
-    while (g->ring_n)
+    while (g->ring_n) {
+        /* After an error nothing more is submitted: free the slots the
+         * remaining jobs wait for. */
+        while (g->e->status && g->submitted)
+            recycle_submitted(g);
         engine_retire_one(g);
+    }
     while (g->submitted)
         recycle_submitted(g);
     return g->e->status;
@@ -416,7 +433,7 @@ int engine_drain(engine *g)
 static void job_free(engine *g, job *j)
 {
     for (int c = 0; c < j->ncks; c++)
-        chunk_free(&j->cks[c], g->gpu ? g->alloc : NULL);
+        chunk_free(&j->cks[c], NULL);
     free(j->cks);
     for (int k = 0; j->h && k < g->ncols; k++)
         hist_free(&j->h[k]);
