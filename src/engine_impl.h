@@ -21,6 +21,17 @@
 typedef struct gpu_backend gpu_backend;
 #endif
 
+/* Retired jobs whose rows the GPU may still be copying: enough to keep
+ * both streams busy while the reader and workers go on. */
+#define GPU_INFLIGHT 2
+/* Page-locked staging chunks: at least GPU_INFLIGHT + 2 (engine_stage.c
+ * says why); STAGE_SLOTS - GPU_INFLIGHT jobs can be staged ahead of the
+ * GPU, which is what lets the workers run ahead of the submissions. */
+#define STAGE_SLOTS 8
+/* Rows of the pageable chunks jobs parse into: for the CPU small enough
+ * to stay in cache until reduced; for the GPU larger, fewer to stage. */
+#define CHUNK_ROWS(g) ((g)->gpu ? 65536 : 8192)
+
 /* One input file as the workers see it. */
 typedef struct input_file {
     struct source *src; /* open until the engine ends: workers may pread */
@@ -87,7 +98,7 @@ typedef struct engine {
     uint64_t next_seq;
     /* GPU staging ring (engine_stage.c) */
     chunk *stage;
-    uint64_t stage_owner[8]; /* the job seq that may fill each slot next */
+    uint64_t stage_owner[STAGE_SLOTS]; /* job seq that may fill each slot */
     pthread_mutex_t stage_mu;
     pthread_cond_t stage_cv;
     int stage_ready;
@@ -113,16 +124,6 @@ typedef struct engine {
     FILE *err_out;
     cs_error *e;
 } engine;
-
-/* Retired jobs whose rows the GPU may still be copying: enough to keep
- * both streams busy while the reader and workers go on. */
-#define GPU_INFLIGHT 2
-/* Page-locked staging chunks; more than GPU_INFLIGHT + 1 (engine_stage.c
- * says why), at most 8. */
-#define STAGE_SLOTS (GPU_INFLIGHT + 2)
-/* Rows of the pageable chunks jobs parse into: for the CPU small enough
- * to stay in cache until reduced; for the GPU larger, fewer to stage. */
-#define CHUNK_ROWS(g) ((g)->gpu ? 65536 : 8192)
 
 double engine_now(void);
 
