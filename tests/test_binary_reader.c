@@ -15,6 +15,8 @@
 
 #include "../io/binary_reader.h"
 
+#include "seed.h"
+
 static uint64_t g_seed;
 static int g_quick;
 
@@ -26,10 +28,7 @@ typedef struct rng {
 
 static uint64_t next(rng *r)
 {
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return test_rand(&r->s);
 }
 
 static size_t below(rng *r, size_t n)
@@ -500,12 +499,8 @@ static Suite *binary_suite(void)
 
 int main(void)
 {
-    const char *env = getenv("COLSTAT_SEED");
-    g_seed = env ? strtoull(env, NULL, 0)
-                 : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+    g_seed = test_seed("test_binary_reader");
     g_quick = getenv("COLSTAT_TEST_QUICK") != NULL;
-    fprintf(stderr, "test_binary_reader: COLSTAT_SEED=%llu\n",
-            (unsigned long long)g_seed);
     SRunner *sr = srunner_create(binary_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

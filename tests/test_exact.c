@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "seed.h"
+
 #ifdef COLSTAT_HAVE_GMP
 #include <gmp.h>
 
@@ -21,10 +23,7 @@ static uint64_t rng_state;
 static uint64_t rnd(void)
 {
     /* splitmix64 */
-    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
+    return test_rand(&rng_state);
 }
 
 static double unif(void)
@@ -531,11 +530,7 @@ END_TEST
 
 int main(void)
 {
-    const char *env = getenv("COLSTAT_SEED");
-    rng_state =
-        env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)clock();
-    fprintf(stderr, "test_exact: COLSTAT_SEED=%llu\n",
-            (unsigned long long)rng_state);
+    rng_state = test_seed("test_exact");
     Suite *s = suite_create("exact");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);

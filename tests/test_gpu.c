@@ -15,16 +15,15 @@
 #include "../gpu/gpu.h"
 #include "../src/stats.h"
 
+#include "seed.h"
+
 static uint64_t rng_state;
 static int quick;
 
 static uint64_t next_u64(void)
 {
     /* splitmix64 (S. Vigna) */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return test_rand(&rng_state);
 }
 
 static double unit(void)
@@ -432,11 +431,7 @@ static Suite *gpu_suite(void)
 
 int main(void)
 {
-    const char *seed = getenv("COLSTAT_SEED");
-    rng_state = seed ? strtoull(seed, NULL, 0)
-                     : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
-    fprintf(stderr, "test_gpu: COLSTAT_SEED=%llu\n",
-            (unsigned long long)rng_state);
+    rng_state = test_seed("test_gpu");
     quick = getenv("COLSTAT_TEST_QUICK") != NULL;
 
     char why[256];

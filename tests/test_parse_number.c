@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "seed.h"
+
 /* Check's ck_assert_* reports every passing assertion through a pipe, which
  * dominates loops of millions; this one only acts on failure. */
 #define EXPECT(cond, ...)                                                      \
@@ -31,10 +33,7 @@ static long scale_div = 1;
 /* splitmix64 */
 static uint64_t rnd(void)
 {
-    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
+    return test_rand(&rng_state);
 }
 
 static unsigned below(unsigned n)
