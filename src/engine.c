@@ -39,7 +39,10 @@ static int open_gpu(engine *g)
     gpu_config cfg = {g->ncols,      g->what,     o->nbins,
                       o->have_range, o->range_lo, o->range_hi};
     char why[256] = "";
-    if (gpu_open(&cfg, &g->gpu, why, sizeof why) == 0) {
+    double t0 = engine_now();
+    int rc = gpu_open(&cfg, &g->gpu, why, sizeof why);
+    g->t_open = engine_now() - t0;
+    if (rc == 0) {
         g->alloc = gpu_chunk_alloc(g->gpu);
         g->block_bytes = g->binary ? GPU_BLOCK : GPU_CSV_BLOCK;
         /* Rows a block may hold: a job adds a chunk when it needs one, so
@@ -266,7 +269,8 @@ static void report_times(engine *g)
     if (g->gpu) {
         gpu_times t;
         gpu_get_times(g->gpu, &t);
-        fprintf(f, "colstat: gpu     %s\n", t.device);
+        fprintf(f, "colstat: gpu     %s (opened in %.3f s)\n", t.device,
+                g->t_open);
         fprintf(f, "colstat: h2d     %8.3f s  %8.1f MB/s  (%.1f MB)\n", t.h2d_s,
                 t.h2d_s > 0 ? (double)t.h2d_bytes / 1e6 / t.h2d_s : 0.0,
                 (double)t.h2d_bytes / 1e6);
@@ -274,6 +278,8 @@ static void report_times(engine *g)
                 t.hist_s);
         fprintf(f, "colstat: submit  %8.3f s  main thread (waiting %.3f s)\n",
                 g->t_submit, g->t_wait);
+        fprintf(f, "colstat: staging %8.3f s  workers waiting for their slot\n",
+                g->t_turn);
         fprintf(f,
                 "colstat: pinned  %8.3f s  page-locking %d staging chunks of "
                 "%.0f MB\n",
@@ -283,6 +289,8 @@ static void report_times(engine *g)
 #endif
     if (g->what & STAT_HIST)
         fprintf(f, "colstat: hist    %8.3f s\n", g->t_hist);
+    fprintf(f, "colstat: retire  %8.3f s  main thread waiting for workers\n",
+            g->t_retire);
     fprintf(f, "colstat: total   %8.3f s  %8.1f MB/s\n", total,
             total > 0 ? mb / total : 0.0);
 }

@@ -68,7 +68,7 @@ typedef struct job {
     dvec *keep;              /* CPU backend, histogram without --range */
     chunk *cks;              /* parsed rows: GPU keeps all, CPU reuses [0] */
     int ncks, nck_cap, ncks_used;
-    double t_read, t_parse, t_reduce;
+    double t_read, t_parse, t_reduce, t_turn;
     struct job *next; /* free list / submitted list */
 } job;
 
@@ -119,6 +119,9 @@ typedef struct engine {
     double t_start, t_read, t_parse, t_reduce, t_hist;
     double t_submit, t_wait; /* GPU: main thread in gpu_submit, waiting */
     double t_alloc;          /* GPU: page-locking the staging ring */
+    double t_turn;           /* GPU: workers waiting for a staging slot */
+    double t_retire;         /* main thread waiting for the oldest job */
+    double t_open;           /* GPU: opening the device */
     double last_progress;
     int progress;
     FILE *err_out;

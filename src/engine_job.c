@@ -211,7 +211,7 @@ static void job_reset(engine *g, job *j)
     j->len = 0;
     j->src = NULL;
     j->ncks_used = 0;
-    j->t_read = j->t_parse = j->t_reduce = 0;
+    j->t_read = j->t_parse = j->t_reduce = j->t_turn = 0;
     j->pin = NULL;
     memset(j->first_invalid, 0, (size_t)g->ncols * sizeof *j->first_invalid);
     for (int k = 0; j->st && k < g->ncols; k++)
@@ -392,7 +392,9 @@ static int submit_gpu(engine *g, job *j)
 int engine_retire_one(engine *g)
 {
     job *j = g->ring[g->ring_head];
+    double t0 = engine_now();
     workq_wait(g->q, &j->item);
+    g->t_retire += engine_now() - t0;
     g->ring_head = (g->ring_head + 1) % g->ring_cap;
     g->ring_n--;
     if (g->e->status || j->err.status) {
@@ -405,6 +407,7 @@ int engine_retire_one(engine *g)
         return g->e->status;
     }
     g->t_read += j->t_read;
+    g->t_turn += j->t_turn;
     g->t_parse += j->t_parse;
     g->t_reduce += j->t_reduce;
     if (!g->binary)

@@ -63,16 +63,18 @@ static void copy_rows(chunk *dst, const job *j)
 void stage_take(engine *g, job *j)
 {
     int slot = (int)(j->seq % STAGE_SLOTS);
+    double t0 = engine_now();
     pthread_mutex_lock(&g->stage_mu);
     while (g->stage_owner[slot] != j->seq)
         pthread_cond_wait(&g->stage_cv, &g->stage_mu);
     pthread_mutex_unlock(&g->stage_mu);
+    j->t_turn = engine_now() - t0;
     if (j->err.status || j->rows > g->stage[slot].cap) {
         j->pin = NULL;
         stage_release(g, j, slot);
         return;
     }
-    double t0 = engine_now();
+    t0 = engine_now();
     copy_rows(&g->stage[slot], j);
     j->t_parse += engine_now() - t0;
     j->pin = &g->stage[slot];
