@@ -9,7 +9,7 @@ if command -v mandoc >/dev/null; then
   out=$(mandoc -T lint -W warning man/colstat.1 2>&1) || true
   [ -z "$out" ] || { echo "$out"; bad=1; }
 fi
-# io/pow5_table.h is generated (tools/gen_pow5.py): not hand-formatted.
+# io/pow5_table.h is generated (io/gen_pow5.py): not hand-formatted.
 srcs=$(ls src/*.c src/*.h io/*.c io/*.h gpu/*.h tests/*.c tests/*.h bench/*.c 2>/dev/null | grep -v pow5_table)
 if command -v clang-format >/dev/null; then
   ran=1

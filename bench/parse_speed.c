@@ -1,6 +1,6 @@
 /* Micro-benchmark, not a test: parse_number against strtod on ~10M realistic
  * CSV fields, per field shape and mixed. Build and run by hand:
- *   gcc -O2 -std=c11 -D_GNU_SOURCE -Iio tools/parse_speed.c io/parse_number.c \
+ *   gcc -O2 -std=c11 -D_GNU_SOURCE -Iio bench/parse_speed.c io/parse_number.c \
  *       -o /tmp/parse_speed && /tmp/parse_speed [fields_per_shape]
  */
 #include "parse_number.h"
