@@ -27,6 +27,12 @@ static inline uint64_t test_rand(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* Uniform in [0, 1), 53 random bits. */
+static inline double test_unif(uint64_t *state)
+{
+    return (double)(test_rand(state) >> 11) * 0x1p-53;
+}
+
 static inline int test_quick(void)
 {
     return getenv("COLSTAT_TEST_QUICK") != NULL;

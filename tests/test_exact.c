@@ -20,17 +20,6 @@
 
 static uint64_t rng_state;
 
-static uint64_t rnd(void)
-{
-    /* splitmix64 */
-    return test_rand(&rng_state);
-}
-
-static double unif(void)
-{
-    return (double)(rnd() >> 11) * 0x1p-53;
-}
-
 static int iters(int n)
 {
     return getenv("COLSTAT_TEST_QUICK") ? n / 10 + 1 : n;
@@ -53,9 +42,11 @@ static uint64_t to_bits(double x)
 /* a finite double with biased exponent in [elo, ehi], random sign */
 static double rand_exp(int elo, int ehi)
 {
-    uint64_t e = (uint64_t)(elo + (int)(rnd() % (uint64_t)(ehi - elo + 1)));
-    uint64_t frac = rnd() & ((UINT64_C(1) << 52) - 1);
-    return from_bits((rnd() & (UINT64_C(1) << 63)) | (e << 52) | frac);
+    uint64_t e = (uint64_t)(elo + (int)(test_rand(&rng_state) %
+                                        (uint64_t)(ehi - elo + 1)));
+    uint64_t frac = test_rand(&rng_state) & ((UINT64_C(1) << 52) - 1);
+    return from_bits((test_rand(&rng_state) & (UINT64_C(1) << 63)) | (e << 52) |
+                     frac);
 }
 
 enum {
@@ -76,9 +67,9 @@ static int gen(int regime, double *x, int n)
     int k = 0;
     switch (regime) {
     case R_UNIFORM: {
-        double scale = ldexp(1.0, (int)(rnd() % 200) - 100);
+        double scale = ldexp(1.0, (int)(test_rand(&rng_state) % 200) - 100);
         for (; k < n; k++)
-            x[k] = (2 * unif() - 1) * scale;
+            x[k] = (2 * test_unif(&rng_state) - 1) * scale;
         break;
     }
     case R_FULL:
@@ -96,10 +87,10 @@ static int gen(int regime, double *x, int n)
     case R_CANCEL: /* big values and their negations around small ones */
         for (; k + 1 < n; k += 2) {
             x[k] = rand_exp(1900, 2046);
-            x[k + 1] = rnd() % 2 ? -x[k] : rand_exp(0, 1100);
+            x[k + 1] = test_rand(&rng_state) % 2 ? -x[k] : rand_exp(0, 1100);
         }
         for (int i = k - 1; i > 0; i--) {
-            int j = (int)(rnd() % (uint64_t)(i + 1));
+            int j = (int)(test_rand(&rng_state) % (uint64_t)(i + 1));
             double t = x[i];
             x[i] = x[j];
             x[j] = t;
@@ -110,20 +101,22 @@ static int gen(int regime, double *x, int n)
         int e;
         frexp(r, &e);
         x[k++] = r;
-        x[k++] = copysign(ldexp(1.0, e - 54), rnd() % 2 ? r : -r);
-        if (rnd() % 2)
-            x[k++] = rnd() % 2 ? 0x1p-1074 : -0x1p-1074;
+        x[k++] =
+            copysign(ldexp(1.0, e - 54), test_rand(&rng_state) % 2 ? r : -r);
+        if (test_rand(&rng_state) % 2)
+            x[k++] = test_rand(&rng_state) % 2 ? 0x1p-1074 : -0x1p-1074;
         break;
     }
     case R_BIGINT:
         for (; k < n; k++)
-            x[k] = ldexp((double)(int64_t)(rnd() >> (rnd() % 64)),
-                         (int)(rnd() % 12)) *
-                   (rnd() % 2 ? 1 : -1);
+            x[k] = ldexp((double)(int64_t)(test_rand(&rng_state) >>
+                                           (test_rand(&rng_state) % 64)),
+                         (int)(test_rand(&rng_state) % 12)) *
+                   (test_rand(&rng_state) % 2 ? 1 : -1);
         break;
     default: /* 1e9 + 1e-6 noise: huge mean, tiny spread */
         for (; k < n; k++)
-            x[k] = 1e9 + (2 * unif() - 1) * 1e-6;
+            x[k] = 1e9 + (2 * test_unif(&rng_state) - 1) * 1e-6;
         break;
     }
     return k;
@@ -261,7 +254,7 @@ START_TEST(test_regimes)
     double x[300];
     for (int it = 0; it < iters(20000); it++) {
         int regime = it % R_NREGIMES;
-        int n = gen(regime, x, 4 + (int)(rnd() % 250));
+        int n = gen(regime, x, 4 + (int)(test_rand(&rng_state) % 250));
         check_one(x, n, regime);
     }
 }
@@ -297,7 +290,7 @@ START_TEST(test_mean_ties)
         if (to_bits(r) << 12 == 0)
             continue; /* below a power of two the spacing halves */
         double u = nextafter(r, INFINITY) - r;
-        double x[2] = {2 * r, rnd() % 2 ? u : -u};
+        double x[2] = {2 * r, test_rand(&rng_state) % 2 ? u : -u};
         sacc s;
         sacc_init(&s);
         sacc_add(&s, x[0]);
@@ -343,24 +336,24 @@ START_TEST(test_merge_splits)
 {
     double x[400];
     for (int it = 0; it < iters(400); it++) {
-        int n = gen(it % R_NREGIMES, x, 8 + (int)(rnd() % 380));
+        int n = gen(it % R_NREGIMES, x, 8 + (int)(test_rand(&rng_state) % 380));
         sacc whole, parts[8], merged;
         sacc_init(&whole);
         for (int i = 0; i < n; i++)
             sacc_add(&whole, x[i]);
-        int np = 1 + (int)(rnd() % 8);
+        int np = 1 + (int)(test_rand(&rng_state) % 8);
         for (int p = 0; p < np; p++)
             sacc_init(&parts[p]);
         for (int i = n - 1; i >= 0; i--) {
-            int j = (int)(rnd() % (uint64_t)(i + 1));
+            int j = (int)(test_rand(&rng_state) % (uint64_t)(i + 1));
             double t = x[i];
             x[i] = x[j];
             x[j] = t;
-            sacc_add(&parts[rnd() % (uint64_t)np], x[i]);
+            sacc_add(&parts[test_rand(&rng_state) % (uint64_t)np], x[i]);
         }
         int order[8] = {0};
         for (int p = 0; p < np; p++) {
-            int j = (int)(rnd() % (uint64_t)(p + 1));
+            int j = (int)(test_rand(&rng_state) % (uint64_t)(p + 1));
             order[p] = order[j];
             order[j] = p;
         }
@@ -399,8 +392,9 @@ START_TEST(test_pending_limit)
         sacc_init(&a);
         int64_t big = (int64_t)(SACC_MAX_PENDING - 1) * (int64_t)0xffffffff;
         for (int i = 0; i < SACC_DIGITS - 1; i++)
-            a.d[i] = rnd() % 2 ? big - (int64_t)(rnd() % 1000)
-                               : -big + (int64_t)(rnd() % 1000);
+            a.d[i] = test_rand(&rng_state) % 2
+                         ? big - (int64_t)(test_rand(&rng_state) % 1000)
+                         : -big + (int64_t)(test_rand(&rng_state) % 1000);
         a.pending = SACC_MAX_PENDING - 1;
         b = a;
         mpq_t q, t;
@@ -442,7 +436,7 @@ START_TEST(test_integer_string)
     char buf[800], want[800];
     for (int it = 0; it < iters(2000); it++) {
         int regime = it % 3 == 0 ? R_FULL : R_BIGINT;
-        int n = gen(regime, x, 4 + (int)(rnd() % 200));
+        int n = gen(regime, x, 4 + (int)(test_rand(&rng_state) % 200));
         sacc s;
         sacc_init(&s);
         for (int i = 0; i < n; i++)
@@ -478,20 +472,24 @@ START_TEST(test_add_values)
 {
     double x[300];
     for (int it = 0; it < iters(1000); it++) {
-        int n = gen(it % R_NREGIMES, x, 4 + (int)(rnd() % 290));
+        int n = gen(it % R_NREGIMES, x, 4 + (int)(test_rand(&rng_state) % 290));
         for (int i = 0; i < n; i++)
-            if (rnd() % 10 == 0)
-                x[i] = rnd() % 3 ? NAN : (rnd() % 2 ? INFINITY : -INFINITY);
+            if (test_rand(&rng_state) % 10 == 0)
+                x[i] = test_rand(&rng_state) % 3
+                           ? NAN
+                           : (test_rand(&rng_state) % 2 ? INFINITY : -INFINITY);
         sacc a, a2, b, b2;
         sacc_init(&a);
         sacc_init(&a2);
         sacc_init(&b);
         sacc_init(&b2);
         if (it % 2) {
-            a.pending = SACC_MAX_PENDING - 1 - (uint32_t)(rnd() % 4);
-            a2.pending = SACC_MAX_PENDING - 1 - (uint32_t)(rnd() % 4);
+            a.pending =
+                SACC_MAX_PENDING - 1 - (uint32_t)(test_rand(&rng_state) % 4);
+            a2.pending =
+                SACC_MAX_PENDING - 1 - (uint32_t)(test_rand(&rng_state) % 4);
         }
-        int squares = (int)(rnd() % 2);
+        int squares = (int)(test_rand(&rng_state) % 2);
         sacc_add_values(&a, squares ? &a2 : NULL, x, (size_t)n);
         ck_assert_uint_lt(a.pending, SACC_MAX_PENDING);
         ck_assert_uint_lt(a2.pending, SACC_MAX_PENDING);
@@ -520,9 +518,9 @@ START_TEST(test_std_huge_mean)
 {
     double x[2000];
     for (int it = 0; it < iters(20); it++) {
-        int n = 2 + (int)(rnd() % 1998);
+        int n = 2 + (int)(test_rand(&rng_state) % 1998);
         for (int i = 0; i < n; i++)
-            x[i] = 1e9 + (2 * unif() - 1) * 1e-6;
+            x[i] = 1e9 + (2 * test_unif(&rng_state) - 1) * 1e-6;
         check_one(x, n, R_MEANNOISE);
     }
 }

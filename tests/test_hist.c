@@ -23,17 +23,6 @@
 
 static uint64_t rng_state;
 
-static uint64_t rnd(void)
-{
-    /* splitmix64 */
-    return test_rand(&rng_state);
-}
-
-static double unif(void)
-{
-    return (double)(rnd() >> 11) * 0x1p-53;
-}
-
 static int iters(int n)
 {
     return getenv("COLSTAT_TEST_QUICK") ? n / 10 + 1 : n;
@@ -84,20 +73,20 @@ static double rand_range(double *hi, int regime)
     double lo, a, b;
     switch (regime) {
     case 0: /* ordinary */
-        a = (2 * unif() - 1) * 1000;
-        b = (2 * unif() - 1) * 1000;
+        a = (2 * test_unif(&rng_state) - 1) * 1000;
+        b = (2 * test_unif(&rng_state) - 1) * 1000;
         break;
     case 1: /* near overflow: hi - lo itself overflows */
-        a = -DBL_MAX * unif();
-        b = DBL_MAX * unif();
+        a = -DBL_MAX * test_unif(&rng_state);
+        b = DBL_MAX * test_unif(&rng_state);
         break;
     case 2: /* subnormal */
-        a = ldexp(2 * unif() - 1, -1060);
-        b = ldexp(2 * unif() - 1, -1060);
+        a = ldexp(2 * test_unif(&rng_state) - 1, -1060);
+        b = ldexp(2 * test_unif(&rng_state) - 1, -1060);
         break;
     default: /* a narrow range far from zero */
-        a = 1e9 + unif() * 1e-3;
-        b = a + unif() * 1e-3;
+        a = 1e9 + test_unif(&rng_state) * 1e-3;
+        b = a + test_unif(&rng_state) * 1e-3;
         break;
     }
     lo = fmin(a, b);
@@ -109,17 +98,20 @@ static double rand_range(double *hi, int regime)
 static double rand_value(double lo, double hi, int nbins)
 {
     double w = hi * 0.5 - lo * 0.5;
-    switch (rnd() % 6) {
+    switch (test_rand(&rng_state) % 6) {
     case 0:
-        return lo + (hi - lo) * (1.1 * unif() - 0.05);
+        return lo + (hi - lo) * (1.1 * test_unif(&rng_state) - 0.05);
     case 1:
-        return rnd() % 2 ? lo : hi;
+        return test_rand(&rng_state) % 2 ? lo : hi;
     case 2:
-        return nextafter(rnd() % 2 ? lo : hi, rnd() % 2 ? INFINITY : -INFINITY);
+        return nextafter(test_rand(&rng_state) % 2 ? lo : hi,
+                         test_rand(&rng_state) % 2 ? INFINITY : -INFINITY);
     default: { /* near edge k: lo + k * w * 2 / nbins, a few ulps off */
-        double e =
-            lo + 2.0 * (w * ((double)(rnd() % (unsigned)(nbins + 1)) / nbins));
-        for (int s = (int)(rnd() % 5) - 2; s != 0; s += s > 0 ? -1 : 1)
+        double e = lo + 2.0 * (w * ((double)(test_rand(&rng_state) %
+                                             (unsigned)(nbins + 1)) /
+                                    nbins));
+        for (int s = (int)(test_rand(&rng_state) % 5) - 2; s != 0;
+             s += s > 0 ? -1 : 1)
             e = nextafter(e, s > 0 ? INFINITY : -INFINITY);
         return e;
     }
@@ -131,7 +123,9 @@ START_TEST(test_bins_vs_exact)
     long near_total = 0, off_by_one = 0, values = 0;
     for (int it = 0; it < iters(400); it++) {
         int regime = it % 4;
-        int nbins = rnd() % 3 ? 256 : 1 + (int)(rnd() % 300);
+        int nbins = test_rand(&rng_state) % 3
+                        ? 256
+                        : 1 + (int)(test_rand(&rng_state) % 300);
         double hi, lo = rand_range(&hi, regime);
         hist_scale sc = hist_scale_make(lo, hi, nbins);
         for (int k = 0; k < 500; k++) {
@@ -162,9 +156,9 @@ END_TEST
 START_TEST(test_exact_edges)
 {
     for (int it = 0; it < iters(300); it++) {
-        int nbins = 1 << (rnd() % 9);
-        double step = ldexp(1.0, (int)(rnd() % 40) - 20);
-        double lo = step * (double)(rnd() % 1000);
+        int nbins = 1 << (test_rand(&rng_state) % 9);
+        double step = ldexp(1.0, (int)(test_rand(&rng_state) % 40) - 20);
+        double lo = step * (double)(test_rand(&rng_state) % 1000);
         double hi = lo + step * nbins;
         hist_scale sc = hist_scale_make(lo, hi, nbins);
         for (int k = 0; k <= nbins; k++) {
@@ -190,7 +184,7 @@ START_TEST(test_monotone)
 {
     static double v[2000];
     for (int it = 0; it < iters(100); it++) {
-        int nbins = 1 + (int)(rnd() % 300);
+        int nbins = 1 + (int)(test_rand(&rng_state) % 300);
         double hi, lo = rand_range(&hi, it % 4);
         for (int i = 0; i < 2000; i++)
             v[i] = rand_value(lo, hi, nbins);
@@ -207,16 +201,18 @@ START_TEST(test_add_merge)
 {
     static double v[5000];
     for (int it = 0; it < iters(100); it++) {
-        int nbins = rnd() % 2 ? 256 : 1 + (int)(rnd() % 50);
+        int nbins = test_rand(&rng_state) % 2
+                        ? 256
+                        : 1 + (int)(test_rand(&rng_state) % 50);
         double hi, lo = rand_range(&hi, it % 4);
         if (it % 10 == 0)
             hi = lo; /* a constant column */
-        size_t n = rnd() % 5000;
+        size_t n = test_rand(&rng_state) % 5000;
         for (size_t i = 0; i < n; i++)
-            v[i] = rnd() % 10 ? rand_value(lo, hi, nbins) : NAN;
+            v[i] = test_rand(&rng_state) % 10 ? rand_value(lo, hi, nbins) : NAN;
         hist whole, part;
         ck_assert_int_eq(hist_init(&whole, nbins, lo, hi), 0);
-        size_t cut = n ? rnd() % n : 0, at = 0;
+        size_t cut = n ? test_rand(&rng_state) % n : 0, at = 0;
         while (at < n) {
             size_t len = cut ? cut : n;
             len = len < n - at ? len : n - at;

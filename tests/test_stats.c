@@ -20,12 +20,6 @@
 
 static uint64_t rng_state;
 
-static uint64_t rnd(void)
-{
-    /* splitmix64 */
-    return test_rand(&rng_state);
-}
-
 static int iters(int n)
 {
     return getenv("COLSTAT_TEST_QUICK") ? n / 10 + 1 : n;
@@ -35,29 +29,29 @@ static int iters(int n)
  * integers at the int64 boundary. */
 static double pick(int kind)
 {
-    switch (rnd() % (kind == 0 ? 4 : 12)) {
+    switch (test_rand(&rng_state) % (kind == 0 ? 4 : 12)) {
     case 0:
-        return (double)(int)(rnd() % 7) - 3;
+        return (double)(int)(test_rand(&rng_state) % 7) - 3;
     case 1:
-        return rnd() % 2 ? 0.0 : -0.0;
+        return test_rand(&rng_state) % 2 ? 0.0 : -0.0;
     case 2:
         return NAN;
     case 3:
-        return (double)(int64_t)rnd();
+        return (double)(int64_t)test_rand(&rng_state);
     case 4:
         return 0x1p63;
     case 5:
         return -0x1p63;
     case 6:
-        return 0.5 * (double)(int)(rnd() % 9);
+        return 0.5 * (double)(int)(test_rand(&rng_state) % 9);
     case 7:
-        return rnd() % 2 ? INFINITY : -INFINITY;
+        return test_rand(&rng_state) % 2 ? INFINITY : -INFINITY;
     case 8:
         return 0x1p52 + 0.5;
     case 9:
         return 1e300;
     default:
-        return (double)(rnd() % 1000) / 8;
+        return (double)(test_rand(&rng_state) % 1000) / 8;
     }
 }
 
@@ -116,7 +110,7 @@ static void chunked(const double *v, size_t n, unsigned what, col_stats *out)
     for (size_t at = 0; at < n || ng == 0;) {
         size_t len = n - at;
         if (ng < 63 && len > 0)
-            len = rnd() % (len + 1);
+            len = test_rand(&rng_state) % (len + 1);
         g[ng].start = at;
         stats_init(&g[ng].st);
         stats_add_values(&g[ng].st, v + at, len, 1, what);
@@ -126,7 +120,7 @@ static void chunked(const double *v, size_t n, unsigned what, col_stats *out)
             break;
     }
     while (ng > 1) {
-        int k = (int)(rnd() % (uint64_t)(ng - 1));
+        int k = (int)(test_rand(&rng_state) % (uint64_t)(ng - 1));
         stats_merge(&g[k].st, &g[k + 1].st, g[k + 1].start - g[k].start);
         memmove(&g[k + 1], &g[k + 2], (size_t)(ng - k - 2) * sizeof g[0]);
         ng--;
@@ -139,13 +133,13 @@ START_TEST(test_extrema_and_merge)
     static double v[3000];
     static col_stats whole, merged;
     for (int it = 0; it < iters(2000); it++) {
-        size_t n = rnd() % 3000;
-        int kind = (int)(rnd() % 2);
+        size_t n = test_rand(&rng_state) % 3000;
+        int kind = (int)(test_rand(&rng_state) % 2);
         for (size_t i = 0; i < n; i++)
             v[i] = pick(kind);
         ref r;
         reference(v, n, &r);
-        unsigned what = rnd() % 2 ? STAT_ALL : STAT_COUNT;
+        unsigned what = test_rand(&rng_state) % 2 ? STAT_ALL : STAT_COUNT;
         stats_init(&whole);
         stats_add_values(&whole, v, n, 1, what);
         assert_matches(&whole, &r);
@@ -154,7 +148,7 @@ START_TEST(test_extrema_and_merge)
         /* successive adds into one state, rows numbered globally */
         stats_init(&merged);
         for (size_t at = 0, len; at < n; at += len) {
-            len = 1 + rnd() % (n - at);
+            len = 1 + test_rand(&rng_state) % (n - at);
             stats_add_values(&merged, v + at, len, at + 1, what);
         }
         assert_matches(&merged, &r);
@@ -176,12 +170,14 @@ START_TEST(test_counters_merge)
     for (int it = 0; it < iters(200); it++) {
         stats_init(&a);
         stats_init(&b);
-        a.missing = rnd() % 5;
-        b.missing = rnd() % 5;
-        b.invalid = 1 + rnd() % 3;
-        b.nan = rnd() % 3;
-        uint64_t ra = rnd() % 2 ? 0 : 1 + rnd() % 10;
-        uint64_t rb = 1 + rnd() % 10, off = 10 + rnd() % 100;
+        a.missing = test_rand(&rng_state) % 5;
+        b.missing = test_rand(&rng_state) % 5;
+        b.invalid = 1 + test_rand(&rng_state) % 3;
+        b.nan = test_rand(&rng_state) % 3;
+        uint64_t ra =
+            test_rand(&rng_state) % 2 ? 0 : 1 + test_rand(&rng_state) % 10;
+        uint64_t rb = 1 + test_rand(&rng_state) % 10,
+                 off = 10 + test_rand(&rng_state) % 100;
         a.first_invalid_row = ra;
         b.first_invalid_row = rb;
         stats_merge(&a, &b, off);
@@ -224,10 +220,11 @@ START_TEST(test_finalize_exact)
 {
     static double v[500];
     for (int it = 0; it < iters(500); it++) {
-        size_t n = 1 + rnd() % 500;
-        int ints = (int)(rnd() % 2);
+        size_t n = 1 + test_rand(&rng_state) % 500;
+        int ints = (int)(test_rand(&rng_state) % 2);
         for (size_t i = 0; i < n; i++) {
-            int64_t k = (int64_t)rnd() >> (rnd() % 64);
+            int64_t k =
+                (int64_t)test_rand(&rng_state) >> (test_rand(&rng_state) % 64);
             v[i] = ints ? (double)k : (double)k * 0x1p-20;
         }
         col_stats s;
