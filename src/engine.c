@@ -48,9 +48,9 @@ static int open_gpu(engine *g)
         /* Rows a block may hold: a job adds a chunk when it needs one, so
          * this only has to fit typical records. */
         size_t per_row = g->binary ? g->spec.record_size : 16;
-        g->chunk_rows = g->block_bytes / per_row + 1;
-        if (g->chunk_rows > gpu_chunk_rows(g->gpu))
-            g->chunk_rows = gpu_chunk_rows(g->gpu);
+        g->stage_rows = g->block_bytes / per_row + 1;
+        if (g->stage_rows > gpu_chunk_rows(g->gpu))
+            g->stage_rows = gpu_chunk_rows(g->gpu);
         return CS_OK;
     }
     if (o->device == DEV_GPU)
@@ -284,7 +284,7 @@ static void report_times(engine *g)
                 "colstat: pinned  %8.3f s  page-locking %d staging chunks of "
                 "%.0f MB\n",
                 g->t_alloc, STAGE_SLOTS,
-                (double)g->chunk_rows * g->ncols * 8 / 1e6);
+                (double)g->stage_rows * g->ncols * 8 / 1e6);
     }
 #endif
     if (g->what & STAT_HIST)

@@ -88,7 +88,7 @@ typedef struct engine {
     gpu_backend *gpu;
     const chunk_alloc *alloc; /* chunk memory: pinned for the GPU */
     size_t block_bytes;
-    size_t chunk_rows;
+    size_t stage_rows; /* GPU: rows a staging slot holds */
     /* jobs */
     job **ring; /* in flight, in input order */
     int ring_cap, ring_head, ring_n;

@@ -20,7 +20,7 @@ int stage_init(engine *g)
     if (!g->stage)
         return cs_fail(g->e, CS_EDATA, "", 0, "out of memory");
     for (int i = 0; i < STAGE_SLOTS; i++) {
-        if (chunk_init(&g->stage[i], g->ncols, g->chunk_rows, g->alloc))
+        if (chunk_init(&g->stage[i], g->ncols, g->stage_rows, g->alloc))
             return cs_fail(g->e, CS_EDATA, "", 0,
                            "out of page-locked memory for the GPU");
         g->stage_owner[i] = (uint64_t)i;

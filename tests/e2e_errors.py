@@ -277,16 +277,9 @@ def test_head(suite):
 
 def main():
     suite = Suite("e2e_errors", sys.argv)
-    for t in (test_unreadable, test_gzip, test_quote, test_strict, test_large,
+    suite.run_tests((test_unreadable, test_gzip, test_quote, test_strict, test_large,
               test_binary,
-              test_usage, test_head):
-        try:
-            t(suite)
-        except Exception as e:  # a harness crash is a failure, not a pass
-            import traceback
-            traceback.print_exc()
-            suite.check(False, f"{t.__name__} raised {e!r}")
-    suite.finish()
+              test_usage, test_head))
 
 
 if __name__ == "__main__":

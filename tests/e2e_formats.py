@@ -235,15 +235,8 @@ def test_stderr_only(suite):
 
 def main():
     suite = Suite("e2e_formats", sys.argv)
-    for t in (test_info, test_delimited, test_table, test_json_contract,
-              test_stderr_only):
-        try:
-            t(suite)
-        except Exception as e:  # a harness crash is a failure, not a pass
-            import traceback
-            traceback.print_exc()
-            suite.check(False, f"{t.__name__} raised {e!r}")
-    suite.finish()
+    suite.run_tests((test_info, test_delimited, test_table, test_json_contract,
+              test_stderr_only))
 
 
 if __name__ == "__main__":

@@ -307,15 +307,8 @@ def test_binary(suite):
 
 def main():
     suite = Suite("e2e_inputs", sys.argv)
-    for t in (test_gzip, test_several_files, test_empty_files, test_header, test_delimiters,
-              test_columns, test_binary):
-        try:
-            t(suite)
-        except Exception as e:  # a harness crash is a failure, not a pass
-            import traceback
-            traceback.print_exc()
-            suite.check(False, f"{t.__name__} raised {e!r}")
-    suite.finish()
+    suite.run_tests((test_gzip, test_several_files, test_empty_files, test_header, test_delimiters,
+              test_columns, test_binary))
 
 
 if __name__ == "__main__":

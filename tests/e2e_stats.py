@@ -21,6 +21,7 @@ import re
 import shlex
 import subprocess
 import sys
+import traceback
 import tempfile
 from fractions import Fraction
 
@@ -69,6 +70,16 @@ class Suite:
             print(f"FAIL: {what}" + (f"\n      {detail}" if detail else ""),
                   flush=True)
         return ok
+
+    def run_tests(self, tests):
+        """Runs each test(suite), then finishes (exits)."""
+        for t in tests:
+            try:
+                t(self)
+            except Exception as e:  # a harness crash is a failure, not a pass
+                traceback.print_exc()
+                self.check(False, f"{t.__name__} raised {e!r}")
+        self.finish()
 
     def finish(self):
         if self.failed:

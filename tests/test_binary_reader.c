@@ -15,34 +15,13 @@
 
 #include "../io/binary_reader.h"
 
-#include "seed.h"
+#include "stream.h"
 
 static uint64_t g_seed;
 static int g_quick;
 
 /* splitmix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number
  * generators", OOPSLA 2014). */
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t next(rng *r)
-{
-    return test_rand(&r->s);
-}
-
-static size_t below(rng *r, size_t n)
-{
-    return n ? (size_t)(next(r) % n) : 0;
-}
-
-static rng test_rng(uint64_t salt)
-{
-    rng r = {g_seed ^ (salt * 0x2545f4914f6cdd1dULL)};
-    next(&r);
-    return r;
-}
-
 static int iters(int n)
 {
     return g_quick ? (n + 3) / 4 : n;
@@ -190,7 +169,7 @@ END_TEST
 
 START_TEST(spec_random)
 {
-    rng r = test_rng(1);
+    rng r = rng_for(g_seed, 1);
     for (int it = 0; it < iters(2000); it++) {
         layout l;
         /* Sometimes past the limit, built as one long text. */
@@ -420,7 +399,7 @@ static size_t rand_nrec(rng *r)
 
 START_TEST(decode_mixed)
 {
-    rng r = test_rng(2);
+    rng r = rng_for(g_seed, 2);
     static int map[BINARY_MAX_FIELDS + 3];
     for (int it = 0; it < iters(150); it++) {
         static layout l;
@@ -434,7 +413,7 @@ END_TEST
 /* The `-b f64` and `-b f64xK` paths, many records, NaN among them. */
 START_TEST(decode_f64)
 {
-    rng r = test_rng(3);
+    rng r = rng_for(g_seed, 3);
     static int map[BINARY_MAX_FIELDS + 3];
     for (int it = 0; it < iters(40); it++) {
         static layout l;
@@ -456,7 +435,7 @@ END_TEST
 /* Every type alone, mapped, so each conversion is covered every run. */
 START_TEST(decode_each_type)
 {
-    rng r = test_rng(4);
+    rng r = rng_for(g_seed, 4);
     int map[1] = {0};
     for (int t = 0; t < NT; t++) {
         static layout l;
@@ -470,7 +449,7 @@ END_TEST
 /* The widest spec: 1024 fields, records of several KB. */
 START_TEST(decode_wide)
 {
-    rng r = test_rng(5);
+    rng r = rng_for(g_seed, 5);
     static layout l;
     static int map[BINARY_MAX_FIELDS + 3];
     rand_layout(&r, &l, BINARY_MAX_FIELDS);

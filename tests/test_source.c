@@ -20,7 +20,7 @@
 
 #include "../io/source.h"
 
-#include "seed.h"
+#include "stream.h"
 
 static uint64_t g_seed;
 static int g_quick;
@@ -28,28 +28,6 @@ static char g_dir[] = "/tmp/colstat_test_source_XXXXXX";
 
 /* splitmix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number
  * generators", OOPSLA 2014). */
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t next(rng *r)
-{
-    return test_rand(&r->s);
-}
-
-static size_t below(rng *r, size_t n)
-{
-    return n ? (size_t)(next(r) % n) : 0;
-}
-
-/* Each test draws from its own stream so a failure reproduces alone. */
-static rng test_rng(uint64_t salt)
-{
-    rng r = {g_seed ^ (salt * 0x2545f4914f6cdd1dULL)};
-    next(&r);
-    return r;
-}
-
 static int iters(int n)
 {
     return g_quick ? (n + 3) / 4 : n;
@@ -278,7 +256,7 @@ static void assert_error(const cs_error *e, const char *path, const char *msg)
 
 START_TEST(plain_files)
 {
-    rng r = test_rng(1);
+    rng r = rng_for(g_seed, 1);
     for (int it = 0; it < iters(16); it++) {
         buf want = {0}, got = {0};
         rand_data(&r, &want, rand_size(&r));
@@ -314,7 +292,7 @@ static void make_members(rng *r, int k, buf *plain, buf *gz, size_t *ends)
 
 START_TEST(gzip_levels)
 {
-    rng r = test_rng(2);
+    rng r = rng_for(g_seed, 2);
     for (int it = 0; it < iters(16); it++) {
         buf want = {0}, gz = {0}, got = {0};
         make_members(&r, 1, &want, &gz, NULL);
@@ -335,7 +313,7 @@ END_TEST
 
 START_TEST(gzip_multi_member)
 {
-    rng r = test_rng(3);
+    rng r = rng_for(g_seed, 3);
     for (int it = 0; it < iters(12); it++) {
         buf want = {0}, gz = {0}, got = {0};
         make_members(&r, 2 + (int)below(&r, 6), &want, &gz, NULL);
@@ -356,7 +334,7 @@ END_TEST
 
 START_TEST(gzip_truncated)
 {
-    rng r = test_rng(4);
+    rng r = rng_for(g_seed, 4);
     for (int it = 0; it < iters(40); it++) {
         buf want = {0}, gz = {0}, got = {0};
         size_t ends[4];
@@ -391,7 +369,7 @@ END_TEST
  * of the member) must be an error. */
 START_TEST(gzip_bad_trailer)
 {
-    rng r = test_rng(5);
+    rng r = rng_for(g_seed, 5);
     for (int it = 0; it < iters(30); it++) {
         buf want = {0}, gz = {0}, got = {0};
         size_t ends[4];
@@ -418,7 +396,7 @@ END_TEST
  * reported as success. */
 START_TEST(gzip_corrupt_body)
 {
-    rng r = test_rng(6);
+    rng r = rng_for(g_seed, 6);
     int errors = 0, n = iters(40);
     for (int it = 0; it < n; it++) {
         buf want = {0}, gz = {0}, got = {0};
@@ -450,7 +428,7 @@ END_TEST
 
 START_TEST(gzip_trailing_garbage)
 {
-    rng r = test_rng(7);
+    rng r = rng_for(g_seed, 7);
     for (int it = 0; it < iters(20); it++) {
         buf want = {0}, gz = {0}, got = {0};
         make_members(&r, 1 + (int)below(&r, 3), &want, &gz, NULL);
@@ -479,7 +457,7 @@ END_TEST
  * device) and accepted; a non-zero byte among them is garbage. */
 START_TEST(gzip_zero_padding)
 {
-    rng r = test_rng(8);
+    rng r = rng_for(g_seed, 8);
     for (int it = 0; it < iters(16); it++) {
         buf want = {0}, gz = {0}, got = {0};
         make_members(&r, 1 + (int)below(&r, 3), &want, &gz, NULL);
@@ -516,7 +494,7 @@ END_TEST
  * delivered. */
 START_TEST(gzip_raw_pos_progress)
 {
-    rng r = test_rng(14);
+    rng r = rng_for(g_seed, 14);
     buf want = {0}, gz = {0};
     for (size_t i = 0; i < ((size_t)3 << 20) / 8; i++) {
         uint64_t v = next(&r);
@@ -552,7 +530,7 @@ END_TEST
  * a lone 1f byte is plain data; a gzip file with a .csv name is gzip. */
 START_TEST(gzip_magic_edges)
 {
-    rng r = test_rng(9);
+    rng r = rng_for(g_seed, 9);
     for (int it = 0; it < iters(20); it++) {
         unsigned char b[64] = {0x1f, 0x8b};
         size_t n = 2 + below(&r, sizeof b - 1);
@@ -616,7 +594,7 @@ END_TEST
 
 START_TEST(empty_file)
 {
-    rng r = test_rng(10);
+    rng r = rng_for(g_seed, 10);
     char *path = write_file("empty", "", 0);
     buf got = {0};
     cs_error e;
@@ -668,7 +646,7 @@ static int read_stdin(rng *r, buf *got, cs_error *e, void *arg)
 
 START_TEST(stdin_file)
 {
-    rng r = test_rng(11);
+    rng r = rng_for(g_seed, 11);
     for (int it = 0; it < iters(8); it++) {
         buf want = {0}, gz = {0}, got = {0};
         int gzip = (int)below(&r, 2);
@@ -747,7 +725,7 @@ static int read_pipe(rng *r, const buf *feed, int delay_us, int gzip, buf *got,
 
 START_TEST(stdin_pipe)
 {
-    rng r = test_rng(12);
+    rng r = rng_for(g_seed, 12);
     for (int it = 0; it < iters(12); it++) {
         buf want = {0}, gz = {0}, got = {0};
         size_t ends[4];
@@ -794,7 +772,7 @@ static void on_alarm(int sig)
  * retry, not report an error. */
 START_TEST(eintr_retried)
 {
-    rng r = test_rng(13);
+    rng r = rng_for(g_seed, 13);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_alarm;
