@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes io/pow5_table.h: 128-bit approximations of 5^q for the
-Eisel-Lemire conversion in io/parse_number.c (D. Lemire, "Number Parsing at a
+Eisel-Lemire conversion in io/number_core.h (D. Lemire, "Number Parsing at a
 Gigabyte per Second", Software: Practice and Experience 51(8), 2021).
 
 For every q in [Q_MIN, Q_MAX] the table holds m (127 < log2 m <= 128, split in
@@ -46,11 +46,19 @@ def main():
     out.append("#define POW5_Q_MAX %d" % Q_MAX)
     out.append("#define POW5_EXACT_Q_MAX %d" % exact_max)
     out.append("")
-    out.append("/* index q - POW5_Q_MIN: high word, low word, binary exponent */")
-    out.append("static const struct pow5_entry {")
-    out.append("    uint64_t hi, lo;")
-    out.append("    int16_t e2;")
-    out.append("} pow5_table[%d] = {" % len(rows))
+    out.append("/* Storage class of the table: the host's default, or device memory")
+    out.append(" * for a CUDA includer (io/number_core.h). */")
+    out.append("#ifndef POW5_STORAGE")
+    out.append("#define POW5_STORAGE static const")
+    out.append("#endif")
+    out.append("")
+    out.append("struct pow5_entry {")
+    out.append("    uint64_t hi, lo; /* high word, low word */")
+    out.append("    int16_t e2;      /* binary exponent */")
+    out.append("};")
+    out.append("")
+    out.append("/* index q - POW5_Q_MIN */")
+    out.append("POW5_STORAGE struct pow5_entry pow5_table[%d] = {" % len(rows))
     for q, (m, e2) in zip(range(Q_MIN, Q_MAX + 1), rows):
         out.append("    {0x%016xu, 0x%016xu, %d}, /* %d */"
                    % (m >> 64, m & ((1 << 64) - 1), e2, q))

@@ -10,11 +10,19 @@
 #define POW5_Q_MAX 308
 #define POW5_EXACT_Q_MAX 55
 
-/* index q - POW5_Q_MIN: high word, low word, binary exponent */
-static const struct pow5_entry {
-    uint64_t hi, lo;
-    int16_t e2;
-} pow5_table[651] = {
+/* Storage class of the table: the host's default, or device memory
+ * for a CUDA includer (io/number_core.h). */
+#ifndef POW5_STORAGE
+#define POW5_STORAGE static const
+#endif
+
+struct pow5_entry {
+    uint64_t hi, lo; /* high word, low word */
+    int16_t e2;      /* binary exponent */
+};
+
+/* index q - POW5_Q_MIN */
+POW5_STORAGE struct pow5_entry pow5_table[651] = {
     {0xeef453d6923bd65au, 0x113faa2906a13b40u, -922}, /* -342 */
     {0x9558b4661b6565f8u, 0x4ac7ca59a424c508u, -919}, /* -341 */
     {0xbaaee17fa23ebf76u, 0x5d79bcf00d2df64au, -917}, /* -340 */

@@ -1,0 +1,40 @@
+/* parse_number on the device, internal to gpu/: the same core as the host
+ * (io/number_core.h), compiled as device functions, so a field's kind and
+ * value are the host's bit for bit. Only the strtod fallback stays on the
+ * host; the fields that need it come back as DEV_NUM_HARD. */
+#ifndef COLSTAT_GPU_PARSE_FIELD_CUH
+#define COLSTAT_GPU_PARSE_FIELD_CUH
+
+#include <cuda_runtime.h>
+
+/* the C headers carry no extern "C" of their own */
+extern "C" {
+#include "../io/parse_number.h"
+}
+
+/* Global memory read through the read-only cache: neighbouring threads
+ * parse unrelated fields, so their table indices diverge, which constant
+ * memory would serialize. */
+#define NUM_FN static __device__ __forceinline__
+#define NUM_TABLE static __device__ const
+#define NUM_LOAD(p) __ldg(p)
+#include "../io/number_core.h"
+
+/* Only the host's strtod fallback can round this field. */
+#define DEV_NUM_HARD NUM_HARD
+
+static_assert(NUM_OK == 0 && NUM_MISSING == 1 && NUM_INVALID == 2 &&
+                  NUM_NAN == 3 && DEV_NUM_HARD == 4,
+              "gpu.h promises these codes");
+
+/* [s, e) need not be aligned or NUL-terminated; no byte outside it is read.
+ * Returns NUM_OK (*out set), NUM_MISSING, NUM_INVALID, NUM_NAN or
+ * DEV_NUM_HARD, exactly as parse_number would, short of its fallback. */
+static __device__ __forceinline__ int
+dev_parse_number(const char *s, const char *e, double *out)
+{
+    num_decimal d;
+    return num_parse_core(s, e, out, &d);
+}
+
+#endif

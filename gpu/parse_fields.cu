@@ -1,0 +1,110 @@
+/* gpu_parse_fields (gpu.h): the test hook that runs dev_parse_number over
+ * fields the caller lays out, one thread a field. Synchronous and
+ * self-contained: its own buffers, the default stream, nothing kept. */
+#include "gpu.h"
+#include "parse_field.cuh"
+
+#include <stdio.h>
+
+namespace
+{
+
+constexpr const char NO_GPU[] = "no usable GPU: ";
+constexpr int THREADS = 256;
+
+__global__ void parse_fields_kernel(const char *text, const size_t *off,
+                                    const size_t *len, size_t n, int *kind,
+                                    double *val)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        const char *s = text + off[i];
+        double x = 0;
+        kind[i] = dev_parse_number(s, s + len[i], &x);
+        val[i] = x;
+    }
+}
+
+/* Freed on every way out of gpu_parse_fields. */
+struct dev_mem {
+    void *p = nullptr;
+    dev_mem() = default;
+    dev_mem(const dev_mem &) = delete;
+    dev_mem &operator=(const dev_mem &) = delete;
+    ~dev_mem()
+    {
+        if (p)
+            cudaFree(p);
+    }
+};
+
+int fail(char *why, size_t wn, const char *what, cudaError_t e)
+{
+    if (why && wn)
+        snprintf(why, wn, "GPU: %s: %s", what, cudaGetErrorString(e));
+    return -1;
+}
+
+#define CK(call)                                                               \
+    do {                                                                       \
+        cudaError_t ck_ = (call);                                              \
+        if (ck_ != cudaSuccess)                                                \
+            return fail(why, wn, #call, ck_);                                  \
+    } while (0)
+
+/* Copies bytes to a fresh device buffer (at least one byte, so that an
+ * empty input still has an address). */
+int upload(dev_mem &m, const void *src, size_t bytes, char *why, size_t wn)
+{
+    CK(cudaMalloc(&m.p, bytes ? bytes : 1));
+    if (bytes)
+        CK(cudaMemcpy(m.p, src, bytes, cudaMemcpyHostToDevice));
+    return 0;
+}
+
+} // namespace
+
+extern "C" int gpu_parse_fields(const char *text, size_t text_len,
+                                const size_t *off, const size_t *len, size_t n,
+                                int *kind, double *val, char *why, size_t wn)
+{
+    for (size_t i = 0; i < n; i++)
+        if (off[i] > text_len || len[i] > text_len - off[i]) {
+            if (why && wn)
+                snprintf(why, wn, "gpu_parse_fields: field %zu outside text",
+                         i);
+            return -1;
+        }
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaSuccess && count < 1)
+        e = cudaErrorNoDevice;
+    if (e == cudaSuccess)
+        e = cudaFree(0); /* creates the context */
+    if (e != cudaSuccess) {
+        if (why && wn)
+            snprintf(why, wn, "%s%s", NO_GPU, cudaGetErrorString(e));
+        return -1;
+    }
+    if (n == 0)
+        return 0; /* a probe */
+
+    dev_mem dtext, doff, dlen, dkind, dval;
+    if (upload(dtext, text, text_len, why, wn) ||
+        upload(doff, off, n * sizeof *off, why, wn) ||
+        upload(dlen, len, n * sizeof *len, why, wn))
+        return -1;
+    CK(cudaMalloc(&dkind.p, n * sizeof *kind));
+    CK(cudaMalloc(&dval.p, n * sizeof *val));
+    size_t blocks = (n + THREADS - 1) / THREADS;
+    if (blocks > 65536)
+        blocks = 65536; /* the kernel strides over the rest */
+    parse_fields_kernel<<<(unsigned)blocks, THREADS>>>(
+        (const char *)dtext.p, (const size_t *)doff.p, (const size_t *)dlen.p,
+        n, (int *)dkind.p, (double *)dval.p);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(kind, dkind.p, n * sizeof *kind, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(val, dval.p, n * sizeof *val, cudaMemcpyDeviceToHost));
+    return 0;
+}
