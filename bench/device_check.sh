@@ -35,10 +35,23 @@ with open("/tmp/san.csv", "w") as f:
     for i in range(300000):
         f.write("%d,%.4f,%r\n" % (r.randint(-9, 9**9), r.uniform(-1, 1), r.gauss(0, 1e10)))
 PY
+python3 -c 'import struct, random; r = random.Random(8); open("/tmp/san.f64", "wb").write(struct.pack("<300000d", *[r.gauss(0, 1e6) for _ in range(300000)]))'
+# the device's CSV parse from a file (several readers), from a pipe in
+# small chunks (carried records), with --range, and binary records
 for tool in memcheck racecheck synccheck; do
-    timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/colstat" --device gpu -a --json /tmp/san.csv > "$OUT/san_colstat_$tool.log" 2>&1
-    echo "colstat $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_colstat_$tool.log" | tr '\n' ' ')"
+    for how in file pipe range f64 parse; do
+        case $how in
+        file) cmd=("$B/colstat" --device gpu -a --json /tmp/san.csv) ;;
+        pipe) cmd=(env COLSTAT_GPU_RAW_BYTES=4099 "$B/colstat" --device gpu -a --json -) ;;
+        range) cmd=("$B/colstat" --device gpu -a --json --range -1e9:1e9 /tmp/san.csv) ;;
+        f64) cmd=("$B/colstat" --device gpu -a --json -b f64 /tmp/san.f64) ;;
+        parse) cmd=(env COLSTAT_TEST_QUICK=1 "$B/test_gpu_parse") ;;
+        esac
+        timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 "${cmd[@]}" < /tmp/san.csv > "$OUT/san_colstat.tmp" 2>&1
+        echo "colstat $tool $how rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_colstat.tmp" | tr '\n' ' ')" | tee -a "$OUT/san_colstat.log"
+    done
 done
+rm -f "$OUT/san_colstat.tmp"
 
 echo "== -v profile"
 "$B/colstat" -v --device gpu -a /tmp/san.csv 2>&1 >/dev/null | tee "$OUT/profile.log"

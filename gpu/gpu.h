@@ -61,6 +61,74 @@ int gpu_chunk_wait(gpu_backend *g, const chunk *c, char *why, size_t n);
 int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, char *why,
                size_t n);
 
+/* Raw input: the device parses the bytes itself (CSV or binary records)
+ * and feeds the same reductions, with no parsed values crossing the bus.
+ * One input at a time, between gpu_raw_begin and gpu_raw_end; chunks of
+ * it go in input order. CSV chunks may end anywhere: the device carries
+ * an incomplete last record over to the next chunk. Whatever the device
+ * cannot parse exactly as the host would (a quote outside the RFC 4180
+ * places, a bare CR, a blank line between records, a record longer than
+ * the carry, an invalid field under --strict, ...) stops the device at
+ * the start of the chunk holding it: gpu_raw_end then says how far it got,
+ * and the host parses the rest. */
+typedef struct gpu_raw_format {
+    int binary; /* else CSV */
+    char delim; /* CSV */
+    int strict; /* CSV: an invalid field stops the device */
+    /* binary: record size, and per field its type code and byte offset
+       (io/binary_reader.h's spec) */
+    size_t record_size;
+    const unsigned char *type;
+    const unsigned short *offset;
+    const int *map; /* field -> column, or -1 */
+    int nmap;
+    uint64_t size_hint; /* bytes of the input when known, else 0 */
+} gpu_raw_format;
+
+typedef struct gpu_raw_result {
+    uint64_t rows;     /* rows the device reduced */
+    uint64_t lines;    /* physical lines those rows span (CSV) */
+    uint64_t consumed; /* input bytes of those rows, from the first chunk */
+    int stopped;       /* the device stopped before the end of its input */
+    char reason[96];   /* why, when stopped */
+    /* per column; missing/invalid/nan are added to the caller's arrays */
+    uint64_t *missing, *invalid, *nan;
+    uint64_t *first_invalid_line; /* per column: kept if set, else the
+                                     device's first, 0 for none */
+} gpu_raw_result;
+
+/* Bytes each raw chunk may hold (a multiple of a binary record). */
+size_t gpu_raw_chunk_bytes(const gpu_backend *g);
+
+/* Starts an input whose first row is first_row (absolute, 1-based) and,
+ * for CSV, whose first byte is on line first_line. */
+int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
+                  uint64_t first_line, char *why, size_t n);
+
+/* Queues n bytes (page-locked, from gpu_chunk_alloc) of the input.
+ * Asynchronous: bytes must stay until gpu_raw_wait(g, bytes) returns. */
+int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, char *why,
+                   size_t wn);
+
+/* Blocks until the device no longer reads bytes, and says whether the
+ * input up to the end of that chunk was parsed (0) or the device stopped
+ * at or before it (1). -1 on error. */
+int gpu_raw_wait(gpu_backend *g, const void *bytes, char *why, size_t n);
+
+/* Ends the input: waits for the device and fills r. The bytes after
+ * r->consumed that the device holds (the carried record, at most
+ * gpu_raw_chunk_bytes) go to tail, *tail_len of them; the caller has the
+ * bytes of the chunks it submitted after those. Returns 0 or -1 (why). */
+int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
+                char *why, size_t n);
+
+/* For tests: parses n fields (text + off[i], len[i] bytes) on the device
+ * as parse_number would; kind[i] gets a num_kind, or 4 where only the
+ * host's exact fallback can round it, and val[i] the value. */
+int gpu_parse_fields(const char *text, size_t text_len, const size_t *off,
+                     const size_t *len, size_t n, int *kind, double *val,
+                     char *why, size_t wn);
+
 void gpu_get_times(const gpu_backend *g, gpu_times *t);
 
 /* Frees every device and pinned resource g owns. */

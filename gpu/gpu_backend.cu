@@ -9,67 +9,13 @@
 extern "C" {
 #include "../src/stats.h" /* the C headers carry no extern "C" */
 }
-#include "gpu.h"
-#include "kernels.cuh"
+#include "backend.cuh"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-namespace
-{
-
-constexpr int NSLOTS = 8;                  /* submissions in flight */
-constexpr size_t TARGET_BYTES = 64u << 20; /* per column set, buffer */
-constexpr size_t MIN_ROWS = 4096;
-constexpr size_t RESERVE_BYTES = 512u << 20; /* left free on the device */
-constexpr const char NO_GPU[] = "no usable GPU: ";
-
-/* Events of one piece of work on one stream. c is set on the last piece
- * of a chunk: gpu_chunk_wait waits on its copy. */
-struct slot {
-    cudaEvent_t start, copied, reduced, binned;
-    const chunk *c;
-    bool busy;
-};
-
-/* Values kept for a histogram binned at the end: on the device (d) or in
- * host memory (h); column j at + j * ld. */
-struct segment {
-    double *d, *h;
-    size_t n, ld;
-};
-
-} // namespace
-
-struct gpu_backend {
-    gpu_config cfg;
-    int nsm, nb2, maxblocks;
-    char device[128];
-    char err[256]; /* the first error; later calls repeat it */
-    bool failed;
-    size_t rows, ld;
-    cudaStream_t st[2];
-    double *dbuf[2];
-    dev_col *dstate[2];
-    dev_ext *dpart[2];
-    unsigned long long *dbins;
-    hist_scale *dscales;
-    slot slots[NSLOTS];
-    int next_slot;
-    unsigned long long nchunks;
-    double h2d_ms, kernel_ms, hist_ms;
-    uint64_t h2d_bytes;
-    segment *segs;
-    size_t nsegs, capsegs;
-    size_t budget, used; /* device bytes for kept values */
-    chunk_alloc alloc;
-};
-
-namespace
-{
 
 int failf(gpu_backend *g, const char *fmt, ...)
 {
@@ -88,19 +34,15 @@ int cuda_fail(gpu_backend *g, const char *what, cudaError_t e)
     return failf(g, "GPU: %s: %s", what, cudaGetErrorString(e));
 }
 
-#define CK(g, call)                                                            \
-    do {                                                                       \
-        cudaError_t ck_ = (call);                                              \
-        if (ck_ != cudaSuccess)                                                \
-            return cuda_fail((g), #call, ck_);                                 \
-    } while (0)
-
 int report(const gpu_backend *g, int rc, char *why, size_t n)
 {
     if (rc && why && n)
         snprintf(why, n, "%s", g->failed ? g->err : "GPU: unknown error");
     return rc;
 }
+
+namespace
+{
 
 void *pinned_alloc(size_t bytes, void *ctx)
 {
@@ -151,6 +93,8 @@ int make_slots(gpu_backend *g)
     return 0;
 }
 
+} // namespace
+
 /* Host-to-device copy on stream 0, waited for: plain cudaMemcpy runs on
  * the legacy stream, which the non-blocking streams do not wait for. */
 int upload(gpu_backend *g, void *dst, const void *src, size_t bytes)
@@ -167,6 +111,9 @@ int download(gpu_backend *g, void *dst, const void *src, size_t bytes)
     CK(g, cudaStreamSynchronize(g->st[0]));
     return 0;
 }
+
+namespace
+{
 
 int upload_empty_states(gpu_backend *g)
 {
@@ -267,11 +214,13 @@ int setup(gpu_backend *g)
         g->budget = (size_t)strtoull(env, NULL, 10);
     /* a first launch proves the kernels load on this device */
     reduce_args a = {g->dbuf[0], g->ld,        0,           1, 1,
-                     1,          g->dstate[0], g->dpart[0], 1};
+                     1,          g->dstate[0], g->dpart[0], 1, NULL};
     CK(g, reduce_launch(&a, ncols, g->st[0]));
     CK(g, cudaStreamSynchronize(g->st[0]));
     return 0;
 }
+
+} // namespace
 
 void harvest(gpu_backend *g, slot *sl)
 {
@@ -343,6 +292,9 @@ int piece_target(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
     return 0;
 }
 
+namespace
+{
+
 int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
                  unsigned long long first_row, int s, bool last)
 {
@@ -375,7 +327,8 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
                      (what & STAT_STD) != 0,
                      g->dstate[s],
                      g->dpart[s],
-                     reduce_grid(g->nsm, n)};
+                     reduce_grid(g->nsm, n),
+                     NULL};
     CK(g, reduce_launch(&a, ncols, st));
     CK(g, cudaEventRecord(sl->reduced, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
@@ -467,6 +420,8 @@ int bin_kept(gpu_backend *g, const col_stats *cs)
         CK(g, hist_launch(src, sg->ld, sg->n, ncols, g->cfg.nbins, g->dscales,
                           g->dbins, g->nsm, st));
     }
+    if (raw_bin_kept(g, st))
+        return -1;
     CK(g, cudaEventRecord(sl->binned, st));
     return 0;
 }
@@ -536,6 +491,7 @@ void release(gpu_backend *g)
     for (int s = 0; s < 2; s++)
         if (g->st[s])
             cudaStreamSynchronize(g->st[s]);
+    raw_release(g);
     for (size_t i = 0; i < g->nsegs; i++) {
         cudaFree(g->segs[i].d);
         free(g->segs[i].h);

@@ -39,8 +39,10 @@ __device__ __forceinline__ void count(unsigned *sh, ull *g,
 template <bool SHARED>
 __global__ void __launch_bounds__(THREADS)
     hist_kernel(const double *col, size_t ld, size_t n, int nbins,
-                const hist_scale *scales, ull *bins, int copies)
+                const hist_scale *scales, ull *bins, int copies, const ull *dn)
 {
+    if (dn)
+        n = *dn;
     extern __shared__ unsigned s_h[];
     const int c = blockIdx.y;
     const hist_scale sc = scales[c];
@@ -109,7 +111,8 @@ size_t smem_limit()
 
 cudaError_t hist_launch(const double *col, size_t ld, size_t n, int ncols,
                         int nbins, const hist_scale *d_scales,
-                        unsigned long long *bins, int nsm, cudaStream_t s)
+                        unsigned long long *bins, int nsm, cudaStream_t s,
+                        const unsigned long long *d_n)
 {
     if (n == 0 || ncols == 0)
         return cudaSuccess;
@@ -129,11 +132,11 @@ cudaError_t hist_launch(const double *col, size_t ld, size_t n, int ncols,
             if (err != cudaSuccess)
                 return err;
         }
-        hist_kernel<true><<<grid, THREADS, bytes, s>>>(col, ld, n, nbins,
-                                                       d_scales, bins, copies);
+        hist_kernel<true><<<grid, THREADS, bytes, s>>>(
+            col, ld, n, nbins, d_scales, bins, copies, d_n);
     } else {
-        hist_kernel<false>
-            <<<grid, THREADS, 0, s>>>(col, ld, n, nbins, d_scales, bins, 1);
+        hist_kernel<false><<<grid, THREADS, 0, s>>>(col, ld, n, nbins, d_scales,
+                                                    bins, 1, d_n);
     }
     return cudaGetLastError();
 }

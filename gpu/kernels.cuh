@@ -49,6 +49,10 @@ struct reduce_args {
     dev_col *state;    /* [ncols] */
     dev_ext *part;     /* [ncols][nblocks] */
     int nblocks;       /* blocks per column (grid x) */
+    /* device {n, first_row} that replace n and first_row when set: the
+       rows of a chunk the device parsed are unknown to the host (n is
+       then only the bound the grid is sized for) */
+    const unsigned long long *dyn;
 };
 
 /* Blocks per column for n values on a device of nsm multiprocessors. */
@@ -71,9 +75,11 @@ void dev_col_empty(dev_col *c);
 /* Adds n values of each of ncols columns (column j at col + j * ld, ld
  * even) to bins[j * (nbins + 2) ...]: underflow, the nbins bins, overflow.
  * d_scales[j] (device memory) is column j's scale. Shared-memory counters
- * when nbins fits, else global atomics. */
+ * when nbins fits, else global atomics. With d_n (device memory), *d_n
+ * values are binned and n only bounds them. */
 cudaError_t hist_launch(const double *col, size_t ld, size_t n, int ncols,
                         int nbins, const hist_scale *d_scales,
-                        unsigned long long *bins, int nsm, cudaStream_t s);
+                        unsigned long long *bins, int nsm, cudaStream_t s,
+                        const unsigned long long *d_n = nullptr);
 
 #endif

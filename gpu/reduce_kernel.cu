@@ -344,7 +344,8 @@ __global__ void __launch_bounds__(THREADS) reduce_kernel(const reduce_args a)
     const int col = blockIdx.y;
     const double *v = a.col + (size_t)col * a.ld;
     const double2 *v2 = reinterpret_cast<const double2 *>(v);
-    const unsigned n = (unsigned)a.n; /* < 2^27: DEV_MAX_ROWS_PER_LAUNCH */
+    /* < 2^27: DEV_MAX_ROWS_PER_LAUNCH */
+    const unsigned n = (unsigned)(a.dyn ? a.dyn[0] : a.n);
     const unsigned npair = n / 2;
     const unsigned stride = gridDim.x * THREADS;
     const unsigned gid = blockIdx.x * THREADS + threadIdx.x;
@@ -387,7 +388,7 @@ __global__ void __launch_bounds__(THREADS) reduce_kernel(const reduce_args a)
         if (t.mxi == NO_IDX)
             t.mxi = f; /* every value was -inf */
     }
-    const ull row0 = a.first_row;
+    const ull row0 = a.dyn ? a.dyn[1] : a.first_row;
     dev_ext mine{t.mn, t.mx, t.mni == NO_IDX ? DEV_NO_ROW : row0 + t.mni,
                  t.mxi == NO_IDX ? DEV_NO_ROW : row0 + t.mxi};
 

@@ -6,18 +6,6 @@
 #include <string.h>
 
 /* Private type codes stored in binary_spec.type. */
-enum {
-    BT_I8 = 1,
-    BT_U8,
-    BT_I16,
-    BT_U16,
-    BT_I32,
-    BT_U32,
-    BT_I64,
-    BT_U64,
-    BT_F32,
-    BT_F64
-};
 
 static const struct {
     const char *name;

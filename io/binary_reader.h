@@ -13,10 +13,24 @@
 
 #define BINARY_MAX_FIELDS 1024
 
+/* Field type codes of binary_spec.type (the GPU decodes them too). */
+enum binary_type {
+    BT_I8 = 1,
+    BT_U8,
+    BT_I16,
+    BT_U16,
+    BT_I32,
+    BT_U32,
+    BT_I64,
+    BT_U64,
+    BT_F32,
+    BT_F64
+};
+
 typedef struct binary_spec {
     int nfields;
     size_t record_size;                       /* bytes */
-    unsigned char type[BINARY_MAX_FIELDS];    /* private codes */
+    unsigned char type[BINARY_MAX_FIELDS];    /* enum binary_type */
     unsigned short offset[BINARY_MAX_FIELDS]; /* byte offset in a record */
 } binary_spec;
 

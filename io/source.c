@@ -360,6 +360,19 @@ ssize_t source_pread(const source *s, void *buf, size_t n, uint64_t off,
     return (ssize_t)got;
 }
 
+int source_seek(source *s, uint64_t off, cs_error *e)
+{
+    if (!source_can_pread(s))
+        return cs_fail(e, CS_EDATA, s->name, 0, "cannot seek in this input");
+    if (lseek(s->fd, (off_t)off, SEEK_SET) < 0)
+        return fail_errno(s, e, "cannot seek", errno);
+    s->in_pos = s->in_len; /* the sniffed head is behind us now */
+    s->eof = 0;
+    s->delivered = off;
+    s->read_total = off;
+    return CS_OK;
+}
+
 void source_close(source *s)
 {
     if (!s)

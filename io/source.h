@@ -40,6 +40,10 @@ int source_can_pread(const source *s);
 ssize_t source_pread(const source *s, void *buf, size_t n, uint64_t off,
                      cs_error *e);
 
+/* Plain regular files only: the next source_read starts at byte off.
+ * Returns CS_OK or CS_EDATA (e filled). */
+int source_seek(source *s, uint64_t off, cs_error *e);
+
 void source_close(source *s);
 
 #endif

@@ -101,8 +101,6 @@ int engine_start(engine *g)
     g->max_jobs = 2 * g->nthreads + 2;
     g->ring_cap = g->max_jobs;
     g->ring = calloc((size_t)g->ring_cap, sizeof *g->ring);
-    if (g->ring && g->gpu && stage_init(g) != CS_OK)
-        return g->e->status;
     g->q = g->ring ? workq_start(g->nthreads) : NULL;
     if (!g->q)
         return cs_fail(g->e, CS_EDATA, "", 0, "cannot start worker threads");
@@ -182,7 +180,7 @@ static int finish(engine *g)
         char why[256];
         double t0 = engine_now();
         if (gpu_finish(g->gpu, g->st, g->h, why, sizeof why))
-            return cs_fail(g->e, CS_EDATA, "", 0, "GPU: %s", why);
+            return cs_fail(g->e, CS_EDATA, "", 0, "%s", why);
         g->t_hist += engine_now() - t0;
         return CS_OK;
     }
@@ -280,11 +278,8 @@ static void report_times(engine *g)
                 g->t_submit, g->t_wait);
         fprintf(f, "colstat: staging %8.3f s  workers waiting for their slot\n",
                 g->t_turn);
-        fprintf(f,
-                "colstat: pinned  %8.3f s  page-locking %d staging chunks of "
-                "%.0f MB\n",
-                g->t_alloc, STAGE_SLOTS,
-                (double)g->stage_rows * g->ncols * 8 / 1e6);
+        fprintf(f, "colstat: pinned  %8.3f s  page-locking the host buffers\n",
+                g->t_alloc);
     }
 #endif
     if (g->what & STAT_HIST)
@@ -300,6 +295,7 @@ static void engine_free(engine *g, input_file *files, int nfiles)
     workq_stop(g->q);
     engine_free_jobs(g);
     stage_free(g);
+    raw_free(g);
 #ifdef COLSTAT_HAVE_GPU
     if (g->gpu)
         gpu_close(g->gpu);

@@ -248,6 +248,8 @@ static int feed_ranges(engine *g, input_file *f)
                        "bytes",
                        (unsigned long long)(size % rs),
                        (unsigned long long)(size / rs), (unsigned long long)rs);
+    if (raw_wanted(g, f))
+        return raw_feed_binary(g, f);
     uint64_t step = g->block_bytes / rs * rs;
     if (step == 0)
         step = rs;
@@ -303,10 +305,13 @@ int feed_input(engine *g, input_file *f, const char *path, int *first)
     if (rc == CS_OK) {
         size_t clen = (size_t)len - skip;
         memmove(g->carry, g->carry + skip, clen);
+        uint64_t line = lines + 1;
+        if (!g->binary && raw_wanted(g, f))
+            rc = raw_feed_csv(g, f, skip, &clen, &eof, &line);
         csv_cutter c;
-        csv_cutter_init(&c, &f->dialect, lines + 1);
+        csv_cutter_init(&c, &f->dialect, line);
         uint64_t records = 0;
-        int done = 0;
+        int done = rc == CS_OK ? 0 : -1;
         while (done == 0)
             done = feed_one(g, src, f, &c, &clen, &eof, &records);
         rc = done < 0 ? g->e->status : CS_OK;

@@ -102,6 +102,8 @@ typedef struct engine {
     pthread_mutex_t stage_mu;
     pthread_cond_t stage_cv;
     int stage_ready;
+    /* GPU raw input (engine_raw.c): page-locked slots of bytes */
+    char **raw_slot;
     int njobs, max_jobs;
     /* feeding */
     char *carry;
@@ -144,6 +146,17 @@ int stage_init(engine *g);
 void stage_free(engine *g);
 void stage_take(engine *g, job *j);              /* worker */
 void stage_release(engine *g, job *j, int slot); /* main thread */
+
+/* engine_raw.c: the GPU parses the bytes itself */
+int raw_wanted(const engine *g, const input_file *f);
+int raw_feed_binary(engine *g, input_file *f);
+/* g->carry[0, *clen) holds the first data bytes, at offset data_off of
+ * the file, on line *line; *eof: the source is used up. On return the
+ * device has taken what it could: g->carry[0, *clen), on line *line, and
+ * the rest of the source are the host's. */
+int raw_feed_csv(engine *g, input_file *f, uint64_t data_off, size_t *clen,
+                 int *eof, uint64_t *line);
+void raw_free(engine *g);
 
 /* engine_feed.c */
 /* Feeds one input; *first: its columns define the table (cleared once a

@@ -235,12 +235,12 @@ static int recycle_submitted(engine *g)
     double t0 = engine_now();
     if (j->pin) {
         if (gpu_chunk_wait(g->gpu, j->pin, why, sizeof why))
-            rc = cs_fail(g->e, CS_EDATA, "", 0, "GPU: %s", why);
+            rc = cs_fail(g->e, CS_EDATA, "", 0, "%s", why);
         stage_release(g, j, (int)(j->pin - g->stage));
     }
     for (int k = 0; k < j->ncks_used && rc == CS_OK; k++)
         if (gpu_chunk_wait(g->gpu, &j->cks[k], why, sizeof why))
-            rc = cs_fail(g->e, CS_EDATA, "", 0, "GPU: %s", why);
+            rc = cs_fail(g->e, CS_EDATA, "", 0, "%s", why);
     g->t_wait += engine_now() - t0;
 #endif
     j->next = g->free_jobs;
@@ -298,6 +298,12 @@ void job_put(engine *g, job *j)
 
 int job_dispatch(engine *g, job *j)
 {
+    /* The staging ring is for rows the host parsed: made at first need,
+     * since raw input does without it. */
+    if (g->gpu && !g->stage_ready && stage_init(g) != CS_OK) {
+        job_put(g, j);
+        return g->e->status;
+    }
     j->seq = g->next_seq++;
     g->ring[(g->ring_head + g->ring_n) % g->ring_cap] = j;
     g->ring_n++;
@@ -371,7 +377,7 @@ static int submit_gpu(engine *g, job *j)
         char why[256];
         double t0 = engine_now();
         if (ck->nrows && gpu_submit(g->gpu, ck, row, why, sizeof why))
-            rc = cs_fail(g->e, CS_EDATA, "", 0, "GPU: %s", why);
+            rc = cs_fail(g->e, CS_EDATA, "", 0, "%s", why);
         g->t_submit += engine_now() - t0;
 #endif
         row += ck->nrows;

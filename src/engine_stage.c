@@ -28,7 +28,7 @@ int stage_init(engine *g)
     pthread_mutex_init(&g->stage_mu, NULL);
     pthread_cond_init(&g->stage_cv, NULL);
     g->stage_ready = 1;
-    g->t_alloc = engine_now() - t0;
+    g->t_alloc += engine_now() - t0;
     return CS_OK;
 }
 

@@ -194,8 +194,8 @@ int main(int argc, char **argv)
     static const int variants[] = {2, 3, 4, -2, -3};
     for (int k : variants) {
         double ms = median_ms(runs, [&](int i) {
-            reduce_args a = {buf[i % NBUF], n,    n,      1, 1, 0,
-                             state,         part, nblocks};
+            reduce_args a = {buf[i % NBUF], n,    n,       1,      1, 0,
+                             state,         part, nblocks, nullptr};
             CK(reduce_launch_terms(&a, 1, 0, k));
         });
         char name[64];
@@ -206,17 +206,20 @@ int main(int argc, char **argv)
             fused3 = ms;
     }
     double fused_def = median_ms(runs, [&](int i) {
-        reduce_args a = {buf[i % NBUF], n, n, 1, 1, 0, state, part, nblocks};
+        reduce_args a = {buf[i % NBUF], n,    n,       1,      1, 0,
+                         state,         part, nblocks, nullptr};
         CK(reduce_launch(&a, 1, 0));
     });
     row("fused, backend default", fused_def, bytes, cub_sum);
     double nosum = median_ms(runs, [&](int i) {
-        reduce_args a = {buf[i % NBUF], n, n, 1, 0, 0, state, part, nblocks};
+        reduce_args a = {buf[i % NBUF], n,    n,       1,      0, 0,
+                         state,         part, nblocks, nullptr};
         CK(reduce_launch(&a, 1, 0));
     });
     row("count+min/max only (no sum)", nosum, bytes, cub_sum);
     double fused_std = median_ms(runs, [&](int i) {
-        reduce_args a = {buf[i % NBUF], n, n, 1, 1, 1, state, part, nblocks};
+        reduce_args a = {buf[i % NBUF], n,    n,       1,      1, 1,
+                         state,         part, nblocks, nullptr};
         CK(reduce_launch(&a, 1, 0));
     });
     row("fused + sum of squares (std)", fused_std, bytes, cub_sum);
@@ -233,7 +236,7 @@ int main(int argc, char **argv)
     /* sanity: the fused sum of one buffer against CUB's, bins in total */
     dev_col h;
     CK(cudaMemcpy(state, &empty, sizeof empty, cudaMemcpyHostToDevice));
-    reduce_args a = {buf[0], n, n, 1, 1, 0, state, part, nblocks};
+    reduce_args a = {buf[0], n, n, 1, 1, 0, state, part, nblocks, nullptr};
     CK(reduce_launch(&a, 1, 0));
     CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, buf[0], d_sum, n));
     double cs;

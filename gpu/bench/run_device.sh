@@ -23,6 +23,11 @@ timeout 150 "$B/test_gpu" >"$OUT/test.log" 2>&1
 echo "test_gpu rc=$? in $(( $(date +%s) - start )) s" | tee -a "$OUT/test.log"
 tail -n 5 "$OUT/test.log"
 
+echo "== test_gpu_parse (device number parser vs parse_number)"
+timeout 100 "$B/test_gpu_parse" >"$OUT/test_parse.log" 2>&1
+echo "test_gpu_parse rc=$?" | tee -a "$OUT/test_parse.log"
+tail -n 4 "$OUT/test_parse.log"
+
 echo "== test_gpu with each expansion variant"
 for t in ${TERMS:-2 3 4 -2 -3}; do
     COLSTAT_GPU_TERMS=$t timeout 100 "$B/test_gpu" >"$OUT/terms.tmp" 2>&1

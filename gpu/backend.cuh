@@ -1,0 +1,89 @@
+/* The GPU backend's state and the helpers its files share, internal to
+ * gpu/: gpu_backend.cu (value chunks, the finish) and raw_input.cu (bytes
+ * the device parses) drive the same streams, states and histograms. */
+#ifndef COLSTAT_GPU_BACKEND_CUH
+#define COLSTAT_GPU_BACKEND_CUH
+
+#include "gpu.h"
+#include "kernels.cuh"
+
+constexpr int NSLOTS = 8;                  /* submissions in flight */
+constexpr size_t TARGET_BYTES = 64u << 20; /* per column set, buffer */
+constexpr size_t MIN_ROWS = 4096;
+constexpr size_t RESERVE_BYTES = 512u << 20; /* left free on the device */
+constexpr const char NO_GPU[] = "no usable GPU: ";
+
+/* Events of one piece of work on one stream. c is set on the last piece
+ * of a chunk: gpu_chunk_wait waits on its copy. */
+struct slot {
+    cudaEvent_t start, copied, reduced, binned;
+    const chunk *c;
+    bool busy;
+};
+
+/* Values kept for a histogram binned at the end: on the device (d) or in
+ * host memory (h); column j at + j * ld. */
+struct segment {
+    double *d, *h;
+    size_t n, ld;
+};
+
+struct raw_input; /* raw_input.cu */
+
+struct gpu_backend {
+    gpu_config cfg;
+    int nsm, nb2, maxblocks;
+    char device[128];
+    char err[256]; /* the first error; later calls repeat it */
+    bool failed;
+    size_t rows, ld;
+    cudaStream_t st[2];
+    double *dbuf[2];
+    dev_col *dstate[2];
+    dev_ext *dpart[2];
+    unsigned long long *dbins;
+    hist_scale *dscales;
+    slot slots[NSLOTS];
+    int next_slot;
+    unsigned long long nchunks;
+    double h2d_ms, kernel_ms, hist_ms;
+    uint64_t h2d_bytes;
+    segment *segs;
+    size_t nsegs, capsegs;
+    size_t budget, used; /* device bytes for kept values */
+    chunk_alloc alloc;
+    raw_input *raw; /* NULL until the first raw input */
+};
+
+/* Records the first error (later ones are dropped); returns -1. */
+int failf(gpu_backend *g, const char *fmt, ...);
+int cuda_fail(gpu_backend *g, const char *what, cudaError_t e);
+/* rc, with why filled from the first error when rc is not 0 */
+int report(const gpu_backend *g, int rc, char *why, size_t n);
+
+#define CK(g, call)                                                            \
+    do {                                                                       \
+        cudaError_t ck_ = (call);                                              \
+        if (ck_ != cudaSuccess)                                                \
+            return cuda_fail((g), #call, ck_);                                 \
+    } while (0)
+
+/* Synchronous copies on stream 0. */
+int upload(gpu_backend *g, void *dst, const void *src, size_t bytes);
+int download(gpu_backend *g, void *dst, const void *src, size_t bytes);
+
+/* The next event slot, its previous work harvested for the timings. */
+slot *take_slot(gpu_backend *g);
+void harvest(gpu_backend *g, slot *sl);
+
+/* Where n rows of values go: a kept segment (*keep) when the histogram is
+ * binned at the end, else buf. */
+int piece_target(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
+                 double **dst, segment **keep);
+
+/* raw_input.cu: bins the values the raw path kept (scales uploaded), and
+ * frees what it owns. */
+int raw_bin_kept(gpu_backend *g, cudaStream_t st);
+void raw_release(gpu_backend *g);
+
+#endif

@@ -1,0 +1,483 @@
+/* CSV on the device: one chunk of raw bytes into column values.
+ *
+ * A chunk's text is the record carried over from the previous chunk plus
+ * the new bytes, so it starts outside quotes. Which LFs end records is
+ * then a matter of quote parity: an LF ends a record when an even number
+ * of quotes precede it. Each 64-byte segment is summarised as a two-state
+ * transducer (its quote parity, and its LFs seen at even and at odd local
+ * parity); composing summaries is associative, so one exclusive scan gives
+ * every segment its starting parity, the index of its first record and the
+ * quoted LFs before it. This is the speculative-state idea of E. Stehle
+ * and H.-A. Jacobsen, "ParPaRaw: Massively Parallel Parsing of
+ * Delimiter-Separated Raw Data", PVLDB 13(5), 2020, reduced to the two
+ * states RFC 4180 needs.
+ *
+ * Each record is then parsed by one thread with libcsv's field rules (its
+ * documented behaviour: blanks around unquoted fields dropped, blank lines
+ * are no records, doubled quotes inside quotes). Parity and those rules
+ * agree exactly when every quote stands where RFC 4180 puts it; a thread
+ * that meets any other quote, or a bare CR, stops the device at this
+ * chunk, and the host (libcsv, the reference) parses from its start. */
+#include "raw.cuh"
+
+#include <cub/cub.cuh>
+#include <math.h>
+
+#include "parse_field.cuh"
+
+namespace
+{
+
+constexpr int THREADS = 256;
+constexpr int SEG = 64;     /* bytes a segment summary covers */
+constexpr int SH_COLS = 64; /* columns counted in shared memory */
+constexpr ull PARITY = 1ull << 63;
+
+/* Summary of a segment: bit 63 its quote parity; bits 0-31 the LFs seen
+ * at even local parity, bits 32-62 those at odd. */
+struct seg_op {
+    __device__ __forceinline__ ull operator()(ull a, ull b) const
+    {
+        ull even = b & 0xffffffffull, odd = (b >> 32) & 0x7fffffffull;
+        if (a & PARITY) {
+            ull t = even;
+            even = odd;
+            odd = t;
+        }
+        return ((a ^ b) & PARITY) + (a & ~PARITY) + (odd << 32) + even;
+    }
+};
+
+__device__ __forceinline__ void stop_here(raw_state *st, int why)
+{
+    atomicCAS(&st->stop_now, 0, why);
+}
+
+/* Copies the carried record in front of the new bytes; resets the chunk's
+ * fields of the state. */
+__global__ void stitch_kernel(csv_args a)
+{
+    raw_state *st = a.st;
+    if (st->stop)
+        return;
+    unsigned len = st->carry_len;
+    char *dst = a.buf + a.carry - len;
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < len;
+         i += gridDim.x * blockDim.x)
+        dst[i] = a.carry_buf[i];
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        st->text_start = a.carry - len;
+        st->text_len = len + a.n;
+        st->nrec = 0;
+        st->end_off = 0;
+        st->first_blank = ~0u;
+        st->nonblank_end = 0;
+        st->stop_now = 0;
+    }
+}
+
+/* The bytes of segment s: 64 bytes from a 64-byte aligned offset. */
+__device__ __forceinline__ void load_seg(const char *buf, unsigned at,
+                                         unsigned char b[SEG])
+{
+    const uint4 *p = reinterpret_cast<const uint4 *>(buf + at);
+#pragma unroll
+    for (int k = 0; k < SEG / 16; k++) {
+        uint4 v = p[k];
+        memcpy(b + 16 * k, &v, 16);
+    }
+}
+
+__global__ void seg_kernel(csv_args a, unsigned nseg)
+{
+    unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= nseg)
+        return;
+    const raw_state *st = a.st;
+    ull sum = 0;
+    if (!st->stop) {
+        unsigned lo = st->text_start, hi = lo + st->text_len;
+        unsigned at = (lo & ~(unsigned)(SEG - 1)) + s * SEG;
+        if (at < hi) {
+            unsigned char b[SEG];
+            load_seg(a.buf, at, b);
+            unsigned p = 0, even = 0, odd = 0;
+            for (int k = 0; k < SEG; k++) {
+                unsigned off = at + k;
+                if (off < lo || off >= hi)
+                    continue;
+                p ^= b[k] == '"';
+                even += b[k] == '\n' && !p;
+                odd += b[k] == '\n' && p;
+            }
+            sum = ((ull)p << 63) + ((ull)odd << 32) + even;
+        }
+    }
+    a.seg[s] = sum;
+}
+
+/* Writes where each record ends, and the quoted LFs before it. */
+__global__ void split_kernel(csv_args a, unsigned nseg)
+{
+    unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
+    raw_state *st = a.st;
+    if (s >= nseg || st->stop)
+        return;
+    unsigned lo = st->text_start, hi = lo + st->text_len;
+    unsigned at = (lo & ~(unsigned)(SEG - 1)) + s * SEG;
+    if (at >= hi)
+        return;
+    ull pre = a.pre[s];
+    unsigned p = (unsigned)(pre >> 63);
+    unsigned rec = (unsigned)(pre & 0xffffffffull);
+    unsigned inlf = (unsigned)((pre >> 32) & 0x7fffffffull);
+    unsigned char b[SEG];
+    load_seg(a.buf, at, b);
+    unsigned last = 0;
+    for (int k = 0; k < SEG; k++) {
+        unsigned off = at + k;
+        if (off < lo || off >= hi)
+            continue;
+        unsigned char c = b[k];
+        if (c == '"') {
+            p ^= 1;
+        } else if (c == '\n') {
+            if (p) {
+                inlf++;
+            } else {
+                a.rec_end[rec] = off - lo;
+                a.rec_inlf[rec] = inlf;
+                rec++;
+                last = off - lo + 1;
+            }
+        } else if (c == '\r' && !p && off + 1 < hi && a.buf[off + 1] != '\n') {
+            stop_here(st, RAW_BARE_CR);
+        }
+    }
+    if (last) {
+        atomicMax(&st->nrec, rec);
+        atomicMax(&st->end_off, last);
+    }
+}
+
+/* libcsv's parser states, for one record. */
+enum { ROW_NOT_BEGUN, FIELD_NOT_BEGUN, FIELD_BEGUN, FIELD_MIGHT_END };
+
+struct counters {
+    ull *sh; /* [SH_COLS][CNT_N] in shared memory */
+    ull *g;  /* [ncols][CNT_N] global, this chunk */
+};
+
+__device__ __forceinline__ ull *counter(const counters &k, int c, int what)
+{
+    return c < SH_COLS ? &k.sh[c * CNT_N + what] : &k.g[c * CNT_N + what];
+}
+
+__device__ void field_done(const csv_args &a, const counters &k, int f,
+                           const char *s, const char *e, bool escaped,
+                           unsigned rec, ull line)
+{
+    if (f >= a.nmap || a.map[f] < 0)
+        return;
+    int c = a.map[f];
+    double v = NAN;
+    /* a doubled quote leaves a quote in the text: never a number */
+    int kind = escaped ? NUM_INVALID : dev_parse_number(s, e, &v);
+    if (rec < a.ld)
+        a.col[(size_t)c * a.ld + rec] = kind == NUM_OK ? v : NAN;
+    if (kind == NUM_OK)
+        return;
+    if (kind == DEV_NUM_HARD) {
+        stop_here(a.st, RAW_HARD_NUMBER);
+    } else if (kind == NUM_MISSING) {
+        atomicAdd(counter(k, c, CNT_MISSING), 1ull);
+    } else if (kind == NUM_NAN) {
+        atomicAdd(counter(k, c, CNT_NAN), 1ull);
+    } else {
+        atomicAdd(counter(k, c, CNT_INVALID), 1ull);
+        atomicMin(counter(k, c, CNT_FIRST_LINE), line);
+        if (a.strict)
+            stop_here(a.st, RAW_STRICT);
+    }
+}
+
+/* Parses record rec, [s, e) with its LF (and a CR before it) left out.
+ * Returns 0 for a blank record, 1 for a row, -1 when the quotes or a CR
+ * break the rules parity relies on. */
+__device__ int parse_record(const csv_args &a, const counters &k, const char *s,
+                            const char *e, unsigned rec, ull line)
+{
+    const char delim = a.delim;
+    int state = ROW_NOT_BEGUN, f = 0;
+    bool quoted = false, escaped = false, spaces = false;
+    const char *fs = s, *qe = s;
+    for (const char *p = s; p < e; p++) {
+        char c = *p;
+        bool blank = (c == ' ' || c == '\t') && c != delim;
+        switch (state) {
+        case ROW_NOT_BEGUN:
+        case FIELD_NOT_BEGUN:
+            if (blank)
+                continue;
+            if (c == '\r' || c == '\n')
+                return -1;
+            if (c == delim) {
+                field_done(a, k, f++, p, p, false, rec, line);
+                state = FIELD_NOT_BEGUN;
+            } else {
+                quoted = c == '"';
+                escaped = false;
+                fs = quoted ? p + 1 : p;
+                state = FIELD_BEGUN;
+            }
+            break;
+        case FIELD_BEGUN:
+            if (quoted) {
+                if (c == '"') {
+                    qe = p;
+                    spaces = false;
+                    state = FIELD_MIGHT_END;
+                }
+            } else if (c == '"' || c == '\r' || c == '\n') {
+                return -1;
+            } else if (c == delim) {
+                field_done(a, k, f++, fs, p, false, rec, line);
+                state = FIELD_NOT_BEGUN;
+            }
+            break;
+        default: /* FIELD_MIGHT_END: after a quote inside quotes */
+            if (c == delim) {
+                field_done(a, k, f++, fs, qe, escaped, rec, line);
+                state = FIELD_NOT_BEGUN;
+            } else if (blank) {
+                spaces = true;
+            } else if (c == '"' && !spaces) {
+                escaped = true; /* a doubled quote */
+                state = FIELD_BEGUN;
+            } else {
+                return -1;
+            }
+            break;
+        }
+    }
+    if (state == ROW_NOT_BEGUN)
+        return 0;
+    if (state == FIELD_BEGUN && quoted)
+        return -1;
+    if (state == FIELD_BEGUN)
+        field_done(a, k, f++, fs, e, false, rec, line);
+    else if (state == FIELD_MIGHT_END)
+        field_done(a, k, f++, fs, qe, escaped, rec, line);
+    else
+        field_done(a, k, f++, e, e, false, rec, line);
+    for (; f < a.nmap; f++) {
+        int c = a.map[f];
+        if (c >= 0) {
+            if (rec < a.ld)
+                a.col[(size_t)c * a.ld + rec] = NAN;
+            atomicAdd(counter(k, c, CNT_MISSING), 1ull);
+        }
+    }
+    return 1;
+}
+
+__global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
+{
+    __shared__ ull sh[SH_COLS * CNT_N];
+    raw_state *st = a.st;
+    if (st->stop)
+        return;
+    int nsh = a.ncols < SH_COLS ? a.ncols : SH_COLS;
+    for (int i = threadIdx.x; i < nsh * CNT_N; i += THREADS)
+        sh[i] = i % CNT_N == CNT_FIRST_LINE ? ~0ull : 0;
+    __syncthreads();
+    counters k{sh, a.cnt_chunk};
+    const char *text = a.buf + st->text_start;
+    unsigned nrec = st->nrec;
+    ull line0 = st->line_base;
+    for (unsigned r = blockIdx.x * THREADS + threadIdx.x; r < nrec;
+         r += gridDim.x * THREADS) {
+        unsigned b = r ? a.rec_end[r - 1] + 1 : 0, e = a.rec_end[r];
+        if (e > b && text[e - 1] == '\r')
+            e--;
+        ull line = line0 + r + (r ? a.rec_inlf[r - 1] : 0);
+        int got = parse_record(a, k, text + b, text + e, r, line);
+        if (got < 0)
+            stop_here(st, RAW_STRAY_QUOTE);
+        else if (got == 0)
+            atomicMin(&st->first_blank, r);
+        else
+            atomicMax(&st->nonblank_end, r + 1);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < nsh * CNT_N; i += THREADS) {
+        ull v = sh[i];
+        if (i % CNT_N == CNT_FIRST_LINE) {
+            if (v != ~0ull)
+                atomicMin(&a.cnt_chunk[i], v);
+        } else if (v) {
+            atomicAdd(&a.cnt_chunk[i], v);
+        }
+    }
+}
+
+/* One thread: judges the chunk, then either stops the device here or
+ * advances rows, lines and bytes past its last whole record. */
+__global__ void end_kernel(csv_args a)
+{
+    raw_state *st = a.st;
+    if (st->stop) {
+        st->n_row0[0] = 0;
+        return;
+    }
+    int why = st->stop_now;
+    unsigned nrec = st->nrec, end = st->end_off, len = st->text_len;
+    ull rows = st->nonblank_end;
+    if (!why && st->first_blank < st->nonblank_end)
+        why = RAW_BLANK_LINE;
+    if (!why && len - end > a.carry)
+        why = RAW_LONG_RECORD;
+    if (!why && rows > a.ld)
+        why = RAW_TOO_MANY_ROWS;
+    if (!why && a.keep && (!a.arena || st->arena_used + rows > a.arena_ld))
+        why = RAW_ARENA_FULL;
+    if (why) {
+        st->stop = why;
+        st->stop_chunk = st->chunk;
+        st->n_row0[0] = 0;
+        a.status->stop_chunk = st->chunk;
+        a.status->stop = why;
+        st->chunk++;
+        return;
+    }
+    st->n_row0[0] = rows;
+    st->n_row0[1] = st->row_base;
+    st->row_base += rows;
+    st->keep_at = st->arena_used;
+    st->arena_used += a.keep ? rows : 0;
+    st->consumed += end;
+    st->line_base += nrec + (nrec ? a.rec_inlf[nrec - 1] : 0);
+    st->carry_len = len - end;
+    st->chunk++;
+}
+
+/* Keeps the new carry and adds the chunk's counters to the totals, unless
+ * the device stopped at this chunk. */
+__global__ void commit_kernel(csv_args a)
+{
+    raw_state *st = a.st;
+    if (st->stop)
+        return;
+    const char *from = a.buf + st->text_start + st->end_off;
+    unsigned len = st->carry_len;
+    unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned stride = gridDim.x * blockDim.x;
+    for (unsigned i = id; i < len; i += stride)
+        a.carry_buf[i] = from[i];
+    for (unsigned i = id; i < (unsigned)a.ncols * CNT_N; i += stride) {
+        ull v = a.cnt_chunk[i];
+        if (i % CNT_N == CNT_FIRST_LINE) {
+            if (v < a.cnt[i])
+                a.cnt[i] = v;
+        } else {
+            a.cnt[i] += v;
+        }
+    }
+}
+
+__global__ void keep_kernel(csv_args a)
+{
+    const raw_state *st = a.st;
+    ull rows = st->n_row0[0], at = st->keep_at;
+    const double *src = a.col + (size_t)blockIdx.y * a.ld;
+    double *dst = a.arena + (size_t)blockIdx.y * a.arena_ld + at;
+    for (ull i = blockIdx.x * blockDim.x + threadIdx.x; i < rows;
+         i += (ull)gridDim.x * blockDim.x)
+        dst[i] = src[i];
+}
+
+__global__ void reset_first_kernel(ull *cnt, int ncols)
+{
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < ncols;
+         c += gridDim.x * blockDim.x)
+        cnt[c * CNT_N + CNT_FIRST_LINE] = ~0ull;
+}
+
+unsigned seg_count(const csv_args *a)
+{
+    return (a->carry + a->n + SEG - 1) / SEG + 1;
+}
+
+unsigned blocks_for(size_t n)
+{
+    size_t b = (n + THREADS - 1) / THREADS;
+    return b ? (unsigned)(b < 65535 ? b : 65535) : 1;
+}
+
+} // namespace
+
+size_t csv_scratch(csv_args *a, void *base)
+{
+    unsigned nseg = seg_count(a);
+    size_t maxrec = (size_t)a->carry + a->n + 1;
+    size_t scan = 0;
+    cub::DeviceScan::ExclusiveScan(nullptr, scan, (const ull *)nullptr,
+                                   (ull *)nullptr, seg_op(), 0ull, (int)nseg);
+    size_t at = 0;
+    auto take = [&](size_t bytes) {
+        size_t here = at;
+        at += (bytes + 255) & ~(size_t)255;
+        return base ? static_cast<char *>(base) + here : nullptr;
+    };
+    a->seg = reinterpret_cast<ull *>(take(nseg * sizeof(ull)));
+    a->pre = reinterpret_cast<ull *>(take(nseg * sizeof(ull)));
+    a->rec_end = reinterpret_cast<unsigned *>(take(maxrec * sizeof(unsigned)));
+    a->rec_inlf = reinterpret_cast<unsigned *>(take(maxrec * sizeof(unsigned)));
+    a->scan_tmp = take(scan);
+    a->scan_bytes = scan;
+    return at;
+}
+
+cudaError_t csv_chunk_launch(const csv_args *a, cudaStream_t s)
+{
+    unsigned nseg = seg_count(a);
+    cudaError_t e = cudaMemsetAsync(a->cnt_chunk, 0,
+                                    (size_t)a->ncols * CNT_N * sizeof(ull), s);
+    if (e != cudaSuccess)
+        return e;
+    reset_first_kernel<<<blocks_for((size_t)a->ncols), THREADS, 0, s>>>(
+        a->cnt_chunk, a->ncols);
+    stitch_kernel<<<blocks_for(a->carry), THREADS, 0, s>>>(*a);
+    seg_kernel<<<blocks_for(nseg), THREADS, 0, s>>>(*a, nseg);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return e;
+    size_t bytes = a->scan_bytes;
+    e = cub::DeviceScan::ExclusiveScan(a->scan_tmp, bytes, a->seg, a->pre,
+                                       seg_op(), 0ull, (int)nseg, s);
+    if (e != cudaSuccess)
+        return e;
+    split_kernel<<<blocks_for(nseg), THREADS, 0, s>>>(*a, nseg);
+    int dev = 0, nsm = 0;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount,
+                                    dev)) != cudaSuccess)
+        return e;
+    /* records are unknown to the host: enough blocks to fill the device */
+    record_kernel<<<(unsigned)nsm * 8, THREADS, 0, s>>>(*a);
+    end_kernel<<<1, 1, 0, s>>>(*a);
+    commit_kernel<<<blocks_for(a->carry > (unsigned)a->ncols * CNT_N
+                                   ? a->carry
+                                   : (unsigned)a->ncols * CNT_N),
+                    THREADS, 0, s>>>(*a);
+    return cudaGetLastError();
+}
+
+cudaError_t raw_keep_launch(const csv_args *a, cudaStream_t s)
+{
+    if (!a->keep || !a->arena)
+        return cudaSuccess;
+    dim3 grid(blocks_for(a->ld < 1u << 20 ? a->ld : 1u << 20),
+              (unsigned)a->ncols);
+    keep_kernel<<<grid, THREADS, 0, s>>>(*a);
+    return cudaGetLastError();
+}

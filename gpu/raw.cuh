@@ -1,0 +1,108 @@
+/* Raw input on the device, internal to gpu/: the state that runs from one
+ * chunk of an input to the next (rows, lines, the carried record, why the
+ * device stopped), and the kernels that turn a chunk of bytes into column
+ * values. gpu/raw_input.cu drives them; gpu.h is the public side. */
+#ifndef COLSTAT_GPU_RAW_CUH
+#define COLSTAT_GPU_RAW_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef unsigned long long ull;
+
+/* Why the device stopped (0: it did not). raw_input.cu words them. */
+enum raw_stop {
+    RAW_GOING = 0,
+    RAW_STRAY_QUOTE,   /* a quote libcsv takes literally */
+    RAW_BARE_CR,       /* a CR that is not part of a CRLF */
+    RAW_BLANK_LINE,    /* a blank line with records after it */
+    RAW_LONG_RECORD,   /* a record longer than the carry */
+    RAW_STRICT,        /* an invalid field under --strict */
+    RAW_HARD_NUMBER,   /* a number only strtod can round */
+    RAW_TOO_MANY_ROWS, /* more rows than the value buffer holds */
+    RAW_ARENA_FULL     /* histogram values past the device's room */
+};
+
+/* Per column counters, as the host's chunk keeps them. */
+enum { CNT_MISSING, CNT_INVALID, CNT_NAN, CNT_FIRST_LINE, CNT_N };
+
+/* Device-resident; one per backend. Fields marked (chunk) are rewritten
+ * for every chunk. */
+struct raw_state {
+    ull row_base;  /* absolute row of the next row */
+    ull line_base; /* physical line of the carry's first byte */
+    ull consumed;  /* input bytes before the carry */
+    ull n_row0[2]; /* (chunk) rows, first row: the reductions read these */
+    ull chunk;     /* index of the chunk being parsed */
+    ull stop_chunk;
+    ull arena_used; /* rows kept for an end-of-input histogram */
+    ull keep_at;    /* (chunk) where this chunk's rows go in the arena */
+    unsigned carry_len;
+    unsigned text_start, text_len; /* (chunk) text = buf + text_start */
+    unsigned nrec;                 /* (chunk) LFs outside quotes */
+    unsigned first_blank;          /* (chunk) lowest blank record, or ~0 */
+    unsigned nonblank_end;         /* (chunk) 1 + highest other record */
+    unsigned end_off;              /* (chunk) just past the last record */
+    int stop, stop_now;            /* enum raw_stop: sticky, (chunk) */
+};
+
+/* What the host reads without a copy (mapped page-locked memory). */
+struct raw_status {
+    volatile ull chunks_done;
+    volatile int stop;
+    volatile ull stop_chunk;
+};
+
+struct csv_args {
+    char *buf;      /* [carry region][chunk bytes][64 bytes of padding] */
+    unsigned carry; /* carry region bytes: the longest carried record */
+    unsigned n;     /* chunk bytes after the carry region */
+    char delim;
+    int strict;
+    const int *map; /* field -> column or -1 (device) */
+    int nmap, ncols;
+    double *col; /* column j at col + j * ld */
+    size_t ld;
+    raw_state *st;
+    raw_status *status;   /* device view of the mapped status */
+    char *carry_buf;      /* [carry] */
+    ull *cnt, *cnt_chunk; /* [ncols][CNT_N]: totals, this chunk's */
+    /* scratch, sized by csv_scratch_bytes */
+    ull *seg, *pre;
+    unsigned *rec_end, *rec_inlf;
+    void *scan_tmp;
+    size_t scan_bytes;
+    /* histogram values kept to the end (keep): column j at arena + j *
+       arena_ld */
+    int keep;
+    double *arena;
+    size_t arena_ld;
+};
+
+/* Device bytes of scratch for chunks of carry + n bytes; fills a's scratch
+ * pointers from base when base is not NULL. */
+size_t csv_scratch(csv_args *a, void *base);
+
+/* Parses one chunk into a->col, and leaves the rows and first row in
+ * st->n_row0 for the reductions (0 rows once the device stopped). */
+cudaError_t csv_chunk_launch(const csv_args *a, cudaStream_t s);
+
+/* After the reductions: copies this chunk's rows into the arena. */
+cudaError_t raw_keep_launch(const csv_args *a, cudaStream_t s);
+
+/* Binary records: n whole records of record_size bytes into columns. */
+struct bin_args {
+    const unsigned char *buf;
+    size_t nrec, record_size;
+    const unsigned char *type;    /* per column: enum binary_type */
+    const unsigned short *offset; /* per column */
+    int ncols;
+    double *col;
+    size_t ld;
+    ull *cnt; /* [ncols][CNT_N]: NaNs counted */
+};
+
+cudaError_t bin_chunk_launch(const bin_args *a, cudaStream_t s);
+
+#endif

@@ -1,0 +1,573 @@
+/* Raw input (gpu.h's gpu_raw_*): chunks of bytes go to the device as they
+ * are, on a copy stream of their own, into NBUF device buffers; stream 0
+ * parses each (gpu/csv_kernel.cu or gpu/binary_kernel.cu) and reduces it
+ * with the fused kernels, into stream 0's state. The copy of chunk i+1
+ * overlaps the kernels of chunk i; a buffer is refilled only once the
+ * kernels that read it are done. Everything the parse learns (rows, lines,
+ * the carried record, why it stopped) stays on the device, so nothing
+ * waits for the host between chunks. */
+extern "C" {
+#include "../src/stats.h"
+}
+#include "backend.cuh"
+#include "raw.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+namespace
+{
+
+constexpr int NBUF = 3;                  /* device byte buffers */
+constexpr int NRAW = 64;                 /* chunks tracked in flight */
+constexpr size_t CHUNK_BYTES = 8u << 20; /* what page-cache reads like */
+constexpr unsigned CARRY_MAX = 1u << 20; /* the longest carried record */
+constexpr size_t ARENA_MAX = 1ull << 31; /* rows kept per column */
+
+struct raw_sub {
+    cudaEvent_t start, copied, kstart, done;
+    const void *bytes;
+    ull index;
+    bool busy;
+};
+
+} // namespace
+
+struct raw_input {
+    int binary, ncols;
+    size_t record_size, chunk_bytes;
+    unsigned carry;
+    cudaStream_t cs; /* copies */
+    char *dbuf[NBUF];
+    cudaEvent_t buf_free[NBUF];
+    bool buf_used[NBUF];
+    double *dcol;
+    size_t ld;
+    raw_state *dstate;
+    raw_status *hstatus, *dstatus;
+    char *dcarry;
+    ull *dcnt, *dcnt_chunk;
+    int *dmap;
+    unsigned char *dtype;
+    unsigned short *doffset;
+    void *dscratch;
+    double *arena;
+    size_t arena_ld;
+    ull arena_used;
+    raw_sub subs[NRAW];
+    ull nsub;
+    ull first_row, first_line, next_row;
+    csv_args a;
+};
+
+namespace
+{
+
+size_t chunk_bytes_wanted()
+{
+    const char *env = getenv("COLSTAT_GPU_RAW_BYTES"); /* test hook */
+    long long v = env ? atoll(env) : 0;
+    return v > 0 ? (size_t)v : CHUNK_BYTES;
+}
+
+int make_events(gpu_backend *g, raw_input *r)
+{
+    for (int i = 0; i < NRAW; i++) {
+        raw_sub *s = &r->subs[i];
+        cudaEvent_t *e[4] = {&s->start, &s->copied, &s->kstart, &s->done};
+        for (int k = 0; k < 4; k++)
+            CK(g, cudaEventCreateWithFlags(e[k], cudaEventBlockingSync));
+    }
+    for (int b = 0; b < NBUF; b++)
+        CK(g,
+           cudaEventCreateWithFlags(&r->buf_free[b], cudaEventDisableTiming));
+    return 0;
+}
+
+/* Rows of the value buffer: every row of a chunk, unless memory is short
+ * (CSV then stops at a chunk with more rows; binary chunks shrink). */
+size_t pick_ld(gpu_backend *g, raw_input *r, size_t free_b)
+{
+    size_t want = r->binary ? r->chunk_bytes / r->record_size
+                            : ((size_t)r->carry + r->chunk_bytes) / 2 + 1;
+    size_t per_row = (size_t)r->ncols * sizeof(double);
+    size_t room = free_b / 8 / per_row;
+    if (want > room)
+        want = room > 4096 ? room : 4096;
+    if (want > DEV_MAX_ROWS_PER_LAUNCH)
+        want = DEV_MAX_ROWS_PER_LAUNCH;
+    (void)g;
+    return (want + 1) & ~(size_t)1;
+}
+
+/* Room in the arena for this input's values: as many rows as its bytes
+ * could hold (a row takes at least 2), or a quarter of the budget for a
+ * stream. What the arena held so far moves to the larger one. Short of
+ * room, the device stops at the first chunk past it and the host goes on. */
+int grow_arena(gpu_backend *g, raw_input *r, uint64_t size_hint)
+{
+    size_t per_row = (size_t)r->ncols * sizeof(double);
+    size_t room = g->budget > g->used ? (g->budget - g->used) / per_row : 0;
+    size_t want = size_hint ? (size_t)(size_hint / 2 + 2) : room / 4;
+    if (want > room)
+        want = room;
+    want = r->arena_used + want;
+    if (want > ARENA_MAX)
+        want = ARENA_MAX;
+    want = (want + 1) & ~(size_t)1; /* columns start 16-byte aligned */
+    if (r->arena && want <= r->arena_ld)
+        return 0;
+    double *p = NULL;
+    if (cudaMalloc((void **)&p, want * per_row) != cudaSuccess) {
+        (void)cudaGetLastError(); /* keep the old one: the device stops */
+        return 0;
+    }
+    g->used += want * per_row;
+    if (r->arena && r->arena_used) {
+        CK(g, cudaMemcpy2DAsync(
+                  p, want * sizeof(double), r->arena,
+                  r->arena_ld * sizeof(double), r->arena_used * sizeof(double),
+                  (size_t)r->ncols, cudaMemcpyDeviceToDevice, g->st[0]));
+        CK(g, cudaStreamSynchronize(g->st[0]));
+    }
+    cudaFree(r->arena);
+    g->used -= r->arena_ld * per_row;
+    r->arena = p;
+    r->arena_ld = want;
+    return 0;
+}
+
+int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
+{
+    r->binary = f->binary;
+    r->ncols = g->cfg.ncols;
+    r->record_size = f->binary ? f->record_size : 1;
+    size_t want = chunk_bytes_wanted();
+    r->chunk_bytes = want / r->record_size * r->record_size;
+    if (r->chunk_bytes == 0)
+        r->chunk_bytes = r->record_size;
+    r->carry = f->binary
+                   ? 0
+                   : (unsigned)(r->chunk_bytes < CARRY_MAX ? r->chunk_bytes
+                                                           : CARRY_MAX);
+    size_t free_b = 0, total_b = 0;
+    CK(g, cudaMemGetInfo(&free_b, &total_b));
+    r->ld = pick_ld(g, r, free_b);
+    if (r->binary && r->chunk_bytes / r->record_size > r->ld)
+        r->chunk_bytes = r->ld * r->record_size;
+    CK(g, cudaStreamCreateWithFlags(&r->cs, cudaStreamNonBlocking));
+    for (int b = 0; b < NBUF; b++)
+        CK(g,
+           cudaMalloc((void **)&r->dbuf[b], r->carry + r->chunk_bytes + 128));
+    size_t ncols = (size_t)r->ncols;
+    CK(g, cudaMalloc((void **)&r->dcol, ncols * r->ld * sizeof(double)));
+    CK(g, cudaMalloc((void **)&r->dstate, sizeof(raw_state)));
+    CK(g, cudaHostAlloc((void **)&r->hstatus, sizeof(raw_status),
+                        cudaHostAllocMapped));
+    CK(g, cudaHostGetDevicePointer((void **)&r->dstatus, r->hstatus, 0));
+    CK(g, cudaMalloc((void **)&r->dcarry, r->carry + 1));
+    CK(g, cudaMalloc((void **)&r->dcnt, ncols * CNT_N * sizeof(ull)));
+    CK(g, cudaMalloc((void **)&r->dcnt_chunk, ncols * CNT_N * sizeof(ull)));
+    CK(g, cudaMalloc((void **)&r->dtype, ncols));
+    CK(g, cudaMalloc((void **)&r->doffset, ncols * sizeof(unsigned short)));
+    if (make_events(g, r))
+        return -1;
+    if (!r->binary) {
+        csv_args *a = &r->a;
+        a->carry = r->carry;
+        a->n = (unsigned)r->chunk_bytes;
+        size_t bytes = csv_scratch(a, NULL);
+        CK(g, cudaMalloc(&r->dscratch, bytes));
+        csv_scratch(a, r->dscratch);
+    }
+    return 0;
+}
+
+/* Binary: each column's type and offset, from the field mapped to it. */
+int upload_binary_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
+{
+    size_t ncols = (size_t)r->ncols;
+    unsigned char *type = static_cast<unsigned char *>(calloc(ncols, 1));
+    unsigned short *off =
+        static_cast<unsigned short *>(calloc(ncols, sizeof *off));
+    int rc = type && off ? 0 : failf(g, "GPU: out of host memory");
+    for (int i = 0; !rc && i < f->nmap; i++)
+        if (f->map[i] >= 0) {
+            type[f->map[i]] = f->type[i];
+            off[f->map[i]] = f->offset[i];
+        }
+    if (!rc)
+        rc = upload(g, r->dtype, type, ncols);
+    if (!rc)
+        rc = upload(g, r->doffset, off, ncols * sizeof *off);
+    free(type);
+    free(off);
+    return rc;
+}
+
+int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
+{
+    cudaFree(r->dmap);
+    r->dmap = NULL;
+    CK(g, cudaMalloc((void **)&r->dmap,
+                     (size_t)(f->nmap ? f->nmap : 1) * sizeof(int)));
+    if (f->nmap && upload(g, r->dmap, f->map, (size_t)f->nmap * sizeof(int)))
+        return -1;
+    csv_args *a = &r->a;
+    a->delim = f->delim ? f->delim : ',';
+    a->strict = f->strict;
+    a->map = r->dmap;
+    a->nmap = f->nmap;
+    a->ncols = r->ncols;
+    a->col = r->dcol;
+    a->ld = r->ld;
+    a->st = r->dstate;
+    a->status = r->dstatus;
+    a->carry_buf = r->dcarry;
+    a->cnt = r->dcnt;
+    a->cnt_chunk = r->dcnt_chunk;
+    a->keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
+    a->arena = r->arena;
+    a->arena_ld = r->arena_ld;
+    return 0;
+}
+
+int reset_state(gpu_backend *g, raw_input *r)
+{
+    raw_state st;
+    memset(&st, 0, sizeof st);
+    st.row_base = r->first_row;
+    st.line_base = r->first_line;
+    st.arena_used = r->arena_used;
+    memset(r->hstatus, 0, sizeof *r->hstatus);
+    size_t n = (size_t)r->ncols * CNT_N;
+    ull *cnt = static_cast<ull *>(calloc(n, sizeof *cnt));
+    if (!cnt)
+        return failf(g, "GPU: out of host memory");
+    for (size_t i = CNT_FIRST_LINE; i < n; i += CNT_N)
+        cnt[i] = ~0ull;
+    int rc = upload(g, r->dstate, &st, sizeof st);
+    if (!rc)
+        rc = upload(g, r->dcnt, cnt, n * sizeof *cnt);
+    free(cnt);
+    return rc;
+}
+
+void harvest_sub(gpu_backend *g, raw_sub *s)
+{
+    float ms;
+    if (!s->busy)
+        return;
+    s->busy = false;
+    if (cudaEventSynchronize(s->done) != cudaSuccess) {
+        cuda_fail(g, "cudaEventSynchronize", cudaGetLastError());
+        return;
+    }
+    if (cudaEventElapsedTime(&ms, s->start, s->copied) == cudaSuccess)
+        g->h2d_ms += ms;
+    if (cudaEventElapsedTime(&ms, s->kstart, s->done) == cudaSuccess)
+        g->kernel_ms += ms;
+}
+
+/* Reduction blocks: g->dpart holds g->maxblocks per column. */
+int blocks(const gpu_backend *g, size_t n)
+{
+    int b = reduce_grid(g->nsm, n);
+    return b < g->maxblocks ? b : g->maxblocks;
+}
+
+unsigned what_sums(unsigned what)
+{
+    return (what & (STAT_SUM | STAT_MEAN | STAT_STD)) != 0;
+}
+
+int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
+{
+    cudaStream_t st = g->st[0];
+    csv_args a = r->a;
+    a.buf = buf;
+    a.n = (unsigned)n;
+    CK(g, csv_chunk_launch(&a, st));
+    unsigned what = g->cfg.what;
+    reduce_args ra = {r->dcol,
+                      r->ld,
+                      r->ld,
+                      0,
+                      (int)what_sums(what),
+                      (what & STAT_STD) != 0,
+                      g->dstate[0],
+                      g->dpart[0],
+                      blocks(g, r->ld),
+                      r->dstate->n_row0};
+    CK(g, reduce_launch(&ra, r->ncols, st));
+    if ((what & STAT_HIST) && g->cfg.have_range)
+        CK(g, hist_launch(r->dcol, r->ld, r->ld, r->ncols, g->cfg.nbins,
+                          g->dscales, g->dbins, g->nsm, st, r->dstate->n_row0));
+    if ((what & STAT_HIST) && !g->cfg.have_range)
+        CK(g, raw_keep_launch(&a, st));
+    return 0;
+}
+
+int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
+{
+    cudaStream_t st = g->st[0];
+    size_t nrec = n / r->record_size;
+    double *dst;
+    segment *keep;
+    if (piece_target(g, nrec, st, r->dcol, &dst, &keep))
+        return -1;
+    size_t ld = keep ? keep->ld : r->ld;
+    bin_args b = {reinterpret_cast<const unsigned char *>(buf),
+                  nrec,
+                  r->record_size,
+                  r->dtype,
+                  r->doffset,
+                  r->ncols,
+                  dst,
+                  ld,
+                  r->dcnt};
+    CK(g, bin_chunk_launch(&b, st));
+    if (keep && keep->h)
+        CK(g, cudaMemcpyAsync(keep->h, dst, (size_t)r->ncols * ld * 8,
+                              cudaMemcpyDeviceToHost, st));
+    unsigned what = g->cfg.what;
+    reduce_args ra = {dst,
+                      ld,
+                      nrec,
+                      r->next_row,
+                      (int)what_sums(what),
+                      (what & STAT_STD) != 0,
+                      g->dstate[0],
+                      g->dpart[0],
+                      blocks(g, nrec),
+                      NULL};
+    r->next_row += nrec;
+    CK(g, reduce_launch(&ra, r->ncols, st));
+    if ((what & STAT_HIST) && g->cfg.have_range)
+        CK(g, hist_launch(dst, ld, nrec, r->ncols, g->cfg.nbins, g->dscales,
+                          g->dbins, g->nsm, st));
+    return 0;
+}
+
+int submit(gpu_backend *g, raw_input *r, const void *bytes, size_t n)
+{
+    raw_sub *s = &r->subs[r->nsub % NRAW];
+    harvest_sub(g, s);
+    int b = (int)(r->nsub % NBUF);
+    char *buf = r->dbuf[b];
+    if (r->buf_used[b])
+        CK(g, cudaStreamWaitEvent(r->cs, r->buf_free[b], 0));
+    CK(g, cudaEventRecord(s->start, r->cs));
+    CK(g, cudaMemcpyAsync(buf + r->carry, bytes, n, cudaMemcpyHostToDevice,
+                          r->cs));
+    CK(g, cudaEventRecord(s->copied, r->cs));
+    CK(g, cudaStreamWaitEvent(g->st[0], s->copied, 0));
+    CK(g, cudaEventRecord(s->kstart, g->st[0]));
+    int rc = r->binary ? launch_binary(g, r, buf + r->carry, n)
+                       : launch_csv(g, r, buf, n);
+    if (rc)
+        return rc;
+    CK(g, cudaEventRecord(s->done, g->st[0]));
+    CK(g, cudaEventRecord(r->buf_free[b], g->st[0]));
+    r->buf_used[b] = true;
+    g->h2d_bytes += n;
+    s->bytes = bytes;
+    s->index = r->nsub++;
+    s->busy = true;
+    return 0;
+}
+
+const char *stop_reason(int why, unsigned carry)
+{
+    static char buf[96];
+    switch (why) {
+    case RAW_STRAY_QUOTE:
+        return "a quote where RFC 4180 puts none";
+    case RAW_BARE_CR:
+        return "a CR that is not part of a CRLF";
+    case RAW_BLANK_LINE:
+        return "a blank line between records";
+    case RAW_LONG_RECORD:
+        snprintf(buf, sizeof buf, "a record longer than %u bytes", carry);
+        return buf;
+    case RAW_STRICT:
+        return "an invalid field under --strict";
+    case RAW_HARD_NUMBER:
+        return "a number only strtod rounds exactly";
+    case RAW_TOO_MANY_ROWS:
+        return "more rows in a chunk than the device buffer holds";
+    case RAW_ARENA_FULL:
+        return "histogram values past the device's memory";
+    default:
+        return "an internal error";
+    }
+}
+
+int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
+              size_t *tail_len)
+{
+    CK(g, cudaStreamSynchronize(r->cs));
+    CK(g, cudaStreamSynchronize(g->st[0]));
+    for (int i = 0; i < NRAW; i++)
+        harvest_sub(g, &r->subs[i]);
+    raw_state st;
+    if (download(g, &st, r->dstate, sizeof st))
+        return -1;
+    size_t n = (size_t)r->ncols * CNT_N;
+    ull *cnt = static_cast<ull *>(malloc(n * sizeof *cnt));
+    if (!cnt)
+        return failf(g, "GPU: out of host memory");
+    int rc = download(g, cnt, r->dcnt, n * sizeof *cnt);
+    for (int c = 0; !rc && c < r->ncols; c++) {
+        const ull *k = cnt + (size_t)c * CNT_N;
+        res->missing[c] += k[CNT_MISSING];
+        res->invalid[c] += k[CNT_INVALID];
+        res->nan[c] += k[CNT_NAN];
+        if (!res->first_invalid_line[c] && k[CNT_FIRST_LINE] != ~0ull)
+            res->first_invalid_line[c] = k[CNT_FIRST_LINE];
+    }
+    free(cnt);
+    if (rc)
+        return rc;
+    r->arena_used = st.arena_used;
+    res->rows =
+        r->binary ? r->next_row - r->first_row : st.row_base - r->first_row;
+    res->lines = r->binary ? 0 : st.line_base - r->first_line;
+    res->consumed = r->binary ? res->rows * r->record_size : st.consumed;
+    res->stopped = st.stop != 0;
+    snprintf(res->reason, sizeof res->reason, "%s",
+             st.stop ? stop_reason(st.stop, r->carry) : "");
+    *tail_len = r->binary ? 0 : st.carry_len;
+    if (*tail_len)
+        return download(g, tail, r->dcarry, *tail_len);
+    return 0;
+}
+
+} // namespace
+
+int raw_bin_kept(gpu_backend *g, cudaStream_t st)
+{
+    raw_input *r = g->raw;
+    if (!r || !r->arena || !r->arena_used)
+        return 0;
+    CK(g,
+       hist_launch(r->arena, r->arena_ld, r->arena_ld, r->ncols, g->cfg.nbins,
+                   g->dscales, g->dbins, g->nsm, st, &r->dstate->arena_used));
+    return 0;
+}
+
+void raw_release(gpu_backend *g)
+{
+    raw_input *r = g->raw;
+    if (!r)
+        return;
+    if (r->cs) {
+        cudaStreamSynchronize(r->cs);
+        cudaStreamDestroy(r->cs);
+    }
+    for (int b = 0; b < NBUF; b++) {
+        cudaFree(r->dbuf[b]);
+        if (r->buf_free[b])
+            cudaEventDestroy(r->buf_free[b]);
+    }
+    for (int i = 0; i < NRAW; i++) {
+        raw_sub *s = &r->subs[i];
+        cudaEvent_t e[4] = {s->start, s->copied, s->kstart, s->done};
+        for (int k = 0; k < 4; k++)
+            if (e[k])
+                cudaEventDestroy(e[k]);
+    }
+    void *dev[] = {r->dcol, r->dstate, r->dcarry,  r->dcnt,     r->dcnt_chunk,
+                   r->dmap, r->dtype,  r->doffset, r->dscratch, r->arena};
+    for (void *p : dev)
+        cudaFree(p);
+    if (r->hstatus)
+        cudaFreeHost(r->hstatus);
+    free(r);
+    g->raw = NULL;
+    (void)cudaGetLastError();
+}
+
+extern "C" {
+
+size_t gpu_raw_chunk_bytes(const gpu_backend *g)
+{
+    return g->raw ? g->raw->chunk_bytes : chunk_bytes_wanted();
+}
+
+int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
+                  uint64_t first_line, char *why, size_t n)
+{
+    if (g->failed)
+        return report(g, -1, why, n);
+    int rc = 0;
+    if (!g->raw) {
+        g->raw = static_cast<raw_input *>(calloc(1, sizeof *g->raw));
+        rc = g->raw ? setup(g, g->raw, f) : failf(g, "GPU: out of host memory");
+    } else if (g->raw->binary != f->binary) {
+        rc = failf(g, "GPU: raw inputs of two kinds");
+    }
+    raw_input *r = g->raw;
+    if (!rc) {
+        r->first_row = r->next_row = first_row;
+        r->first_line = first_line;
+        r->nsub = 0;
+        bool keep =
+            !f->binary && (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
+        if (keep)
+            rc = grow_arena(g, r, f->size_hint);
+    }
+    if (!rc) {
+        rc = f->binary ? upload_binary_map(g, r, f) : upload_csv_map(g, r, f);
+    }
+    if (!rc)
+        rc = reset_state(g, r);
+    return report(g, rc, why, n);
+}
+
+int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, char *why,
+                   size_t wn)
+{
+    if (g->failed)
+        return report(g, -1, why, wn);
+    raw_input *r = g->raw;
+    int rc = 0;
+    if (!r)
+        rc = failf(g, "GPU: raw chunk outside an input");
+    else if (n > r->chunk_bytes || (r->binary && n % r->record_size))
+        rc = failf(g, "GPU: raw chunk of %zu bytes", n);
+    else if (n)
+        rc = submit(g, r, bytes, n);
+    return report(g, rc, why, wn);
+}
+
+int gpu_raw_wait(gpu_backend *g, const void *bytes, char *why, size_t n)
+{
+    if (g->failed)
+        return report(g, -1, why, n);
+    raw_input *r = g->raw;
+    for (int i = 0; r && i < NRAW; i++) {
+        raw_sub *s = &r->subs[i];
+        if (!s->busy || s->bytes != bytes)
+            continue;
+        harvest_sub(g, s);
+        if (g->failed)
+            return report(g, -1, why, n);
+        return r->hstatus->stop && r->hstatus->stop_chunk <= s->index;
+    }
+    return r && r->hstatus->stop ? 1 : 0;
+}
+
+int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
+                char *why, size_t n)
+{
+    *tail_len = 0;
+    if (g->failed)
+        return report(g, -1, why, n);
+    if (!g->raw)
+        return report(g, failf(g, "GPU: no raw input to end"), why, n);
+    return report(g, end_input(g, g->raw, r, tail, tail_len), why, n);
+}
+
+} /* extern "C" */
