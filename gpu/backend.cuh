@@ -47,6 +47,7 @@ struct gpu_backend {
     int next_slot;
     unsigned long long nchunks;
     double h2d_ms, kernel_ms, hist_ms;
+    double context_s;
     uint64_t h2d_bytes;
     segment *segs;
     size_t nsegs, capsegs;

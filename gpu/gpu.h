@@ -31,6 +31,7 @@ typedef struct gpu_config {
 typedef struct gpu_times {
     double h2d_s, kernel_s, hist_s; /* device time, from events */
     uint64_t h2d_bytes;
+    double context_s; /* of opening: creating the CUDA context */
     char device[128]; /* name of the device used */
 } gpu_times;
 

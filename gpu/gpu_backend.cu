@@ -16,6 +16,7 @@ extern "C" {
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int failf(gpu_backend *g, const char *fmt, ...)
 {
@@ -170,6 +171,8 @@ int alloc_hist(gpu_backend *g)
 int setup(gpu_backend *g)
 {
     int count = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0); /* the driver starts here */
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess)
         return failf(g, "%s%s", NO_GPU, cudaGetErrorString(e));
@@ -178,6 +181,9 @@ int setup(gpu_backend *g)
     e = cudaSetDevice(0);
     if (e == cudaSuccess)
         e = cudaFree(0); /* creates the context */
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    g->context_s = (double)(t1.tv_sec - t0.tv_sec) +
+                   1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (e != cudaSuccess)
         return failf(g, "%s%s", NO_GPU, cudaGetErrorString(e));
     cudaDeviceProp prop;
@@ -617,6 +623,7 @@ void gpu_get_times(const gpu_backend *g, gpu_times *t)
     t->kernel_s = g->kernel_ms / 1e3;
     t->hist_s = g->hist_ms / 1e3;
     t->h2d_bytes = g->h2d_bytes;
+    t->context_s = g->context_s;
     snprintf(t->device, sizeof t->device, "%s", g->device);
 }
 

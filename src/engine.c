@@ -267,8 +267,10 @@ static void report_times(engine *g)
     if (g->gpu) {
         gpu_times t;
         gpu_get_times(g->gpu, &t);
-        fprintf(f, "colstat: gpu     %s (opened in %.3f s)\n", t.device,
-                g->t_open);
+        fprintf(f,
+                "colstat: gpu     %s (opened in %.3f s, %.3f s of it creating "
+                "the CUDA context)\n",
+                t.device, g->t_open, t.context_s);
         fprintf(f, "colstat: h2d     %8.3f s  %8.1f MB/s  (%.1f MB)\n", t.h2d_s,
                 t.h2d_s > 0 ? (double)t.h2d_bytes / 1e6 / t.h2d_s : 0.0,
                 (double)t.h2d_bytes / 1e6);
