@@ -11,9 +11,11 @@ if command -v mandoc >/dev/null; then
 fi
 # io/pow5_table.h is generated (io/gen_pow5.py): not hand-formatted.
 srcs=$(ls src/*.c src/*.h io/*.c io/*.h gpu/*.h tests/*.c tests/*.h bench/*.c 2>/dev/null | grep -v pow5_table)
+# CUDA sources: formatted like the rest (cppcheck does not read CUDA).
+cuda=$(ls gpu/*.cu gpu/*.cuh gpu/bench/*.cu 2>/dev/null)
 if command -v clang-format >/dev/null; then
   ran=1
-  clang-format --dry-run --Werror $srcs || bad=1
+  clang-format --dry-run --Werror $srcs $cuda || bad=1
 fi
 if command -v cppcheck >/dev/null; then
   ran=1
