@@ -54,6 +54,10 @@ struct gpu_backend {
     size_t budget, used; /* device bytes for kept values */
     chunk_alloc alloc;
     raw_input *raw; /* NULL until the first raw input */
+    /* values the host parsed for the device (hard numbers): per column */
+    col_stats *extra;
+    double **extra_v;
+    size_t *extra_n, *extra_cap;
 };
 
 /* Records the first error (later ones are dropped); returns -1. */
@@ -81,6 +85,10 @@ void harvest(gpu_backend *g, slot *sl);
  * binned at the end, else buf. */
 int piece_target(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
                  double **dst, segment **keep);
+
+/* Adds value v of row (absolute) to column col's host-parsed extras,
+ * merged with the device's statistics and histograms by gpu_finish. */
+int add_extra(gpu_backend *g, int col, double v, uint64_t row);
 
 /* raw_input.cu: bins the values the raw path kept (scales uploaded), and
  * frees what it owns. */

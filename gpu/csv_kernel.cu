@@ -73,6 +73,7 @@ __global__ void stitch_kernel(csv_args a)
         st->first_blank = ~0u;
         st->nonblank_end = 0;
         st->stop_now = 0;
+        st->hard_at = st->hard_n;
     }
 }
 
@@ -163,6 +164,24 @@ __global__ void split_kernel(csv_args a, unsigned nseg)
 /* libcsv's parser states, for one record. */
 enum { ROW_NOT_BEGUN, FIELD_NOT_BEGUN, FIELD_BEGUN, FIELD_MIGHT_END };
 
+/* Lists field [s, e) of column c, record rec, for the host to round. */
+__device__ void list_hard(const csv_args &a, int c, const char *s,
+                          const char *e, unsigned rec)
+{
+    unsigned len = (unsigned)(e - s);
+    unsigned i = atomicAdd(&a.st->hard_n, 1u);
+    if (len > HARD_TEXT || i >= HARD_CAP) {
+        stop_here(a.st, RAW_HARD_NUMBER);
+        return;
+    }
+    hard_entry *h = &a.hard[i];
+    h->row = rec;
+    h->col = (unsigned)c;
+    h->len = len;
+    for (unsigned k = 0; k < len; k++)
+        h->text[k] = s[k];
+}
+
 struct counters {
     ull *sh; /* [SH_COLS][CNT_N] in shared memory */
     ull *g;  /* [ncols][CNT_N] global, this chunk */
@@ -188,7 +207,7 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
     if (kind == NUM_OK)
         return;
     if (kind == DEV_NUM_HARD) {
-        stop_here(a.st, RAW_HARD_NUMBER);
+        list_hard(a, c, s, e, rec);
     } else if (kind == NUM_MISSING) {
         atomicAdd(counter(k, c, CNT_MISSING), 1ull);
     } else if (kind == NUM_NAN) {
@@ -342,6 +361,7 @@ __global__ void end_kernel(csv_args a)
     if (!why && a.keep && (!a.arena || st->arena_used + rows > a.arena_ld))
         why = RAW_ARENA_FULL;
     if (why) {
+        st->hard_n = st->hard_at; /* the host parses this chunk again */
         st->stop = why;
         st->stop_chunk = st->chunk;
         st->n_row0[0] = 0;
@@ -352,6 +372,8 @@ __global__ void end_kernel(csv_args a)
     }
     st->n_row0[0] = rows;
     st->n_row0[1] = st->row_base;
+    for (unsigned i = st->hard_at; i < st->hard_n; i++)
+        a.hard[i].row += st->row_base;
     st->row_base += rows;
     st->keep_at = st->arena_used;
     st->arena_used += a.keep ? rows : 0;

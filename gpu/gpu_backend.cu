@@ -42,6 +42,33 @@ int report(const gpu_backend *g, int rc, char *why, size_t n)
     return rc;
 }
 
+int add_extra(gpu_backend *g, int col, double v, uint64_t row)
+{
+    size_t ncols = (size_t)g->cfg.ncols;
+    if (!g->extra) {
+        g->extra = static_cast<col_stats *>(calloc(ncols, sizeof *g->extra));
+        g->extra_v = static_cast<double **>(calloc(ncols, sizeof(double *)));
+        g->extra_n = static_cast<size_t *>(calloc(ncols, sizeof(size_t)));
+        g->extra_cap = static_cast<size_t *>(calloc(ncols, sizeof(size_t)));
+        if (!g->extra || !g->extra_v || !g->extra_n || !g->extra_cap)
+            return failf(g, "GPU: out of host memory");
+        for (size_t j = 0; j < ncols; j++)
+            stats_init(&g->extra[j]);
+    }
+    if (g->extra_n[col] == g->extra_cap[col]) {
+        size_t cap = g->extra_cap[col] ? 2 * g->extra_cap[col] : 16;
+        double *p = static_cast<double *>(
+            realloc(g->extra_v[col], cap * sizeof(double)));
+        if (!p)
+            return failf(g, "GPU: out of host memory");
+        g->extra_v[col] = p;
+        g->extra_cap[col] = cap;
+    }
+    g->extra_v[col][g->extra_n[col]++] = v;
+    stats_add_values(&g->extra[col], &v, 1, row, g->cfg.what);
+    return 0;
+}
+
 namespace
 {
 
@@ -432,6 +459,23 @@ int bin_kept(gpu_backend *g, const col_stats *cs)
     return 0;
 }
 
+/* The lower row wins a tie, whichever side it came from. */
+void merge_extra(col_stats *cs, const col_stats *x)
+{
+    col_stats before = *cs;
+    stats_merge(cs, x, 0);
+    if (!before.count || !x->count)
+        return;
+    if (x->min == before.min && x->min_row < before.min_row) {
+        cs->min = x->min;
+        cs->min_row = x->min_row;
+    }
+    if (x->max == before.max && x->max_row < before.max_row) {
+        cs->max = x->max;
+        cs->max_row = x->max_row;
+    }
+}
+
 int fetch_hists(gpu_backend *g, const col_stats *cs, hist *hists)
 {
     int ncols = g->cfg.ncols, nbins = g->cfg.nbins;
@@ -458,6 +502,8 @@ int fetch_hists(gpu_backend *g, const col_stats *cs, hist *hists)
         for (int k = 0; k < nbins; k++)
             hists[j].bins[k] = b[k + 1];
         hists[j].overflow = b[nbins + 1];
+        if (g->extra)
+            hist_add_values(&hists[j], g->extra_v[j], g->extra_n[j]);
     }
     free(h);
     return rc;
@@ -477,8 +523,11 @@ int finish(gpu_backend *g, col_stats *out, hist *hists)
         rc = failf(g, "GPU: out of host memory");
     for (int s = 0; s < 2 && !rc; s++)
         rc = download(g, h + (size_t)s * ncols, g->dstate[s], bytes);
-    for (int j = 0; j < ncols && !rc; j++)
+    for (int j = 0; j < ncols && !rc; j++) {
         to_stats(&h[j], &h[ncols + j], &cs[j]);
+        if (g->extra)
+            merge_extra(&cs[j], &g->extra[j]);
+    }
     bool hist_on = (g->cfg.what & STAT_HIST) && hists;
     if (!rc && hist_on && !g->cfg.have_range)
         rc = bin_kept(g, cs);
@@ -512,6 +561,12 @@ void release(gpu_backend *g)
     }
     cudaFree(g->dbins);
     cudaFree(g->dscales);
+    for (int j = 0; g->extra_v && j < g->cfg.ncols; j++)
+        free(g->extra_v[j]);
+    free(g->extra_v);
+    free(g->extra_n);
+    free(g->extra_cap);
+    free(g->extra);
     for (int i = 0; i < NSLOTS; i++) {
         cudaEvent_t e[4] = {g->slots[i].start, g->slots[i].copied,
                             g->slots[i].reduced, g->slots[i].binned};

@@ -19,10 +19,21 @@ enum raw_stop {
     RAW_BLANK_LINE,    /* a blank line with records after it */
     RAW_LONG_RECORD,   /* a record longer than the carry */
     RAW_STRICT,        /* an invalid field under --strict */
-    RAW_HARD_NUMBER,   /* a number only strtod can round */
+    RAW_HARD_NUMBER,   /* more hard numbers than the list holds */
     RAW_TOO_MANY_ROWS, /* more rows than the value buffer holds */
     RAW_ARENA_FULL     /* histogram values past the device's room */
 };
+
+/* A number only the host's exact fallback (strtod) can round: the device
+ * leaves it out of the reductions and lists it; the host parses it and
+ * adds it to the statistics at the end (gpu_backend.cu, finish). */
+#define HARD_TEXT 104
+struct hard_entry {
+    ull row; /* absolute, once its chunk is done; the record before */
+    unsigned col, len;
+    char text[HARD_TEXT];
+};
+#define HARD_CAP 65536 /* per input; more stops the device */
 
 /* Per column counters, as the host's chunk keeps them. */
 enum { CNT_MISSING, CNT_INVALID, CNT_NAN, CNT_FIRST_LINE, CNT_N };
@@ -45,6 +56,7 @@ struct raw_state {
     unsigned nonblank_end;         /* (chunk) 1 + highest other record */
     unsigned end_off;              /* (chunk) just past the last record */
     int stop, stop_now;            /* enum raw_stop: sticky, (chunk) */
+    unsigned hard_n, hard_at;      /* entries listed; (chunk) before it */
 };
 
 /* What the host reads without a copy (mapped page-locked memory). */
@@ -75,6 +87,7 @@ struct csv_args {
     size_t scan_bytes;
     /* histogram values kept to the end (keep): column j at arena + j *
        arena_ld */
+    hard_entry *hard; /* [HARD_CAP] */
     int keep;
     double *arena;
     size_t arena_ld;

@@ -7,6 +7,7 @@
  * the carried record, why it stopped) stays on the device, so nothing
  * waits for the host between chunks. */
 extern "C" {
+#include "../io/parse_number.h"
 #include "../src/stats.h"
 }
 #include "backend.cuh"
@@ -52,6 +53,7 @@ struct raw_input {
     unsigned char *dtype;
     unsigned short *doffset;
     void *dscratch;
+    hard_entry *dhard;
     double *arena;
     size_t arena_ld;
     ull arena_used;
@@ -180,6 +182,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
         size_t bytes = csv_scratch(a, NULL);
         CK(g, cudaMalloc(&r->dscratch, bytes));
         csv_scratch(a, r->dscratch);
+        CK(g, cudaMalloc((void **)&r->dhard, HARD_CAP * sizeof(hard_entry)));
     }
     return 0;
 }
@@ -227,6 +230,7 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->carry_buf = r->dcarry;
     a->cnt = r->dcnt;
     a->cnt_chunk = r->dcnt_chunk;
+    a->hard = r->dhard;
     a->keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
     a->arena = r->arena;
     a->arena_ld = r->arena_ld;
@@ -378,6 +382,29 @@ int submit(gpu_backend *g, raw_input *r, const void *bytes, size_t n)
     return 0;
 }
 
+/* The numbers the device listed for the host's exact fallback: parsed
+ * here, added to the statistics by gpu_finish. */
+int take_hard(gpu_backend *g, raw_input *r, unsigned n)
+{
+    if (!n)
+        return 0;
+    hard_entry *h = static_cast<hard_entry *>(malloc(n * sizeof *h));
+    if (!h)
+        return failf(g, "GPU: out of host memory");
+    int rc = download(g, h, r->dhard, n * sizeof *h);
+    for (unsigned i = 0; !rc && i < n; i++) {
+        double v = 0;
+        int c = (int)h[i].col;
+        if (parse_number(h[i].text, h[i].len, &v) == NUM_OK)
+            rc = add_extra(g, c, v, h[i].row);
+        else /* the device saw a number's grammar: cannot happen */
+            rc = failf(g, "GPU: internal: '%.*s' is no number", (int)h[i].len,
+                       h[i].text);
+    }
+    free(h);
+    return rc;
+}
+
 const char *stop_reason(int why, unsigned carry)
 {
     static char buf[96];
@@ -394,7 +421,7 @@ const char *stop_reason(int why, unsigned carry)
     case RAW_STRICT:
         return "an invalid field under --strict";
     case RAW_HARD_NUMBER:
-        return "a number only strtod rounds exactly";
+        return "too many numbers only strtod rounds exactly";
     case RAW_TOO_MANY_ROWS:
         return "more rows in a chunk than the device buffer holds";
     case RAW_ARENA_FULL:
@@ -430,6 +457,8 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
     free(cnt);
     if (rc)
         return rc;
+    if (!r->binary && take_hard(g, r, st.hard_n))
+        return -1;
     r->arena_used = st.arena_used;
     res->rows =
         r->binary ? r->next_row - r->first_row : st.row_base - r->first_row;
@@ -478,8 +507,9 @@ void raw_release(gpu_backend *g)
             if (e[k])
                 cudaEventDestroy(e[k]);
     }
-    void *dev[] = {r->dcol, r->dstate, r->dcarry,  r->dcnt,     r->dcnt_chunk,
-                   r->dmap, r->dtype,  r->doffset, r->dscratch, r->arena};
+    void *dev[] = {r->dcol,       r->dstate, r->dcarry, r->dcnt,
+                   r->dcnt_chunk, r->dmap,   r->dtype,  r->doffset,
+                   r->dscratch,   r->arena,  r->dhard};
     for (void *p : dev)
         cudaFree(p);
     if (r->hstatus)
