@@ -40,8 +40,7 @@ static int reserve_carry(engine *g, size_t n)
 }
 
 /* pos of size bytes of the current input are done (size 0: unknown). */
-static void show_progress(engine *g, const char *name, uint64_t pos,
-                          uint64_t size)
+void show_progress(engine *g, const char *name, uint64_t pos, uint64_t size)
 {
     double now = engine_now();
     /* Quick runs stay quiet: the line appears after the first second. */

@@ -159,6 +159,9 @@ int raw_feed_csv(engine *g, input_file *f, uint64_t data_off, size_t *clen,
 void raw_free(engine *g);
 
 /* engine_feed.c */
+/* The --progress line: pos of size bytes of input name are done (size 0:
+ * unknown); at most twice a second, and not in the first second. */
+void show_progress(engine *g, const char *name, uint64_t pos, uint64_t size);
 /* Feeds one input; *first: its columns define the table (cleared once a
  * file has shown them). The source stays open in f until engine_free. */
 int feed_input(engine *g, input_file *f, const char *path, int *first);

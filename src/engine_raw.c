@@ -182,6 +182,9 @@ static int pump_file(engine *g, feeder *fd)
         if (k < 0)
             break;
         rc = submit_slot(g, k, fd->info[k].len);
+        show_progress(g, source_name(fd->src),
+                      fd->base + fd->info[k].at + fd->info[k].len,
+                      source_file_size(fd->src));
         int st = 0;
         while (rc == CS_OK && st == 0 && i + 1 - fd->recycled > RAW_SLOTS / 2)
             st = recycle(g, fd);
@@ -335,6 +338,8 @@ static int pump_stream(engine *g, input_file *f, feeder *fd, size_t clen,
         fd->size += len;
         fd->nchunks = i + 1;
         rc = submit_slot(g, k, len);
+        show_progress(g, f->name, source_raw_pos(f->src),
+                      source_file_size(f->src));
         int st = 0;
         while (rc == CS_OK && st == 0 && i + 1 - fd->recycled >= RAW_SLOTS)
             st = recycle(g, fd);
