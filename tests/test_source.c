@@ -276,6 +276,62 @@ START_TEST(plain_files)
 }
 END_TEST
 
+/* source_seek: after some reads, a seek to a random offset makes the next
+ * reads deliver the file from there (the GPU's hand-over to the host). */
+START_TEST(plain_seek)
+{
+    rng r = rng_for(g_seed, 16);
+    for (int it = 0; it < iters(16); it++) {
+        buf want = {0};
+        rand_data(&r, &want, 1 + rand_size(&r));
+        want.p[0] = 'x'; /* not gzip */
+        char *path = write_file("seek", want.p, want.n);
+        source *s = NULL;
+        cs_error e = {0};
+        ck_assert_int_eq(source_open(path, &s, &e), CS_OK);
+        unsigned char *tmp = malloc(want.n + 1);
+        ck_assert_ptr_nonnull(tmp);
+        ck_assert_int_ge(source_read(s, tmp, 1 + below(&r, want.n), &e), 0);
+        size_t off = below(&r, want.n + 1);
+        ck_assert_int_eq(source_seek(s, off, &e), CS_OK);
+        size_t got = 0;
+        ssize_t k;
+        while ((k = source_read(s, tmp + got, want.n + 1 - got, &e)) > 0)
+            got += (size_t)k;
+        ck_assert_int_eq(k, 0);
+        ck_assert_uint_eq(got, want.n - off);
+        ck_assert_int_eq(memcmp(tmp, want.p + off, got), 0);
+        ck_assert_uint_eq(source_raw_pos(s), want.n);
+        source_close(s);
+        free(tmp);
+        unlink(path);
+        free(path);
+        free(want.p);
+    }
+}
+END_TEST
+
+/* A gzip stream cannot seek: an error, not a silent wrong position. */
+START_TEST(gzip_seek_refused)
+{
+    rng r = rng_for(g_seed, 17);
+    buf plain = {0}, gz = {0};
+    rand_data(&r, &plain, 1000);
+    gz_member(&r, plain.p, plain.n, rand_level(&r), &gz);
+    char *path = write_file("gzseek", gz.p, gz.n);
+    source *s = NULL;
+    cs_error e = {0};
+    ck_assert_int_eq(source_open(path, &s, &e), CS_OK);
+    ck_assert_int_eq(source_seek(s, 10, &e), CS_EDATA);
+    ck_assert_str_eq(e.file, path);
+    source_close(s);
+    unlink(path);
+    free(path);
+    free(plain.p);
+    free(gz.p);
+}
+END_TEST
+
 /* Several members, some empty: what pigz, bgzip and cat a.gz b.gz make. */
 static void make_members(rng *r, int k, buf *plain, buf *gz, size_t *ends)
 {
@@ -848,6 +904,8 @@ static Suite *source_suite(void)
     tcase_add_test(tc, stdin_file);
     tcase_add_test(tc, stdin_pipe);
     tcase_add_test(tc, eintr_retried);
+    tcase_add_test(tc, plain_seek);
+    tcase_add_test(tc, gzip_seek_refused);
     suite_add_tcase(s, tc);
     return s;
 }
