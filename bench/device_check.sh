@@ -36,6 +36,14 @@ with open("/tmp/san.csv", "w") as f:
         f.write("%d,%.4f,%r\n" % (r.randint(-9, 9**9), r.uniform(-1, 1), r.gauss(0, 1e10)))
 PY
 python3 -c 'import struct, random; r = random.Random(8); open("/tmp/san.f64", "wb").write(struct.pack("<300000d", *[r.gauss(0, 1e6) for _ in range(300000)]))'
+# blank and blanks-only lines between records: rows move up on the device
+python3 -c '
+import random
+r = random.Random(10)
+with open("/tmp/blank.csv", "w") as f:
+    f.write("x,y\n")
+    for i in range(200000):
+        f.write(r.choice(["", "  ", "\t"]) + "\n" if r.random() < 0.05 else "%d,%r\n" % (r.randint(-99, 99), r.gauss(0, 1)))'
 # numbers of 20 to 30 significant digits: some only strtod rounds exactly
 python3 -c '
 import random
@@ -47,13 +55,14 @@ with open("/tmp/hard.csv", "w") as f:
 # the device's CSV parse from a file (several readers), from a pipe in
 # small chunks (carried records), with --range, and binary records
 for tool in memcheck racecheck synccheck; do
-    for how in file pipe range f64 hard parse; do
+    for how in file pipe range f64 hard blank parse; do
         case $how in
         file) cmd=("$B/colstat" --device gpu -a --json /tmp/san.csv) ;;
         pipe) cmd=(env COLSTAT_GPU_RAW_BYTES=65537 "$B/colstat" --device gpu -a --json -) ;;
         range) cmd=("$B/colstat" --device gpu -a --json --range -1e9:1e9 /tmp/san.csv) ;;
         f64) cmd=("$B/colstat" --device gpu -a --json -b f64 /tmp/san.f64) ;;
         hard) cmd=("$B/colstat" --device gpu -a --json /tmp/hard.csv) ;;
+        blank) cmd=("$B/colstat" --device gpu -a --json /tmp/blank.csv) ;;
         parse) cmd=(env COLSTAT_TEST_QUICK=1 "$B/test_gpu_parse") ;;
         esac
         timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "${cmd[@]}" < /tmp/san.csv > "$OUT/san_colstat.tmp" 2>&1
@@ -62,7 +71,10 @@ for tool in memcheck racecheck synccheck; do
 done
 rm -f "$OUT/san_colstat.tmp"
 
-diff <("$B/colstat" --device cpu -a --json /tmp/hard.csv) <("$B/colstat" --device gpu -a --json /tmp/hard.csv) >/dev/null && echo "hard numbers: cpu and gpu SAME" || echo "hard numbers: cpu and gpu DIFF"
+for f in hard blank; do
+    diff <("$B/colstat" --device cpu -a --json /tmp/$f.csv) <("$B/colstat" --device gpu -a --json /tmp/$f.csv) >/dev/null && echo "$f: cpu and gpu SAME" || echo "$f: cpu and gpu DIFF"
+    "$B/colstat" --device gpu -v -a /tmp/$f.csv 2>&1 >/dev/null | grep -E "parsed on the GPU|GPU parse stopped" | sed 's/^colstat: /  /'
+done
 "$B/colstat" --device gpu -v -a /tmp/hard.csv 2>&1 >/dev/null | grep -i "gpu"
 
 echo "== -v profile"

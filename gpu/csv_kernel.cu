@@ -321,6 +321,7 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
             e--;
         ull line = line0 + r + (r ? a.rec_inlf[r - 1] : 0);
         int got = parse_record(a, k, text + b, text + e, r, line);
+        a.row_flag[r] = got > 0;
         if (got < 0)
             stop_here(st, RAW_STRAY_QUOTE);
         else if (got == 0)
@@ -340,6 +341,75 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
     }
 }
 
+/* Blank lines between records: they are no rows, so the rows after them
+ * move up. Whether that is needed is known only on the device; the three
+ * kernels below do nothing otherwise. */
+__device__ __forceinline__ bool compacting(const csv_args &a)
+{
+    const raw_state *st = a.st;
+    return !st->stop && !st->stop_now && st->first_blank < st->nonblank_end &&
+           st->nonblank_end <= a.ld; /* else the chunk stops */
+}
+
+constexpr int SCAN_THREADS = 1024;
+
+/* One block: the row of every record, a running exclusive sum of the
+ * flags, a tile at a time. */
+__global__ void __launch_bounds__(SCAN_THREADS) row_scan_kernel(csv_args a)
+{
+    typedef cub::BlockScan<unsigned, SCAN_THREADS> scan;
+    __shared__ typename scan::TempStorage tmp;
+    __shared__ unsigned base;
+    raw_state *st = a.st;
+    if (!compacting(a))
+        return;
+    unsigned n = st->nonblank_end;
+    if (threadIdx.x == 0)
+        base = 0;
+    __syncthreads();
+    for (unsigned t = 0; t < n; t += SCAN_THREADS) {
+        unsigned r = t + threadIdx.x;
+        unsigned f = r < n ? a.row_flag[r] : 0, before, total;
+        scan(tmp).ExclusiveSum(f, before, total);
+        if (r < n)
+            a.row_of[r] = base + before;
+        __syncthreads();
+        if (threadIdx.x == 0)
+            base += total;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        st->rows = base;
+}
+
+/* Values of row records to their rows, through a second buffer (the moves
+ * overlap). */
+__global__ void move_kernel(csv_args a)
+{
+    const raw_state *st = a.st;
+    if (!compacting(a))
+        return;
+    unsigned n = st->nonblank_end;
+    for (unsigned r = blockIdx.x * blockDim.x + threadIdx.x; r < n;
+         r += gridDim.x * blockDim.x)
+        if (a.row_flag[r])
+            for (int c = 0; c < a.ncols; c++)
+                a.moved[(size_t)c * a.ld + a.row_of[r]] =
+                    a.col[(size_t)c * a.ld + r];
+}
+
+__global__ void move_back_kernel(csv_args a)
+{
+    const raw_state *st = a.st;
+    if (!compacting(a))
+        return;
+    unsigned rows = st->rows;
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < rows;
+         i += gridDim.x * blockDim.x)
+        for (int c = 0; c < a.ncols; c++)
+            a.col[(size_t)c * a.ld + i] = a.moved[(size_t)c * a.ld + i];
+}
+
 /* One thread: judges the chunk, then either stops the device here or
  * advances rows, lines and bytes past its last whole record. */
 __global__ void end_kernel(csv_args a)
@@ -351,12 +421,11 @@ __global__ void end_kernel(csv_args a)
     }
     int why = st->stop_now;
     unsigned nrec = st->nrec, end = st->end_off, len = st->text_len;
-    ull rows = st->nonblank_end;
-    if (!why && st->first_blank < st->nonblank_end)
-        why = RAW_BLANK_LINE;
+    bool moved = st->first_blank < st->nonblank_end;
+    ull rows = moved ? st->rows : st->nonblank_end;
     if (!why && len - end > a.carry)
         why = RAW_LONG_RECORD;
-    if (!why && rows > a.ld)
+    if (!why && st->nonblank_end > a.ld)
         why = RAW_TOO_MANY_ROWS;
     if (!why && a.keep && (!a.arena || st->arena_used + rows > a.arena_ld))
         why = RAW_ARENA_FULL;
@@ -372,8 +441,10 @@ __global__ void end_kernel(csv_args a)
     }
     st->n_row0[0] = rows;
     st->n_row0[1] = st->row_base;
-    for (unsigned i = st->hard_at; i < st->hard_n; i++)
-        a.hard[i].row += st->row_base;
+    for (unsigned i = st->hard_at; i < st->hard_n; i++) {
+        ull rec = a.hard[i].row;
+        a.hard[i].row = st->row_base + (moved ? a.row_of[rec] : rec);
+    }
     st->row_base += rows;
     st->keep_at = st->arena_used;
     st->arena_used += a.keep ? rows : 0;
@@ -455,6 +526,8 @@ size_t csv_scratch(csv_args *a, void *base)
     a->pre = reinterpret_cast<ull *>(take(nseg * sizeof(ull)));
     a->rec_end = reinterpret_cast<unsigned *>(take(maxrec * sizeof(unsigned)));
     a->rec_inlf = reinterpret_cast<unsigned *>(take(maxrec * sizeof(unsigned)));
+    a->row_flag = reinterpret_cast<unsigned char *>(take(maxrec));
+    a->row_of = reinterpret_cast<unsigned *>(take(maxrec * sizeof(unsigned)));
     a->scan_tmp = take(scan);
     a->scan_bytes = scan;
     return at;
@@ -486,6 +559,9 @@ cudaError_t csv_chunk_launch(const csv_args *a, cudaStream_t s)
         return e;
     /* records are unknown to the host: enough blocks to fill the device */
     record_kernel<<<(unsigned)nsm * 8, THREADS, 0, s>>>(*a);
+    row_scan_kernel<<<1, SCAN_THREADS, 0, s>>>(*a);
+    move_kernel<<<(unsigned)nsm * 4, THREADS, 0, s>>>(*a);
+    move_back_kernel<<<(unsigned)nsm * 4, THREADS, 0, s>>>(*a);
     end_kernel<<<1, 1, 0, s>>>(*a);
     commit_kernel<<<blocks_for(a->carry > (unsigned)a->ncols * CNT_N
                                    ? a->carry

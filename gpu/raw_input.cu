@@ -43,7 +43,7 @@ struct raw_input {
     char *dbuf[NBUF];
     cudaEvent_t buf_free[NBUF];
     bool buf_used[NBUF];
-    double *dcol;
+    double *dcol, *dmoved;
     size_t ld;
     raw_state *dstate;
     raw_status *hstatus, *dstatus;
@@ -94,7 +94,7 @@ size_t pick_ld(gpu_backend *g, raw_input *r, size_t free_b)
     size_t want = r->binary ? r->chunk_bytes / r->record_size
                             : ((size_t)r->carry + r->chunk_bytes) / 2 + 1;
     size_t per_row = (size_t)r->ncols * sizeof(double);
-    size_t room = free_b / 8 / per_row;
+    size_t room = free_b / 16 / per_row; /* two such buffers for CSV */
     if (want > room)
         want = room > 4096 ? room : 4096;
     if (want > DEV_MAX_ROWS_PER_LAUNCH)
@@ -183,6 +183,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
         CK(g, cudaMalloc(&r->dscratch, bytes));
         csv_scratch(a, r->dscratch);
         CK(g, cudaMalloc((void **)&r->dhard, HARD_CAP * sizeof(hard_entry)));
+        CK(g, cudaMalloc((void **)&r->dmoved, ncols * r->ld * sizeof(double)));
     }
     return 0;
 }
@@ -231,6 +232,7 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->cnt = r->dcnt;
     a->cnt_chunk = r->dcnt_chunk;
     a->hard = r->dhard;
+    a->moved = r->dmoved;
     a->keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
     a->arena = r->arena;
     a->arena_ld = r->arena_ld;
@@ -413,15 +415,14 @@ const char *stop_reason(int why, unsigned carry)
         return "a quote where RFC 4180 puts none";
     case RAW_BARE_CR:
         return "a CR that is not part of a CRLF";
-    case RAW_BLANK_LINE:
-        return "a blank line between records";
     case RAW_LONG_RECORD:
         snprintf(buf, sizeof buf, "a record longer than %u bytes", carry);
         return buf;
     case RAW_STRICT:
         return "an invalid field under --strict";
     case RAW_HARD_NUMBER:
-        return "too many numbers only strtod rounds exactly";
+        return "a number only strtod rounds, too long or one too many to "
+               "list";
     case RAW_TOO_MANY_ROWS:
         return "more rows in a chunk than the device buffer holds";
     case RAW_ARENA_FULL:
@@ -509,7 +510,7 @@ void raw_release(gpu_backend *g)
     }
     void *dev[] = {r->dcol,       r->dstate, r->dcarry, r->dcnt,
                    r->dcnt_chunk, r->dmap,   r->dtype,  r->doffset,
-                   r->dscratch,   r->arena,  r->dhard};
+                   r->dscratch,   r->arena,  r->dhard,  r->dmoved};
     for (void *p : dev)
         cudaFree(p);
     if (r->hstatus)

@@ -155,6 +155,14 @@ def exact_decimal(f):
     return format(d.normalize(), "e")
 
 
+# Hard numbers longer than this the device does not list: it stops.
+HARD_TEXT = 248
+
+
+def hard_reason(t):
+    return "hard number" if len(t) <= HARD_TEXT else "long hard number"
+
+
 def hard_number(rng):
     """Numbers a device parser may hand back to the host: long mantissas,
     exact halfway points between doubles and their neighbours, subnormals,
@@ -317,7 +325,7 @@ class Doc:
             return w, w
         if rng.random() < col.p_hard:
             t = hard_number(rng)
-            self.reasons.add("hard number")
+            self.reasons.add(hard_reason(t))
         elif rng.random() < col.p_special:
             t = rng.choice(SPECIALS)
         else:
@@ -408,7 +416,7 @@ class Doc:
                 else:
                     if self.at("hard", r) and i == s.numeric()[0] - 1:
                         t = hard_number(rng)
-                        self.reasons.add("hard number")
+                        self.reasons.add(hard_reason(t))
                         raw, v = t, t
                     else:
                         raw, v = self.numeric_cell(c, r)
@@ -479,7 +487,10 @@ class Doc:
         return self._max
 
     def expect_gpu(self, raw):
-        return not self.reasons and (raw is None or self.max_record() < raw)
+        # The device moves rows up past blank lines, and lists hard numbers
+        # for the host: neither stops it.
+        stops = self.reasons - {"blank line", "hard number"}
+        return not stops and (raw is None or self.max_record() < raw)
 
     def fields(self, header_names):
         """Per column, the data fields padded or cut to the width of the
@@ -652,7 +663,7 @@ class LargeDoc(Doc):
                 else:
                     i = s.numeric()[0] - 1
                     raws[i] = vals[i] = hard_number(rng)
-                    self.reasons.add("hard number")
+                    self.reasons.add(hard_reason(raws[i]))
             self.add(s.delim.join(raws) + end)
             self.rows.append(vals)
 
