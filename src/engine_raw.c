@@ -19,8 +19,12 @@
 
 #ifdef COLSTAT_HAVE_GPU
 
-#define RAW_SLOTS 16  /* page-locked slots: readers fill half ahead */
-#define RAW_READERS 8 /* measured: 8 readers move ~47 GB/s, one ~8 GB/s */
+/* Measured on the H200 host (bench/RESULTS.md): 8 readers pread the page
+ * cache at 66 GB/s, one at 8; more readers, slots or chunks in flight did
+ * not move the data faster, and every slot costs page-locking time. */
+#define RAW_SLOTS 12   /* page-locked slots */
+#define RAW_READERS 8  /* threads reading a plain file */
+#define RAW_INFLIGHT 4 /* chunks submitted and not yet given back */
 
 typedef struct slot_info {
     uint64_t index; /* chunk held; valid when full */
@@ -186,7 +190,7 @@ static int pump_file(engine *g, feeder *fd)
                       fd->base + fd->info[k].at + fd->info[k].len,
                       source_file_size(fd->src));
         int st = 0;
-        while (rc == CS_OK && st == 0 && i + 1 - fd->recycled > RAW_SLOTS / 2)
+        while (rc == CS_OK && st == 0 && i + 1 - fd->recycled > RAW_INFLIGHT)
             st = recycle(g, fd);
         if (st)
             rc = st < 0 ? g->e->status : CS_OK;
