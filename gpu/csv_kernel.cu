@@ -489,11 +489,12 @@ __global__ void keep_kernel(csv_args a)
         dst[i] = src[i];
 }
 
-__global__ void reset_first_kernel(ull *cnt, int ncols)
+/* This chunk's counters: zero, and no first line yet. */
+__global__ void reset_kernel(ull *cnt, int ncols)
 {
-    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < ncols;
-         c += gridDim.x * blockDim.x)
-        cnt[c * CNT_N + CNT_FIRST_LINE] = ~0ull;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < ncols * CNT_N;
+         i += gridDim.x * blockDim.x)
+        cnt[i] = i % CNT_N == CNT_FIRST_LINE ? ~0ull : 0;
 }
 
 unsigned seg_count(const csv_args *a)
@@ -536,15 +537,14 @@ size_t csv_scratch(csv_args *a, void *base)
 cudaError_t csv_chunk_launch(const csv_args *a, cudaStream_t s)
 {
     unsigned nseg = seg_count(a);
-    cudaError_t e = cudaMemsetAsync(a->cnt_chunk, 0,
-                                    (size_t)a->ncols * CNT_N * sizeof(ull), s);
-    if (e != cudaSuccess)
-        return e;
-    reset_first_kernel<<<blocks_for((size_t)a->ncols), THREADS, 0, s>>>(
-        a->cnt_chunk, a->ncols);
-    stitch_kernel<<<blocks_for(a->carry), THREADS, 0, s>>>(*a);
+    /* the small per-chunk kernels loop over what they find: a grid that
+       fills the device once, not one sized for the largest carry */
+    unsigned spread = (unsigned)a->nsm * 2;
+    reset_kernel<<<spread, THREADS, 0, s>>>(a->cnt_chunk, a->ncols);
+    stitch_kernel<<<spread, THREADS, 0, s>>>(*a);
     seg_kernel<<<blocks_for(nseg), THREADS, 0, s>>>(*a, nseg);
-    if ((e = cudaGetLastError()) != cudaSuccess)
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
         return e;
     size_t bytes = a->scan_bytes;
     e = cub::DeviceScan::ExclusiveScan(a->scan_tmp, bytes, a->seg, a->pre,
@@ -552,21 +552,13 @@ cudaError_t csv_chunk_launch(const csv_args *a, cudaStream_t s)
     if (e != cudaSuccess)
         return e;
     split_kernel<<<blocks_for(nseg), THREADS, 0, s>>>(*a, nseg);
-    int dev = 0, nsm = 0;
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount,
-                                    dev)) != cudaSuccess)
-        return e;
     /* records are unknown to the host: enough blocks to fill the device */
-    record_kernel<<<(unsigned)nsm * 8, THREADS, 0, s>>>(*a);
+    record_kernel<<<spread * 4, THREADS, 0, s>>>(*a);
     row_scan_kernel<<<1, SCAN_THREADS, 0, s>>>(*a);
-    move_kernel<<<(unsigned)nsm * 4, THREADS, 0, s>>>(*a);
-    move_back_kernel<<<(unsigned)nsm * 4, THREADS, 0, s>>>(*a);
+    move_kernel<<<spread * 2, THREADS, 0, s>>>(*a);
+    move_back_kernel<<<spread * 2, THREADS, 0, s>>>(*a);
     end_kernel<<<1, 1, 0, s>>>(*a);
-    commit_kernel<<<blocks_for(a->carry > (unsigned)a->ncols * CNT_N
-                                   ? a->carry
-                                   : (unsigned)a->ncols * CNT_N),
-                    THREADS, 0, s>>>(*a);
+    commit_kernel<<<spread, THREADS, 0, s>>>(*a);
     return cudaGetLastError();
 }
 
@@ -574,8 +566,7 @@ cudaError_t raw_keep_launch(const csv_args *a, cudaStream_t s)
 {
     if (!a->keep || !a->arena)
         return cudaSuccess;
-    dim3 grid(blocks_for(a->ld < 1u << 20 ? a->ld : 1u << 20),
-              (unsigned)a->ncols);
+    dim3 grid((unsigned)a->nsm * 2, (unsigned)a->ncols);
     keep_kernel<<<grid, THREADS, 0, s>>>(*a);
     return cudaGetLastError();
 }

@@ -74,6 +74,7 @@ struct csv_args {
     int strict;
     const int *map; /* field -> column or -1 (device) */
     int nmap, ncols;
+    int nsm;     /* multiprocessors: sizes the grids */
     double *col; /* column j at col + j * ld */
     size_t ld;
     raw_state *st;

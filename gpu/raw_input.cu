@@ -89,7 +89,7 @@ int make_events(gpu_backend *g, raw_input *r)
 
 /* Rows of the value buffer: every row of a chunk, unless memory is short
  * (CSV then stops at a chunk with more rows; binary chunks shrink). */
-size_t pick_ld(gpu_backend *g, raw_input *r, size_t free_b)
+size_t pick_ld(const raw_input *r, size_t free_b)
 {
     size_t want = r->binary ? r->chunk_bytes / r->record_size
                             : ((size_t)r->carry + r->chunk_bytes) / 2 + 1;
@@ -99,7 +99,6 @@ size_t pick_ld(gpu_backend *g, raw_input *r, size_t free_b)
         want = room > 4096 ? room : 4096;
     if (want > DEV_MAX_ROWS_PER_LAUNCH)
         want = DEV_MAX_ROWS_PER_LAUNCH;
-    (void)g;
     return (want + 1) & ~(size_t)1;
 }
 
@@ -155,7 +154,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
                                                            : CARRY_MAX);
     size_t free_b = 0, total_b = 0;
     CK(g, cudaMemGetInfo(&free_b, &total_b));
-    r->ld = pick_ld(g, r, free_b);
+    r->ld = pick_ld(r, free_b);
     if (r->binary && r->chunk_bytes / r->record_size > r->ld)
         r->chunk_bytes = r->ld * r->record_size;
     CK(g, cudaStreamCreateWithFlags(&r->cs, cudaStreamNonBlocking));
@@ -177,6 +176,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
         return -1;
     if (!r->binary) {
         csv_args *a = &r->a;
+        a->nsm = g->nsm;
         a->carry = r->carry;
         a->n = (unsigned)r->chunk_bytes;
         size_t bytes = csv_scratch(a, NULL);
@@ -407,29 +407,34 @@ int take_hard(gpu_backend *g, raw_input *r, unsigned n)
     return rc;
 }
 
-const char *stop_reason(int why, unsigned carry)
+/* Why the device stopped, in words, into out[n]. */
+void say_stop(int why, unsigned carry, char *out, size_t n)
 {
-    static char buf[96];
+    const char *what = "an internal error";
     switch (why) {
     case RAW_STRAY_QUOTE:
-        return "a quote where RFC 4180 puts none";
+        what = "a quote where RFC 4180 puts none";
+        break;
     case RAW_BARE_CR:
-        return "a CR that is not part of a CRLF";
+        what = "a CR that is not part of a CRLF";
+        break;
     case RAW_LONG_RECORD:
-        snprintf(buf, sizeof buf, "a record longer than %u bytes", carry);
-        return buf;
+        snprintf(out, n, "a record longer than %u bytes", carry);
+        return;
     case RAW_STRICT:
-        return "an invalid field under --strict";
+        what = "an invalid field under --strict";
+        break;
     case RAW_HARD_NUMBER:
-        return "a number only strtod rounds, too long or one too many to "
-               "list";
+        what = "a number only strtod rounds, too long or one too many to list";
+        break;
     case RAW_TOO_MANY_ROWS:
-        return "more rows in a chunk than the device buffer holds";
+        what = "more rows in a chunk than the device buffer holds";
+        break;
     case RAW_ARENA_FULL:
-        return "histogram values past the device's memory";
-    default:
-        return "an internal error";
+        what = "histogram values past the device's memory";
+        break;
     }
+    snprintf(out, n, "%s", what);
 }
 
 int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
@@ -466,8 +471,9 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
     res->lines = r->binary ? 0 : st.line_base - r->first_line;
     res->consumed = r->binary ? res->rows * r->record_size : st.consumed;
     res->stopped = st.stop != 0;
-    snprintf(res->reason, sizeof res->reason, "%s",
-             st.stop ? stop_reason(st.stop, r->carry) : "");
+    res->reason[0] = 0;
+    if (st.stop)
+        say_stop(st.stop, r->carry, res->reason, sizeof res->reason);
     *tail_len = r->binary ? 0 : st.carry_len;
     if (*tail_len)
         return download(g, tail, r->dcarry, *tail_len);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bits.h"
 #include "seed.h"
 
 #ifdef COLSTAT_HAVE_GMP
@@ -23,20 +24,6 @@ static uint64_t rng_state;
 static int iters(int n)
 {
     return getenv("COLSTAT_TEST_QUICK") ? n / 10 + 1 : n;
-}
-
-static double from_bits(uint64_t b)
-{
-    double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
-
-static uint64_t to_bits(double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
 }
 
 /* a finite double with biased exponent in [elo, ehi], random sign */
@@ -158,7 +145,7 @@ static int is_rounded(const mpq_t q, double r)
         mpq_div_2exp(lo, lo, 1);
         mpq_add(hi, hi, t);
         mpq_div_2exp(hi, hi, 1);
-        int even = (to_bits(r) & 1) == 0;
+        int even = (bits_of(r) & 1) == 0;
         int c1 = mpq_cmp(q, lo), c2 = mpq_cmp(q, hi);
         ok = (c1 > 0 || (c1 == 0 && even)) && (c2 < 0 || (c2 == 0 && even));
     }
@@ -287,7 +274,7 @@ START_TEST(test_mean_ties)
 {
     for (int it = 0; it < iters(2000); it++) {
         double r = fabs(rand_exp(1, 2045));
-        if (to_bits(r) << 12 == 0)
+        if (bits_of(r) << 12 == 0)
             continue; /* below a power of two the spacing halves */
         double u = nextafter(r, INFINITY) - r;
         double x[2] = {2 * r, test_rand(&rng_state) % 2 ? u : -u};
@@ -298,7 +285,7 @@ START_TEST(test_mean_ties)
         double m = sacc_mean(&s, 2);
         double other = x[1] > 0 ? nextafter(r, INFINITY) : nextafter(r, 0);
         ck_assert(m == r || m == other);
-        ck_assert((to_bits(m) & 1) == 0);
+        ck_assert((bits_of(m) & 1) == 0);
         check_one(x, 2, -2);
     }
 }
@@ -311,11 +298,11 @@ START_TEST(test_zero_and_inf)
     sacc_init(&s2);
     sacc_add(&s, -0.0);
     sacc_add(&s, -0.0);
-    ck_assert(to_bits(sacc_value(&s)) == 0); /* exact zero prints +0 */
-    ck_assert(to_bits(sacc_mean(&s, 2)) == 0);
+    ck_assert(bits_of(sacc_value(&s)) == 0); /* exact zero prints +0 */
+    ck_assert(bits_of(sacc_mean(&s, 2)) == 0);
     /* a negative mean too small for a subnormal rounds to -0 */
     sacc_add(&s, -0x1p-1074);
-    ck_assert(to_bits(sacc_mean(&s, 3)) == to_bits(-0.0));
+    ck_assert(bits_of(sacc_mean(&s, 3)) == bits_of(-0.0));
     sacc_add(&s, INFINITY);
     sacc_add_square(&s2, -INFINITY);
     ck_assert(sacc_value(&s) == INFINITY);
@@ -363,7 +350,7 @@ START_TEST(test_merge_splits)
         sacc_normalize(&whole);
         sacc_normalize(&merged);
         ck_assert(memcmp(whole.d, merged.d, sizeof whole.d) == 0);
-        ck_assert(to_bits(sacc_value(&whole)) == to_bits(sacc_value(&merged)));
+        ck_assert(bits_of(sacc_value(&whole)) == bits_of(sacc_value(&merged)));
     }
 }
 END_TEST

@@ -15,6 +15,7 @@
 #include "../gpu/gpu.h"
 #include "../src/stats.h"
 
+#include "bits.h"
 #include "seed.h"
 
 static uint64_t rng_state;
@@ -29,13 +30,6 @@ static uint64_t next_u64(void)
 static double unit(void)
 {
     return (double)(next_u64() >> 11) * 0x1p-53;
-}
-
-static double from_bits(uint64_t b)
-{
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d;
 }
 
 enum kind {
