@@ -8,7 +8,7 @@
 #include "columns.h"
 #include "engine_impl.h"
 
-static ssize_t fill(engine *g, source *src, char *buf, size_t n, int *eof)
+ssize_t fill(engine *g, struct source *src, char *buf, size_t n, int *eof)
 {
     size_t got = 0;
     double t0 = engine_now();

@@ -159,6 +159,9 @@ int raw_feed_csv(engine *g, input_file *f, uint64_t data_off, size_t *clen,
 void raw_free(engine *g);
 
 /* engine_feed.c */
+/* Reads up to n bytes (less only at the end: *eof), counting them for -v
+ * and --progress. Returns the count, or -1 (g->e filled). */
+ssize_t fill(engine *g, struct source *src, char *buf, size_t n, int *eof);
 /* The --progress line: pos of size bytes of input name are done (size 0:
  * unknown); at most twice a second, and not in the first second. */
 void show_progress(engine *g, const char *name, uint64_t pos, uint64_t size);

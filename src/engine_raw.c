@@ -166,7 +166,6 @@ static int submit_slot(engine *g, int k, size_t len)
     double t0 = engine_now();
     int rc = gpu_raw_submit(g->gpu, g->raw_slot[k], len, why, sizeof why);
     g->t_submit += engine_now() - t0;
-    g->bytes_in += len;
     return rc ? gpu_error(g, why) : CS_OK;
 }
 
@@ -186,6 +185,7 @@ static int pump_file(engine *g, feeder *fd)
         if (k < 0)
             break;
         rc = submit_slot(g, k, fd->info[k].len);
+        g->bytes_in += fd->info[k].len; /* read by a reader thread */
         show_progress(g, source_name(fd->src),
                       fd->base + fd->info[k].at + fd->info[k].len,
                       source_file_size(fd->src));
@@ -326,16 +326,13 @@ static int pump_stream(engine *g, input_file *f, feeder *fd, size_t clen,
             clen - from_carry < fd->chunk ? clen - from_carry : fd->chunk;
         memcpy(g->raw_slot[k], g->carry + from_carry, len);
         from_carry += len;
-        double t0 = engine_now();
-        while (len < fd->chunk && !*eof) {
-            ssize_t r = source_read(f->src, g->raw_slot[k] + len,
-                                    fd->chunk - len, g->e);
+        if (len < fd->chunk && !*eof) {
+            ssize_t r =
+                fill(g, f->src, g->raw_slot[k] + len, fd->chunk - len, eof);
             if (r < 0)
                 return g->e->status;
-            *eof = r == 0;
             len += (size_t)r;
         }
-        g->t_read += engine_now() - t0;
         if (len == 0)
             break;
         fd->info[k] = (slot_info){i, fd->size, len, 1};
