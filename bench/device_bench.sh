@@ -6,7 +6,8 @@
 # (.carry/wheels) are carried along. colstat_gen writes every input (CSV,
 # both gzip files, f64); bench/run runs those --inputs names (default all),
 # with the zlib peer (colstat_gzread) on the gzip ones. PROFILE=0 skips the
-# -v profiles at the end.
+# -v profiles at the end, and for f64 the overlap figure (bench/overlap.py,
+# with colstat_stage_bench).
 set -u
 B=${BUILD:-build-dev}
 OUT=${OUT:-/tmp/colstat-out}
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.." || exit 1
     lscpu | grep -E "Model name|^CPU\(s\)"
     python3 --version
 } | tee "$OUT/machine.txt"
-for exe in colstat colstat_gen colstat_gzread; do
+for exe in colstat colstat_gen colstat_gzread colstat_stage_bench; do
     [ -x "$B/$exe" ] || echo "device_bench: no $B/$exe (copy it from the build)"
 done
 # The inputs bench/run is asked for (its default: all of them).
@@ -56,6 +57,11 @@ print(json.load(open(sys.argv[1]))["inputs"][sys.argv[2]]["path"])' \
     "$B/colstat" -v --device gpu -a $b "$p" 2>&1 >/dev/null | tee -a "$OUT/profile.txt"
     echo "== -v profile: colstat --device cpu -a $b $p" | tee -a "$OUT/profile.txt"
     "$B/colstat" -v --device cpu -a $b "$p" 2>&1 >/dev/null | tee -a "$OUT/profile.txt"
+    if [ $f = f64 ] && [ -x "$B/colstat_stage_bench" ]; then
+        echo "== overlap (issue 3): bench/overlap.py on $p" | tee -a "$OUT/profile.txt"
+        python3 bench/overlap.py "$B/colstat" "$B/colstat_stage_bench" "$p" 5 2>&1 |
+            tee -a "$OUT/profile.txt"
+    fi
     if [ $f = gz ] && [ -x "$B/colstat_gzread" ]; then
         echo "== zlib alone: colstat_gzread $p" | tee -a "$OUT/profile.txt"
         { time "$B/colstat_gzread" "$p"; } 2>&1 | tee -a "$OUT/profile.txt"

@@ -52,15 +52,23 @@ with open("/tmp/hard.csv", "w") as f:
     f.write("x,y\n")
     for i in range(100000):
         f.write("%d.%d,%s\n" % (r.randrange(10**9), r.randrange(10**r.randint(11, 21)), r.random()))'
+# binary records of 13 bytes in two files of odd row counts: each file's
+# values kept on the device after the other's, fields off alignment
+python3 -c '
+import random, struct
+r = random.Random(11)
+for k, n in ((0, 100001), (1, 77777)):
+    open("/tmp/san_m%d.bin" % k, "wb").write(b"".join(struct.pack("<idB", r.randint(-2**31, 2**31 - 1), r.gauss(0, 1e6), r.randrange(256)) for _ in range(n)))'
 # the device's CSV parse from a file (several readers), from a pipe in
 # small chunks (carried records), with --range, and binary records
 for tool in memcheck racecheck synccheck; do
-    for how in file pipe range f64 hard blank parse; do
+    for how in file pipe range f64 multi hard blank parse; do
         case $how in
         file) cmd=("$B/colstat" --device gpu -a --json /tmp/san.csv) ;;
         pipe) cmd=(env COLSTAT_GPU_RAW_BYTES=65537 "$B/colstat" --device gpu -a --json -) ;;
         range) cmd=("$B/colstat" --device gpu -a --json --range -1e9:1e9 /tmp/san.csv) ;;
         f64) cmd=("$B/colstat" --device gpu -a --json -b f64 /tmp/san.f64) ;;
+        multi) cmd=("$B/colstat" --device gpu -a --json -b i32,f64,u8 /tmp/san_m0.bin /tmp/san_m1.bin) ;;
         hard) cmd=("$B/colstat" --device gpu -a --json /tmp/hard.csv) ;;
         blank) cmd=("$B/colstat" --device gpu -a --json /tmp/blank.csv) ;;
         parse) cmd=(env COLSTAT_TEST_QUICK=1 "$B/test_gpu_parse") ;;

@@ -107,7 +107,8 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
                   uint64_t first_line, char *why, size_t n);
 
 /* Queues n bytes (page-locked, from gpu_chunk_alloc) of the input.
- * Asynchronous: bytes must stay until gpu_raw_wait(g, bytes) returns. */
+ * Asynchronous: bytes must stay until gpu_raw_copied or gpu_raw_wait(g,
+ * bytes) returns. */
 int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, char *why,
                    size_t wn);
 
@@ -115,6 +116,13 @@ int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, char *why,
  * input up to the end of that chunk was parsed (0) or the device stopped
  * at or before it (1). -1 on error. */
 int gpu_raw_wait(gpu_backend *g, const void *bytes, char *why, size_t n);
+
+/* Waits (spinning: the copy engine must not wait for a thread to wake)
+ * until the bytes are on the device, so that their buffer may be refilled,
+ * and says whether the device has stopped, on any chunk so far (1) or not
+ * yet (0). -1 on error. For a file, where the host can re-read from where
+ * the device stopped; a stream needs gpu_raw_wait's exact answer. */
+int gpu_raw_copied(gpu_backend *g, const void *bytes, char *why, size_t n);
 
 /* Ends the input: waits for the device and fills r. The bytes after
  * r->consumed that the device holds (the carried record, at most

@@ -57,6 +57,9 @@ struct raw_input {
     double *arena;
     size_t arena_ld;
     ull arena_used;
+    bool bin_keep;         /* binary: this input's values go to the arena */
+    ull *kept_at, *kept_n; /* binary: each input's rows in the arena */
+    int nkept;
     raw_sub subs[NRAW];
     ull nsub;
     ull first_row, first_line, next_row;
@@ -103,14 +106,15 @@ size_t pick_ld(const raw_input *r, size_t free_b)
 }
 
 /* Room in the arena for this input's values: as many rows as its bytes
- * could hold (a row takes at least 2), or a quarter of the budget for a
- * stream. What the arena held so far moves to the larger one. Short of
- * room, the device stops at the first chunk past it and the host goes on. */
-int grow_arena(gpu_backend *g, raw_input *r, uint64_t size_hint)
+ * could hold (rows, from the file's size), or a quarter of the budget for a
+ * stream (rows 0). What the arena held so far moves to the larger one.
+ * Short of room, a CSV stops the device at the first chunk past it and the
+ * host goes on; binary keeps its values in pieces (piece_target). */
+int grow_arena(gpu_backend *g, raw_input *r, size_t rows)
 {
     size_t per_row = (size_t)r->ncols * sizeof(double);
     size_t room = g->budget > g->used ? (g->budget - g->used) / per_row : 0;
-    size_t want = size_hint ? (size_t)(size_hint / 2 + 2) : room / 4;
+    size_t want = rows ? rows : room / 4;
     if (want > room)
         want = room;
     want = r->arena_used + want;
@@ -139,13 +143,52 @@ int grow_arena(gpu_backend *g, raw_input *r, uint64_t size_hint)
     return 0;
 }
 
+/* Binary with histograms but no range: this input's rows go to the arena
+ * when it holds them all (one allocation, instead of one per chunk);
+ * otherwise to pieces. Each input starts 16-byte aligned there. */
+int keep_binary(gpu_backend *g, raw_input *r, size_t rows)
+{
+    r->bin_keep = false;
+    if (rows == 0)
+        return 0;
+    ull at = (r->arena_used + 1) & ~1ull;
+    size_t per_row = (size_t)r->ncols * sizeof(double);
+    size_t room = g->budget > g->used ? (g->budget - g->used) / per_row : 0;
+    size_t gap = (size_t)(at - r->arena_used);
+    if ((r->chunk_bytes / r->record_size) % 2 || rows + gap > room)
+        return 0;
+    if (grow_arena(g, r, rows + gap))
+        return -1;
+    if (!r->arena || at + rows > r->arena_ld)
+        return 0;
+    ull *a = static_cast<ull *>(
+        realloc(r->kept_at, (size_t)(r->nkept + 1) * sizeof *a));
+    if (a)
+        r->kept_at = a;
+    ull *n = static_cast<ull *>(
+        realloc(r->kept_n, (size_t)(r->nkept + 1) * sizeof *n));
+    if (n)
+        r->kept_n = n;
+    if (!a || !n)
+        return failf(g, "GPU: out of host memory");
+    r->kept_at[r->nkept] = at;
+    r->kept_n[r->nkept++] = 0;
+    r->arena_used = at;
+    r->bin_keep = true;
+    return 0;
+}
+
 int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
 {
     r->binary = f->binary;
     r->ncols = g->cfg.ncols;
     r->record_size = f->binary ? f->record_size : 1;
     size_t want = chunk_bytes_wanted();
-    r->chunk_bytes = want / r->record_size * r->record_size;
+    /* binary: an even number of records, so each chunk's values start
+       16-byte aligned in the arena (the kernels load pairs) */
+    size_t unit = r->record_size * (f->binary ? 2 : 1);
+    r->chunk_bytes = want >= unit ? want / unit * unit
+                                  : want / r->record_size * r->record_size;
     if (r->chunk_bytes == 0)
         r->chunk_bytes = r->record_size;
     r->carry = f->binary
@@ -315,15 +358,33 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     return 0;
 }
 
+/* Where a binary chunk's values go: the arena, a kept piece, or the
+ * chunk buffer when nothing is kept. */
+int binary_target(gpu_backend *g, raw_input *r, size_t nrec, double **dst,
+                  size_t *ld, segment **keep)
+{
+    *keep = NULL;
+    if (r->bin_keep) {
+        *dst = r->arena + r->arena_used;
+        *ld = r->arena_ld;
+        r->arena_used += nrec;
+        r->kept_n[r->nkept - 1] += nrec;
+        return 0;
+    }
+    if (piece_target(g, nrec, g->st[0], r->dcol, dst, keep))
+        return -1;
+    *ld = *keep ? (*keep)->ld : r->ld;
+    return 0;
+}
+
 int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
 {
     cudaStream_t st = g->st[0];
-    size_t nrec = n / r->record_size;
+    size_t nrec = n / r->record_size, ld;
     double *dst;
     segment *keep;
-    if (piece_target(g, nrec, st, r->dcol, &dst, &keep))
+    if (binary_target(g, r, nrec, &dst, &ld, &keep))
         return -1;
-    size_t ld = keep ? keep->ld : r->ld;
     bin_args b = {reinterpret_cast<const unsigned char *>(buf),
                   nrec,
                   r->record_size,
@@ -442,8 +503,8 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
 {
     CK(g, cudaStreamSynchronize(r->cs));
     CK(g, cudaStreamSynchronize(g->st[0]));
-    for (int i = 0; i < NRAW; i++)
-        harvest_sub(g, &r->subs[i]);
+    for (ull i = r->nsub > NRAW ? r->nsub - NRAW : 0; i < r->nsub; i++)
+        harvest_sub(g, &r->subs[i % NRAW]);
     raw_state st;
     if (download(g, &st, r->dstate, sizeof st))
         return -1;
@@ -465,7 +526,8 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
         return rc;
     if (!r->binary && take_hard(g, r, st.hard_n))
         return -1;
-    r->arena_used = st.arena_used;
+    if (!r->binary)
+        r->arena_used = st.arena_used;
     res->rows =
         r->binary ? r->next_row - r->first_row : st.row_base - r->first_row;
     res->lines = r->binary ? 0 : st.line_base - r->first_line;
@@ -486,6 +548,12 @@ int raw_bin_kept(gpu_backend *g, cudaStream_t st)
 {
     raw_input *r = g->raw;
     if (!r || !r->arena || !r->arena_used)
+        return 0;
+    for (int i = 0; r->binary && i < r->nkept; i++)
+        CK(g, hist_launch(r->arena + r->kept_at[i], r->arena_ld, r->kept_n[i],
+                          r->ncols, g->cfg.nbins, g->dscales, g->dbins, g->nsm,
+                          st));
+    if (r->binary)
         return 0;
     CK(g,
        hist_launch(r->arena, r->arena_ld, r->arena_ld, r->ncols, g->cfg.nbins,
@@ -521,6 +589,8 @@ void raw_release(gpu_backend *g)
         cudaFree(p);
     if (r->hstatus)
         cudaFreeHost(r->hstatus);
+    free(r->kept_at);
+    free(r->kept_n);
     free(r);
     g->raw = NULL;
     (void)cudaGetLastError();
@@ -550,10 +620,11 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
         r->first_row = r->next_row = first_row;
         r->first_line = first_line;
         r->nsub = 0;
-        bool keep =
-            !f->binary && (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
-        if (keep)
-            rc = grow_arena(g, r, f->size_hint);
+        bool keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
+        if (keep && !f->binary)
+            rc = grow_arena(g, r, f->size_hint ? f->size_hint / 2 + 2 : 0);
+        if (keep && f->binary)
+            rc = keep_binary(g, r, f->size_hint / r->record_size);
     }
     if (!rc) {
         rc = f->binary ? upload_binary_map(g, r, f) : upload_csv_map(g, r, f);
@@ -593,6 +664,25 @@ int gpu_raw_wait(gpu_backend *g, const void *bytes, char *why, size_t n)
             return report(g, -1, why, n);
         return r->hstatus->stop && r->hstatus->stop_chunk <= s->index;
     }
+    return r && r->hstatus->stop ? 1 : 0;
+}
+
+int gpu_raw_copied(gpu_backend *g, const void *bytes, char *why, size_t n)
+{
+    if (g->failed)
+        return report(g, -1, why, n);
+    raw_input *r = g->raw;
+    const raw_sub *last = NULL; /* the latest copy from these bytes */
+    for (int i = 0; r && i < NRAW; i++) {
+        const raw_sub *s = &r->subs[i];
+        if (s->busy && s->bytes == bytes && (!last || s->index > last->index))
+            last = s;
+    }
+    cudaError_t e = cudaSuccess;
+    while (last && (e = cudaEventQuery(last->copied)) == cudaErrorNotReady)
+        ;
+    if (e != cudaSuccess)
+        return report(g, cuda_fail(g, "cudaEventQuery", e), why, n);
     return r && r->hstatus->stop ? 1 : 0;
 }
 

@@ -276,6 +276,11 @@ static void report_times(engine *g)
                 (double)t.h2d_bytes / 1e6);
         fprintf(f, "colstat: kernels %8.3f s  (histogram %.3f s)\n", t.kernel_s,
                 t.hist_s);
+        if (g->t_stream > 0)
+            fprintf(f,
+                    "colstat: stream  %8.3f s  %8.1f MB/s  raw input on the "
+                    "device, wall (read, copy, kernels)\n",
+                    g->t_stream, (double)g->stream_bytes / 1e6 / g->t_stream);
         fprintf(f, "colstat: submit  %8.3f s  main thread (waiting %.3f s)\n",
                 g->t_submit, g->t_wait);
         fprintf(f, "colstat: staging %8.3f s  workers waiting for their slot\n",

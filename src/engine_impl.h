@@ -124,6 +124,9 @@ typedef struct engine {
     double t_turn;           /* GPU: workers waiting for a staging slot */
     double t_retire;         /* main thread waiting for the oldest job */
     double t_open;           /* GPU: opening the device */
+    double t_stream;         /* GPU: wall time of raw inputs, first read to
+                                last kernel (after opening, page-locking) */
+    uint64_t stream_bytes;
     double last_progress;
     int progress;
     FILE *err_out;

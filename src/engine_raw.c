@@ -19,18 +19,21 @@
 
 #ifdef COLSTAT_HAVE_GPU
 
-/* Measured on the H200 host (bench/RESULTS.md): 8 readers pread the page
- * cache at 66 GB/s, one at 8; more readers, slots or chunks in flight did
- * not move the data faster, and every slot costs page-locking time. */
-#define RAW_SLOTS 12   /* page-locked slots */
-#define RAW_READERS 8  /* threads reading a plain file */
-#define RAW_INFLIGHT 4 /* chunks submitted and not yet given back */
+/* Measured on the H200 host (bench/RESULTS.md, "Overlap"): 12 readers
+ * taking 1 MiB pieces keep the copy engine busy (a 4 GiB file goes through
+ * in 1.08x the copies' own time; whole 8 MiB preads, 1.2x); more slots
+ * cost page-locking time and gained nothing. */
+#define RAW_SLOTS 12         /* page-locked slots */
+#define RAW_READERS 12       /* threads reading a plain file, at most */
+#define RAW_INFLIGHT 4       /* chunks submitted and not yet given back */
+#define RAW_PIECE (1u << 20) /* what one pread asks for */
 
 typedef struct slot_info {
     uint64_t index; /* chunk held; valid when full */
     uint64_t at;    /* its offset in the input */
     size_t len;
     int full;
+    unsigned pieces; /* read so far */
 } slot_info;
 
 /* The readers of a plain file and the main thread that submits. */
@@ -38,12 +41,13 @@ typedef struct feeder {
     engine *g;
     const source *src;
     uint64_t base, size; /* file offset of chunk 0; bytes from there */
-    size_t chunk;
+    size_t chunk, piece;
     uint64_t nchunks;
+    unsigned per_chunk; /* pieces */
     slot_info info[RAW_SLOTS];
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    uint64_t next_read, recycled; /* chunks taken, chunks given back */
+    uint64_t next_read, recycled; /* pieces taken, chunks given back */
     int stop;
     size_t carry_used, carry_len; /* streams: g->carry's bytes in slots */
     cs_error err;
@@ -88,42 +92,58 @@ static int gpu_error(engine *g, const char *why)
     return cs_fail(g->e, CS_EDATA, "", 0, "%s", why);
 }
 
+/* Under fd->mu: the next piece to read, once its chunk has a slot; or
+ * UINT64_MAX when there is none left. */
+static uint64_t take_piece(feeder *fd)
+{
+    uint64_t total = fd->nchunks * fd->per_chunk;
+    while (!fd->stop && fd->next_read < total &&
+           fd->next_read / fd->per_chunk >= fd->recycled + RAW_SLOTS)
+        pthread_cond_wait(&fd->cv, &fd->mu);
+    return fd->stop || fd->next_read >= total ? UINT64_MAX : fd->next_read++;
+}
+
+/* Reads chunks piece by piece, several threads per chunk: a chunk is
+ * ready soon after its turn comes (one 8 MiB pread takes a thread some
+ * 1.5 ms, eight times the copy engine's time for it), so the copy engine
+ * starts early and never waits long for the next one. */
 static void *reader_main(void *arg)
 {
     feeder *fd = arg;
-    for (;;) {
-        pthread_mutex_lock(&fd->mu);
-        while (!fd->stop && fd->next_read < fd->nchunks &&
-               fd->next_read >= fd->recycled + RAW_SLOTS)
-            pthread_cond_wait(&fd->cv, &fd->mu);
-        if (fd->stop || fd->next_read >= fd->nchunks) {
-            pthread_mutex_unlock(&fd->mu);
-            return NULL;
-        }
-        uint64_t i = fd->next_read++;
+    pthread_mutex_lock(&fd->mu);
+    for (uint64_t p; (p = take_piece(fd)) != UINT64_MAX;) {
         pthread_mutex_unlock(&fd->mu);
-        uint64_t at = i * fd->chunk;
+        uint64_t i = p / fd->per_chunk, at = i * fd->chunk;
         size_t len =
             (size_t)(fd->size - at < fd->chunk ? fd->size - at : fd->chunk);
+        size_t off = (p % fd->per_chunk) * fd->piece;
+        size_t n = off < len ? len - off : 0;
+        n = n < fd->piece ? n : fd->piece;
         cs_error e = {0};
         double t0 = engine_now();
-        ssize_t r = source_pread(fd->src, fd->g->raw_slot[i % RAW_SLOTS], len,
-                                 fd->base + at, &e);
+        ssize_t r =
+            n ? source_pread(fd->src, fd->g->raw_slot[i % RAW_SLOTS] + off, n,
+                             fd->base + at + off, &e)
+              : 0;
         double dt = engine_now() - t0;
         pthread_mutex_lock(&fd->mu);
         fd->t_read += dt;
+        slot_info *s = &fd->info[i % RAW_SLOTS];
         if (r < 0 && !fd->err.status)
             fd->err = e;
         if (r < 0)
             fd->stop = 1;
-        slot_info *s = &fd->info[i % RAW_SLOTS];
-        s->index = i;
-        s->at = at;
-        s->len = len;
-        s->full = 1;
-        pthread_cond_broadcast(&fd->cv);
-        pthread_mutex_unlock(&fd->mu);
+        if (++s->pieces == fd->per_chunk) {
+            s->index = i;
+            s->at = at;
+            s->len = len;
+            s->full = 1;
+        }
+        if (r < 0 || s->full)
+            pthread_cond_broadcast(&fd->cv);
     }
+    pthread_mutex_unlock(&fd->mu);
+    return NULL;
 }
 
 /* Main thread: waits until chunk i is read. Returns its slot, or -1. */
@@ -138,15 +158,18 @@ static int await_chunk(feeder *fd, uint64_t i)
     return ok ? (int)(i % RAW_SLOTS) : -1;
 }
 
-/* Gives the oldest submitted chunk's slot back once the device is done
- * with it. Returns 1 when the device has stopped, 0, or -1 (error). */
-static int recycle(engine *g, feeder *fd)
+/* Gives the oldest submitted chunk's slot back once its bytes are on the
+ * device (a file: the host re-reads from wherever the device stops) or
+ * once the device has parsed it (a stream: the host needs the bytes after
+ * the exact stop). Returns 1 when the device has stopped, 0, or -1. */
+static int recycle(engine *g, feeder *fd, int exact)
 {
     char why[256];
     uint64_t i = fd->recycled;
     int k = (int)(i % RAW_SLOTS);
     double t0 = engine_now();
-    int rc = gpu_raw_wait(g->gpu, g->raw_slot[k], why, sizeof why);
+    int rc = exact ? gpu_raw_wait(g->gpu, g->raw_slot[k], why, sizeof why)
+                   : gpu_raw_copied(g->gpu, g->raw_slot[k], why, sizeof why);
     g->t_wait += engine_now() - t0;
     if (rc < 0)
         return gpu_error(g, why), -1;
@@ -154,6 +177,7 @@ static int recycle(engine *g, feeder *fd)
         return 1;
     pthread_mutex_lock(&fd->mu);
     fd->info[k].full = 0;
+    fd->info[k].pieces = 0;
     fd->recycled = i + 1;
     pthread_cond_broadcast(&fd->cv);
     pthread_mutex_unlock(&fd->mu);
@@ -175,7 +199,9 @@ static int pump_file(engine *g, feeder *fd)
 {
     pthread_t th[RAW_READERS];
     int nth = 0, rc = CS_OK;
-    for (; nth < RAW_READERS && (uint64_t)nth < fd->nchunks; nth++)
+    int readers = g->nthreads < RAW_READERS ? g->nthreads : RAW_READERS;
+    readers = readers > 0 ? readers : 1;
+    for (; nth < readers && (uint64_t)nth < fd->nchunks * fd->per_chunk; nth++)
         if (pthread_create(&th[nth], NULL, reader_main, fd) != 0)
             break;
     if (nth == 0 && fd->nchunks)
@@ -191,7 +217,7 @@ static int pump_file(engine *g, feeder *fd)
                       source_file_size(fd->src));
         int st = 0;
         while (rc == CS_OK && st == 0 && i + 1 - fd->recycled > RAW_INFLIGHT)
-            st = recycle(g, fd);
+            st = recycle(g, fd, 0);
         if (st)
             rc = st < 0 ? g->e->status : CS_OK;
         if (st > 0)
@@ -219,6 +245,10 @@ static void feeder_init(feeder *fd, engine *g, const source *src, uint64_t base,
     fd->size = size;
     fd->chunk = gpu_raw_chunk_bytes(g->gpu);
     fd->nchunks = (size + fd->chunk - 1) / fd->chunk;
+    fd->piece = RAW_PIECE;
+    if (fd->piece > fd->chunk)
+        fd->piece = fd->chunk;
+    fd->per_chunk = (unsigned)((fd->chunk + fd->piece - 1) / fd->piece);
     pthread_mutex_init(&fd->mu, NULL);
     pthread_cond_init(&fd->cv, NULL);
 }
@@ -295,6 +325,7 @@ int raw_feed_binary(engine *g, input_file *f)
     if (rc != CS_OK)
         return rc;
     feeder fd;
+    double t0 = engine_now();
     feeder_init(&fd, g, f->src, 0, size);
     rc = pump_file(g, &fd);
     feeder_done(&fd);
@@ -307,6 +338,8 @@ int raw_feed_binary(engine *g, input_file *f)
     size_t tail = 0;
     if (gpu_raw_end(g->gpu, &r, NULL, &tail, why, sizeof why))
         rc = gpu_error(g, why);
+    g->t_stream += engine_now() - t0;
+    g->stream_bytes += r.consumed;
     if (rc == CS_OK)
         take_result(g, f, &r);
     result_free(&r);
@@ -335,7 +368,7 @@ static int pump_stream(engine *g, input_file *f, feeder *fd, size_t clen,
         }
         if (len == 0)
             break;
-        fd->info[k] = (slot_info){i, fd->size, len, 1};
+        fd->info[k] = (slot_info){i, fd->size, len, 1, 0};
         fd->size += len;
         fd->nchunks = i + 1;
         rc = submit_slot(g, k, len);
@@ -343,7 +376,7 @@ static int pump_stream(engine *g, input_file *f, feeder *fd, size_t clen,
                       source_file_size(f->src));
         int st = 0;
         while (rc == CS_OK && st == 0 && i + 1 - fd->recycled >= RAW_SLOTS)
-            st = recycle(g, fd);
+            st = recycle(g, fd, 1);
         if (st < 0)
             rc = g->e->status;
         if (st > 0 || (*eof && from_carry == clen))
@@ -418,6 +451,7 @@ int raw_feed_csv(engine *g, input_file *f, uint64_t data_off, size_t *clen,
     if (rc != CS_OK)
         return rc;
     feeder fd;
+    double t0 = engine_now();
     int plain = source_can_pread(f->src);
     uint64_t size = source_file_size(f->src);
     /* plain: the bytes in g->carry, then the file from there on */
@@ -441,6 +475,8 @@ int raw_feed_csv(engine *g, input_file *f, uint64_t data_off, size_t *clen,
     size_t tail_len = 0;
     if (gpu_raw_end(g->gpu, &r, tail, &tail_len, why, sizeof why))
         rc = gpu_error(g, why);
+    g->t_stream += engine_now() - t0;
+    g->stream_bytes += r.consumed;
     if (rc == CS_OK) {
         take_result(g, f, &r);
         *line += r.lines;

@@ -72,8 +72,18 @@ def write_tiny(path, rows):
         f.write("".join("%d\n" % rng.randrange(-9, 10) for _ in range(rows)))
 
 
-def run(args):
-    r = subprocess.run([COLSTAT] + args, capture_output=True)
+def write_mixed(path, rows):
+    """Records of i32, f64, u8 (13 bytes): fields off their natural
+    alignment, odd record counts per device chunk."""
+    with open(path, "wb") as f:
+        for _ in range(rows):
+            f.write(struct.pack("<idB", rng.randint(-2**31, 2**31 - 1),
+                                rng.uniform(-1e9, 1e9), rng.randrange(256)))
+
+
+def run(args, env=None):
+    r = subprocess.run([COLSTAT] + args, capture_output=True,
+                       env=dict(os.environ, **(env or {})))
     return r.returncode, r.stdout, r.stderr
 
 
@@ -111,6 +121,25 @@ def main():
                         if a != b:
                             print("  cpu: " + a[:200] + "\n  gpu: " + b[:200])
                             break
+        # Several binary inputs with histograms and no range: each input's
+        # values are kept on the device after the previous one's (odd row
+        # counts leave gaps), with device chunks of even and odd record
+        # counts (a one-record chunk keeps values in pieces instead).
+        mixed = []
+        for k in range(3):
+            mixed.append(os.path.join(tmp, "m%d.bin" % k))
+            write_mixed(mixed[-1], rng.choice([1, 2, 3, 4097, 65537, 99991]))
+        for chunk in ("13", "26", str(13 * rng.randint(2, 999)), ""):
+            for args in (["-a", "-b", "i32,f64,u8"] + mixed,
+                         ["--hist", "--bins", "300", "-b", "i32,f64,u8"] + mixed[::-1]):
+                c = run(["--json", "--device", "cpu"] + args)
+                g = run(["--json", "--device", "gpu"] + args,
+                        {"COLSTAT_GPU_RAW_BYTES": chunk} if chunk else None)
+                if c == g and c[0] == 0:
+                    passed += 1
+                else:
+                    failed += 1
+                    print("DIFF binary inputs chunk=%s args=%s" % (chunk, args[:4]))
         tiny = os.path.join(tmp, "tiny.csv")
         write_tiny(tiny, 1200000 if not QUICK else 600000)
         for args in (["-a", tiny], ["--sum", "--min", "--max", tiny]):
