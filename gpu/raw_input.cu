@@ -26,6 +26,10 @@ constexpr size_t CHUNK_BYTES = 8u << 20; /* what page-cache reads like */
 constexpr unsigned CARRY_MAX = 1u << 20; /* the longest carried record */
 constexpr size_t ARENA_MAX = 1ull << 31; /* rows kept per column */
 
+struct kept_rows { /* binary: one input's rows in the arena */
+    ull at, n;
+};
+
 struct raw_sub {
     cudaEvent_t start, copied, kstart, done;
     const void *bytes;
@@ -57,8 +61,8 @@ struct raw_input {
     double *arena;
     size_t arena_ld;
     ull arena_used;
-    bool bin_keep;         /* binary: this input's values go to the arena */
-    ull *kept_at, *kept_n; /* binary: each input's rows in the arena */
+    bool bin_keep;   /* binary: this input's values go to the arena */
+    kept_rows *kept; /* binary: each input's rows in the arena */
     int nkept;
     raw_sub subs[NRAW];
     ull nsub;
@@ -161,18 +165,12 @@ int keep_binary(gpu_backend *g, raw_input *r, size_t rows)
         return -1;
     if (!r->arena || at + rows > r->arena_ld)
         return 0;
-    ull *a = static_cast<ull *>(
-        realloc(r->kept_at, (size_t)(r->nkept + 1) * sizeof *a));
-    if (a)
-        r->kept_at = a;
-    ull *n = static_cast<ull *>(
-        realloc(r->kept_n, (size_t)(r->nkept + 1) * sizeof *n));
-    if (n)
-        r->kept_n = n;
-    if (!a || !n)
+    kept_rows *k = static_cast<kept_rows *>(
+        realloc(r->kept, (size_t)(r->nkept + 1) * sizeof *k));
+    if (!k)
         return failf(g, "GPU: out of host memory");
-    r->kept_at[r->nkept] = at;
-    r->kept_n[r->nkept++] = 0;
+    r->kept = k;
+    r->kept[r->nkept++] = kept_rows{at, 0};
     r->arena_used = at;
     r->bin_keep = true;
     return 0;
@@ -368,7 +366,7 @@ int binary_target(gpu_backend *g, raw_input *r, size_t nrec, double **dst,
         *dst = r->arena + r->arena_used;
         *ld = r->arena_ld;
         r->arena_used += nrec;
-        r->kept_n[r->nkept - 1] += nrec;
+        r->kept[r->nkept - 1].n += nrec;
         return 0;
     }
     if (piece_target(g, nrec, g->st[0], r->dcol, dst, keep))
@@ -550,7 +548,7 @@ int raw_bin_kept(gpu_backend *g, cudaStream_t st)
     if (!r || !r->arena || !r->arena_used)
         return 0;
     for (int i = 0; r->binary && i < r->nkept; i++)
-        CK(g, hist_launch(r->arena + r->kept_at[i], r->arena_ld, r->kept_n[i],
+        CK(g, hist_launch(r->arena + r->kept[i].at, r->arena_ld, r->kept[i].n,
                           r->ncols, g->cfg.nbins, g->dscales, g->dbins, g->nsm,
                           st));
     if (r->binary)
@@ -589,8 +587,7 @@ void raw_release(gpu_backend *g)
         cudaFree(p);
     if (r->hstatus)
         cudaFreeHost(r->hstatus);
-    free(r->kept_at);
-    free(r->kept_n);
+    free(r->kept);
     free(r);
     g->raw = NULL;
     (void)cudaGetLastError();

@@ -295,6 +295,22 @@ static void take_result(engine *g, const input_file *f, const gpu_raw_result *r)
     g->rows += r->rows;
 }
 
+/* The device's end of an input: its counts join the engine's, and the
+ * input's wall time since t0 goes to -v's stream line. */
+static int end_raw(engine *g, const input_file *f, gpu_raw_result *r,
+                   char *tail, size_t *tail_len, double t0)
+{
+    char why[256];
+    int rc = CS_OK;
+    if (gpu_raw_end(g->gpu, r, tail, tail_len, why, sizeof why))
+        rc = gpu_error(g, why);
+    g->t_stream += engine_now() - t0;
+    g->stream_bytes += r->consumed;
+    if (rc == CS_OK)
+        take_result(g, f, r);
+    return rc;
+}
+
 static int begin(engine *g, const input_file *f, uint64_t first_line)
 {
     gpu_raw_format fmt = {
@@ -334,14 +350,8 @@ int raw_feed_binary(engine *g, input_file *f)
         rc = result_alloc(g, &r);
     if (rc != CS_OK)
         return rc;
-    char why[256];
     size_t tail = 0;
-    if (gpu_raw_end(g->gpu, &r, NULL, &tail, why, sizeof why))
-        rc = gpu_error(g, why);
-    g->t_stream += engine_now() - t0;
-    g->stream_bytes += r.consumed;
-    if (rc == CS_OK)
-        take_result(g, f, &r);
+    rc = end_raw(g, f, &r, NULL, &tail, t0);
     result_free(&r);
     return rc;
 }
@@ -471,14 +481,9 @@ int raw_feed_csv(engine *g, input_file *f, uint64_t data_off, size_t *clen,
         feeder_done(&fd);
         return rc;
     }
-    char why[256];
     size_t tail_len = 0;
-    if (gpu_raw_end(g->gpu, &r, tail, &tail_len, why, sizeof why))
-        rc = gpu_error(g, why);
-    g->t_stream += engine_now() - t0;
-    g->stream_bytes += r.consumed;
+    rc = end_raw(g, f, &r, tail, &tail_len, t0);
     if (rc == CS_OK) {
-        take_result(g, f, &r);
         *line += r.lines;
         say(g, f, &r, *line);
         rc = hand_over(g, f, &fd, data_off, &r, tail, tail_len, clen, eof);

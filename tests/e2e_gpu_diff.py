@@ -87,6 +87,21 @@ def run(args, env=None):
     return r.returncode, r.stdout, r.stderr
 
 
+def same(args, label, gpu_env=None):
+    """CPU and GPU JSON for args, byte for byte; prints what differs."""
+    c = run(["--json", "--device", "cpu"] + args)
+    g = run(["--json", "--device", "gpu"] + args, gpu_env)
+    if c == g and c[0] == 0:
+        return True
+    print("DIFF %s args=%s\ncpu rc=%d %s\ngpu rc=%d %s" % (
+        label, args, c[0], c[2].decode()[:300], g[0], g[2].decode()[:300]))
+    for a, b in zip(c[1].decode().splitlines(), g[1].decode().splitlines()):
+        if a != b:
+            print("  cpu: " + a[:200] + "\n  gpu: " + b[:200])
+            break
+    return False
+
+
 def main():
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -109,18 +124,8 @@ def main():
                      ["-a", "-b", spec, f64],
                      ["--sum", "--max", "--hist", "-b", spec, f64]]
             for args in cases:
-                c = run(["--json", "--device", "cpu"] + args)
-                g = run(["--json", "--device", "gpu"] + args)
-                if c == g and c[0] == 0:
-                    passed += 1
-                else:
-                    failed += 1
-                    print("DIFF n=%d args=%s\ncpu rc=%d %s\ngpu rc=%d %s" % (
-                        n, args, c[0], c[2].decode()[:300], g[0], g[2].decode()[:300]))
-                    for a, b in zip(c[1].decode().splitlines(), g[1].decode().splitlines()):
-                        if a != b:
-                            print("  cpu: " + a[:200] + "\n  gpu: " + b[:200])
-                            break
+                ok = same(args, "n=%d" % n)
+                passed, failed = passed + ok, failed + (not ok)
         # Several binary inputs with histograms and no range: each input's
         # values are kept on the device after the previous one's (odd row
         # counts leave gaps), with device chunks of even and odd record
@@ -132,24 +137,14 @@ def main():
         for chunk in ("13", "26", str(13 * rng.randint(2, 999)), ""):
             for args in (["-a", "-b", "i32,f64,u8"] + mixed,
                          ["--hist", "--bins", "300", "-b", "i32,f64,u8"] + mixed[::-1]):
-                c = run(["--json", "--device", "cpu"] + args)
-                g = run(["--json", "--device", "gpu"] + args,
-                        {"COLSTAT_GPU_RAW_BYTES": chunk} if chunk else None)
-                if c == g and c[0] == 0:
-                    passed += 1
-                else:
-                    failed += 1
-                    print("DIFF binary inputs chunk=%s args=%s" % (chunk, args[:4]))
+                ok = same(args, "binary inputs chunk=%s" % chunk,
+                          {"COLSTAT_GPU_RAW_BYTES": chunk} if chunk else None)
+                passed, failed = passed + ok, failed + (not ok)
         tiny = os.path.join(tmp, "tiny.csv")
         write_tiny(tiny, 1200000 if not QUICK else 600000)
         for args in (["-a", tiny], ["--sum", "--min", "--max", tiny]):
-            c = run(["--json", "--device", "cpu"] + args)
-            g = run(["--json", "--device", "gpu"] + args)
-            if c == g and c[0] == 0:
-                passed += 1
-            else:
-                failed += 1
-                print("DIFF tiny records args=%s" % args)
+            ok = same(args, "tiny records")
+            passed, failed = passed + ok, failed + (not ok)
     print("e2e_gpu_diff: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -15,6 +15,7 @@
 
 #include "../io/binary_reader.h"
 
+#include "run_suite.h"
 #include "stream.h"
 
 static uint64_t g_seed;
@@ -480,12 +481,9 @@ int main(void)
 {
     g_seed = test_seed("test_binary_reader");
     g_quick = getenv("COLSTAT_TEST_QUICK") != NULL;
-    SRunner *sr = srunner_create(binary_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    if (failed)
+    int rc = run_suite(binary_suite(), CK_FORK_GETENV);
+    if (rc != EXIT_SUCCESS)
         fprintf(stderr, "test_binary_reader: failed with COLSTAT_SEED=%llu\n",
                 (unsigned long long)g_seed);
-    return failed ? 1 : 0;
+    return rc;
 }

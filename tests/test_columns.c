@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../src/columns.h"
+#include "run_suite.h"
 #include "seed.h"
 
 static uint64_t rng;
@@ -148,9 +149,5 @@ int main(void)
     tcase_add_test(tc, random_lists);
     tcase_add_test(tc, map_by_name_and_index);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../src/cpu_backend.h"
+#include "run_suite.h"
 #include "seed.h"
 
 static uint64_t rng;
@@ -140,9 +141,5 @@ int main(void)
         tcase_add_test(tc, split_equals_whole);
     tcase_add_test(tc, first_row_offsets_rows);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }

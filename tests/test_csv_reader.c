@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "../io/csv_reader.h"
+#include "run_suite.h"
 
 static unsigned long long rng_state;
 
@@ -1018,9 +1019,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(suite(), CK_FORK_GETENV);
 }

@@ -16,6 +16,7 @@
 #include "../src/stats.h"
 
 #include "bits.h"
+#include "run_suite.h"
 #include "seed.h"
 
 static uint64_t rng_state;
@@ -437,12 +438,7 @@ int main(void)
     }
     gpu_close(g);
 
-    SRunner *sr = srunner_create(gpu_suite());
-    srunner_set_fork_status(sr, CK_NOFORK); /* CUDA does not survive fork */
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(gpu_suite(), CK_NOFORK);
 }
 
 #else

@@ -24,6 +24,7 @@
 #include "bits.h"
 #include "expect.h"
 #include "hard_numbers.h"
+#include "run_suite.h"
 #include "stream.h"
 
 static uint64_t seed;
@@ -627,12 +628,7 @@ int main(void)
         fprintf(stderr, "test_gpu_parse: %s\n", why);
         return strncmp(why, "no usable GPU", 13) == 0 ? 77 : 1;
     }
-    SRunner *sr = srunner_create(gpu_parse_suite());
-    srunner_set_fork_status(sr, CK_NOFORK); /* CUDA does not survive fork */
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(gpu_parse_suite(), CK_NOFORK);
 }
 
 #else

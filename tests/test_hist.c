@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "run_suite.h"
 #include "seed.h"
 
 #ifdef COLSTAT_HAVE_GMP
@@ -255,12 +256,7 @@ int main(void)
     tcase_add_test(tc, test_monotone);
     tcase_add_test(tc, test_add_merge);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(s, CK_NOFORK);
 }
 
 #else

@@ -19,6 +19,7 @@
 #include "bits.h"
 #include "expect.h"
 #include "hard_numbers.h"
+#include "run_suite.h"
 #include "seed.h"
 
 static uint64_t seed;
@@ -434,9 +435,5 @@ int main(void)
         scale_div = 20;
     fprintf(stderr, "test_parse_number: seed=%" PRIu64 "%s\n", seed,
             scale_div > 1 ? " (quick)" : "");
-    SRunner *sr = srunner_create(parse_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(parse_suite(), CK_FORK_GETENV);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../src/report.h"
+#include "run_suite.h"
 
 static unsigned seed;
 
@@ -902,9 +903,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *r = srunner_create(suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(suite(), CK_FORK_GETENV);
 }

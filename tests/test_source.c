@@ -20,6 +20,7 @@
 
 #include "../io/source.h"
 
+#include "run_suite.h"
 #include "stream.h"
 
 static uint64_t g_seed;
@@ -918,13 +919,10 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
-    SRunner *sr = srunner_create(source_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int rc = run_suite(source_suite(), CK_FORK_GETENV);
     nftw(g_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    if (failed)
+    if (rc != EXIT_SUCCESS)
         fprintf(stderr, "test_source: failed with COLSTAT_SEED=%llu\n",
                 (unsigned long long)g_seed);
-    return failed ? 1 : 0;
+    return rc;
 }

@@ -15,6 +15,7 @@
 #ifdef COLSTAT_HAVE_GMP
 #include <gmp.h>
 
+#include "run_suite.h"
 #include "seed.h"
 #endif
 
@@ -269,10 +270,5 @@ int main(void)
     tcase_add_test(tc, test_finalize_exact);
 #endif
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(s, CK_NOFORK);
 }

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include "../src/workq.h"
+#include "run_suite.h"
 #include "seed.h"
 
 typedef struct item {
@@ -55,9 +56,5 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, each_item_runs_once);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s, CK_FORK_GETENV);
 }
