@@ -2,7 +2,7 @@
 # The GPU checks of one device call, from a copy of the tree that carries
 # the static build (default build-dev, configured with -DCOLSTAT_CUDA=ON
 # -DCOLSTAT_STATIC_DEPS=ON on the dev machine). Runs: the GPU unit tests,
-# compute-sanitizer and the kernel benchmark (gpu/bench/run_device.sh),
+# compute-sanitizer and the kernel benchmark (bench/gpu/run_device.sh),
 # then the end-to-end tests with the GPU present (CPU vs GPU JSON byte for
 # byte), compute-sanitizer over the colstat binary itself, and a -v
 # profile. Logs go to $OUT; a summary is printed last.
@@ -14,12 +14,12 @@ cd "$(dirname "$0")/.." || exit 1
 python3 --version; python3 -c 'import numpy, pyarrow; print("numpy", numpy.__version__, "pyarrow", pyarrow.__version__)' 2>&1
 nproc; free -g | head -2; df -h /tmp | tail -1
 
-BUILD=$B OUT=$OUT bash gpu/bench/run_device.sh > "$OUT/gpu_unit.log" 2>&1
+BUILD=$B OUT=$OUT bash bench/gpu/run_device.sh > "$OUT/gpu_unit.log" 2>&1
 grep -E "rc=|ERROR SUMMARY|GB/s|ratio" "$OUT/gpu_unit.log" | head -40
 
 echo "== end-to-end tests with a GPU present"
 : > "$OUT/e2e.log"
-for t in tests/e2e_*.py; do
+for t in tests/e2e/e2e_*.py; do
     start=$(date +%s)
     timeout 300 python3 "$t" "$B/colstat" >> "$OUT/e2e.log" 2>&1
     echo "$t rc=$? $(( $(date +%s) - start )) s" | tee -a "$OUT/e2e.log"

@@ -3,7 +3,7 @@
  *   gcc -O2 -std=c11 -D_GNU_SOURCE -Iio bench/parse_speed.c io/parse_number.c \
  *       -o /tmp/parse_speed && /tmp/parse_speed [fields_per_shape]
  */
-#include "parse_number.h"
+#include "io/parse_number.h"
 
 #include <stdint.h>
 #include <stdio.h>

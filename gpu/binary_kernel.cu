@@ -6,7 +6,7 @@
 #include <math.h>
 
 extern "C" {
-#include "../io/binary_reader.h"
+#include "io/binary_reader.h"
 }
 
 namespace

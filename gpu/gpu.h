@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../io/chunk.h"
-#include "../src/stats.h"
+#include "io/chunk.h"
+#include "src/stats/stats.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /* The GPU backend behind gpu.h: device buffers, two streams, events, and
- * the hand-back of partial states to the host merge (src/stats.c).
+ * the hand-back of partial states to the host merge (src/stats/stats.c).
  *
  * Chunk i goes to stream i % 2 and to that stream's buffer and state, so
  * the copy of one chunk overlaps the kernels of the other and no two
@@ -7,7 +7,7 @@
  * need the final min and max first: their values stay on the device (or,
  * past the memory budget, in host memory) until gpu_finish bins them. */
 extern "C" {
-#include "../src/stats.h" /* the C headers carry no extern "C" */
+#include "src/stats/stats.h" /* the C headers carry no extern "C" */
 }
 #include "backend.cuh"
 

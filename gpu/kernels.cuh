@@ -11,10 +11,10 @@
 
 /* the C headers carry no extern "C" of their own */
 extern "C" {
-#include "../src/exact.h"
-#include "../src/stats.h"
+#include "src/stats/exact.h"
+#include "src/stats/stats.h"
 }
-#include "../src/hist_bin.h"
+#include "src/stats/hist_bin.h"
 
 /* Row of an empty extremum: compares after every real row. */
 #define DEV_NO_ROW 0xffffffffffffffffull

@@ -9,7 +9,7 @@
 
 /* the C headers carry no extern "C" of their own */
 extern "C" {
-#include "../io/parse_number.h"
+#include "io/parse_number.h"
 }
 
 /* Global memory read through the read-only cache: neighbouring threads
@@ -18,7 +18,7 @@ extern "C" {
 #define NUM_FN static __device__ __forceinline__
 #define NUM_TABLE static __device__ const
 #define NUM_LOAD(p) __ldg(p)
-#include "../io/number_core.h"
+#include "io/number_core.h"
 
 /* Only the host's strtod fallback can round this field. */
 #define DEV_NUM_HARD NUM_HARD

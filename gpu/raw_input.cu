@@ -7,8 +7,8 @@
  * the carried record, why it stopped) stays on the device, so nothing
  * waits for the host between chunks. */
 extern "C" {
-#include "../io/parse_number.h"
-#include "../src/stats.h"
+#include "io/parse_number.h"
+#include "src/stats/stats.h"
 }
 #include "backend.cuh"
 #include "raw.cuh"

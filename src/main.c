@@ -3,9 +3,9 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include "../io/error.h"
-#include "engine.h"
+#include "io/error.h"
 #include "options.h"
+#include "src/engine/engine.h"
 
 static void print_error(const cs_error *e)
 {

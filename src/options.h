@@ -2,8 +2,8 @@
 #ifndef COLSTAT_SRC_OPTIONS_H
 #define COLSTAT_SRC_OPTIONS_H
 
-#include "../io/error.h"
-#include "report.h"
+#include "io/error.h"
+#include "src/report/report.h"
 
 typedef enum device_choice { DEV_AUTO, DEV_CPU, DEV_GPU } device_choice;
 typedef enum opt_action { ACT_RUN, ACT_HELP, ACT_VERSION } opt_action;

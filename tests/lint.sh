@@ -10,9 +10,9 @@ if command -v mandoc >/dev/null; then
   [ -z "$out" ] || { echo "$out"; bad=1; }
 fi
 # io/pow5_table.h is generated (io/gen_pow5.py): not hand-formatted.
-srcs=$(ls src/*.c src/*.h io/*.c io/*.h gpu/*.h tests/*.c tests/*.h bench/*.c 2>/dev/null | grep -v pow5_table)
+srcs=$(find src io gpu tests bench -name "*.[ch]" | sort | grep -v pow5_table)
 # CUDA sources: formatted like the rest (cppcheck does not read CUDA).
-cuda=$(ls gpu/*.cu gpu/*.cuh gpu/bench/*.cu 2>/dev/null)
+cuda=$(find gpu bench -name "*.cu" -o -name "*.cuh" | sort)
 if command -v clang-format >/dev/null; then
   ran=1
   clang-format --dry-run --Werror $srcs $cuda || bad=1
@@ -20,7 +20,7 @@ fi
 if command -v cppcheck >/dev/null; then
   ran=1
   cppcheck -q --error-exitcode=1 --enable=warning,performance,portability \
-    --inline-suppr -D__GNUC__ -DCOLSTAT_VERSION=\"x\" -I io -I src $srcs || bad=1
+    --inline-suppr -D__GNUC__ -DCOLSTAT_VERSION=\"x\" -I . $srcs || bad=1
 fi
 [ $ran = 1 ] || exit 77
 [ $bad = 0 ] && echo "lint: 1 passed, 0 failed" || { echo "lint: 0 passed, 1 failed"; exit 1; }

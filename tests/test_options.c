@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/options.h"
-#include "run_suite.h"
+#include "src/options.h"
+#include "tests/testlib.h"
 
 static unsigned seed;
 

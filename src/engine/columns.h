@@ -1,0 +1,26 @@
+/* Which input fields become output columns. -c LIST holds names, 1-based
+ * indices and ranges ("2,4-6,price", "3-" to the last field); without it,
+ * every field the sample shows to hold numbers. */
+#ifndef COLSTAT_SRC_COLUMNS_H
+#define COLSTAT_SRC_COLUMNS_H
+
+#include "io/error.h"
+
+/* Resolves list (NULL: the numeric default) against a file's fields.
+ * *fields receives the 0-based fields in output order (malloc'ed).
+ * Returns CS_OK, or CS_EUSAGE naming what does not resolve (file names
+ * the input in the message). */
+int columns_select(const char *list, char *const *names,
+                   const unsigned char *numeric, int nfields, const char *file,
+                   int **fields, int *nout, cs_error *e);
+
+/* Fills map[0, nmap) for one file of the table: map[f] = output column
+ * for its field f, or -1. By name when the files have headers, else by
+ * index (nmap must then exceed every out_fields[j], so that fields a
+ * short file lacks still map and count as missing). Returns CS_OK, or
+ * CS_EDATA when a named column is not in the file. */
+int columns_map(char *const *out_names, const int *out_fields, int nout,
+                int by_name, char *const *names, int nfields, const char *file,
+                int nmap, int *map, cs_error *e);
+
+#endif

@@ -1,0 +1,183 @@
+/* TSV and CSV: a header row, then one row per column. Fields, in this
+ * order, those of statistics not asked for left out:
+ *   column index count sum mean std min min_row max max_row
+ *   missing invalid nan hist_lo hist_hi hist_underflow hist_overflow
+ *   hist_bins
+ * A value that does not exist (mean of no values...) is an empty field;
+ * non-finite values are inf, -inf, nan. hist_bins holds the bin counts
+ * joined by spaces. CSV quotes a name holding a comma, quote or line
+ * break (RFC 4180); TSV, which cannot quote, writes tab, newline,
+ * carriage return and backslash in a name as \t \n \r \\. Lines end in
+ * LF. */
+#include <math.h>
+#include <string.h>
+
+#include "writers.h"
+
+typedef struct row {
+    FILE *f;
+    char sep;
+    int nfields;
+} row;
+
+static void sep(row *r)
+{
+    if (r->nfields++)
+        putc(r->sep, r->f);
+}
+
+static void text(row *r, const char *s)
+{
+    sep(r);
+    fputs(s, r->f);
+}
+
+static void number(row *r, double v, int exists)
+{
+    sep(r);
+    if (exists) {
+        char buf[32];
+        format_double(buf, sizeof buf, v);
+        fputs(buf, r->f);
+    }
+}
+
+static void u64(row *r, uint64_t v)
+{
+    sep(r);
+    fprintf(r->f, "%llu", (unsigned long long)v);
+}
+
+static void tsv_name(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        const char *esc = *s == '\t'   ? "\\t"
+                          : *s == '\n' ? "\\n"
+                          : *s == '\r' ? "\\r"
+                          : *s == '\\' ? "\\\\"
+                                       : NULL;
+        if (esc)
+            fputs(esc, f);
+        else
+            putc(*s, f);
+    }
+}
+
+static void csv_name(FILE *f, const char *s)
+{
+    if (!s[strcspn(s, ",\"\r\n")]) {
+        fputs(s, f);
+        return;
+    }
+    putc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            putc('"', f);
+        putc(*s, f);
+    }
+    putc('"', f);
+}
+
+static void name(row *r, const char *s)
+{
+    sep(r);
+    if (r->sep == '\t')
+        tsv_name(r->f, s ? s : "");
+    else
+        csv_name(r->f, s ? s : "");
+}
+
+static void header(row *r, unsigned what)
+{
+    static const struct {
+        unsigned bit; /* 0: always present */
+        const char *name;
+    } fields[] = {
+        {0, "column"},
+        {0, "index"},
+        {STAT_COUNT, "count"},
+        {STAT_SUM, "sum"},
+        {STAT_MEAN, "mean"},
+        {STAT_STD, "std"},
+        {STAT_MIN, "min"},
+        {STAT_MIN, "min_row"},
+        {STAT_MAX, "max"},
+        {STAT_MAX, "max_row"},
+        {0, "missing"},
+        {0, "invalid"},
+        {0, "nan"},
+        {STAT_HIST, "hist_lo"},
+        {STAT_HIST, "hist_hi"},
+        {STAT_HIST, "hist_underflow"},
+        {STAT_HIST, "hist_overflow"},
+        {STAT_HIST, "hist_bins"},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (!fields[i].bit || (what & fields[i].bit))
+            text(r, fields[i].name);
+    putc('\n', r->f);
+}
+
+static void extremum(row *r, double v, uint64_t at, int exists)
+{
+    number(r, v, exists);
+    sep(r);
+    if (exists)
+        fprintf(r->f, "%llu", (unsigned long long)at);
+}
+
+static void hist_fields(row *r, const hist *h)
+{
+    if (!h) {
+        for (int i = 0; i < 5; i++)
+            text(r, "");
+        return;
+    }
+    number(r, h->lo, !isnan(h->lo));
+    number(r, h->hi, !isnan(h->hi));
+    u64(r, h->underflow);
+    u64(r, h->overflow);
+    sep(r);
+    for (int i = 0; i < h->nbins; i++)
+        fprintf(r->f, i ? " %llu" : "%llu", (unsigned long long)h->bins[i]);
+}
+
+static void column(row *r, unsigned what, const report_col *c)
+{
+    const col_summary *s = &c->s;
+    name(r, c->name);
+    sep(r);
+    fprintf(r->f, "%d", c->index);
+    if (what & STAT_COUNT)
+        u64(r, s->count);
+    if (what & STAT_SUM) {
+        char buf[64];
+        report_sum_text(buf, sizeof buf, s);
+        text(r, buf);
+    }
+    if (what & STAT_MEAN)
+        number(r, s->mean, report_has_mean(s));
+    if (what & STAT_STD)
+        number(r, s->std, report_has_std(s));
+    if (what & STAT_MIN)
+        extremum(r, s->min, s->min_row, report_has_extrema(s));
+    if (what & STAT_MAX)
+        extremum(r, s->max, s->max_row, report_has_extrema(s));
+    u64(r, s->missing);
+    u64(r, s->invalid);
+    u64(r, s->nan);
+    if (what & STAT_HIST)
+        hist_fields(r, report_has_hist(what, c) ? c->h : NULL);
+    putc('\n', r->f);
+}
+
+void report_delim(FILE *f, char sep_char, unsigned what, const report_col *cols,
+                  int ncols)
+{
+    row r = {f, sep_char, 0};
+    header(&r, what);
+    for (int i = 0; i < ncols; i++) {
+        r.nfields = 0;
+        column(&r, what, &cols[i]);
+    }
+}

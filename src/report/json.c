@@ -1,0 +1,199 @@
+/* The JSON document of DESIGN.md. JSON has no infinities or NaN, so
+ * those print as the strings "inf", "-inf", "nan"; values that do not
+ * exist (mean of no values, std of fewer than two, min/max of none) print
+ * as null. */
+#include <math.h>
+#include <string.h>
+
+#include "writers.h"
+
+/* Bytes of the UTF-8 sequence starting at s (at most n), or 0 when it is
+ * not well formed (RFC 3629, section 4: no overlongs, no surrogates, no
+ * code points past U+10FFFF). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    size_t len;
+    unsigned lo = 0x80, hi = 0xBF; /* bounds of the second byte */
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        len = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        len = 3;
+        lo = s[0] == 0xE0 ? 0xA0 : 0x80;
+        hi = s[0] == 0xED ? 0x9F : 0xBF;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        len = 4;
+        lo = s[0] == 0xF0 ? 0x90 : 0x80;
+        hi = s[0] == 0xF4 ? 0x8F : 0xBF;
+    } else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    return len;
+}
+
+/* A JSON string (RFC 8259, section 7); bytes that are not UTF-8 become
+ * U+FFFD so the document stays valid. */
+static void json_string(FILE *f, const char *str)
+{
+    if (!str) {
+        fputs("null", f);
+        return;
+    }
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str);
+    putc('"', f);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        if (c == '"' || c == '\\') {
+            fprintf(f, "\\%c", c);
+        } else if (c == '\n') {
+            fputs("\\n", f);
+        } else if (c == '\t') {
+            fputs("\\t", f);
+        } else if (c == '\r') {
+            fputs("\\r", f);
+        } else if (c < 0x20) {
+            fprintf(f, "\\u%04x", c);
+        } else if (c >= 0x80) {
+            size_t len = utf8_len(s + i, n - i);
+            if (len) {
+                fwrite(s + i, 1, len, f);
+                i += len;
+                continue;
+            }
+            fputs("\\ufffd", f);
+        } else {
+            putc(c, f);
+        }
+        i++;
+    }
+    putc('"', f);
+}
+
+static void json_number(FILE *f, double v, int exists)
+{
+    char buf[32];
+    if (!exists) {
+        fputs("null", f);
+        return;
+    }
+    format_double(buf, sizeof buf, v);
+    fprintf(f, isfinite(v) ? "%s" : "\"%s\"", buf);
+}
+
+/* Keys of one column object, a few to a line as in DESIGN.md. */
+typedef struct json_obj {
+    FILE *f;
+    int any;      /* a key was written */
+    int new_line; /* the next key starts a line */
+} json_obj;
+
+static void key(json_obj *o, const char *name)
+{
+    if (!o->any)
+        fputs("      ", o->f);
+    else
+        fputs(o->new_line ? ",\n      " : ", ", o->f);
+    o->any = 1;
+    o->new_line = 0;
+    fprintf(o->f, "\"%s\": ", name);
+}
+
+static void extremum(json_obj *o, const char *name, double v, uint64_t row,
+                     int exists)
+{
+    key(o, name);
+    if (!exists) {
+        fputs("null", o->f);
+        return;
+    }
+    fputs("{\"value\": ", o->f);
+    json_number(o->f, v, 1);
+    fprintf(o->f, ", \"row\": %llu}", (unsigned long long)row);
+}
+
+static void hist_object(json_obj *o, const hist *h)
+{
+    key(o, "hist");
+    fputs("{\"lo\": ", o->f);
+    json_number(o->f, h->lo, !isnan(h->lo));
+    fputs(", \"hi\": ", o->f);
+    json_number(o->f, h->hi, !isnan(h->hi));
+    fputs(", \"bins\": [", o->f);
+    for (int i = 0; i < h->nbins; i++)
+        fprintf(o->f, i ? ", %llu" : "%llu", (unsigned long long)h->bins[i]);
+    fprintf(o->f, "], \"underflow\": %llu, \"overflow\": %llu}",
+            (unsigned long long)h->underflow, (unsigned long long)h->overflow);
+}
+
+static void counts(json_obj *o, unsigned what, const col_summary *s)
+{
+    if (what & STAT_COUNT) {
+        key(o, "count");
+        fprintf(o->f, "%llu", (unsigned long long)s->count);
+    }
+    key(o, "missing");
+    fprintf(o->f, "%llu", (unsigned long long)s->missing);
+    key(o, "invalid");
+    fprintf(o->f, "%llu", (unsigned long long)s->invalid);
+    key(o, "nan");
+    fprintf(o->f, "%llu", (unsigned long long)s->nan);
+}
+
+static void moments(json_obj *o, unsigned what, const col_summary *s)
+{
+    if (what & STAT_SUM) {
+        char buf[64];
+        report_sum_text(buf, sizeof buf, s);
+        key(o, "sum");
+        /* An exact integer sum is digits; a double may be non-finite. */
+        fprintf(o->f, s->sum_is_int || isfinite(s->sum) ? "%s" : "\"%s\"", buf);
+    }
+    if (what & STAT_MEAN) {
+        key(o, "mean");
+        json_number(o->f, s->mean, report_has_mean(s));
+    }
+    if (what & STAT_STD) {
+        key(o, "std");
+        json_number(o->f, s->std, report_has_std(s));
+    }
+}
+
+static void column(FILE *f, unsigned what, const report_col *c)
+{
+    const col_summary *s = &c->s;
+    json_obj o = {f, 0, 0};
+    fputs("    {\n", f);
+    key(&o, "name");
+    json_string(f, c->name);
+    key(&o, "index");
+    fprintf(f, "%d", c->index);
+    o.new_line = 1;
+    counts(&o, what, s);
+    o.new_line = 1;
+    moments(&o, what, s);
+    o.new_line = 1;
+    if (what & STAT_MIN)
+        extremum(&o, "min", s->min, s->min_row, report_has_extrema(s));
+    if (what & STAT_MAX)
+        extremum(&o, "max", s->max, s->max_row, report_has_extrema(s));
+    o.new_line = 1;
+    if (report_has_hist(what, c))
+        hist_object(&o, c->h);
+    fputs("\n    }", f);
+}
+
+void report_json(FILE *f, unsigned what, uint64_t rows, const report_col *cols,
+                 int ncols)
+{
+    fprintf(f, "{\n  \"rows\": %llu,\n  \"columns\": [",
+            (unsigned long long)rows);
+    for (int i = 0; i < ncols; i++) {
+        fputs(i ? ",\n" : "\n", f);
+        column(f, what, &cols[i]);
+    }
+    fputs(ncols ? "\n  ]\n}\n" : "]\n}\n", f);
+}

@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""End-to-end: colstat's errors.
+
+usage: python3 tests/e2e/e2e_errors.py /path/to/colstat     (cwd = repo root)
+
+Bad data and unreadable input exit 1 with exactly one stderr line
+"colstat: FILE:LINE: message" (LINE where one applies) and nothing on
+stdout: a missing file, a directory, truncated gzip, a bad CRC, corrupt
+deflate data, trailing garbage after a gzip member, an unterminated quote
+(naming the line where the quoted field began), --strict with an invalid
+field (naming its physical line), a binary file whose size is not a
+multiple of the record size; from files, from stdin and in the second of
+several files. Usage errors exit 2 with nothing on stdout. Closing stdout
+early (`| head -1`) exits 0 quietly. Seed printed; COLSTAT_SEED reproduces.
+"""
+import gzip
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Suite, cmdline  # noqa: E402
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def expect_error(suite, tag, args, status, file=None, line=None, stdin=None):
+    """status: the exit status wanted (or a tuple of accepted ones). file:
+    the name the message must start with (after "colstat: "); line: the
+    line number that must follow it."""
+    rc, out, err = suite.run(args, stdin=stdin)
+    t = f"{tag}: {cmdline(args)}"
+    accepted = status if isinstance(status, tuple) else (status,)
+    suite.check(rc in accepted, t + f" exits {status}", f"status {rc}: {err!r}")
+    suite.check(out == b"", t + " prints nothing on stdout", out[:200])
+    first = err.split("\n", 1)[0]
+    suite.check(first.startswith("colstat: "), t + " stderr starts 'colstat: '",
+                repr(err))
+    if accepted != (2,):  # usage errors may add a "Try --help" line
+        suite.check(err.endswith("\n") and err.count("\n") == 1,
+                    t + " stderr is one line", repr(err))
+    if file is not None:
+        prefix = f"colstat: {file}:" + (f"{line}:" if line is not None else "")
+        suite.check(first.startswith(prefix), t + f" message starts {prefix!r}",
+                    repr(first))
+
+
+def csv_rows(rng, n, ncols=3):
+    """n rows of plain numbers, each ending in LF."""
+    return ["%s\n" % ",".join(str(rng.randint(-999, 999)) for _ in range(ncols))
+            for _ in range(n)]
+
+
+def test_unreadable(suite):
+    missing = suite.path("no-such-file.csv")
+    expect_error(suite, "missing file", [missing], 1, file=missing)
+    expect_error(suite, "directory", [suite.dir], 1, file=suite.dir)
+    good = suite.path("good.csv")
+    write(good, b"a,b\n1,2\n")
+    expect_error(suite, "missing second file", [good, missing], 1, file=missing)
+
+
+def gz_data(suite, n):
+    rows = ["a,b,c\n"] + csv_rows(suite.rng, n)
+    return gzip.compress("".join(rows).encode(), compresslevel=6)
+
+
+def test_gzip(suite):
+    rng = suite.rng
+    gz = gz_data(suite, rng.randint(2000, 20000))
+    cases = {
+        "truncated gzip": gz[:rng.randint(20, len(gz) - 9)],
+        "truncated gzip trailer": gz[:len(gz) - rng.randint(1, 7)],
+        "bad CRC": gz[:-8] + bytes([gz[-8] ^ 0x55]) + gz[-7:],
+        "bad length": gz[:-4] + bytes([gz[-4] ^ 0x01]) + gz[-3:],
+        "trailing garbage": gz + b"garbage after the member\n",
+        "second member truncated": gz + gz[:len(gz) // 2],
+    }
+    mid = rng.randint(20, len(gz) - 20)
+    cases["corrupt deflate data"] = gz[:mid] + bytes([gz[mid] ^ 0xFF]) + gz[mid + 1:]
+    for name, data in cases.items():
+        p = suite.path(name.replace(" ", "-") + ".csv.gz")
+        write(p, data)
+        expect_error(suite, name, [p], 1, file=p)
+        expect_error(suite, name + " (--json)", [p, "--json", "--all"], 1, file=p)
+        if name in ("truncated gzip", "bad CRC"):
+            expect_error(suite, name + " on stdin", [], 1,
+                         file="(standard input)", stdin=data)
+
+
+def unterminated(rng, header, crlf):
+    """CSV text with an unterminated quoted field; returns (text, the
+    1-based physical line where the quoted field begins)."""
+    nl = "\r\n" if crlf else "\n"
+    lines = (["x,y,z"] if header else [])
+    n = rng.randint(0, 50)
+    for _ in range(n):
+        r = rng.random()
+        if r < 0.15:  # a closed quoted field spanning lines before it
+            lines.append(f'1,"two{nl}lines",3')
+        else:
+            lines.append(",".join(str(rng.randint(0, 99)) for _ in range(3)))
+    start = sum(s.count("\n") for s in lines) + len(lines) + 1
+    lines.append(f'4,"never closed{nl}more text,5,6{nl}7,8,9')
+    return nl.join(lines) + nl, start
+
+
+def test_quote(suite):
+    rng = suite.rng
+    for k in range(6):
+        text, line = unterminated(rng, rng.random() < 0.7, rng.random() < 0.3)
+        p = suite.path(f"quote{k}.csv")
+        data = text.encode()
+        if k == 4:
+            data = gzip.compress(data)
+            p += ".gz"
+        write(p, data)
+        expect_error(suite, "unterminated quote", [p, "-d", ","], 1, file=p, line=line)
+        if k == 5:
+            expect_error(suite, "unterminated quote on stdin", ["-d", ","], 1,
+                         file="(standard input)", line=line, stdin=data)
+    # In the second file: its own line numbers.
+    good = suite.path("first.csv")
+    write(good, ("x,y,z\n" + "".join(csv_rows(rng, 10))).encode())
+    text, line = unterminated(rng, True, False)
+    bad = suite.path("second.csv")
+    write(bad, text.encode())
+    expect_error(suite, "unterminated quote in second file", [good, bad, "-d", ","],
+                 1, file=bad, line=line)
+
+
+def test_strict(suite):
+    rng = suite.rng
+    for k in range(6):
+        lines = ["a,b,c"]
+        bad_line = None
+        first_bad = {}  # column name: physical line of its first invalid
+        line = 2  # physical line of the next row
+        n = rng.randint(1, 3000 if k == 5 else 60)
+        bad_at = rng.randrange(n)
+        for r in range(n):
+            v = [str(rng.randint(-50, 50)) for _ in range(3)]
+            if rng.random() < 0.1:
+                v[2] = '"multi\nline text"'  # column c: not selected
+            if r == bad_at or (bad_line is not None and rng.random() < 0.05):
+                col = rng.randrange(2)
+                v[col] = rng.choice(["oops", "1x", "N/A", "--3"])
+                first_bad.setdefault("ab"[col], line)
+            if r == bad_at:
+                bad_line = line
+            lines.append(",".join(v))
+            line += lines[-1].count("\n") + 1
+        p = suite.path(f"strict{k}.csv")
+        nl = "\r\n" if k % 2 else "\n"  # CR is no line of its own
+        data = (nl.join(lines) + nl).encode()
+        write(p, data)
+        args = [p, "--strict", "-c", "a,b"]
+        expect_error(suite, "--strict invalid field", args, 1, file=p, line=bad_line)
+        if k == 5:
+            for j in (1, 2):
+                expect_error(suite, f"--strict -j {j}", args + ["-j", j], 1,
+                             file=p, line=bad_line)
+            expect_error(suite, "--strict on stdin", args[1:], 1,
+                         file="(standard input)", line=bad_line, stdin=data)
+        # Without --strict the same file is fine. Warnings are allowed; one
+        # that names a line and a column must name the column's first
+        # invalid field.
+        rc, out, err = suite.run([p, "-c", "a,b", "--json"])
+        t = f"{cmdline([p, '-c', 'a,b', '--json'])} without --strict"
+        suite.check(rc == 0 and out, t + ": exit 0", f"status {rc}: {err!r}")
+        for w in err.splitlines():
+            suite.check(w.startswith("colstat: "), t + ": warning starts 'colstat: '", w)
+            m = re.match(r"colstat: (.*):(\d+): .*column '(\w+)'", w)
+            if m and m.group(1) == p and m.group(3) in first_bad:
+                suite.check(int(m.group(2)) == first_bad[m.group(3)],
+                            t + f": warning names line {first_bad[m.group(3)]}", w)
+
+
+def test_large(suite):
+    """Errors deep in inputs of several MB (many blocks, several threads):
+    the line must still be the right one."""
+    rng = suite.rng
+    n = 250000
+    rows = csv_rows(rng, n)
+    for k in range(0, n, 997):  # closed quoted fields spanning lines
+        rows[k] = f'{k},{k},"a\nb"\n'  # column z: not selected
+    lines_before = []  # physical line of each row (header is line 1)
+    line = 2
+    for r in rows:
+        lines_before.append(line)
+        line += r.count("\n")
+    bad_row = rng.randrange(n // 2, n)
+    strict = rows[:]
+    strict[bad_row] = "1,oops,3\n"
+    p = suite.path("large-strict.csv")
+    write(p, ("x,y,z\n" + "".join(strict)).encode())
+    for j in (1, 2):
+        expect_error(suite, "--strict deep in a large file",
+                     [p, "--strict", "-c", "x,y", "-j", j], 1, file=p,
+                     line=lines_before[bad_row])
+    # Two invalid fields in different blocks: the first in the file is named,
+    # whichever thread finds its block first.
+    first, second = sorted(rng.sample(range(n // 4, n), 2))
+    strict = rows[:]
+    strict[first] = "1,oops,3\n"
+    strict[second] = "oops,2,3\n"
+    p = suite.path("large-strict2.csv")
+    write(p, ("x,y,z\n" + "".join(strict)).encode())
+    for j in (2, 4):
+        expect_error(suite, "--strict: the first of two invalid fields",
+                     [p, "--strict", "-c", "x,y", "-j", j], 1, file=p,
+                     line=lines_before[first])
+    # The open quote after all of them, then plain rows it swallows.
+    quoted = rows + ['4,"never closed\n'] + csv_rows(rng, 5000)
+    p = suite.path("large-quote.csv")
+    write(p, ("x,y,z\n" + "".join(quoted)).encode())
+    for j in (1, 2):
+        expect_error(suite, "unterminated quote deep in a large file",
+                     [p, "-j", j], 1, file=p, line=line)
+
+
+def test_binary(suite):
+    rng = suite.rng
+    for spec, size in (("f64", 8), ("f64x3", 24), ("i32,u8", 5), ("u16,f32x2", 10)):
+        nrec = rng.randint(0, 100)
+        extra = rng.randint(1, size - 1)
+        p = suite.path(f"bad-{spec.replace(',', '_')}.bin")
+        write(p, rng.randbytes(nrec * size + extra).replace(b"\x1f\x8b", b"\x00\x00"))
+        expect_error(suite, f"binary size not a multiple of {size}",
+                     [p, "-b", spec], 1, file=p)
+
+
+USAGE = [
+    ["--bogus"], ["-c"], ["--bins", "0"], ["--bins", "x"], ["--bins", "-3"],
+    ["--range", "5:1"], ["--range", "abc"], ["--range", "1"], ["-o", "xml"],
+    ["--format", "yaml"], ["--device", "tpu"], ["-j", "x"], ["-j", "-1"],
+    ["-b", "f65"], ["-b", "f64x0"], ["-b", "f64,,i8"], ["-b", "int"],
+    ["-d", "ab"], ["-c", "0"], ["-c", ""],
+]
+
+
+def test_usage(suite):
+    p = suite.path("u.csv")
+    write(p, b"a,b\n1,2\n3,4\n")
+    for args in USAGE:
+        expect_error(suite, "usage error", [p] + args, 2)
+    # Asking for a column the input lacks: bad usage or bad data, either
+    # way no output.
+    for c in ("nosuch", "3", "1-5"):
+        expect_error(suite, "column not in the input", [p, "-c", c], (1, 2))
+
+
+def test_head(suite):
+    """Output larger than a pipe buffer, read by `head -1`: exit 0 and no
+    message."""
+    rng = suite.rng
+    ncols = 1500
+    p = suite.path("wide.csv")
+    rows = [",".join(f"c{i}" for i in range(ncols))]
+    for _ in range(20):
+        rows.append(",".join(str(rng.randint(0, 10**6)) for _ in range(ncols)))
+    write(p, ("\n".join(rows) + "\n").encode())
+    for extra in ([], ["--all"], ["--json", "--all"], ["--tsv"]):
+        cmd = f'"$0" {p} {" ".join(extra)} 2>"$1" | head -1 >/dev/null; ' \
+              'exit "${PIPESTATUS[0]}"'
+        errf = suite.path("head.err")
+        r = subprocess.run(["bash", "-c", cmd, suite.exe, errf], timeout=120)
+        err = open(errf).read()
+        suite.check(r.returncode == 0 and err == "",
+                    f"colstat {p} {' '.join(extra)} | head -1: status 0, quiet",
+                    f"status {r.returncode}, stderr {err!r}")
+
+
+def main():
+    suite = Suite("e2e_errors", sys.argv)
+    suite.run_tests((test_unreadable, test_gzip, test_quote, test_strict, test_large,
+              test_binary,
+              test_usage, test_head))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,450 @@
+/* GPU backend (gpu/gpu.h) against the CPU path (stats_add_values +
+ * stats_merge, hist_add_values): every statistic must be bit-identical.
+ * Skips (77) when no device is usable. Random data, seed on stderr,
+ * COLSTAT_SEED reproduces; COLSTAT_TEST_QUICK shrinks the sizes (for
+ * compute-sanitizer). */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef COLSTAT_HAVE_GPU
+#include "gpu/gpu.h"
+#include "src/stats/stats.h"
+
+#include "tests/testlib.h"
+
+static uint64_t rng_state;
+static int quick;
+
+static uint64_t next_u64(void)
+{
+    /* splitmix64 (S. Vigna) */
+    return test_rand(&rng_state);
+}
+
+static double unit(void)
+{
+    return (double)(next_u64() >> 11) * 0x1p-53;
+}
+
+enum kind {
+    K_UNIFORM, /* [0, 1) */
+    K_SIGNED,  /* both signs, around 1e6 */
+    K_WIDE,    /* any finite exponent, subnormals included */
+    K_INT,     /* integers below 2^40: all_int holds */
+    K_TIES,    /* a few values, many repeats, -0.0 and 0.0 */
+    K_EXTREME, /* near DBL_MAX, subnormal, cancelling pairs */
+    K_BIGINT,  /* integers near 2^62 .. 2^63 */
+    K_INF,     /* some infinities among wide values */
+    NKINDS
+};
+
+static double gen(enum kind k)
+{
+    static const double ties[] = {-1.0, 0.0, -0.0, 1.0, 2.5, -1.0, 2.5};
+    uint64_t r = next_u64();
+    switch (k) {
+    case K_UNIFORM:
+        return unit();
+    case K_SIGNED:
+        return (unit() - 0.5) * 2e6;
+    case K_WIDE:
+        return from_bits((r & 0x800fffffffffffffull) |
+                         ((next_u64() % 2047) << 52));
+    case K_INT:
+        return (double)((int64_t)(r >> 23) - ((int64_t)1 << 40));
+    case K_TIES:
+        return ties[r % 7];
+    case K_EXTREME:
+        switch (r % 4) {
+        case 0:
+            return (r & 16 ? -1 : 1) * 0x1.fffffffffffffp1023 *
+                   (1 - unit() * 1e-3);
+        case 1:
+            return from_bits((next_u64() & 0x800fffffffffffffull));
+        case 2:
+            return (r & 16 ? -1 : 1) * 0x1p-480 * (1 + unit());
+        default:
+            return (r & 16 ? -1 : 1) * 0x1p480 * (1 + unit());
+        }
+    case K_BIGINT:
+        if (r % 50 == 0)
+            return r & 64 ? -0x1p63 : 0x1p63;
+        return ldexp((double)(int64_t)(next_u64() >> 11) - 0x1p52, 10);
+    case K_INF:
+        if (r % 97 == 0)
+            return r & 128 ? -INFINITY : INFINITY;
+        return gen(K_WIDE);
+    default:
+        return 0;
+    }
+}
+
+/* One column's data: kind, NaN share. */
+static void fill(double *v, size_t n, enum kind k, double nan_share)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = unit() < nan_share ? NAN : gen(k);
+}
+
+static int same_double(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void check_sacc(const sacc *g, const sacc *r, const char *what,
+                       const char *ctx)
+{
+    sacc a = *g, b = *r;
+    sacc_normalize(&a);
+    sacc_normalize(&b);
+    ck_assert_msg(a.pos_inf == b.pos_inf && a.neg_inf == b.neg_inf,
+                  "%s: %s infinities differ", ctx, what);
+    ck_assert_msg(same_double(sacc_value(&a), sacc_value(&b)),
+                  "%s: %s value %a vs CPU %a", ctx, what, sacc_value(&a),
+                  sacc_value(&b));
+    for (int i = 0; i < SACC_DIGITS; i++)
+        ck_assert_msg(a.d[i] == b.d[i], "%s: %s digit %d: %lld vs CPU %lld",
+                      ctx, what, i, (long long)a.d[i], (long long)b.d[i]);
+}
+
+static void check_stats(const col_stats *g, const col_stats *r, unsigned what,
+                        const char *ctx)
+{
+    ck_assert_msg(g->count == r->count, "%s: count %llu vs CPU %llu", ctx,
+                  (unsigned long long)g->count, (unsigned long long)r->count);
+    if (r->count) {
+        ck_assert_msg(same_double(g->min, r->min) && g->min_row == r->min_row,
+                      "%s: min %a@%llu vs CPU %a@%llu", ctx, g->min,
+                      (unsigned long long)g->min_row, r->min,
+                      (unsigned long long)r->min_row);
+        ck_assert_msg(same_double(g->max, r->max) && g->max_row == r->max_row,
+                      "%s: max %a@%llu vs CPU %a@%llu", ctx, g->max,
+                      (unsigned long long)g->max_row, r->max,
+                      (unsigned long long)r->max_row);
+    }
+    ck_assert_msg(g->all_int == r->all_int, "%s: all_int %d vs CPU %d", ctx,
+                  g->all_int, r->all_int);
+    if (what & (STAT_SUM | STAT_MEAN | STAT_STD))
+        check_sacc(&g->sum, &r->sum, "sum", ctx);
+    if (what & STAT_STD)
+        check_sacc(&g->sumsq, &r->sumsq, "sum of squares", ctx);
+}
+
+static void check_hist(const hist *g, const hist *r, const char *ctx)
+{
+    ck_assert_msg(g->nbins == r->nbins, "%s: nbins", ctx);
+    ck_assert_msg(same_double(g->lo, r->lo) && same_double(g->hi, r->hi),
+                  "%s: edges [%a, %a] vs CPU [%a, %a]", ctx, g->lo, g->hi,
+                  r->lo, r->hi);
+    ck_assert_msg(
+        g->underflow == r->underflow && g->overflow == r->overflow,
+        "%s: under/overflow %llu/%llu vs CPU %llu/%llu", ctx,
+        (unsigned long long)g->underflow, (unsigned long long)g->overflow,
+        (unsigned long long)r->underflow, (unsigned long long)r->overflow);
+    for (int i = 0; i < r->nbins; i++)
+        ck_assert_msg(g->bins[i] == r->bins[i], "%s: bin %d: %llu vs CPU %llu",
+                      ctx, i, (unsigned long long)g->bins[i],
+                      (unsigned long long)r->bins[i]);
+}
+
+typedef struct run_spec {
+    const char *name;
+    int ncols;
+    unsigned what;
+    int nbins, have_range;
+    const size_t *chunks; /* rows of each chunk */
+    int nchunks;
+    enum kind kinds[4];
+    double nan_share[4];
+} run_spec;
+
+/* The engine's loop: three chunks in rotation, each waited for before it
+ * is refilled; then the CPU path over the same chunks. */
+static void run(const run_spec *sp)
+{
+    char why[256], ctx[256];
+    int nc = sp->ncols;
+    size_t total = 0, cap = 1;
+    for (int i = 0; i < sp->nchunks; i++) {
+        total += sp->chunks[i];
+        if (sp->chunks[i] > cap)
+            cap = sp->chunks[i];
+    }
+    double *data[4];
+    for (int j = 0; j < nc; j++) {
+        data[j] = malloc((total ? total : 1) * sizeof(double));
+        ck_assert_ptr_nonnull(data[j]);
+        fill(data[j], total, sp->kinds[j], sp->nan_share[j]);
+    }
+    double lo = 0, hi = 1;
+    if (sp->have_range) { /* edges inside the data, so both tails count */
+        lo = gen(sp->kinds[0]);
+        hi = gen(sp->kinds[0]);
+        if (isnan(lo) || isinf(lo))
+            lo = -0.5;
+        if (isnan(hi) || isinf(hi))
+            hi = 0.75;
+        if (lo > hi) {
+            double t = lo;
+            lo = hi;
+            hi = t;
+        }
+    }
+    gpu_config cfg = {nc, sp->what, sp->nbins, sp->have_range, lo, hi};
+    gpu_backend *g;
+    ck_assert_msg(gpu_open(&cfg, &g, why, sizeof why) == 0, "%s: open: %s",
+                  sp->name, why);
+    const chunk_alloc *al = gpu_chunk_alloc(g);
+    chunk ring[3];
+    int used[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++)
+        ck_assert_int_eq(chunk_init(&ring[k], nc, cap, al), 0);
+    size_t off = 0;
+    for (int i = 0; i < sp->nchunks; i++) {
+        chunk *c = &ring[i % 3];
+        if (used[i % 3])
+            ck_assert_msg(gpu_chunk_wait(g, c, why, sizeof why) == 0,
+                          "%s: wait: %s", sp->name, why);
+        chunk_clear(c);
+        c->nrows = sp->chunks[i];
+        for (int j = 0; j < nc; j++)
+            memcpy(c->col[j], data[j] + off, c->nrows * sizeof(double));
+        ck_assert_msg(gpu_submit(g, c, off + 1, why, sizeof why) == 0,
+                      "%s: submit: %s", sp->name, why);
+        used[i % 3] = 1;
+        off += c->nrows;
+    }
+    col_stats gs[4], rs[4];
+    hist gh[4], rh[4];
+    for (int j = 0; j < nc; j++) {
+        stats_init(&gs[j]);
+        stats_init(&rs[j]);
+    }
+    int hist_on = (sp->what & STAT_HIST) != 0;
+    ck_assert_msg(gpu_finish(g, gs, hist_on ? gh : NULL, why, sizeof why) == 0,
+                  "%s: finish: %s", sp->name, why);
+    gpu_times t;
+    gpu_get_times(g, &t);
+    ck_assert_msg(t.h2d_bytes >= (uint64_t)total * nc * sizeof(double),
+                  "%s: h2d bytes %llu", sp->name,
+                  (unsigned long long)t.h2d_bytes);
+    ck_assert(t.device[0] != '\0');
+    for (int k = 0; k < 3; k++)
+        chunk_free(&ring[k], al);
+    gpu_close(g);
+
+    off = 0;
+    for (int i = 0; i < sp->nchunks; i++) {
+        for (int j = 0; j < nc; j++) {
+            col_stats part;
+            stats_init(&part);
+            stats_add_values(&part, data[j] + off, sp->chunks[i], 1, sp->what);
+            stats_merge(&rs[j], &part, off);
+        }
+        off += sp->chunks[i];
+    }
+    for (int j = 0; j < nc; j++) {
+        snprintf(ctx, sizeof ctx, "%s, column %d (kind %d), %zu rows", sp->name,
+                 j, (int)sp->kinds[j], total);
+        check_stats(&gs[j], &rs[j], sp->what, ctx);
+        if (!hist_on)
+            continue;
+        double hlo = sp->have_range ? lo : rs[j].min;
+        double hhi = sp->have_range ? hi : rs[j].max;
+        ck_assert_int_eq(hist_init(&rh[j], sp->nbins, hlo, hhi), 0);
+        hist_add_values(&rh[j], data[j], total);
+        check_hist(&gh[j], &rh[j], ctx);
+        hist_free(&rh[j]);
+        hist_free(&gh[j]);
+    }
+    for (int j = 0; j < nc; j++)
+        free(data[j]);
+}
+
+static size_t scaled(size_t n)
+{
+    return quick ? (n > 20000 ? n / 64 + 1 : n) : n;
+}
+
+/* Single chunks of the sizes that find off-by-one and tail bugs, every
+ * column kind but infinities, all statistics. */
+START_TEST(test_sizes)
+{
+    static const size_t sizes[] = {0,    1,    2,    3,    255,   256,  257,
+                                   1023, 1024, 1025, 4097, 65537, 99991};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        size_t n = scaled(sizes[s]);
+        for (int k0 = 0; k0 < K_INF; k0 += 2) {
+            run_spec sp = {"sizes",
+                           2,
+                           STAT_ALL,
+                           256,
+                           0,
+                           &n,
+                           1,
+                           {(enum kind)k0, (enum kind)(k0 + 1)},
+                           {0.05, unit() < 0.2 ? 1.0 : 0.01}};
+            run(&sp);
+        }
+    }
+}
+END_TEST
+
+/* About 3M rows in chunks of uneven sizes, three and four columns. */
+START_TEST(test_many_chunks)
+{
+    size_t chunks[9];
+    int nch = 0;
+    size_t left = scaled(3000017);
+    while (left && nch < 9) {
+        size_t n = nch == 8 ? left : 1 + next_u64() % (2 * left / 5 + 1);
+        if (n > left)
+            n = left;
+        chunks[nch++] = n;
+        left -= n;
+    }
+    for (int rep = 0; rep < 3; rep++) {
+        run_spec sp = {
+            "many chunks",
+            rep == 0 ? 3 : 4,
+            rep == 2 ? (unsigned)STAT_DEFAULT : (unsigned)STAT_ALL,
+            256,
+            rep == 1,
+            chunks,
+            nch,
+            {(enum kind)(next_u64() % K_INF), K_WIDE, K_TIES, K_EXTREME},
+            {0.02, 0.0, 0.1, 0.3}};
+        run(&sp);
+    }
+}
+END_TEST
+
+/* Bin counts from 1 to past shared memory, with and without a range. */
+START_TEST(test_bins)
+{
+    static const int nbins[] = {1, 7, 256, 5000, 100000};
+    size_t chunks[2] = {scaled(150001), scaled(60000)};
+    for (int b = 0; b < 5; b++)
+        for (int r = 0; r < 2; r++) {
+            run_spec sp = {"bins",
+                           2,
+                           STAT_HIST | STAT_COUNT,
+                           nbins[b],
+                           r,
+                           chunks,
+                           2,
+                           {K_SIGNED, r ? K_UNIFORM : K_TIES},
+                           {0.05, 0.0}};
+            run(&sp);
+        }
+}
+END_TEST
+
+/* Chunks larger than the device buffers go in pieces; kept histogram
+ * values past the device budget go through host memory. */
+START_TEST(test_pieces_and_host_keep)
+{
+    size_t chunks[4] = {2500, 999, 1000, 7001};
+    setenv("COLSTAT_GPU_CHUNK_ROWS", "1000", 1);
+    run_spec sp = {"pieces", 2, STAT_ALL,        33,        0,
+                   chunks,   4, {K_WIDE, K_INT}, {0.1, 0.0}};
+    run(&sp);
+    setenv("COLSTAT_GPU_KEEP_BYTES", "20000", 1);
+    sp.name = "pieces, kept on host";
+    run(&sp);
+    unsetenv("COLSTAT_GPU_CHUNK_ROWS");
+    size_t big[2] = {scaled(300000), scaled(200001)};
+    sp.chunks = big;
+    sp.nchunks = 2;
+    sp.name = "kept on host";
+    run(&sp);
+    unsetenv("COLSTAT_GPU_KEEP_BYTES");
+}
+END_TEST
+
+/* Infinities (also as histogram edges), the statistic subsets, all-NaN
+ * and empty input. */
+START_TEST(test_inf_and_subsets)
+{
+    size_t chunks[3] = {scaled(200000), 17, scaled(100003)};
+    static const unsigned whats[] = {STAT_STD, STAT_COUNT, STAT_SUM,
+                                     STAT_MIN | STAT_MAX};
+    for (int w = 0; w < 4; w++) {
+        run_spec sp = {"inf and subsets",
+                       3,
+                       whats[w],
+                       0,
+                       0,
+                       chunks,
+                       3,
+                       {K_INF, K_EXTREME, K_BIGINT},
+                       {0.01, 0.5, 0.0}};
+        run(&sp);
+    }
+    /* infinite edges: hist_bin settles the undefined conversions */
+    for (int r = 0; r < 2; r++) {
+        run_spec sp = {"inf with hist", 2, STAT_ALL,           64,         r,
+                       chunks,          3, {K_INF, K_EXTREME}, {0.01, 0.0}};
+        run(&sp);
+    }
+    size_t none[2] = {0, 0};
+    run_spec sp = {"empty", 1, STAT_ALL, 8, 0, none, 2, {K_WIDE}, {0}};
+    run(&sp);
+    run_spec nan = {"all NaN",           2,         STAT_ALL, 8, 0, chunks, 3,
+                    {K_WIDE, K_UNIFORM}, {1.0, 1.0}};
+    run(&nan);
+}
+END_TEST
+
+static Suite *gpu_suite(void)
+{
+    /* one case per test, so CK_RUN_CASE picks one (compute-sanitizer) */
+    const struct {
+        const char *name;
+        const TTest *test;
+    } cases[] = {{"sizes", test_sizes},
+                 {"chunks", test_many_chunks},
+                 {"bins", test_bins},
+                 {"pieces", test_pieces_and_host_keep},
+                 {"subsets", test_inf_and_subsets}};
+    Suite *s = suite_create("gpu");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        TCase *tc = tcase_create(cases[i].name);
+        tcase_set_timeout(tc, 600);
+        tcase_add_test(tc, cases[i].test);
+        suite_add_tcase(s, tc);
+    }
+    return s;
+}
+
+int main(void)
+{
+    rng_state = test_seed("test_gpu");
+    quick = getenv("COLSTAT_TEST_QUICK") != NULL;
+
+    char why[256];
+    gpu_config probe = {1, STAT_COUNT, 0, 0, 0, 0};
+    gpu_backend *g;
+    if (gpu_open(&probe, &g, why, sizeof why) != 0) {
+        fprintf(stderr, "test_gpu: %s\n", why);
+        return strncmp(why, "no usable GPU", 13) == 0 ? 77 : 1;
+    }
+    gpu_close(g);
+
+    return run_suite(gpu_suite(), CK_NOFORK);
+}
+
+#else
+
+int main(void)
+{
+    fprintf(stderr, "test_gpu: built without the GPU backend\n");
+    return 77;
+}
+
+#endif

@@ -1,0 +1,437 @@
+/* io/parse_number against glibc strtod (values, bit for bit) and against
+ * POSIX regular expressions of the accepted grammar (kinds), on random input
+ * drawn from a logged seed (COLSTAT_SEED reproduces a run). */
+#include "io/parse_number.h"
+
+#include <check.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <regex.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/testlib.h"
+
+#include "tests/io/hard_numbers.h"
+
+static uint64_t seed;
+static uint64_t rng_state;
+static long scale_div = 1;
+
+/* splitmix64 */
+static uint64_t rnd(void)
+{
+    return test_rand(&rng_state);
+}
+
+static unsigned below(unsigned n)
+{
+    return (unsigned)(rnd() % n);
+}
+
+static long iters(long full)
+{
+    long n = full / scale_div;
+    return n > 0 ? n : 1;
+}
+
+/* Parses exactly n bytes from a heap copy of that size, so that reading past
+ * the field is caught by ASan. */
+static num_kind parse_exact(const char *s, size_t n, double *out)
+{
+    char *copy = malloc(n ? n : 1);
+    EXPECT(copy != NULL, "out of memory");
+    memcpy(copy, s, n);
+    num_kind k = parse_number(copy, n, out);
+    free(copy);
+    return k;
+}
+
+/* s is a NUL-terminated number with no trailing blanks. */
+static void expect_strtod(const char *s)
+{
+    char *end;
+    double want = strtod(s, &end);
+    EXPECT(*end == '\0', "generator bug, strtod stops in \"%s\"", s);
+    double got = 0;
+    num_kind k = parse_exact(s, strlen(s), &got);
+    EXPECT(k == NUM_OK, "\"%s\": kind %d (seed %" PRIu64 ")", s, k, seed);
+    EXPECT(bits_of(got) == bits_of(want),
+           "\"%s\": got %a want %a (seed %" PRIu64 ")", s, got, want, seed);
+}
+
+static uint64_t random_finite_bits(void)
+{
+    uint64_t b;
+    do
+        b = rnd();
+    while (((b >> 52) & 0x7ff) == 0x7ff);
+    return b;
+}
+
+START_TEST(test_kind_table)
+{
+    static const struct {
+        const char *s;
+        num_kind kind;
+        double value;
+    } cases[] = {
+        {"", NUM_MISSING, 0},
+        {"   ", NUM_MISSING, 0},
+        {"\t \t", NUM_MISSING, 0},
+        {"0", NUM_OK, 0},
+        {"-0", NUM_OK, -0.0},
+        {"+0.000e-999", NUM_OK, 0},
+        {" 1.5\t", NUM_OK, 1.5},
+        {"\t-2.25 ", NUM_OK, -2.25},
+        {"+7", NUM_OK, 7},
+        {"1.", NUM_OK, 1},
+        {".5", NUM_OK, 0.5},
+        {"-.5e1", NUM_OK, -5},
+        {"1E+2", NUM_OK, 100},
+        {"1e-2", NUM_OK, 0.01},
+        {"007", NUM_OK, 7},
+        {"1e400", NUM_OK, HUGE_VAL},
+        {"-1e400", NUM_OK, -HUGE_VAL},
+        {"1e-400", NUM_OK, 0},
+        {"-1e-400", NUM_OK, -0.0},
+        {"1e99999999999999999999", NUM_OK, HUGE_VAL},
+        {"0e99999999999999999999", NUM_OK, 0},
+        {"inf", NUM_OK, HUGE_VAL},
+        {"-Inf", NUM_OK, -HUGE_VAL},
+        {" +INFINITY ", NUM_OK, HUGE_VAL},
+        {"infinity", NUM_OK, HUGE_VAL},
+        {"nan", NUM_NAN, 0},
+        {"-NaN", NUM_NAN, 0},
+        {" NAN\t", NUM_NAN, 0},
+        {"infinit", NUM_INVALID, 0},
+        {"in", NUM_INVALID, 0},
+        {"nan(1)", NUM_INVALID, 0},
+        {"nana", NUM_INVALID, 0},
+        {".", NUM_INVALID, 0},
+        {"-", NUM_INVALID, 0},
+        {"+", NUM_INVALID, 0},
+        {"--1", NUM_INVALID, 0},
+        {"+-1", NUM_INVALID, 0},
+        {"1e", NUM_INVALID, 0},
+        {"1e+", NUM_INVALID, 0},
+        {"e5", NUM_INVALID, 0},
+        {".e5", NUM_INVALID, 0},
+        {"1,000", NUM_INVALID, 0},
+        {"0x10", NUM_INVALID, 0},
+        {"0x1p3", NUM_INVALID, 0},
+        {"1.5x", NUM_INVALID, 0},
+        {"1 2", NUM_INVALID, 0},
+        {"- 1", NUM_INVALID, 0},
+        {"1..2", NUM_INVALID, 0},
+        {"1e5.5", NUM_INVALID, 0},
+        {"\n1", NUM_INVALID, 0},
+        {"1\r", NUM_INVALID, 0},
+        {"abc", NUM_INVALID, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double got = 12345;
+        num_kind k = parse_exact(cases[i].s, strlen(cases[i].s), &got);
+        ck_assert_msg(k == cases[i].kind, "\"%s\": kind %d want %d", cases[i].s,
+                      k, cases[i].kind);
+        if (k == NUM_OK)
+            ck_assert_msg(bits_of(got) == bits_of(cases[i].value),
+                          "\"%s\": got %a", cases[i].s, got);
+    }
+    /* embedded NUL and bytes past n */
+    double x = 0;
+    ck_assert_int_eq(parse_exact("1\0002", 3, &x), NUM_INVALID);
+    ck_assert_int_eq(parse_exact("\0", 1, &x), NUM_INVALID);
+    ck_assert_int_eq(parse_number("12345", 2, &x), NUM_OK);
+    ck_assert(x == 12);
+    ck_assert_int_eq(parse_number("1e", 1, &x), NUM_OK);
+    ck_assert(x == 1);
+}
+END_TEST
+
+/* Reference grammar, written independently of the scanner. */
+static num_kind regex_kind(const char *s)
+{
+    static regex_t num, inf, nan_re, blank;
+    static int ready;
+    if (!ready) {
+        ck_assert_int_eq(regcomp(&num,
+                                 "^[ \t]*[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)"
+                                 "([eE][+-]?[0-9]+)?[ \t]*$",
+                                 REG_EXTENDED | REG_NOSUB),
+                         0);
+        ck_assert_int_eq(regcomp(&inf, "^[ \t]*[+-]?(inf|infinity)[ \t]*$",
+                                 REG_EXTENDED | REG_NOSUB | REG_ICASE),
+                         0);
+        ck_assert_int_eq(regcomp(&nan_re, "^[ \t]*[+-]?nan[ \t]*$",
+                                 REG_EXTENDED | REG_NOSUB | REG_ICASE),
+                         0);
+        ck_assert_int_eq(regcomp(&blank, "^[ \t]*$", REG_EXTENDED | REG_NOSUB),
+                         0);
+        ready = 1;
+    }
+    if (!regexec(&blank, s, 0, NULL, 0))
+        return NUM_MISSING;
+    if (!regexec(&num, s, 0, NULL, 0) || !regexec(&inf, s, 0, NULL, 0))
+        return NUM_OK;
+    if (!regexec(&nan_re, s, 0, NULL, 0))
+        return NUM_NAN;
+    return NUM_INVALID;
+}
+
+START_TEST(test_kind_random)
+{
+    static const char *seeds[] = {"1.5",  "-2e10",  " .5 ",  "+7.",
+                                  "inf",  "NaN",    "0",     "",
+                                  "1e-5", "\t-3\t", "12.34", "infinity"};
+    static const char alphabet[] = "0123456789.eE+- \tiInNfFaAyxXpP,\r\n";
+    long n = iters(400000);
+    for (long i = 0; i < n; i++) {
+        char s[64];
+        strcpy(s, seeds[below(sizeof seeds / sizeof seeds[0])]);
+        int edits = 1 + (int)below(4);
+        for (int j = 0; j < edits; j++) {
+            size_t len = strlen(s);
+            size_t at = below((unsigned)len + 1);
+            char c = alphabet[below(sizeof alphabet - 1)];
+            unsigned op = below(3);
+            if (op == 0 && len < 60) {
+                memmove(s + at + 1, s + at, len - at + 1);
+                s[at] = c;
+            } else if (op == 1 && at < len) {
+                memmove(s + at, s + at + 1, len - at);
+            } else if (at < len) {
+                s[at] = c;
+            }
+        }
+        double got = 0;
+        num_kind k = parse_exact(s, strlen(s), &got);
+        num_kind want = regex_kind(s);
+        EXPECT(k == want, "\"%s\": kind %d want %d (seed %" PRIu64 ")", s, k,
+               want, seed);
+        if (k == NUM_OK) {
+            double ref = strtod(s, NULL);
+            EXPECT(bits_of(got) == bits_of(ref),
+                   "\"%s\": got %a want %a (seed %" PRIu64 ")", s, got, ref,
+                   seed);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_random_doubles)
+{
+    long n = iters(600000);
+    char s[512];
+    for (long i = 0; i < n; i++) {
+        double x = from_bits(random_finite_bits());
+        snprintf(s, sizeof s, "%.17g", x);
+        expect_strtod(s);
+        snprintf(s, sizeof s, "%.*g", 1 + (int)below(17), x);
+        expect_strtod(s);
+        snprintf(s, sizeof s, "%.*e", (int)below(25), x);
+        expect_strtod(s);
+        /* moderate magnitudes in plain notation, like real CSV values */
+        double y = ldexp((double)(rnd() >> 11), (int)below(120) - 100);
+        snprintf(s, sizeof s, "%.*f", (int)below(22), (rnd() & 1) ? -y : y);
+        expect_strtod(s);
+    }
+}
+END_TEST
+
+/* 1..40 random digits, random point, optional exponent in [-350, 350],
+ * optional leading and trailing zero runs. */
+static void random_digit_string(char *s)
+{
+    char *o = s;
+    if (rnd() & 1)
+        *o++ = (rnd() & 1) ? '-' : '+';
+    unsigned lead = below(4) == 0 ? below(30) : 0;
+    unsigned nd = 1 + below(40);
+    unsigned trail = below(4) == 0 ? below(30) : 0;
+    unsigned total = lead + nd + trail;
+    unsigned point = below(total + 2); /* == total + 1: no point */
+    for (unsigned i = 0; i < total; i++) {
+        if (i == point)
+            *o++ = '.';
+        bool digit_zone = i >= lead && i < lead + nd;
+        *o++ = (char)('0' + (digit_zone ? below(10) : 0));
+    }
+    if (point == total)
+        *o++ = '.';
+    if (below(4) != 0)
+        o += sprintf(o, "%c%d", (rnd() & 1) ? 'e' : 'E', (int)below(701) - 350);
+    *o = '\0';
+}
+
+START_TEST(test_random_digit_strings)
+{
+    long n = iters(1500000);
+    char s[256];
+    for (long i = 0; i < n; i++) {
+        random_digit_string(s);
+        expect_strtod(s);
+    }
+}
+END_TEST
+
+/* The exact decimal expansion of the midpoint between a double and its
+ * successor, then the same truncated and nudged by one in the last digit:
+ * the hardest inputs for any fast path. Needs a long double wide enough to
+ * hold the midpoint; glibc prints it exactly. */
+static void halfway_family(double x)
+{
+#if LDBL_MANT_DIG >= 54
+    static char s[1200];
+    long double lo = x, hi = nextafter(x, HUGE_VAL);
+    if (isinf(x))
+        return;
+    if (isinf(nextafter(x, HUGE_VAL)))
+        hi = (long double)x + ldexpl(1, 1023 - 52); /* 2^1024 */
+    long double mid = (lo + hi) / 2;
+    int len = snprintf(s, sizeof s, "%.780Le", mid);
+    EXPECT(len < (int)sizeof s, "expansion too long");
+    char *e = strchr(s, 'e');
+    char exp[16];
+    strcpy(exp, e);
+    /* drop trailing zeros of the exact expansion */
+    char *z = e;
+    while (z[-1] == '0')
+        z--;
+    strcpy(z, exp);
+    expect_strtod(s);
+    size_t digits_end = (size_t)(z - s);
+    char t[1200];
+    /* truncations at random length, with the last digit nudged */
+    for (int k = 0; k < 3; k++) {
+        size_t cut = 3 + below((unsigned)digits_end - 2);
+        if (cut > digits_end)
+            cut = digits_end;
+        memcpy(t, s, cut);
+        size_t m = cut;
+        int nudge = (int)below(3) - 1;
+        char last = t[m - 1];
+        if (last >= '0' && last <= '9') {
+            int v = last - '0' + nudge;
+            if (v >= 0 && v <= 9)
+                t[m - 1] = (char)('0' + v);
+        }
+        if (below(2))
+            m += (size_t)sprintf(t + m, "%s", below(2) ? "000" : "0001");
+        strcpy(t + m, exp);
+        expect_strtod(t);
+    }
+#else
+    (void)x;
+#endif
+}
+
+START_TEST(test_halfway)
+{
+#if LDBL_MANT_DIG < 54
+    fprintf(stderr, "long double too narrow: halfway test skipped\n");
+    return;
+#endif
+    long n = iters(60000);
+    for (long i = 0; i < n; i++) {
+        uint64_t b = random_finite_bits() & ~(UINT64_C(1) << 63);
+        switch (below(4)) {
+        case 0: /* subnormal or near the subnormal boundary */
+            b = (b & ((UINT64_C(1) << 52) - 1)) | ((uint64_t)below(3) << 52);
+            break;
+        case 1: /* short significand: ties reachable with few digits */
+            b &= ~((UINT64_C(1) << (30 + below(22))) - 1);
+            break;
+        default:
+            break;
+        }
+        halfway_family(from_bits(b));
+    }
+    halfway_family(DBL_MAX);
+    halfway_family(0);
+    halfway_family(DBL_MIN);
+    halfway_family(from_bits(1));
+}
+END_TEST
+
+START_TEST(test_subnormals_and_edges)
+{
+    char s[512];
+    long n = iters(300000);
+    for (long i = 0; i < n; i++) {
+        uint64_t b = rnd() >> below(64);
+        b &= (UINT64_C(1) << 52) - 1;
+        double x = from_bits(b | ((uint64_t)below(2) << 52));
+        snprintf(s, sizeof s, "%.*g", 1 + (int)below(25), x);
+        expect_strtod(s);
+        /* powers of ten with long significands near the ends of the range */
+        int e = below(2) ? 280 + (int)below(60) : -360 + (int)below(60);
+        snprintf(s, sizeof s, "%" PRIu64 "%" PRIu64 "e%d", rnd(), rnd(),
+                 (below(2) ? e : -e));
+        expect_strtod(s);
+    }
+    for (size_t i = 0; i < HARD_NUMBERS; i++)
+        expect_strtod(hard_numbers[i]);
+}
+END_TEST
+
+/* Very long inputs exercise the strtod fallback's digit compaction. */
+START_TEST(test_long_inputs)
+{
+    static char s[6000];
+    long n = iters(4000);
+    for (long i = 0; i < n; i++) {
+        char *o = s;
+        if (below(2))
+            *o++ = '-';
+        unsigned lead = below(3) ? 0 : below(1500);
+        unsigned nd = 1 + below(2500);
+        unsigned point = below(lead + nd + 1);
+        for (unsigned j = 0; j < lead + nd; j++) {
+            if (j == point)
+                *o++ = '.';
+            *o++ = (char)(j < lead ? '0' : '0' + below(10));
+        }
+        if (below(3) == 0) /* nonzero only far beyond any needed digit */
+            for (unsigned j = 0; j < 900; j++)
+                *o++ = j == 899 ? '1' : '0';
+        sprintf(o, "e%d", (int)below(3000) - 1500);
+        expect_strtod(s);
+    }
+}
+END_TEST
+
+static Suite *parse_suite(void)
+{
+    Suite *s = suite_create("parse_number");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_kind_table);
+    tcase_add_test(tc, test_kind_random);
+    tcase_add_test(tc, test_random_doubles);
+    tcase_add_test(tc, test_random_digit_strings);
+    tcase_add_test(tc, test_halfway);
+    tcase_add_test(tc, test_subnormals_and_edges);
+    tcase_add_test(tc, test_long_inputs);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    const char *env = getenv("COLSTAT_SEED");
+    seed = env ? strtoull(env, NULL, 10)
+               : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    rng_state = seed;
+    if (getenv("COLSTAT_TEST_QUICK"))
+        scale_div = 20;
+    fprintf(stderr, "test_parse_number: seed=%" PRIu64 "%s\n", seed,
+            scale_div > 1 ? " (quick)" : "");
+    return run_suite(parse_suite(), CK_FORK_GETENV);
+}

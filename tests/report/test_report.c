@@ -1,0 +1,907 @@
+/* format_double against strtod (round trip, and no shorter %.*e does
+ * it); the JSON document parsed back by Python's json module and compared
+ * value by value; TSV/CSV field counts and names; the table's alignment
+ * and histogram bars; write failures. */
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "src/report/report.h"
+#include "tests/testlib.h"
+
+static unsigned seed;
+
+static void init_seed(void)
+{
+    const char *env = getenv("COLSTAT_SEED");
+    seed = env ? (unsigned)strtoul(env, NULL, 10)
+               : (unsigned)time(NULL) ^ (unsigned)getpid();
+    fprintf(stderr, "test_report: COLSTAT_SEED=%u\n", seed);
+    srand(seed);
+}
+
+static int quick(void)
+{
+    return getenv("COLSTAT_TEST_QUICK") != NULL;
+}
+
+static uint64_t rand64(void)
+{
+    uint64_t r = 0;
+    for (int i = 0; i < 4; i++)
+        r = r << 16 ^ (uint64_t)(rand() & 0xFFFF);
+    return r;
+}
+
+static double bits_double(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+/* Doubles of every kind: any bit pattern, short decimals, integers,
+ * subnormals. */
+static double random_double(void)
+{
+    switch (rand() % 5) {
+    case 0:
+    case 1: {
+        double d;
+        do
+            d = bits_double(rand64());
+        while (isnan(d));
+        return d;
+    }
+    case 2: /* a short decimal */
+        return (double)(rand() % 100000 - 50000) / pow(10, rand() % 12);
+    case 3: /* an integer, maybe past 2^53 */
+        return ldexp((double)(rand64() >> 11), rand() % 20) *
+               (rand() % 2 ? 1 : -1);
+    default: /* subnormal or tiny */
+        return bits_double(rand64() >> (rand() % 52 + 12));
+    }
+}
+
+/* JSON number grammar (RFC 8259, section 6). */
+static int is_json_number(const char *s)
+{
+    if (*s == '-')
+        s++;
+    if (*s == '0')
+        s++;
+    else if (*s >= '1' && *s <= '9')
+        while (*s >= '0' && *s <= '9')
+            s++;
+    else
+        return 0;
+    if (*s == '.') {
+        if (!(*++s >= '0' && *s <= '9'))
+            return 0;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-')
+            s++;
+        if (!(*s >= '0' && *s <= '9'))
+            return 0;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    return *s == '\0';
+}
+
+/* Significant digits of a finite decimal string. */
+static int sig_digits(const char *s)
+{
+    char d[64] = {0};
+    int n = 0;
+    for (; *s && *s != 'e'; s++)
+        if (*s >= '0' && *s <= '9')
+            d[n++] = *s;
+    int a = 0;
+    while (a < n && d[a] == '0')
+        a++;
+    while (n > a && d[n - 1] == '0')
+        n--;
+    return n > a ? n - a : 1;
+}
+
+static void check_shortest(double v)
+{
+    char buf[32];
+    int len = format_double(buf, sizeof buf, v);
+    ck_assert_int_eq(len, (int)strlen(buf));
+    ck_assert_msg(len < 32, "%s too long", buf);
+    ck_assert_msg(is_json_number(buf), "%a printed as %s", v, buf);
+    double back = strtod(buf, NULL);
+    ck_assert_msg(back == v && !signbit(back) == !signbit(v),
+                  "%a printed as %s reads back as %a", v, buf, back);
+    int p = sig_digits(buf);
+    if (p > 1 && v != 0) {
+        char tmp[40];
+        snprintf(tmp, sizeof tmp, "%.*e", p - 2, v);
+        ck_assert_msg(strtod(tmp, NULL) != v, "%a: %s is shorter than %s", v,
+                      tmp, buf);
+    }
+}
+
+START_TEST(format_double_random)
+{
+    int n = quick() ? 20000 : 300000;
+    for (int i = 0; i < n; i++)
+        check_shortest(random_double());
+    static const double edge[] = {
+        DBL_MAX, -DBL_MAX, DBL_MIN, 4.9e-324,           DBL_EPSILON, 1e15,
+        1e16,    1e-5,     1e-6,    9007199254740993.0, 0.3,         2.0 / 3};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        check_shortest(edge[i]);
+}
+END_TEST
+
+START_TEST(format_double_forms)
+{
+    static const struct {
+        double v;
+        const char *s;
+    } cases[] = {
+        {0.1, "0.1"},
+        {1e300, "1e+300"},
+        {-0.0, "-0"},
+        {0.0, "0"},
+        {INFINITY, "inf"},
+        {-INFINITY, "-inf"},
+        {NAN, "nan"},
+        {100, "100"},
+        {1e15, "1000000000000000"},
+        {1e16, "1e+16"},
+        {1e-5, "0.00001"},
+        {1e-6, "1e-6"},
+        {4.9e-324, "5e-324"},
+        {-1.5, "-1.5"},
+        {123.456, "123.456"},
+        {1.7976931348623157e308, "1.7976931348623157e+308"},
+        {2.5e-7, "2.5e-7"},
+        {0.30000000000000004, "0.30000000000000004"},
+    };
+    char buf[32];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        format_double(buf, sizeof buf, cases[i].v);
+        ck_assert_str_eq(buf, cases[i].s);
+    }
+}
+END_TEST
+
+/* ---- random summaries ---- */
+
+enum { MAXCOLS = 6, NAME = 128 };
+
+typedef struct sample {
+    report_col cols[MAXCOLS];
+    hist hists[MAXCOLS];
+    char names[MAXCOLS][NAME];
+    char expect_utf8[MAXCOLS][NAME * 2]; /* name as JSON must carry it */
+    int ncols;
+    unsigned what;
+    uint64_t rows;
+} sample;
+
+static const char *const pieces[] = {
+    "a",
+    "price",
+    " ",
+    "\"",
+    "\\",
+    "\x01",
+    "\n",
+    "\t",
+    "\x1f",
+    "\x7f",
+    "\xc3\xa9",
+    "\xe2\x82\xac",
+    "\xf0\x9f\x98\x80",
+    "\xff",
+    "\xc3",
+    "/",
+    ",",
+};
+
+static void random_name(char *name, char *expect)
+{
+    int n = rand() % 6;
+    name[0] = expect[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        const char *p = pieces[rand() % (sizeof pieces / sizeof pieces[0])];
+        strcat(name, p);
+        /* Bytes that are not UTF-8 become U+FFFD. */
+        strcat(expect,
+               !strcmp(p, "\xff") || !strcmp(p, "\xc3") ? "\xef\xbf\xbd" : p);
+    }
+}
+
+static double random_value(void)
+{
+    int k = rand() % 20;
+    if (k == 0)
+        return INFINITY;
+    if (k == 1)
+        return -INFINITY;
+    if (k == 2)
+        return NAN;
+    return random_double();
+}
+
+static void random_hist(hist *h, double lo, double hi)
+{
+    h->nbins = 1 + rand() % (rand() % 4 ? 12 : 300);
+    h->lo = lo;
+    h->hi = hi;
+    h->underflow = rand() % 3 ? 0 : (uint64_t)rand();
+    h->overflow = rand() % 3 ? 0 : (uint64_t)rand();
+    h->bins = calloc((size_t)h->nbins, sizeof *h->bins);
+    ck_assert_ptr_nonnull(h->bins);
+    for (int i = 0; i < h->nbins; i++)
+        h->bins[i] = rand() % 4 ? (uint64_t)(rand() % 1000) : rand64() >> 20;
+}
+
+static void random_summary(col_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    static const uint64_t small[] = {0, 1, 2, 3};
+    s->count = rand() % 3 ? rand64() >> 12 : small[rand() % 4];
+    s->missing = rand() % 2 ? 0 : rand64() >> 16;
+    s->invalid = rand() % 2 ? 0 : (uint64_t)rand();
+    s->nan = rand() % 2 ? 0 : (uint64_t)rand();
+    s->sum = s->count ? random_value() : 0;
+    s->mean = s->count ? random_value() : NAN;
+    s->std = s->count > 1 ? random_value() : NAN;
+    s->min = s->count ? random_value() : NAN;
+    s->max = s->count ? random_value() : NAN;
+    s->min_row = s->count ? rand64() >> 14 : 0;
+    s->max_row = s->count ? rand64() >> 14 : 0;
+    if (rand() % 3 == 0) {
+        s->sum_is_int = 1;
+        snprintf(s->sum_int, sizeof s->sum_int, "%s%llu%018llu",
+                 rand() % 2 ? "-" : "", (unsigned long long)(rand64() >> 2),
+                 (unsigned long long)(rand64() % 1000000000000000000ull));
+        if (rand() % 2)
+            snprintf(s->sum_int, sizeof s->sum_int, "%d",
+                     rand() - RAND_MAX / 2);
+    }
+}
+
+static void random_sample(sample *x)
+{
+    memset(x, 0, sizeof *x);
+    x->ncols = rand() % (MAXCOLS + 1);
+    x->what = (unsigned)rand() & STAT_ALL;
+    x->rows = rand64() >> 10;
+    for (int i = 0; i < x->ncols; i++) {
+        report_col *c = &x->cols[i];
+        random_name(x->names[i], x->expect_utf8[i]);
+        c->name = x->names[i];
+        c->index = 1 + rand() % 1000;
+        random_summary(&c->s);
+        if (x->what & STAT_HIST) {
+            double lo = c->s.count ? -fabs(random_double()) : NAN;
+            double hi = c->s.count ? fabs(random_double()) + 1 : NAN;
+            if (isinf(lo))
+                lo = -1;
+            random_hist(&x->hists[i], lo, hi);
+            c->h = &x->hists[i];
+        }
+    }
+}
+
+static void free_sample(sample *x)
+{
+    for (int i = 0; i < x->ncols; i++)
+        free(x->hists[i].bins);
+}
+
+static char *render(const sample *x, out_format fmt, int width)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(
+        report_write(f, fmt, x->what, x->rows, x->cols, x->ncols, width), 0);
+    fclose(f);
+    return text;
+}
+
+/* ---- JSON, read back by Python ---- */
+
+/* Python prints each column as tab-separated tokens: the name's UTF-8 in
+ * hex, the index, then key=value in key order; ints as i:N, floats as
+ * f:BITS (their IEEE bits), strings as s:TEXT, null as null. */
+static const char py_script[] =
+    "import json,struct,sys\n"
+    "def pairs(p):\n"
+    "  k=[a for a,_ in p]\n"
+    "  assert len(k)==len(set(k)),k\n"
+    "  return dict(p)\n"
+    "def v(x):\n"
+    "  if x is None: return 'null'\n"
+    "  assert not isinstance(x,bool)\n"
+    "  if isinstance(x,str): return 's:'+x\n"
+    "  if isinstance(x,int): return 'i:%d'%x\n"
+    "  return 'f:%d'%struct.unpack('<Q',struct.pack('<d',x))[0]\n"
+    "for a in sys.argv[1:]:\n"
+    " d=json.load(open(a,encoding='utf-8'),object_pairs_hook=pairs)\n"
+    " assert sorted(d)==['columns','rows'],sorted(d)\n"
+    " print('rows',v(d['rows']))\n"
+    " for c in d['columns']:\n"
+    "  o=[c['name'].encode('utf-8').hex(),v(c['index'])]\n"
+    "  for k in sorted(c):\n"
+    "    x=c[k]\n"
+    "    if k in('name','index'): continue\n"
+    "    if k in('min','max') and x is not None:\n"
+    "      assert sorted(x)==['row','value']\n"
+    "      o.append('%s=%s@%s'%(k,v(x['value']),v(x['row'])))\n"
+    "    elif k=='hist':\n"
+    "      assert sorted(x)==['bins','hi','lo','overflow','underflow']\n"
+    "      o.append('hist=%s,%s,%s,%s,%s'%(v(x['lo']),v(x['hi']),"
+    "v(x['underflow']),v(x['overflow']),' '.join(v(b) for b in x['bins'])))\n"
+    "    else: o.append('%s=%s'%(k,v(x)))\n"
+    "  print('\\t'.join(o))\n";
+
+typedef struct buf {
+    char *p;
+    size_t len, cap;
+} buf;
+
+static void put(buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void put(buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (b->len + (size_t)n + 1 > b->cap) {
+        b->cap = (b->len + (size_t)n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        ck_assert_ptr_nonnull(b->p);
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* How Python must see double v: null, a string, an int or a float. */
+static void expect_double(buf *b, double v, int exists)
+{
+    char text[32];
+    if (!exists) {
+        put(b, "null");
+        return;
+    }
+    if (isnan(v)) {
+        put(b, "s:nan");
+        return;
+    }
+    if (isinf(v)) {
+        put(b, v < 0 ? "s:-inf" : "s:inf");
+        return;
+    }
+    format_double(text, sizeof text, v);
+    if (!strpbrk(text, ".e")) { /* JSON int: -0 reads as 0 */
+        put(b, "i:%s", strcmp(text, "-0") ? text : "0");
+        return;
+    }
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    put(b, "f:%llu", (unsigned long long)bits);
+}
+
+static void expect_u64(buf *b, const char *key, uint64_t v)
+{
+    put(b, "\t%s=i:%llu", key, (unsigned long long)v);
+}
+
+static void expect_extremum(buf *b, const char *key, double v, uint64_t row,
+                            uint64_t count)
+{
+    put(b, "\t%s=", key);
+    if (!count) {
+        put(b, "null");
+        return;
+    }
+    expect_double(b, v, 1);
+    put(b, "@i:%llu", (unsigned long long)row);
+}
+
+static void expect_hist(buf *b, const hist *h)
+{
+    put(b, "\thist=");
+    expect_double(b, h->lo, !isnan(h->lo));
+    put(b, ",");
+    expect_double(b, h->hi, !isnan(h->hi));
+    put(b, ",i:%llu,i:%llu,", (unsigned long long)h->underflow,
+        (unsigned long long)h->overflow);
+    for (int i = 0; i < h->nbins; i++)
+        put(b, i ? " i:%llu" : "i:%llu", (unsigned long long)h->bins[i]);
+}
+
+/* Keys in sorted order: count hist invalid max mean min missing nan std
+ * sum. */
+static void expect_column(buf *b, unsigned what, const report_col *c,
+                          const char *utf8)
+{
+    const col_summary *s = &c->s;
+    for (const unsigned char *p = (const unsigned char *)utf8; *p; p++)
+        put(b, "%02x", *p);
+    put(b, "\ti:%d", c->index);
+    if (what & STAT_COUNT)
+        expect_u64(b, "count", s->count);
+    if (what & STAT_HIST)
+        expect_hist(b, c->h);
+    expect_u64(b, "invalid", s->invalid);
+    if (what & STAT_MAX)
+        expect_extremum(b, "max", s->max, s->max_row, s->count);
+    if (what & STAT_MEAN) {
+        put(b, "\tmean=");
+        expect_double(b, s->mean, s->count > 0);
+    }
+    if (what & STAT_MIN)
+        expect_extremum(b, "min", s->min, s->min_row, s->count);
+    expect_u64(b, "missing", s->missing);
+    expect_u64(b, "nan", s->nan);
+    if (what & STAT_STD) {
+        put(b, "\tstd=");
+        expect_double(b, s->std, s->count > 1);
+    }
+    if (what & STAT_SUM) {
+        put(b, "\tsum=");
+        if (s->sum_is_int)
+            put(b, "i:%s",
+                s->sum_int[0] == '-' && !strcmp(s->sum_int, "-0") ? "0"
+                                                                  : s->sum_int);
+        else
+            expect_double(b, s->sum, 1);
+    }
+    put(b, "\n");
+}
+
+static int have_python(void)
+{
+    return system("python3 -c 'import json' >/dev/null 2>&1") == 0;
+}
+
+/* Many documents, one Python run: each prints "rows ..." first. */
+START_TEST(json_parsed_back)
+{
+    if (!have_python()) {
+        fprintf(stderr, "test_report: no python3, JSON read-back skipped\n");
+        return;
+    }
+    enum { DOCS = 200 };
+    int n = quick() ? 30 : DOCS;
+    char dir[] = "/tmp/colstat_json_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    buf cmd = {0}, want = {0}, got = {0};
+    put(&cmd, "python3 %s/check.py", dir);
+    char path[64];
+    snprintf(path, sizeof path, "%s/check.py", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(py_script, f);
+    fclose(f);
+    for (int t = 0; t < n; t++) {
+        sample x;
+        random_sample(&x);
+        char *text = render(&x, FMT_JSON, 80);
+        snprintf(path, sizeof path, "%s/%d.json", dir, t);
+        f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        fclose(f);
+        put(&cmd, " %s", path);
+        put(&want, "rows i:%llu\n", (unsigned long long)x.rows);
+        for (int i = 0; i < x.ncols; i++)
+            expect_column(&want, x.what, &x.cols[i], x.expect_utf8[i]);
+        free(text);
+        free_sample(&x);
+    }
+    FILE *p = popen(cmd.p, "r");
+    ck_assert_ptr_nonnull(p);
+    char line[1 << 16];
+    while (fgets(line, sizeof line, p))
+        put(&got, "%s", line);
+    ck_assert_msg(pclose(p) == 0, "python rejected a document in %s", dir);
+    /* Compare document by document, for a readable failure. */
+    const char *g = got.p, *w = want.p;
+    for (int t = 0; t < n; t++) {
+        const char *gn = strstr(g + 1, "rows "), *wn = strstr(w + 1, "rows ");
+        size_t gl = gn ? (size_t)(gn - g) : strlen(g);
+        size_t wl = wn ? (size_t)(wn - w) : strlen(w);
+        ck_assert_msg(gl == wl && !memcmp(g, w, gl),
+                      "%s/%d.json: python read\n%.*s\nexpected\n%.*s", dir, t,
+                      (int)gl, g, (int)wl, w);
+        g += gl;
+        w += wl;
+        snprintf(path, sizeof path, "%s/%d.json", dir, t);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/check.py", dir);
+    unlink(path);
+    rmdir(dir);
+    free(cmd.p);
+    free(want.p);
+    free(got.p);
+}
+END_TEST
+
+START_TEST(json_fixed)
+{
+    uint64_t bins[2] = {3901, 3877};
+    hist h = {2, 0.01, 9.99, 0, 0, bins};
+    report_col c = {"pr\"ice\x01", 2, {0}, &h};
+    c.s.count = 999000;
+    c.s.missing = 1000;
+    c.s.sum = 4995012.75;
+    c.s.mean = 5.0000127627627625;
+    c.s.std = INFINITY;
+    c.s.min = 0.01;
+    c.s.min_row = 17;
+    c.s.max = 9.99;
+    c.s.max_row = 4242;
+    sample x = {0};
+    x.cols[0] = c;
+    x.ncols = 1;
+    x.what = STAT_ALL;
+    x.rows = 1000000;
+    char *text = render(&x, FMT_JSON, 80);
+    const char *want =
+        "{\n"
+        "  \"rows\": 1000000,\n"
+        "  \"columns\": [\n"
+        "    {\n"
+        "      \"name\": \"pr\\\"ice\\u0001\", \"index\": 2,\n"
+        "      \"count\": 999000, \"missing\": 1000, \"invalid\": 0, "
+        "\"nan\": 0,\n"
+        "      \"sum\": 4995012.75, \"mean\": 5.000012762762762, "
+        "\"std\": \"inf\",\n"
+        "      \"min\": {\"value\": 0.01, \"row\": 17}, \"max\": {\"value\": "
+        "9.99, \"row\": 4242},\n"
+        "      \"hist\": {\"lo\": 0.01, \"hi\": 9.99, \"bins\": [3901, 3877], "
+        "\"underflow\": 0, \"overflow\": 0}\n"
+        "    }\n"
+        "  ]\n"
+        "}\n";
+    ck_assert_str_eq(text, want);
+    free(text);
+    x.ncols = 0;
+    text = render(&x, FMT_JSON, 80);
+    ck_assert_str_eq(text, "{\n  \"rows\": 1000000,\n  \"columns\": []\n}\n");
+    free(text);
+}
+END_TEST
+
+/* ---- TSV and CSV ---- */
+
+static int expected_fields(unsigned what)
+{
+    int n = 5; /* column index missing invalid nan */
+    n += !!(what & STAT_COUNT) + !!(what & STAT_SUM) + !!(what & STAT_MEAN) +
+         !!(what & STAT_STD) + 2 * !!(what & STAT_MIN) +
+         2 * !!(what & STAT_MAX) + 5 * !!(what & STAT_HIST);
+    return n;
+}
+
+/* Splits one CSV record (RFC 4180) at *p; returns its fields, the first
+ * unquoted into first. */
+static int csv_record(const char **p, char *first, size_t cap)
+{
+    int nf = 0;
+    const char *s = *p;
+    for (;;) {
+        size_t n = 0;
+        if (*s == '"') {
+            for (s++;; s++) {
+                ck_assert_msg(*s, "unterminated quote");
+                if (*s == '"' && s[1] == '"')
+                    s++;
+                else if (*s == '"') {
+                    s++;
+                    break;
+                }
+                if (nf == 0 && n + 1 < cap)
+                    first[n++] = *s;
+            }
+        } else {
+            for (; *s && *s != ',' && *s != '\n'; s++) {
+                ck_assert_msg(*s != '"', "stray quote");
+                if (nf == 0 && n + 1 < cap)
+                    first[n++] = *s;
+            }
+        }
+        if (nf == 0)
+            first[n] = '\0';
+        nf++;
+        if (*s == ',') {
+            s++;
+            continue;
+        }
+        ck_assert_int_eq(*s, '\n');
+        *p = s + 1;
+        return nf;
+    }
+}
+
+static void tsv_unescape(char *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '\\') {
+            *out++ = s[i];
+            continue;
+        }
+        char c = s[++i];
+        *out++ = c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c;
+    }
+    *out = '\0';
+}
+
+START_TEST(delimited)
+{
+    int n = quick() ? 100 : 600;
+    for (int t = 0; t < n; t++) {
+        sample x;
+        random_sample(&x);
+        int want = expected_fields(x.what);
+        char *csv = render(&x, FMT_CSV, 80);
+        const char *p = csv;
+        char first[NAME * 2];
+        ck_assert_int_eq(csv_record(&p, first, sizeof first), want);
+        ck_assert_str_eq(first, "column");
+        for (int i = 0; i < x.ncols; i++) {
+            ck_assert_int_eq(csv_record(&p, first, sizeof first), want);
+            ck_assert_str_eq(first, x.names[i]);
+        }
+        ck_assert_int_eq(*p, '\0');
+        free(csv);
+
+        char *tsv = render(&x, FMT_TSV, 80);
+        char *line = tsv;
+        for (int i = -1; i < x.ncols; i++) {
+            char *nl = strchr(line, '\n');
+            ck_assert_ptr_nonnull(nl);
+            int nf = 1;
+            for (char *q = line; q < nl; q++)
+                nf += *q == '\t';
+            ck_assert_int_eq(nf, want);
+            size_t nlen = strcspn(line, "\t");
+            tsv_unescape(first, line, nlen);
+            ck_assert_str_eq(first, i < 0 ? "column" : x.names[i]);
+            line = nl + 1;
+        }
+        ck_assert_int_eq(*line, '\0');
+        free(tsv);
+        free_sample(&x);
+    }
+}
+END_TEST
+
+START_TEST(delimited_fixed)
+{
+    sample x = {0};
+    x.ncols = 2;
+    x.what = STAT_COUNT | STAT_SUM | STAT_MIN | STAT_STD;
+    x.cols[0].name = "a,b";
+    x.cols[0].index = 3;
+    x.cols[0].s.count = 2;
+    x.cols[0].s.sum_is_int = 1;
+    strcpy(x.cols[0].s.sum_int, "123456789012345678901");
+    x.cols[0].s.std = 0.5;
+    x.cols[0].s.min = -1e-7;
+    x.cols[0].s.min_row = 9;
+    x.cols[1].name = "e";
+    x.cols[1].index = 4;
+    x.cols[1].s.missing = 5;
+    x.cols[1].s.std = NAN;
+    x.cols[1].s.min = NAN;
+    char *csv = render(&x, FMT_CSV, 80);
+    ck_assert_str_eq(csv,
+                     "column,index,count,sum,std,min,min_row,missing,"
+                     "invalid,nan\n"
+                     "\"a,b\",3,2,123456789012345678901,0.5,-1e-7,9,0,0,0\n"
+                     "e,4,0,0,,,,5,0,0\n");
+    free(csv);
+}
+END_TEST
+
+/* ---- the table ---- */
+
+static int display_width(const char *s, size_t n)
+{
+    int w = 0;
+    for (size_t i = 0; i < n; i++)
+        w += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return w;
+}
+
+START_TEST(table_fixed)
+{
+    sample x = {0};
+    x.ncols = 3;
+    x.what = STAT_DEFAULT;
+    const char *names[] = {"price", "qty", "d\xc3\xa9j\xc3\xa0"};
+    const double mins[] = {0.01, -3, NAN}, maxs[] = {9.99, 120, NAN};
+    for (int i = 0; i < 3; i++) {
+        report_col *c = &x.cols[i];
+        c->name = names[i];
+        c->index = 2 * i + 1;
+        c->s.count = i == 2 ? 0 : 1000 * (uint64_t)(i + 1);
+        c->s.sum = i == 0 ? 5123.25 : 0;
+        c->s.mean = i == 0 ? 5.12325 : i == 1 ? 0.5 : NAN;
+        c->s.sum_is_int = i == 1;
+        strcpy(c->s.sum_int, "1000");
+        c->s.min = mins[i];
+        c->s.max = maxs[i];
+        c->s.min_row = 4;
+        c->s.max_row = 12345;
+    }
+    x.cols[2].s.invalid = 7;
+    char *text = render(&x, FMT_TABLE, 80);
+    const char *want =
+        "#  column  count      sum     mean   min  min_row   max  max_row  "
+        "invalid\n"
+        "1  price    1000  5123.25  5.12325  0.01        4  9.99    12345  "
+        "      0\n"
+        "3  qty      2000     1000      0.5    -3        4   120    12345  "
+        "      0\n"
+        "5  d\xc3\xa9j\xc3\xa0        0        0        -     -        -     "
+        "-        -        7\n";
+    ck_assert_str_eq(text, want);
+    free(text);
+}
+END_TEST
+
+/* Every table line has the same width and the right-aligned columns end
+ * where the header's do; bars stay within the width; the rows' counts
+ * add up to the histogram's. */
+START_TEST(table_random)
+{
+    int n = quick() ? 50 : 300;
+    for (int t = 0; t < n; t++) {
+        sample x;
+        random_sample(&x);
+        int width = 40 + rand() % 120;
+        char *text = render(&x, FMT_TABLE, width);
+        char *line = text, *nl = strchr(line, '\n');
+        ck_assert_ptr_nonnull(nl);
+        int w0 = display_width(line, (size_t)(nl - line));
+        /* The name, when last, is not padded: there only the names must
+         * start where the title does. */
+        int name_last = !strncmp(nl - 6, "column", 6);
+        int name_at = (int)(strstr(line, "column") - line);
+        for (int i = 0; i < x.ncols; i++) {
+            line = nl + 1;
+            nl = strchr(line, '\n');
+            ck_assert_ptr_nonnull(nl);
+            if (!name_last) {
+                ck_assert_int_eq(display_width(line, (size_t)(nl - line)), w0);
+                continue;
+            }
+            ck_assert_int_eq((int)strspn(line, " 0123456789"),
+                             name_at + (int)strspn(line + name_at, " "));
+            ck_assert(line[name_at - 1] == ' ' && line[name_at - 2] == ' ');
+        }
+        for (int i = 0; i < x.ncols && (x.what & STAT_HIST); i++) {
+            const hist *h = x.cols[i].h;
+            line = nl + 1;
+            ck_assert_int_eq(*line, '\n'); /* blank line before each */
+            nl = strchr(line + 1, '\n');   /* the title */
+            uint64_t total = h->underflow + h->overflow, seen = 0;
+            for (int b = 0; b < h->nbins; b++)
+                total += h->bins[b];
+            int rows = 0;
+            while (nl[1] == ' ') {
+                line = nl + 1;
+                nl = strchr(line, '\n');
+                int w = display_width(line, (size_t)(nl - line));
+                const char *b = strstr(line, "\xe2\x96");
+                int bw = b && b < nl ? display_width(b, (size_t)(nl - b)) : 0;
+                /* Past the width only when the labels leave no room. */
+                ck_assert_msg(w <= width || bw <= 10, "bar line %d > %d", w,
+                              width);
+                const char *close = strpbrk(line, ")]");
+                if (strncmp(line, "  (no values)", 13) != 0)
+                    seen += strtoull(close + 1, NULL, 10);
+                rows++;
+            }
+            if (x.cols[i].s.count) {
+                ck_assert_msg(seen == total, "rows add to %llu, not %llu:\n%s",
+                              (unsigned long long)seen,
+                              (unsigned long long)total, text);
+                ck_assert_int_le(rows, 42);
+            }
+        }
+        ck_assert_int_eq(nl[1], '\0');
+        free(text);
+        free_sample(&x);
+    }
+}
+END_TEST
+
+START_TEST(table_bars)
+{
+    uint64_t bins[256];
+    for (int i = 0; i < 256; i++)
+        bins[i] = (uint64_t)(i < 128 ? i : 255 - i) * 10;
+    hist h = {256, -1, 1, 0, 3, bins};
+    report_col c = {"x", 1, {0}, &h};
+    c.s.count = 1000;
+    sample x = {0};
+    x.cols[0] = c;
+    x.ncols = 1;
+    x.what = STAT_HIST;
+    char *text = render(&x, FMT_TABLE, 60);
+    ck_assert_msg(strstr(text, "x (#1): 256 bins over [-1, 1], 8 bins per row"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "  [-1, -0.9375)  "), "%s", text);
+    ck_assert_msg(strstr(text, "  [0.9375, 1]  "), "%s", text);
+    ck_assert_msg(strstr(text, "  (1, inf)  "), "%s", text);
+    /* The fullest row, [-0.0625, 0), has the longest bar: 60 columns
+     * less 2 + 17 (label) + 2 + 4 (count) + 2 + 1 leave 32 cells. */
+    char full[160] = "[-0.0625, 0)       9880  ";
+    for (int i = 0; i < 32; i++)
+        strcat(full, "\u2588");
+    strcat(full, "\n");
+    ck_assert_msg(strstr(text, full), "%s", text);
+    free(text);
+}
+END_TEST
+
+START_TEST(write_failure)
+{
+    FILE *f = fopen("/dev/full", "w");
+    if (!f)
+        return;
+    sample x;
+    random_sample(&x);
+    static const out_format fmts[] = {FMT_TABLE, FMT_TSV, FMT_CSV, FMT_JSON};
+    ck_assert_int_eq(
+        report_write(f, fmts[rand() % 4], x.what, x.rows, x.cols, x.ncols, 80),
+        -1);
+    fclose(f);
+    free_sample(&x);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 120);
+    tcase_add_unchecked_fixture(t, init_seed, NULL);
+    tcase_add_test(t, format_double_forms);
+    tcase_add_test(t, format_double_random);
+    tcase_add_test(t, json_fixed);
+    tcase_add_test(t, json_parsed_back);
+    tcase_add_test(t, delimited);
+    tcase_add_test(t, delimited_fixed);
+    tcase_add_test(t, table_fixed);
+    tcase_add_test(t, table_random);
+    tcase_add_test(t, table_bars);
+    tcase_add_test(t, write_failure);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(suite(), CK_FORK_GETENV);
+}

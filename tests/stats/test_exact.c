@@ -1,0 +1,541 @@
+/* src/stats/exact.c against exact rational arithmetic (GMP mpq): sums, means
+ * and standard deviations of random doubles from many regimes must be the exact
+ * value correctly rounded (std: within 1e-13 relative), merges must be
+ * bit-identical for any split and order, integer strings must match mpz. Seed
+ * printed to stderr; COLSTAT_SEED reproduces a run. */
+#include "src/stats/exact.h"
+
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tests/testlib.h"
+
+#ifdef COLSTAT_HAVE_GMP
+#include <gmp.h>
+
+static uint64_t rng_state;
+
+static int iters(int n)
+{
+    return getenv("COLSTAT_TEST_QUICK") ? n / 10 + 1 : n;
+}
+
+/* a finite double with biased exponent in [elo, ehi], random sign */
+static double rand_exp(int elo, int ehi)
+{
+    uint64_t e = (uint64_t)(elo + (int)(test_rand(&rng_state) %
+                                        (uint64_t)(ehi - elo + 1)));
+    uint64_t frac = test_rand(&rng_state) & ((UINT64_C(1) << 52) - 1);
+    return from_bits((test_rand(&rng_state) & (UINT64_C(1) << 63)) | (e << 52) |
+                     frac);
+}
+
+enum {
+    R_UNIFORM,
+    R_FULL,
+    R_HUGE,
+    R_SUBNORMAL,
+    R_CANCEL,
+    R_HALFWAY,
+    R_BIGINT,
+    R_MEANNOISE,
+    R_NREGIMES
+};
+
+/* Fills x with n values (n >= 4) of one regime; returns how many. */
+static int gen(int regime, double *x, int n)
+{
+    int k = 0;
+    switch (regime) {
+    case R_UNIFORM: {
+        double scale = ldexp(1.0, (int)(test_rand(&rng_state) % 200) - 100);
+        for (; k < n; k++)
+            x[k] = (2 * test_unif(&rng_state) - 1) * scale;
+        break;
+    }
+    case R_FULL:
+        for (; k < n; k++)
+            x[k] = rand_exp(0, 2046);
+        break;
+    case R_HUGE:
+        for (; k < n; k++)
+            x[k] = rand_exp(2040, 2046);
+        break;
+    case R_SUBNORMAL:
+        for (; k < n; k++)
+            x[k] = rand_exp(0, 3);
+        break;
+    case R_CANCEL: /* big values and their negations around small ones */
+        for (; k + 1 < n; k += 2) {
+            x[k] = rand_exp(1900, 2046);
+            x[k + 1] = test_rand(&rng_state) % 2 ? -x[k] : rand_exp(0, 1100);
+        }
+        for (int i = k - 1; i > 0; i--) {
+            int j = (int)(test_rand(&rng_state) % (uint64_t)(i + 1));
+            double t = x[i];
+            x[i] = x[j];
+            x[j] = t;
+        }
+        break;
+    case R_HALFWAY: { /* r + ulp(r)/2, sometimes nudged by the tiniest */
+        double r = rand_exp(1, 2045);
+        int e;
+        frexp(r, &e);
+        x[k++] = r;
+        x[k++] =
+            copysign(ldexp(1.0, e - 54), test_rand(&rng_state) % 2 ? r : -r);
+        if (test_rand(&rng_state) % 2)
+            x[k++] = test_rand(&rng_state) % 2 ? 0x1p-1074 : -0x1p-1074;
+        break;
+    }
+    case R_BIGINT:
+        for (; k < n; k++)
+            x[k] = ldexp((double)(int64_t)(test_rand(&rng_state) >>
+                                           (test_rand(&rng_state) % 64)),
+                         (int)(test_rand(&rng_state) % 12)) *
+                   (test_rand(&rng_state) % 2 ? 1 : -1);
+        break;
+    default: /* 1e9 + 1e-6 noise: huge mean, tiny spread */
+        for (; k < n; k++)
+            x[k] = 1e9 + (2 * test_unif(&rng_state) - 1) * 1e-6;
+        break;
+    }
+    return k;
+}
+
+/* q == r correctly rounded to nearest, ties to even (signs of zero
+ * ignored: the contract says an exact zero is +0). */
+static int is_rounded(const mpq_t q, double r)
+{
+    if (isnan(r))
+        return 0;
+    mpq_t lo, hi, t;
+    mpq_inits(lo, hi, t, NULL);
+    int ok;
+    if (isinf(r)) {
+        /* |q| >= 2^1024 - 2^970: the overflow threshold */
+        mpq_set_d(t, ldexp(1.0, 1023));
+        mpq_set_d(lo, ldexp(1.0, 1023) - ldexp(1.0, 970));
+        mpq_add(t, t, lo);
+        mpq_abs(lo, q);
+        ok = mpq_cmp(lo, t) >= 0 && (r > 0) == (mpq_sgn(q) > 0);
+    } else {
+        double below = nextafter(r, -INFINITY), above = nextafter(r, INFINITY);
+        mpq_set_d(t, r);
+        mpq_set_d(lo, isinf(below) ? -DBL_MAX : below);
+        mpq_set_d(hi, isinf(above) ? DBL_MAX : above);
+        if (isinf(below) || isinf(above)) {
+            /* the neighbour past DBL_MAX is 2^1024: DBL_MAX + ulp */
+            mpq_t u;
+            mpq_init(u);
+            mpq_set_d(u, ldexp(1.0, 971));
+            if (isinf(below))
+                mpq_sub(lo, lo, u);
+            else
+                mpq_add(hi, hi, u);
+            mpq_clear(u);
+        }
+        mpq_add(lo, lo, t);
+        mpq_div_2exp(lo, lo, 1);
+        mpq_add(hi, hi, t);
+        mpq_div_2exp(hi, hi, 1);
+        int even = (bits_of(r) & 1) == 0;
+        int c1 = mpq_cmp(q, lo), c2 = mpq_cmp(q, hi);
+        ok = (c1 > 0 || (c1 == 0 && even)) && (c2 < 0 || (c2 == 0 && even));
+    }
+    mpq_clears(lo, hi, t, NULL);
+    return ok;
+}
+
+static void exact_sum(mpq_t s, mpq_t s2, const double *x, int n)
+{
+    mpq_t t;
+    mpq_init(t);
+    mpq_set_ui(s, 0, 1);
+    mpq_set_ui(s2, 0, 1);
+    for (int i = 0; i < n; i++) {
+        mpq_set_d(t, x[i]);
+        mpq_add(s, s, t);
+        mpq_mul(t, t, t);
+        mpq_add(s2, s2, t);
+    }
+    mpq_clear(t);
+}
+
+/* |std - sqrt(v)| <= 1e-13 sqrt(v), checked as squares in mpq */
+static int std_close(const mpq_t v, double sd)
+{
+    if (mpq_sgn(v) == 0)
+        return sd == 0.0;
+    mpq_t a, f;
+    mpq_inits(a, f, NULL);
+    if (isinf(sd)) { /* only when sqrt(v) is past DBL_MAX */
+        mpq_set_d(a, DBL_MAX);
+        mpq_mul(a, a, a);
+        int ok = mpq_cmp(v, a) > 0;
+        mpq_clears(a, f, NULL);
+        return ok;
+    }
+    if (!(sd > 0x1p-1000)) {
+        mpq_clears(a, f, NULL);
+        return 0;
+    }
+    mpq_set_ui(f, 10000000000000u - 1, 10000000000000u);
+    mpq_set_d(a, sd);
+    mpq_mul(a, a, f);
+    mpq_mul(a, a, a);
+    int ok = mpq_cmp(a, v) <= 0;
+    mpq_set_ui(f, 10000000000000u + 1, 10000000000000u);
+    mpq_set_d(a, sd);
+    mpq_mul(a, a, f);
+    mpq_mul(a, a, a);
+    ok = ok && mpq_cmp(a, v) >= 0;
+    mpq_clears(a, f, NULL);
+    return ok;
+}
+
+static void check_one(const double *x, int n, int regime)
+{
+    sacc s, s2;
+    sacc_init(&s);
+    sacc_init(&s2);
+    for (int i = 0; i < n; i++) {
+        sacc_add(&s, x[i]);
+        sacc_add_square(&s2, x[i]);
+    }
+    mpq_t q, q2, t, v;
+    mpq_inits(q, q2, t, v, NULL);
+    exact_sum(q, q2, x, n);
+    double sum = sacc_value(&s);
+    ck_assert_msg(is_rounded(q, sum), "regime %d n %d: sum %a", regime, n, sum);
+    mpq_set_ui(t, (unsigned long)n, 1);
+    mpq_div(t, q, t);
+    double mean = sacc_mean(&s, (uint64_t)n);
+    ck_assert_msg(is_rounded(t, mean), "regime %d n %d: mean %a", regime, n,
+                  mean);
+    /* v = (n q2 - q^2) / (n (n - 1)) */
+    mpq_set_ui(t, (unsigned long)n, 1);
+    mpq_mul(v, q2, t);
+    mpq_mul(t, q, q);
+    mpq_sub(v, v, t);
+    mpq_set_ui(t, (unsigned long)n * (unsigned long)(n - 1), 1);
+    mpq_div(v, v, t);
+    double sd = sacc_std(&s, &s2, (uint64_t)n);
+    /* a subnormal std cannot carry 1e-13 relative precision */
+    mpq_set_d(t, 0x1p-1000);
+    mpq_mul(t, t, t);
+    if (mpq_cmp(v, t) > 0 || mpq_sgn(v) == 0)
+        ck_assert_msg(std_close(v, sd), "regime %d n %d: std %a", regime, n,
+                      sd);
+    mpq_clears(q, q2, t, v, NULL);
+}
+
+START_TEST(test_regimes)
+{
+    double x[300];
+    for (int it = 0; it < iters(20000); it++) {
+        int regime = it % R_NREGIMES;
+        int n = gen(regime, x, 4 + (int)(test_rand(&rng_state) % 250));
+        check_one(x, n, regime);
+    }
+}
+END_TEST
+
+START_TEST(test_known_cases)
+{
+    double cases[][3] = {{1e300, 1.0, -1e300},      /* cancellation */
+                         {1.0, 0x1p-53, 0.0},       /* tie to even: 1 */
+                         {1.0, 0x1p-53, 0x1p-1074}, /* just above: up */
+                         {DBL_MAX, DBL_MAX, -DBL_MAX},
+                         {DBL_MAX, 0x1p970, 0.0}, /* tie at overflow: inf */
+                         {0x1p-1074, -0x1p-1074, 0x1p-1074}};
+    double want[] = {1.0,     1.0,      0x1.0000000000001p0,
+                     DBL_MAX, INFINITY, 0x1p-1074};
+    for (size_t c = 0; c < sizeof want / sizeof want[0]; c++) {
+        sacc s;
+        sacc_init(&s);
+        for (int i = 0; i < 3; i++)
+            sacc_add(&s, cases[c][i]);
+        ck_assert_msg(sacc_value(&s) == want[c], "case %zu: %a", c,
+                      sacc_value(&s));
+        check_one(cases[c], 3, -1);
+    }
+}
+END_TEST
+
+/* means that land exactly halfway between doubles: (2r + ulp(r)) / 2 */
+START_TEST(test_mean_ties)
+{
+    for (int it = 0; it < iters(2000); it++) {
+        double r = fabs(rand_exp(1, 2045));
+        if (bits_of(r) << 12 == 0)
+            continue; /* below a power of two the spacing halves */
+        double u = nextafter(r, INFINITY) - r;
+        double x[2] = {2 * r, test_rand(&rng_state) % 2 ? u : -u};
+        sacc s;
+        sacc_init(&s);
+        sacc_add(&s, x[0]);
+        sacc_add(&s, x[1]);
+        double m = sacc_mean(&s, 2);
+        double other = x[1] > 0 ? nextafter(r, INFINITY) : nextafter(r, 0);
+        ck_assert(m == r || m == other);
+        ck_assert((bits_of(m) & 1) == 0);
+        check_one(x, 2, -2);
+    }
+}
+END_TEST
+
+START_TEST(test_zero_and_inf)
+{
+    sacc s, s2;
+    sacc_init(&s);
+    sacc_init(&s2);
+    sacc_add(&s, -0.0);
+    sacc_add(&s, -0.0);
+    ck_assert(bits_of(sacc_value(&s)) == 0); /* exact zero prints +0 */
+    ck_assert(bits_of(sacc_mean(&s, 2)) == 0);
+    /* a negative mean too small for a subnormal rounds to -0 */
+    sacc_add(&s, -0x1p-1074);
+    ck_assert(bits_of(sacc_mean(&s, 3)) == bits_of(-0.0));
+    sacc_add(&s, INFINITY);
+    sacc_add_square(&s2, -INFINITY);
+    ck_assert(sacc_value(&s) == INFINITY);
+    ck_assert(sacc_mean(&s, 4) == INFINITY);
+    ck_assert(isnan(sacc_std(&s, &s2, 4)));
+    sacc_add(&s, -INFINITY);
+    ck_assert(isnan(sacc_value(&s)));
+    sacc_init(&s);
+    sacc_add(&s, -INFINITY);
+    ck_assert(sacc_value(&s) == -INFINITY);
+    ck_assert(isnan(sacc_std(&s2, &s2, 1)));
+}
+END_TEST
+
+/* The same values split into random parts, each part added in its own
+ * random order, the parts merged in random order: identical digits. */
+START_TEST(test_merge_splits)
+{
+    double x[400];
+    for (int it = 0; it < iters(400); it++) {
+        int n = gen(it % R_NREGIMES, x, 8 + (int)(test_rand(&rng_state) % 380));
+        sacc whole, parts[8], merged;
+        sacc_init(&whole);
+        for (int i = 0; i < n; i++)
+            sacc_add(&whole, x[i]);
+        int np = 1 + (int)(test_rand(&rng_state) % 8);
+        for (int p = 0; p < np; p++)
+            sacc_init(&parts[p]);
+        for (int i = n - 1; i >= 0; i--) {
+            int j = (int)(test_rand(&rng_state) % (uint64_t)(i + 1));
+            double t = x[i];
+            x[i] = x[j];
+            x[j] = t;
+            sacc_add(&parts[test_rand(&rng_state) % (uint64_t)np], x[i]);
+        }
+        int order[8] = {0};
+        for (int p = 0; p < np; p++) {
+            int j = (int)(test_rand(&rng_state) % (uint64_t)(p + 1));
+            order[p] = order[j];
+            order[j] = p;
+        }
+        sacc_init(&merged);
+        for (int p = 0; p < np; p++)
+            sacc_merge(&merged, &parts[order[p]]);
+        sacc_normalize(&whole);
+        sacc_normalize(&merged);
+        ck_assert(memcmp(whole.d, merged.d, sizeof whole.d) == 0);
+        ck_assert(bits_of(sacc_value(&whole)) == bits_of(sacc_value(&merged)));
+    }
+}
+END_TEST
+
+static void sacc_to_mpq(mpq_t q, const sacc *a)
+{
+    mpz_t z, t;
+    mpz_inits(z, t, NULL);
+    for (int i = SACC_DIGITS - 1; i >= 0; i--) {
+        mpz_mul_2exp(z, z, 32);
+        mpz_set_si(t, (long)a->d[i]);
+        mpz_add(z, z, t);
+    }
+    mpq_set_z(q, z);
+    mpq_div_2exp(q, q, (unsigned long)-SACC_LSB_EXP);
+    mpz_clears(z, t, NULL);
+}
+
+/* Digits at the largest magnitude the pending bound allows (as after
+ * SACC_MAX_PENDING - 1 additions of nearly 2^32 each): adding past the
+ * bound must normalise, and merging two full ones must not overflow. */
+START_TEST(test_pending_limit)
+{
+    for (int it = 0; it < iters(20); it++) {
+        sacc a, b;
+        sacc_init(&a);
+        int64_t big = (int64_t)(SACC_MAX_PENDING - 1) * (int64_t)0xffffffff;
+        for (int i = 0; i < SACC_DIGITS - 1; i++)
+            a.d[i] = test_rand(&rng_state) % 2
+                         ? big - (int64_t)(test_rand(&rng_state) % 1000)
+                         : -big + (int64_t)(test_rand(&rng_state) % 1000);
+        a.pending = SACC_MAX_PENDING - 1;
+        b = a;
+        mpq_t q, t;
+        mpq_inits(q, t, NULL);
+        sacc_to_mpq(q, &a);
+        mpq_mul_2exp(q, q, 1); /* a + b */
+        sacc_merge(&a, &b);
+        for (int i = 0; i < 3; i++) {
+            double x = rand_exp(0, 2046);
+            sacc_add(&a, x);
+            mpq_set_d(t, x);
+            mpq_add(q, q, t);
+        }
+        ck_assert_uint_lt(a.pending, SACC_MAX_PENDING);
+        sacc_to_mpq(t, &a);
+        ck_assert(mpq_equal(q, t));
+        ck_assert(is_rounded(q, sacc_value(&a)));
+        mpq_clears(q, t, NULL);
+    }
+}
+END_TEST
+
+/* Many tiny additions to one digit: pending grows and values stay exact. */
+START_TEST(test_many_adds)
+{
+    sacc a;
+    sacc_init(&a);
+    long n = getenv("COLSTAT_TEST_QUICK") ? 1000000 : 20000000;
+    for (long i = 0; i < n; i++)
+        sacc_add(&a, 0x1.ffffp-1060);
+    double want = (double)n * 0x1.ffffp-1060;
+    ck_assert(sacc_value(&a) == want);
+}
+END_TEST
+
+START_TEST(test_integer_string)
+{
+    double x[300];
+    char buf[800], want[800];
+    for (int it = 0; it < iters(2000); it++) {
+        int regime = it % 3 == 0 ? R_FULL : R_BIGINT;
+        int n = gen(regime, x, 4 + (int)(test_rand(&rng_state) % 200));
+        sacc s;
+        sacc_init(&s);
+        for (int i = 0; i < n; i++)
+            sacc_add(&s, x[i]);
+        mpq_t q, q2;
+        mpq_inits(q, q2, NULL);
+        exact_sum(q, q2, x, n);
+        int isint = mpz_cmp_ui(mpq_denref(q), 1) == 0;
+        int got = sacc_integer_string(&s, buf, sizeof buf);
+        ck_assert_int_eq(got, isint);
+        if (isint) {
+            mpz_get_str(want, 10, mpq_numref(q));
+            ck_assert_str_eq(buf, want);
+            size_t len = strlen(want);
+            ck_assert_int_eq(sacc_integer_string(&s, buf, len), 0);
+            ck_assert_int_eq(sacc_integer_string(&s, buf, len + 1), 1);
+        }
+        mpq_clears(q, q2, NULL);
+    }
+    sacc s;
+    sacc_init(&s);
+    ck_assert(sacc_integer_string(&s, buf, 2) && strcmp(buf, "0") == 0);
+    sacc_add(&s, -0.0);
+    ck_assert(sacc_integer_string(&s, buf, 2) && strcmp(buf, "0") == 0);
+    sacc_add(&s, INFINITY);
+    ck_assert_int_eq(sacc_integer_string(&s, buf, sizeof buf), 0);
+}
+END_TEST
+
+/* The block loop equals value-by-value adds, NaN skipped, infinities
+ * counted, also when a block starts next to the pending limit. */
+START_TEST(test_add_values)
+{
+    double x[300];
+    for (int it = 0; it < iters(1000); it++) {
+        int n = gen(it % R_NREGIMES, x, 4 + (int)(test_rand(&rng_state) % 290));
+        for (int i = 0; i < n; i++)
+            if (test_rand(&rng_state) % 10 == 0)
+                x[i] = test_rand(&rng_state) % 3
+                           ? NAN
+                           : (test_rand(&rng_state) % 2 ? INFINITY : -INFINITY);
+        sacc a, a2, b, b2;
+        sacc_init(&a);
+        sacc_init(&a2);
+        sacc_init(&b);
+        sacc_init(&b2);
+        if (it % 2) {
+            a.pending =
+                SACC_MAX_PENDING - 1 - (uint32_t)(test_rand(&rng_state) % 4);
+            a2.pending =
+                SACC_MAX_PENDING - 1 - (uint32_t)(test_rand(&rng_state) % 4);
+        }
+        int squares = (int)(test_rand(&rng_state) % 2);
+        sacc_add_values(&a, squares ? &a2 : NULL, x, (size_t)n);
+        ck_assert_uint_lt(a.pending, SACC_MAX_PENDING);
+        ck_assert_uint_lt(a2.pending, SACC_MAX_PENDING);
+        for (int i = 0; i < n; i++) {
+            if (isnan(x[i]))
+                continue;
+            sacc_add(&b, x[i]);
+            if (squares)
+                sacc_add_square(&b2, x[i]);
+        }
+        sacc_normalize(&a);
+        sacc_normalize(&a2);
+        sacc_normalize(&b);
+        sacc_normalize(&b2);
+        ck_assert(memcmp(a.d, b.d, sizeof a.d) == 0);
+        ck_assert(memcmp(a2.d, b2.d, sizeof a2.d) == 0);
+        ck_assert_uint_eq(a.pos_inf, b.pos_inf);
+        ck_assert_uint_eq(a.neg_inf, b.neg_inf);
+        ck_assert_uint_eq(a2.pos_inf, b2.pos_inf);
+    }
+}
+END_TEST
+
+/* The motivating case: a naive n*S2 - S1^2 in doubles loses everything. */
+START_TEST(test_std_huge_mean)
+{
+    double x[2000];
+    for (int it = 0; it < iters(20); it++) {
+        int n = 2 + (int)(test_rand(&rng_state) % 1998);
+        for (int i = 0; i < n; i++)
+            x[i] = 1e9 + (2 * test_unif(&rng_state) - 1) * 1e-6;
+        check_one(x, n, R_MEANNOISE);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    rng_state = test_seed("test_exact");
+    Suite *s = suite_create("exact");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_regimes);
+    tcase_add_test(tc, test_known_cases);
+    tcase_add_test(tc, test_zero_and_inf);
+    tcase_add_test(tc, test_merge_splits);
+    tcase_add_test(tc, test_pending_limit);
+    tcase_add_test(tc, test_many_adds);
+    tcase_add_test(tc, test_integer_string);
+    tcase_add_test(tc, test_std_huge_mean);
+    tcase_add_test(tc, test_add_values);
+    tcase_add_test(tc, test_mean_ties);
+    suite_add_tcase(s, tc);
+    return run_suite(s, CK_NOFORK);
+}
+
+#else
+int main(void)
+{
+    fprintf(stderr, "test_exact: GMP not found, skipped\n");
+    return 77;
+}
+#endif
