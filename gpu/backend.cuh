@@ -64,7 +64,7 @@ struct gpu_backend {
 int failf(gpu_backend *g, const char *fmt, ...);
 int cuda_fail(gpu_backend *g, const char *what, cudaError_t e);
 /* rc, with why filled from the first error when rc is not 0 */
-int report(const gpu_backend *g, int rc, char *why, size_t n);
+int report(const gpu_backend *g, int rc, cs_error *e);
 
 #define CK(g, call)                                                            \
     do {                                                                       \

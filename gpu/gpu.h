@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "io/chunk.h"
+#include "io/error.h"
 #include "src/stats/stats.h"
 
 #ifdef __cplusplus
@@ -35,9 +36,10 @@ typedef struct gpu_times {
     char device[128]; /* name of the device used */
 } gpu_times;
 
-/* Opens the first usable device. Returns 0, or -1 with why filled (no
- * device, no driver, too little memory...). */
-int gpu_open(const gpu_config *cfg, gpu_backend **out, char *why, size_t n);
+/* Opens the first usable device. Returns CS_OK, or CS_EDATA with e
+ * saying why (no device, no driver, too little memory, built without
+ * CUDA...). Every other function returns CS_OK or CS_EDATA (e filled). */
+int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e);
 
 /* Page-locked allocator for the chunks g will be given. Its functions may
  * be called from several threads at once. */
@@ -48,19 +50,17 @@ size_t gpu_chunk_rows(const gpu_backend *g);
 
 /* Starts reducing c, whose first row is first_row (1-based over the whole
  * input). Asynchronous: c must not be changed until gpu_chunk_wait(g, c)
- * returns. Returns 0, or -1 with why filled. */
-int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, char *why,
-               size_t n);
+ * returns. */
+int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, cs_error *e);
 
-/* Blocks until the device no longer reads c. Returns 0 or -1 (why). */
-int gpu_chunk_wait(gpu_backend *g, const chunk *c, char *why, size_t n);
+/* Blocks until the device no longer reads c. */
+int gpu_chunk_wait(gpu_backend *g, const chunk *c, cs_error *e);
 
 /* Waits for all work, then merges each column's value statistics into
  * out[0..ncols) (stats_merge, rows already absolute) and, with STAT_HIST,
  * fills hists[0..ncols) (hist_init'ed by gpu_finish itself, freed by the
- * caller). Returns 0 or -1 (why). */
-int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, char *why,
-               size_t n);
+ * caller). */
+int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, cs_error *e);
 
 /* Raw input: the device parses the bytes itself (CSV or binary records)
  * and feeds the same reductions, with no parsed values crossing the bus.
@@ -104,39 +104,39 @@ size_t gpu_raw_chunk_bytes(const gpu_backend *g);
 /* Starts an input whose first row is first_row (absolute, 1-based) and,
  * for CSV, whose first byte is on line first_line. */
 int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
-                  uint64_t first_line, char *why, size_t n);
+                  uint64_t first_line, cs_error *e);
 
 /* Queues n bytes (page-locked, from gpu_chunk_alloc) of the input.
  * Asynchronous: bytes must stay until gpu_raw_copied or gpu_raw_wait(g,
  * bytes) returns. */
-int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, char *why,
-                   size_t wn);
+int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, cs_error *e);
 
-/* Blocks until the device no longer reads bytes, and says whether the
- * input up to the end of that chunk was parsed (0) or the device stopped
- * at or before it (1). -1 on error. */
-int gpu_raw_wait(gpu_backend *g, const void *bytes, char *why, size_t n);
+/* Blocks until the device no longer reads bytes; *stopped says whether
+ * the device stopped at or before that chunk (else the input up to its
+ * end was parsed). */
+int gpu_raw_wait(gpu_backend *g, const void *bytes, int *stopped, cs_error *e);
 
 /* Waits (spinning: the copy engine must not wait for a thread to wake)
- * until the bytes are on the device, so that their buffer may be refilled,
- * and says whether the device has stopped, on any chunk so far (1) or not
- * yet (0). -1 on error. For a file, where the host can re-read from where
- * the device stopped; a stream needs gpu_raw_wait's exact answer. */
-int gpu_raw_copied(gpu_backend *g, const void *bytes, char *why, size_t n);
+ * until the bytes are on the device, so that their buffer may be refilled;
+ * *stopped says whether the device has stopped on any chunk so far. For a
+ * file, where the host can re-read from where the device stopped; a
+ * stream needs gpu_raw_wait's exact answer. */
+int gpu_raw_copied(gpu_backend *g, const void *bytes, int *stopped,
+                   cs_error *e);
 
 /* Ends the input: waits for the device and fills r. The bytes after
  * r->consumed that the device holds (the carried record, at most
  * gpu_raw_chunk_bytes) go to tail, *tail_len of them; the caller has the
- * bytes of the chunks it submitted after those. Returns 0 or -1 (why). */
+ * bytes of the chunks it submitted after those. */
 int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
-                char *why, size_t n);
+                cs_error *e);
 
 /* For tests: parses n fields (text + off[i], len[i] bytes) on the device
  * as parse_number would; kind[i] gets a num_kind, or 4 where only the
  * host's exact fallback can round it, and val[i] the value. */
 int gpu_parse_fields(const char *text, size_t text_len, const size_t *off,
                      const size_t *len, size_t n, int *kind, double *val,
-                     char *why, size_t wn);
+                     cs_error *e);
 
 void gpu_get_times(const gpu_backend *g, gpu_times *t);
 

@@ -35,11 +35,12 @@ int cuda_fail(gpu_backend *g, const char *what, cudaError_t e)
     return failf(g, "GPU: %s: %s", what, cudaGetErrorString(e));
 }
 
-int report(const gpu_backend *g, int rc, char *why, size_t n)
+int report(const gpu_backend *g, int rc, cs_error *e)
 {
-    if (rc && why && n)
-        snprintf(why, n, "%s", g->failed ? g->err : "GPU: unknown error");
-    return rc;
+    if (!rc)
+        return CS_OK;
+    return cs_fail(e, CS_EDATA, "", 0, "%s",
+                   g->failed ? g->err : "GPU: unknown error");
 }
 
 int add_extra(gpu_backend *g, int col, double v, uint64_t row)
@@ -581,15 +582,12 @@ void release(gpu_backend *g)
 
 extern "C" {
 
-int gpu_open(const gpu_config *cfg, gpu_backend **out, char *why, size_t n)
+int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e)
 {
     *out = NULL;
     gpu_backend *g = static_cast<gpu_backend *>(calloc(1, sizeof *g));
-    if (!g) {
-        if (why && n)
-            snprintf(why, n, "GPU: out of host memory");
-        return -1;
-    }
+    if (!g)
+        return cs_fail(e, CS_EDATA, "", 0, "GPU: out of host memory");
     g->cfg = *cfg;
     g->alloc = chunk_alloc{pinned_alloc, pinned_free, g};
     int rc = 0;
@@ -601,10 +599,10 @@ int gpu_open(const gpu_config *cfg, gpu_backend **out, char *why, size_t n)
     else
         rc = setup(g);
     if (rc) {
-        report(g, rc, why, n);
+        report(g, rc, e);
         release(g);
         free(g);
-        return -1;
+        return CS_EDATA;
     }
     *out = g;
     return 0;
@@ -620,16 +618,15 @@ size_t gpu_chunk_rows(const gpu_backend *g)
     return g->rows;
 }
 
-int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, char *why,
-               size_t n)
+int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, cs_error *e)
 {
     if (g->failed)
-        return report(g, -1, why, n);
+        return report(g, -1, e);
     if (c->ncols != g->cfg.ncols)
         return report(g,
                       failf(g, "GPU: chunk has %d columns, expected %d",
                             c->ncols, g->cfg.ncols),
-                      why, n);
+                      e);
     int s = (int)(g->nchunks++ & 1);
     size_t off = 0;
     int rc = 0;
@@ -639,36 +636,35 @@ int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, char *why,
             submit_piece(g, c, off, k, first_row + off, s, off + k == c->nrows);
         off += k;
     } while (!rc && off < c->nrows);
-    return report(g, rc, why, n);
+    return report(g, rc, e);
 }
 
-int gpu_chunk_wait(gpu_backend *g, const chunk *c, char *why, size_t n)
+int gpu_chunk_wait(gpu_backend *g, const chunk *c, cs_error *err)
 {
     if (g->failed)
-        return report(g, -1, why, n);
+        return report(g, -1, err);
     for (int i = 0; i < NSLOTS; i++) {
         slot *sl = &g->slots[i];
         if (sl->busy && sl->c == c) {
             cudaError_t e = cudaEventSynchronize(sl->copied);
             sl->c = NULL;
             if (e != cudaSuccess)
-                return report(g, cuda_fail(g, "cudaEventSynchronize", e), why,
-                              n);
+                return report(g, cuda_fail(g, "cudaEventSynchronize", e), err);
         }
     }
     return 0;
 }
 
-int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, char *why, size_t n)
+int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, cs_error *e)
 {
     if (g->failed)
-        return report(g, -1, why, n);
+        return report(g, -1, e);
     int rc = finish(g, out, hists);
     for (int i = 0; i < NSLOTS && !rc; i++)
         harvest(g, &g->slots[i]);
     if (!rc && g->failed)
         rc = -1;
-    return report(g, rc, why, n);
+    return report(g, rc, e);
 }
 
 void gpu_get_times(const gpu_backend *g, gpu_times *t)

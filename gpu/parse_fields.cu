@@ -39,23 +39,22 @@ struct dev_mem {
     }
 };
 
-int fail(char *why, size_t wn, const char *what, cudaError_t e)
+int fail(cs_error *err, const char *what, cudaError_t e)
 {
-    if (why && wn)
-        snprintf(why, wn, "GPU: %s: %s", what, cudaGetErrorString(e));
-    return -1;
+    return cs_fail(err, CS_EDATA, "", 0, "GPU: %s: %s", what,
+                   cudaGetErrorString(e));
 }
 
 #define CK(call)                                                               \
     do {                                                                       \
         cudaError_t ck_ = (call);                                              \
         if (ck_ != cudaSuccess)                                                \
-            return fail(why, wn, #call, ck_);                                  \
+            return fail(err, #call, ck_);                                      \
     } while (0)
 
 /* Copies bytes to a fresh device buffer (at least one byte, so that an
  * empty input still has an address). */
-int upload(dev_mem &m, const void *src, size_t bytes, char *why, size_t wn)
+int upload(dev_mem &m, const void *src, size_t bytes, cs_error *err)
 {
     CK(cudaMalloc(&m.p, bytes ? bytes : 1));
     if (bytes)
@@ -67,34 +66,29 @@ int upload(dev_mem &m, const void *src, size_t bytes, char *why, size_t wn)
 
 extern "C" int gpu_parse_fields(const char *text, size_t text_len,
                                 const size_t *off, const size_t *len, size_t n,
-                                int *kind, double *val, char *why, size_t wn)
+                                int *kind, double *val, cs_error *err)
 {
     for (size_t i = 0; i < n; i++)
-        if (off[i] > text_len || len[i] > text_len - off[i]) {
-            if (why && wn)
-                snprintf(why, wn, "gpu_parse_fields: field %zu outside text",
-                         i);
-            return -1;
-        }
+        if (off[i] > text_len || len[i] > text_len - off[i])
+            return cs_fail(err, CS_EDATA, "", 0,
+                           "gpu_parse_fields: field %zu outside text", i);
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e == cudaSuccess && count < 1)
         e = cudaErrorNoDevice;
     if (e == cudaSuccess)
         e = cudaFree(0); /* creates the context */
-    if (e != cudaSuccess) {
-        if (why && wn)
-            snprintf(why, wn, "%s%s", NO_GPU, cudaGetErrorString(e));
-        return -1;
-    }
+    if (e != cudaSuccess)
+        return cs_fail(err, CS_EDATA, "", 0, "%s%s", NO_GPU,
+                       cudaGetErrorString(e));
     if (n == 0)
         return 0; /* a probe */
 
     dev_mem dtext, doff, dlen, dkind, dval;
-    if (upload(dtext, text, text_len, why, wn) ||
-        upload(doff, off, n * sizeof *off, why, wn) ||
-        upload(dlen, len, n * sizeof *len, why, wn))
-        return -1;
+    if (upload(dtext, text, text_len, err) ||
+        upload(doff, off, n * sizeof *off, err) ||
+        upload(dlen, len, n * sizeof *len, err))
+        return CS_EDATA;
     CK(cudaMalloc(&dkind.p, n * sizeof *kind));
     CK(cudaMalloc(&dval.p, n * sizeof *val));
     size_t blocks = (n + THREADS - 1) / THREADS;

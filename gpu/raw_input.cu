@@ -601,10 +601,10 @@ size_t gpu_raw_chunk_bytes(const gpu_backend *g)
 }
 
 int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
-                  uint64_t first_line, char *why, size_t n)
+                  uint64_t first_line, cs_error *e)
 {
     if (g->failed)
-        return report(g, -1, why, n);
+        return report(g, -1, e);
     int rc = 0;
     if (!g->raw) {
         g->raw = static_cast<raw_input *>(calloc(1, sizeof *g->raw));
@@ -628,14 +628,13 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
     }
     if (!rc)
         rc = reset_state(g, r);
-    return report(g, rc, why, n);
+    return report(g, rc, e);
 }
 
-int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, char *why,
-                   size_t wn)
+int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, cs_error *e)
 {
     if (g->failed)
-        return report(g, -1, why, wn);
+        return report(g, -1, e);
     raw_input *r = g->raw;
     int rc = 0;
     if (!r)
@@ -644,13 +643,14 @@ int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, char *why,
         rc = failf(g, "GPU: raw chunk of %zu bytes", n);
     else if (n)
         rc = submit(g, r, bytes, n);
-    return report(g, rc, why, wn);
+    return report(g, rc, e);
 }
 
-int gpu_raw_wait(gpu_backend *g, const void *bytes, char *why, size_t n)
+int gpu_raw_wait(gpu_backend *g, const void *bytes, int *stopped, cs_error *e)
 {
+    *stopped = 0;
     if (g->failed)
-        return report(g, -1, why, n);
+        return report(g, -1, e);
     raw_input *r = g->raw;
     for (int i = 0; r && i < NRAW; i++) {
         raw_sub *s = &r->subs[i];
@@ -658,16 +658,20 @@ int gpu_raw_wait(gpu_backend *g, const void *bytes, char *why, size_t n)
             continue;
         harvest_sub(g, s);
         if (g->failed)
-            return report(g, -1, why, n);
-        return r->hstatus->stop && r->hstatus->stop_chunk <= s->index;
+            return report(g, -1, e);
+        *stopped = r->hstatus->stop && r->hstatus->stop_chunk <= s->index;
+        return CS_OK;
     }
-    return r && r->hstatus->stop ? 1 : 0;
+    *stopped = r && r->hstatus->stop;
+    return CS_OK;
 }
 
-int gpu_raw_copied(gpu_backend *g, const void *bytes, char *why, size_t n)
+int gpu_raw_copied(gpu_backend *g, const void *bytes, int *stopped,
+                   cs_error *err)
 {
+    *stopped = 0;
     if (g->failed)
-        return report(g, -1, why, n);
+        return report(g, -1, err);
     raw_input *r = g->raw;
     const raw_sub *last = NULL; /* the latest copy from these bytes */
     for (int i = 0; r && i < NRAW; i++) {
@@ -679,19 +683,20 @@ int gpu_raw_copied(gpu_backend *g, const void *bytes, char *why, size_t n)
     while (last && (e = cudaEventQuery(last->copied)) == cudaErrorNotReady)
         ;
     if (e != cudaSuccess)
-        return report(g, cuda_fail(g, "cudaEventQuery", e), why, n);
-    return r && r->hstatus->stop ? 1 : 0;
+        return report(g, cuda_fail(g, "cudaEventQuery", e), err);
+    *stopped = r && r->hstatus->stop;
+    return CS_OK;
 }
 
 int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
-                char *why, size_t n)
+                cs_error *e)
 {
     *tail_len = 0;
     if (g->failed)
-        return report(g, -1, why, n);
+        return report(g, -1, e);
     if (!g->raw)
-        return report(g, failf(g, "GPU: no raw input to end"), why, n);
-    return report(g, end_input(g, g->raw, r, tail, tail_len), why, n);
+        return report(g, failf(g, "GPU: no raw input to end"), e);
+    return report(g, end_input(g, g->raw, r, tail, tail_len), e);
 }
 
 } /* extern "C" */

@@ -6,6 +6,10 @@
 #ifndef COLSTAT_IO_ERROR_H
 #define COLSTAT_IO_ERROR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum cs_status {
     CS_OK = 0,
     CS_EDATA = 1,  /* bad data or unreadable input: exit status 1 */
@@ -26,5 +30,9 @@ int cs_fail(cs_error *e, int status, const char *file, unsigned long long line,
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

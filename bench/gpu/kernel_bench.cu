@@ -78,9 +78,9 @@ void pipeline(unsigned what, const char *label)
     const int ncols = 4, nchunks = 24;
     gpu_config cfg = {ncols, what, 256, 0, 0, 0};
     gpu_backend *g;
-    char why[256];
-    if (gpu_open(&cfg, &g, why, sizeof why)) {
-        printf("pipeline: %s\n", why);
+    cs_error why = {0};
+    if (gpu_open(&cfg, &g, &why)) {
+        printf("pipeline: %s\n", why.msg);
         return;
     }
     size_t rows = gpu_chunk_rows(g);
@@ -99,17 +99,17 @@ void pipeline(unsigned what, const char *label)
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < nchunks; i++) {
         chunk *c = &ring[i % 3];
-        if (i >= 3 && gpu_chunk_wait(g, c, why, sizeof why))
-            printf("pipeline: %s\n", why);
-        if (gpu_submit(g, c, 1 + (uint64_t)i * rows, why, sizeof why))
-            printf("pipeline: %s\n", why);
+        if (i >= 3 && gpu_chunk_wait(g, c, &why))
+            printf("pipeline: %s\n", why.msg);
+        if (gpu_submit(g, c, 1 + (uint64_t)i * rows, &why))
+            printf("pipeline: %s\n", why.msg);
     }
     col_stats out[ncols];
     hist h[ncols];
     for (int j = 0; j < ncols; j++)
         stats_init(&out[j]);
-    if (gpu_finish(g, out, (what & STAT_HIST) ? h : NULL, why, sizeof why))
-        printf("pipeline: %s\n", why);
+    if (gpu_finish(g, out, (what & STAT_HIST) ? h : NULL, &why))
+        printf("pipeline: %s\n", why.msg);
     double s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
             .count();

@@ -38,9 +38,9 @@ static int open_gpu(engine *g)
         return CS_OK;
     gpu_config cfg = {g->ncols,      g->what,     o->nbins,
                       o->have_range, o->range_lo, o->range_hi};
-    char why[256] = "";
+    cs_error why = {0};
     double t0 = engine_now();
-    int rc = gpu_open(&cfg, &g->gpu, why, sizeof why);
+    int rc = gpu_open(&cfg, &g->gpu, &why);
     g->t_open = engine_now() - t0;
     if (rc == 0) {
         g->alloc = gpu_chunk_alloc(g->gpu);
@@ -54,9 +54,9 @@ static int open_gpu(engine *g)
         return CS_OK;
     }
     if (o->device == DEV_GPU)
-        return cs_fail(g->e, CS_EDATA, "", 0, "--device gpu: %s", why);
+        return cs_fail(g->e, CS_EDATA, "", 0, "--device gpu: %s", why.msg);
     if (o->verbose)
-        fprintf(g->err_out, "colstat: GPU not used: %s\n", why);
+        fprintf(g->err_out, "colstat: GPU not used: %s\n", why.msg);
     return CS_OK;
 #else
     if (o->device == DEV_GPU)
@@ -177,10 +177,9 @@ static int finish(engine *g)
 {
 #ifdef COLSTAT_HAVE_GPU
     if (g->gpu) {
-        char why[256];
         double t0 = engine_now();
-        if (gpu_finish(g->gpu, g->st, g->h, why, sizeof why))
-            return cs_fail(g->e, CS_EDATA, "", 0, "%s", why);
+        if (gpu_finish(g->gpu, g->st, g->h, g->e))
+            return g->e->status;
         g->t_hist += engine_now() - t0;
         return CS_OK;
     }

@@ -231,16 +231,13 @@ static int recycle_submitted(engine *g)
         g->submitted_tail = NULL;
     int rc = CS_OK;
 #ifdef COLSTAT_HAVE_GPU
-    char why[256];
     double t0 = engine_now();
     if (j->pin) {
-        if (gpu_chunk_wait(g->gpu, j->pin, why, sizeof why))
-            rc = cs_fail(g->e, CS_EDATA, "", 0, "%s", why);
+        rc = gpu_chunk_wait(g->gpu, j->pin, g->e);
         stage_release(g, j, (int)(j->pin - g->stage));
     }
     for (int k = 0; k < j->ncks_used && rc == CS_OK; k++)
-        if (gpu_chunk_wait(g->gpu, &j->cks[k], why, sizeof why))
-            rc = cs_fail(g->e, CS_EDATA, "", 0, "%s", why);
+        rc = gpu_chunk_wait(g->gpu, &j->cks[k], g->e);
     g->t_wait += engine_now() - t0;
 #endif
     j->next = g->free_jobs;
@@ -374,10 +371,9 @@ static int submit_gpu(engine *g, job *j)
     for (int c = 0; c < n && rc == CS_OK; c++) {
         const chunk *ck = j->pin ? j->pin : &j->cks[c];
 #ifdef COLSTAT_HAVE_GPU
-        char why[256];
         double t0 = engine_now();
-        if (ck->nrows && gpu_submit(g->gpu, ck, row, why, sizeof why))
-            rc = cs_fail(g->e, CS_EDATA, "", 0, "%s", why);
+        if (ck->nrows)
+            rc = gpu_submit(g->gpu, ck, row, g->e);
         g->t_submit += engine_now() - t0;
 #endif
         row += ck->nrows;

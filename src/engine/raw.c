@@ -87,11 +87,6 @@ int raw_wanted(const engine *g, const input_file *f)
     return !g->binary || source_can_pread(f->src);
 }
 
-static int gpu_error(engine *g, const char *why)
-{
-    return cs_fail(g->e, CS_EDATA, "", 0, "%s", why);
-}
-
 /* Under fd->mu: the next piece to read, once its chunk has a slot; or
  * UINT64_MAX when there is none left. */
 static uint64_t take_piece(feeder *fd)
@@ -164,16 +159,16 @@ static int await_chunk(feeder *fd, uint64_t i)
  * the exact stop). Returns 1 when the device has stopped, 0, or -1. */
 static int recycle(engine *g, feeder *fd, int exact)
 {
-    char why[256];
     uint64_t i = fd->recycled;
     int k = (int)(i % RAW_SLOTS);
     double t0 = engine_now();
-    int rc = exact ? gpu_raw_wait(g->gpu, g->raw_slot[k], why, sizeof why)
-                   : gpu_raw_copied(g->gpu, g->raw_slot[k], why, sizeof why);
+    int stopped = 0;
+    int rc = exact ? gpu_raw_wait(g->gpu, g->raw_slot[k], &stopped, g->e)
+                   : gpu_raw_copied(g->gpu, g->raw_slot[k], &stopped, g->e);
     g->t_wait += engine_now() - t0;
-    if (rc < 0)
-        return gpu_error(g, why), -1;
-    if (rc > 0)
+    if (rc != CS_OK)
+        return -1;
+    if (stopped)
         return 1;
     pthread_mutex_lock(&fd->mu);
     fd->info[k].full = 0;
@@ -186,11 +181,10 @@ static int recycle(engine *g, feeder *fd, int exact)
 
 static int submit_slot(engine *g, int k, size_t len)
 {
-    char why[256];
     double t0 = engine_now();
-    int rc = gpu_raw_submit(g->gpu, g->raw_slot[k], len, why, sizeof why);
+    int rc = gpu_raw_submit(g->gpu, g->raw_slot[k], len, g->e);
     g->t_submit += engine_now() - t0;
-    return rc ? gpu_error(g, why) : CS_OK;
+    return rc;
 }
 
 /* Chunks [0, nchunks) of a plain file, read by a pool of threads. Returns
@@ -300,10 +294,7 @@ static void take_result(engine *g, const input_file *f, const gpu_raw_result *r)
 static int end_raw(engine *g, const input_file *f, gpu_raw_result *r,
                    char *tail, size_t *tail_len, double t0)
 {
-    char why[256];
-    int rc = CS_OK;
-    if (gpu_raw_end(g->gpu, r, tail, tail_len, why, sizeof why))
-        rc = gpu_error(g, why);
+    int rc = gpu_raw_end(g->gpu, r, tail, tail_len, g->e);
     g->t_stream += engine_now() - t0;
     g->stream_bytes += r->consumed;
     if (rc == CS_OK)
@@ -323,12 +314,10 @@ static int begin(engine *g, const input_file *f, uint64_t first_line)
         .map = f->map,
         .nmap = f->nmap,
         .size_hint = source_can_pread(f->src) ? source_file_size(f->src) : 0};
-    char why[256];
     /* rows are numbered in input order: earlier jobs first */
     int rc = engine_drain(g);
-    if (rc == CS_OK &&
-        gpu_raw_begin(g->gpu, &fmt, g->rows + 1, first_line, why, sizeof why))
-        rc = gpu_error(g, why);
+    if (rc == CS_OK)
+        rc = gpu_raw_begin(g->gpu, &fmt, g->rows + 1, first_line, g->e);
     if (rc == CS_OK)
         rc = raw_slots(g, gpu_raw_chunk_bytes(g->gpu));
     return rc;

@@ -167,7 +167,8 @@ typedef struct run_spec {
  * is refilled; then the CPU path over the same chunks. */
 static void run(const run_spec *sp)
 {
-    char why[256], ctx[256];
+    cs_error why = {0};
+    char ctx[256];
     int nc = sp->ncols;
     size_t total = 0, cap = 1;
     for (int i = 0; i < sp->nchunks; i++) {
@@ -197,8 +198,8 @@ static void run(const run_spec *sp)
     }
     gpu_config cfg = {nc, sp->what, sp->nbins, sp->have_range, lo, hi};
     gpu_backend *g;
-    ck_assert_msg(gpu_open(&cfg, &g, why, sizeof why) == 0, "%s: open: %s",
-                  sp->name, why);
+    ck_assert_msg(gpu_open(&cfg, &g, &why) == 0, "%s: open: %s", sp->name,
+                  why.msg);
     const chunk_alloc *al = gpu_chunk_alloc(g);
     chunk ring[3];
     int used[3] = {0, 0, 0};
@@ -208,14 +209,14 @@ static void run(const run_spec *sp)
     for (int i = 0; i < sp->nchunks; i++) {
         chunk *c = &ring[i % 3];
         if (used[i % 3])
-            ck_assert_msg(gpu_chunk_wait(g, c, why, sizeof why) == 0,
-                          "%s: wait: %s", sp->name, why);
+            ck_assert_msg(gpu_chunk_wait(g, c, &why) == 0, "%s: wait: %s",
+                          sp->name, why.msg);
         chunk_clear(c);
         c->nrows = sp->chunks[i];
         for (int j = 0; j < nc; j++)
             memcpy(c->col[j], data[j] + off, c->nrows * sizeof(double));
-        ck_assert_msg(gpu_submit(g, c, off + 1, why, sizeof why) == 0,
-                      "%s: submit: %s", sp->name, why);
+        ck_assert_msg(gpu_submit(g, c, off + 1, &why) == 0, "%s: submit: %s",
+                      sp->name, why.msg);
         used[i % 3] = 1;
         off += c->nrows;
     }
@@ -226,8 +227,8 @@ static void run(const run_spec *sp)
         stats_init(&rs[j]);
     }
     int hist_on = (sp->what & STAT_HIST) != 0;
-    ck_assert_msg(gpu_finish(g, gs, hist_on ? gh : NULL, why, sizeof why) == 0,
-                  "%s: finish: %s", sp->name, why);
+    ck_assert_msg(gpu_finish(g, gs, hist_on ? gh : NULL, &why) == 0,
+                  "%s: finish: %s", sp->name, why.msg);
     gpu_times t;
     gpu_get_times(g, &t);
     ck_assert_msg(t.h2d_bytes >= (uint64_t)total * nc * sizeof(double),
@@ -427,12 +428,12 @@ int main(void)
     rng_state = test_seed("test_gpu");
     quick = getenv("COLSTAT_TEST_QUICK") != NULL;
 
-    char why[256];
+    cs_error why = {0};
     gpu_config probe = {1, STAT_COUNT, 0, 0, 0, 0};
     gpu_backend *g;
-    if (gpu_open(&probe, &g, why, sizeof why) != 0) {
-        fprintf(stderr, "test_gpu: %s\n", why);
-        return strncmp(why, "no usable GPU", 13) == 0 ? 77 : 1;
+    if (gpu_open(&probe, &g, &why) != 0) {
+        fprintf(stderr, "test_gpu: %s\n", why.msg);
+        return strncmp(why.msg, "no usable GPU", 13) == 0 ? 77 : 1;
     }
     gpu_close(g);
 

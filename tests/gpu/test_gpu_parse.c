@@ -503,10 +503,10 @@ static void compare(const fields *f, enum cat c)
     int *kind = malloc((f->n ? f->n : 1) * sizeof *kind);
     double *val = malloc((f->n ? f->n : 1) * sizeof *val);
     EXPECT(kind && val, "out of memory");
-    char why[256];
+    cs_error why = {0};
     EXPECT(gpu_parse_fields(f->text, f->len, f->off, f->flen, f->n, kind, val,
-                            why, sizeof why) == 0,
-           "gpu_parse_fields: %s", why);
+                            &why) == 0,
+           "gpu_parse_fields: %s", why.msg);
     size_t hard = 0, typical = 0;
     for (size_t i = 0; i < f->n; i++) {
         const char *s = f->text + f->off[i];
@@ -623,14 +623,13 @@ int main(void)
 {
     seed = test_seed("test_gpu_parse");
     quick = test_quick();
-    char why[256];
+    cs_error why = {0};
     size_t none = 0;
     int kind;
     double val;
-    if (gpu_parse_fields("", 0, &none, &none, 0, &kind, &val, why,
-                         sizeof why) != 0) {
-        fprintf(stderr, "test_gpu_parse: %s\n", why);
-        return strncmp(why, "no usable GPU", 13) == 0 ? 77 : 1;
+    if (gpu_parse_fields("", 0, &none, &none, 0, &kind, &val, &why) != 0) {
+        fprintf(stderr, "test_gpu_parse: %s\n", why.msg);
+        return strncmp(why.msg, "no usable GPU", 13) == 0 ? 77 : 1;
     }
     return run_suite(gpu_parse_suite(), CK_NOFORK);
 }
