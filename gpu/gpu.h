@@ -27,6 +27,12 @@ typedef struct gpu_config {
     int nbins;
     int have_range; /* else the histogram spans the true min and max */
     double lo, hi;
+    /* For tests and benchmarks; 0 means the default. */
+    size_t chunk_rows; /* rows of a value chunk on the device */
+    size_t raw_bytes;  /* bytes of a raw chunk */
+    int keep_set;      /* keep_bytes given: */
+    size_t keep_bytes; /*   device bytes for values kept to the end */
+    int terms;         /* expansion terms of the exact sums (2, 3, 4) */
 } gpu_config;
 
 typedef struct gpu_times {

@@ -93,7 +93,7 @@ void pinned_free(void *p, void *ctx)
 
 /* 64 MB of doubles per column set, less when memory is short; even, so
  * every column of a buffer starts 16-byte aligned. */
-size_t pick_rows(int ncols, size_t free_bytes)
+size_t pick_rows(int ncols, size_t free_bytes, size_t forced)
 {
     size_t per_row = (size_t)ncols * sizeof(double);
     size_t rows = TARGET_BYTES / per_row;
@@ -103,9 +103,8 @@ size_t pick_rows(int ncols, size_t free_bytes)
         rows = MIN_ROWS;
     while (rows > MIN_ROWS && 2 * rows * per_row > free_bytes / 4)
         rows /= 2;
-    const char *env = getenv("COLSTAT_GPU_CHUNK_ROWS"); /* test hook */
-    if (env && atol(env) > 0)
-        rows = (size_t)atol(env);
+    if (forced)
+        rows = forced;
     if (rows > DEV_MAX_ROWS_PER_LAUNCH)
         rows = DEV_MAX_ROWS_PER_LAUNCH;
     return rows;
@@ -221,7 +220,7 @@ int setup(gpu_backend *g)
     size_t free_b = 0, total_b = 0;
     CK(g, cudaMemGetInfo(&free_b, &total_b));
     int ncols = g->cfg.ncols;
-    g->rows = pick_rows(ncols, free_b);
+    g->rows = pick_rows(ncols, free_b, g->cfg.chunk_rows);
     g->ld = (g->rows + 1) & ~(size_t)1;
     size_t buf = (size_t)ncols * g->ld * sizeof(double);
     if (4 * buf > free_b)
@@ -243,12 +242,11 @@ int setup(gpu_backend *g)
         return -1;
     size_t taken = 2 * buf + RESERVE_BYTES + total_b / 16;
     g->budget = free_b > taken ? free_b - taken : 0;
-    const char *env = getenv("COLSTAT_GPU_KEEP_BYTES"); /* test hook */
-    if (env)
-        g->budget = (size_t)strtoull(env, NULL, 10);
+    if (g->cfg.keep_set)
+        g->budget = g->cfg.keep_bytes;
     /* a first launch proves the kernels load on this device */
-    reduce_args a = {g->dbuf[0], g->ld,        0,           1, 1,
-                     1,          g->dstate[0], g->dpart[0], 1, NULL};
+    reduce_args a = {g->dbuf[0],   g->ld,       0, 1,    1,           1,
+                     g->dstate[0], g->dpart[0], 1, NULL, g->cfg.terms};
     CK(g, reduce_launch(&a, ncols, g->st[0]));
     CK(g, cudaStreamSynchronize(g->st[0]));
     return 0;
@@ -362,7 +360,8 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
                      g->dstate[s],
                      g->dpart[s],
                      reduce_grid(g->nsm, n),
-                     NULL};
+                     NULL,
+                     g->cfg.terms};
     CK(g, reduce_launch(&a, ncols, st));
     CK(g, cudaEventRecord(sl->reduced, st));
     if ((what & STAT_HIST) && g->cfg.have_range)

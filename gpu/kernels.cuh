@@ -53,6 +53,7 @@ struct reduce_args {
        rows of a chunk the device parsed are unknown to the host (n is
        then only the bound the grid is sized for) */
     const unsigned long long *dyn;
+    int terms; /* expansion terms (2, 3, 4; -2, -3 ordered), 0: default */
 };
 
 /* Blocks per column for n values on a device of nsm multiprocessors. */

@@ -73,11 +73,9 @@ struct raw_input {
 namespace
 {
 
-size_t chunk_bytes_wanted()
+size_t chunk_bytes_wanted(const gpu_backend *g)
 {
-    const char *env = getenv("COLSTAT_GPU_RAW_BYTES"); /* test hook */
-    long long v = env ? atoll(env) : 0;
-    return v > 0 ? (size_t)v : CHUNK_BYTES;
+    return g->cfg.raw_bytes ? g->cfg.raw_bytes : CHUNK_BYTES;
 }
 
 int make_events(gpu_backend *g, raw_input *r)
@@ -181,7 +179,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     r->binary = f->binary;
     r->ncols = g->cfg.ncols;
     r->record_size = f->binary ? f->record_size : 1;
-    size_t want = chunk_bytes_wanted();
+    size_t want = chunk_bytes_wanted(g);
     /* binary: an even number of records, so each chunk's values start
        16-byte aligned in the arena (the kernels load pairs) */
     size_t unit = r->record_size * (f->binary ? 2 : 1);
@@ -346,7 +344,8 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
                       g->dstate[0],
                       g->dpart[0],
                       blocks(g, r->ld),
-                      r->dstate->n_row0};
+                      r->dstate->n_row0,
+                      g->cfg.terms};
     CK(g, reduce_launch(&ra, r->ncols, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
         CK(g, hist_launch(r->dcol, r->ld, r->ld, r->ncols, g->cfg.nbins,
@@ -406,7 +405,8 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
                       g->dstate[0],
                       g->dpart[0],
                       blocks(g, nrec),
-                      NULL};
+                      NULL,
+                      g->cfg.terms};
     r->next_row += nrec;
     CK(g, reduce_launch(&ra, r->ncols, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
@@ -597,7 +597,7 @@ extern "C" {
 
 size_t gpu_raw_chunk_bytes(const gpu_backend *g)
 {
-    return g->raw ? g->raw->chunk_bytes : chunk_bytes_wanted();
+    return g->raw ? g->raw->chunk_bytes : chunk_bytes_wanted(g);
 }
 
 int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,

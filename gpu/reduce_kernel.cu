@@ -561,10 +561,5 @@ cudaError_t reduce_launch_terms(const reduce_args *args, int ncols,
 
 cudaError_t reduce_launch(const reduce_args *a, int ncols, cudaStream_t s)
 {
-    static int terms; /* COLSTAT_GPU_TERMS: test hook to run each variant */
-    if (!terms) {
-        const char *env = getenv("COLSTAT_GPU_TERMS");
-        terms = env && atoi(env) ? atoi(env) : EXP_TERMS;
-    }
-    return reduce_launch_terms(a, ncols, s, terms);
+    return reduce_launch_terms(a, ncols, s, a->terms ? a->terms : EXP_TERMS);
 }

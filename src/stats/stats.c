@@ -106,13 +106,21 @@ void stats_add_values(col_stats *s, const double *v, size_t n,
         sacc_add_values(&s->sum, NULL, v, n);
 }
 
+void stats_add_counts(col_stats *s, uint64_t missing, uint64_t invalid,
+                      uint64_t nan, uint64_t first_invalid_row)
+{
+    s->missing += missing;
+    s->invalid += invalid;
+    s->nan += nan;
+    if (!s->first_invalid_row)
+        s->first_invalid_row = first_invalid_row;
+}
+
 void stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset)
 {
-    dst->missing += src->missing;
-    dst->invalid += src->invalid;
-    dst->nan += src->nan;
-    if (!dst->first_invalid_row && src->first_invalid_row)
-        dst->first_invalid_row = src->first_invalid_row + row_offset;
+    stats_add_counts(
+        dst, src->missing, src->invalid, src->nan,
+        src->first_invalid_row ? src->first_invalid_row + row_offset : 0);
     if (src->count > 0) {
         if (dst->count == 0 || src->min < dst->min) {
             dst->min = src->min;

@@ -41,6 +41,12 @@ void stats_init(col_stats *s);
 void stats_add_values(col_stats *s, const double *v, size_t n,
                       uint64_t first_row, unsigned what);
 
+/* Fields that did not enter: missing, invalid, NaN, and the row of the
+ * first invalid one (0: none), numbered as s numbers its rows. The one
+ * place these counters are summed. */
+void stats_add_counts(col_stats *s, uint64_t missing, uint64_t invalid,
+                      uint64_t nan, uint64_t first_invalid_row);
+
 /* dst += src, where src's row r is row r + row_offset in dst. dst must
  * cover the earlier rows: ties keep dst's row. */
 void stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset);

@@ -17,6 +17,10 @@
 
 #include "tests/testlib.h"
 
+/* gpu_config's test hooks, set per test case. */
+static size_t hook_rows, hook_keep_bytes;
+static int hook_keep, hook_terms;
+
 static uint64_t rng_state;
 static int quick;
 
@@ -196,7 +200,9 @@ static void run(const run_spec *sp)
             hi = t;
         }
     }
-    gpu_config cfg = {nc, sp->what, sp->nbins, sp->have_range, lo, hi};
+    gpu_config cfg = {
+        nc,        sp->what, sp->nbins, sp->have_range,  lo,        hi,
+        hook_rows, 0,        hook_keep, hook_keep_bytes, hook_terms};
     gpu_backend *g;
     ck_assert_msg(gpu_open(&cfg, &g, &why) == 0, "%s: open: %s", sp->name,
                   why.msg);
@@ -351,20 +357,21 @@ END_TEST
 START_TEST(test_pieces_and_host_keep)
 {
     size_t chunks[4] = {2500, 999, 1000, 7001};
-    setenv("COLSTAT_GPU_CHUNK_ROWS", "1000", 1);
+    hook_rows = 1000;
     run_spec sp = {"pieces", 2, STAT_ALL,        33,        0,
                    chunks,   4, {K_WIDE, K_INT}, {0.1, 0.0}};
     run(&sp);
-    setenv("COLSTAT_GPU_KEEP_BYTES", "20000", 1);
+    hook_keep = 1;
+    hook_keep_bytes = 20000;
     sp.name = "pieces, kept on host";
     run(&sp);
-    unsetenv("COLSTAT_GPU_CHUNK_ROWS");
+    hook_rows = 0;
     size_t big[2] = {scaled(300000), scaled(200001)};
     sp.chunks = big;
     sp.nchunks = 2;
     sp.name = "kept on host";
     run(&sp);
-    unsetenv("COLSTAT_GPU_KEEP_BYTES");
+    hook_keep = 0;
 }
 END_TEST
 
@@ -426,10 +433,14 @@ static Suite *gpu_suite(void)
 int main(void)
 {
     rng_state = test_seed("test_gpu");
+    /* COLSTAT_GPU_TERMS runs the exact sums with 2, 3 or 4 terms, or
+     * -2, -3 ordered (gpu/reduce_kernel.cu): every variant must pass. */
+    const char *terms = getenv("COLSTAT_GPU_TERMS");
+    hook_terms = terms ? atoi(terms) : 0;
     quick = getenv("COLSTAT_TEST_QUICK") != NULL;
 
     cs_error why = {0};
-    gpu_config probe = {1, STAT_COUNT, 0, 0, 0, 0};
+    gpu_config probe = {1, STAT_COUNT, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     gpu_backend *g;
     if (gpu_open(&probe, &g, &why) != 0) {
         fprintf(stderr, "test_gpu: %s\n", why.msg);
