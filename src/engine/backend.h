@@ -69,8 +69,9 @@ typedef struct backend_ops {
     /* Worker thread: chunk c of job j, whose first row is row j->rows + 1
      * of the job (j->part is the backend's). */
     int (*chunk_done)(backend *b, job *j, const chunk *c, cs_error *e);
-    /* Worker thread: the job is parsed (j->err may be set). */
-    void (*job_done)(backend *b, job *j);
+    /* Worker thread: the job is parsed (e, the job's error, may be set
+     * already). */
+    int (*job_done)(backend *b, job *j, cs_error *e);
     /* Main thread, in input order: the job's rows are rows first_row...
      * With abandon (an error happened), nothing may be merged. */
     int (*retire)(backend *b, job *j, uint64_t first_row, int abandon,

@@ -4,6 +4,7 @@
  * over, or for a binary stream) pass through the staging ring (stage.h)
  * in job order. The device reduces the values; the fields that did not
  * enter (missing, invalid, NaN) are counted here, on the host. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ typedef struct gpu_engine {
     const chunk_alloc *dev_alloc;
     stage *stage; /* made at first need: raw input does without */
     size_t stage_rows;
+    pthread_mutex_t stage_mu; /* workers make the stage */
     inflight fly[STAGE_INFLIGHT + 1];
     int nfly;
     col_stats *counts;  /* fields that did not enter, per column */
@@ -60,14 +62,7 @@ static void timed_free(void *p, void *ctx)
 
 static void *gpu_part_new(backend *b)
 {
-    gpu_engine *g = (gpu_engine *)b;
-    cs_error e = {0};
-    if (!g->stage &&
-        stage_open(g->p.ncols, g->stage_rows, &g->alloc, &g->stage, &e)) {
-        stage_close(g->stage);
-        g->stage = NULL;
-        return NULL;
-    }
+    (void)b;
     return calloc(1, sizeof(gpu_part));
 }
 
@@ -92,12 +87,31 @@ static int gpu_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
     return CS_OK; /* kept until job_done stages them */
 }
 
-static void gpu_job_done(backend *b, job *j)
+/* The staging ring is page-locked when a job first needs it: after the
+ * device parsed a whole file, the host's last look at it (a job with no
+ * bytes) must not cost a ring. */
+static stage *need_stage(gpu_engine *g, cs_error *e)
+{
+    pthread_mutex_lock(&g->stage_mu);
+    if (!g->stage &&
+        stage_open(g->p.ncols, g->stage_rows, &g->alloc, &g->stage, e)) {
+        stage_close(g->stage);
+        g->stage = NULL;
+    }
+    stage *s = g->stage;
+    pthread_mutex_unlock(&g->stage_mu);
+    return s;
+}
+
+static int gpu_job_done(backend *b, job *j, cs_error *e)
 {
     gpu_engine *g = (gpu_engine *)b;
     gpu_part *pt = j->part;
-    pt->pin = stage_take(g->stage, j->seq, j->cks, j->ncks_used, j->rows,
-                         j->err.status != CS_OK, &pt->t_turn);
+    stage *s = need_stage(g, e);
+    if (s)
+        pt->pin = stage_take(s, j->seq, j->cks, j->ncks_used, j->rows,
+                             e->status != CS_OK, &pt->t_turn);
+    return e->status;
 }
 
 /* The oldest submission's copy is done: its slot goes back. */
@@ -322,6 +336,7 @@ static void gpu_close_run(backend *b)
 {
     gpu_engine *g = (gpu_engine *)b;
     stage_close(g->stage);
+    pthread_mutex_destroy(&g->stage_mu);
     gpu_close(g->dev);
     free(g->counts);
     free(g->raw.missing);
@@ -381,6 +396,7 @@ int backend_gpu_open(const backend_params *p, backend **out, cs_error *e)
     if (!g)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     g->p = *p;
+    pthread_mutex_init(&g->stage_mu, NULL);
     if (make_counts(g, e) || open_device(g, e)) {
         gpu_close_run(&g->base);
         return e->status;

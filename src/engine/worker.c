@@ -113,6 +113,6 @@ void worker_run(wq_item *it)
     backend *be = j->params->be;
     double t0 = account_now();
     if (be->ops->job_done)
-        be->ops->job_done(be, j);
+        be->ops->job_done(be, j, &j->err);
     j->t_handoff = account_now() - t0;
 }
