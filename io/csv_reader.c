@@ -91,6 +91,8 @@ static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
                            size_t len)
 {
     chunk *o = b->out;
+    if (o->has_corr[c])
+        o->corr[c][b->row] = 0;
     if (k == NUM_MISSING) {
         o->missing[c]++;
     } else if (k == NUM_NAN) {
@@ -104,6 +106,15 @@ static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
     }
 }
 
+/* Once a column has a nonzero correction, every row of it gets one. */
+static void put_corr(block *b, int c, int32_t r)
+{
+    chunk *o = b->out;
+    if (!o->has_corr[c])
+        chunk_corr_start(o, c, b->row);
+    o->corr[c][b->row] = r;
+}
+
 static void on_field(void *s, size_t len, void *data)
 {
     block *b = data;
@@ -112,9 +123,12 @@ static void on_field(void *s, size_t len, void *data)
         return;
     int c = b->map[f];
     double v;
-    num_kind k = parse_number(s, len, &v);
+    int32_t r;
+    num_kind k = parse_number_corr(s, len, &v, &r);
     if (k == NUM_OK) {
         b->col[c][b->row] = v;
+        if (r != 0 || b->out->has_corr[c])
+            put_corr(b, c, r);
         return;
     }
     b->col[c][b->row] = NAN;
@@ -130,6 +144,8 @@ static void on_record(int ch, void *data)
         if (c >= 0) {
             b->col[c][b->row] = NAN;
             b->out->missing[c]++;
+            if (b->out->has_corr[c])
+                b->out->corr[c][b->row] = 0;
         }
     }
     b->field = 0;
