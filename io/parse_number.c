@@ -72,8 +72,7 @@ static double fallback(const num_decimal *d)
     return x;
 }
 
-num_kind parse_number_corr(const char *s, size_t n, double *out,
-                           int32_t *corr)
+num_kind parse_number_corr(const char *s, size_t n, double *out, int32_t *corr)
 {
     num_decimal d;
     int k = num_parse_core(s, s + n, out, &d);

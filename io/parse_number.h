@@ -30,7 +30,6 @@ num_kind parse_number(const char *s, size_t n, double *out);
  * (|*corr| <= 1024; 0 up to 2^53); CORR_NOT_INT as above; 0 otherwise (the
  * double then is no integer of at most 2^64 itself) and for kinds other
  * than NUM_OK. */
-num_kind parse_number_corr(const char *s, size_t n, double *out,
-                           int32_t *corr);
+num_kind parse_number_corr(const char *s, size_t n, double *out, int32_t *corr);
 
 #endif

@@ -9,7 +9,6 @@
  * slots in order as it retires jobs: with STAGE_SLOTS > GPU_INFLIGHT + 1
  * the wait always ends. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "internal.h"
 
@@ -48,13 +47,8 @@ void stage_free(engine *g)
 static void copy_rows(chunk *dst, const job *j)
 {
     chunk_clear(dst);
-    for (int c = 0; c < j->ncks_used; c++) {
-        const chunk *src = &j->cks[c];
-        for (int k = 0; k < dst->ncols; k++)
-            memcpy(dst->col[k] + dst->nrows, src->col[k],
-                   src->nrows * sizeof(double));
-        dst->nrows += src->nrows;
-    }
+    for (int c = 0; c < j->ncks_used; c++)
+        chunk_append_values(dst, &j->cks[c]);
 }
 
 /* Worker, after parsing j: waits for its slot and copies its rows in. A

@@ -57,7 +57,7 @@ static void same_stats(const col_stats *a, const col_stats *b)
     ck_assert(memcmp(&x.std, &y.std, sizeof x.std) == 0);
     ck_assert(x.min_row == y.min_row && x.max_row == y.max_row);
     ck_assert(memcmp(&x.min, &y.min, sizeof x.min) == 0);
-    ck_assert(x.sum_is_int == y.sum_is_int);
+    ck_assert(x.is_int == y.is_int);
 }
 
 START_TEST(split_equals_whole)

@@ -878,7 +878,9 @@ static void random_value(text *t, char delim)
     else if (pick < 10) /* past 2^53: corrections, or integral non-integers */
         snprintf(num, sizeof num, "%s%llu%s", rndn(2) ? "-" : "",
                  (unsigned long long)(rnd() >> rndn(12)),
-                 rndn(4) ? "" : rndn(2) ? ".5" : ".000");
+                 rndn(4)   ? ""
+                 : rndn(2) ? ".5"
+                           : ".000");
     else
         num[0] = 0;
     int needs_quotes = strpbrk(num, "\"\r\n") || strchr(num, delim);

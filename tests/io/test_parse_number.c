@@ -505,9 +505,9 @@ static void expect_corr(const char *s)
                bits_of(plain) == bits_of(x),
            "\"%s\": parse_number_corr %a, parse_number %a", s, x, plain);
     int32_t want = want_corr(s, x);
-    EXPECT(r == want, "\"%s\": correction %ld, want %ld (x %a, seed %" PRIu64
-                      ")",
-           s, (long)r, (long)want, x, seed);
+    EXPECT(r == want,
+           "\"%s\": correction %ld, want %ld (x %a, seed %" PRIu64 ")", s,
+           (long)r, (long)want, x, seed);
     corr_seen[r == 0 ? 0 : r == CORR_NOT_INT ? 2 : 1]++;
 }
 
@@ -553,8 +553,8 @@ START_TEST(test_corr_table)
         int32_t r = 12345;
         num_kind k = parse_exact_corr(cases[i].s, strlen(cases[i].s), &x, &r);
         ck_assert_msg(k == NUM_OK && r == cases[i].corr,
-                      "\"%s\": kind %d correction %ld, want %ld", cases[i].s,
-                      k, (long)r, (long)cases[i].corr);
+                      "\"%s\": kind %d correction %ld, want %ld", cases[i].s, k,
+                      (long)r, (long)cases[i].corr);
         if (!isinf(x))
             expect_corr(cases[i].s);
     }
@@ -646,8 +646,9 @@ START_TEST(test_corr_random)
         random_int_text(s);
         expect_corr(s);
     }
-    fprintf(stderr, "test_corr_random: corrections 0: %ld, other: %ld, "
-                    "CORR_NOT_INT: %ld\n",
+    fprintf(stderr,
+            "test_corr_random: corrections 0: %ld, other: %ld, "
+            "CORR_NOT_INT: %ld\n",
             corr_seen[0], corr_seen[1], corr_seen[2]);
     /* the generator reaches every case */
     ck_assert(corr_seen[1] > n / 20 && corr_seen[2] > n / 20);
