@@ -37,4 +37,15 @@ dev_parse_number(const char *s, const char *e, double *out)
     return num_parse_core(s, e, out, &d);
 }
 
+/* The same with the integer correction parse_number_corr gives (0 unless
+ * NUM_OK). */
+static __device__ __forceinline__ int
+dev_parse_number_corr(const char *s, const char *e, double *out, int *corr)
+{
+    num_decimal d;
+    int k = num_parse_core(s, e, out, &d);
+    *corr = k == NUM_OK ? num_int_corr(&d, *out) : 0;
+    return k;
+}
+
 #endif

@@ -124,7 +124,10 @@ static void extremum(row *r, const col_summary *s, int is_max)
     sep(r);
     if (exists) {
         char buf[48];
-        (is_max ? report_max_text : report_min_text)(buf, sizeof buf, s);
+        if (is_max)
+            report_max_text(buf, sizeof buf, s);
+        else
+            report_min_text(buf, sizeof buf, s);
         fprintf(r->f, "%s", buf);
     }
     sep(r);

@@ -112,7 +112,10 @@ static void extremum(json_obj *o, const char *name, const col_summary *s,
     }
     char buf[48];
     double v = is_max ? s->max : s->min;
-    (is_max ? report_max_text : report_min_text)(buf, sizeof buf, s);
+    if (is_max)
+        report_max_text(buf, sizeof buf, s);
+    else
+        report_min_text(buf, sizeof buf, s);
     /* exact integers are digits; a double may be non-finite */
     fprintf(o->f,
             s->is_int || isfinite(v) ? "{\"value\": %s" : "{\"value\": \"%s\"",
