@@ -16,6 +16,7 @@ extern "C" {
  * parse unrelated fields, so their table indices diverge, which constant
  * memory would serialize. */
 #define NUM_FN static __device__ __forceinline__
+#define NUM_RARE_FN static __device__ __noinline__
 #define NUM_TABLE static __device__ const
 #define NUM_LOAD(p) __ldg(p)
 #include "io/number_core.h"

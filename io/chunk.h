@@ -40,8 +40,9 @@ int chunk_init(chunk *c, int ncols, size_t cap, const chunk_alloc *a);
 void chunk_clear(chunk *c); /* nrows and counters to zero */
 void chunk_free(chunk *c, const chunk_alloc *a);
 
-/* Puts column col's corrections in use, those of rows [0, rows) zero: a
- * reader calls it when a first nonzero correction appears. */
+/* Puts column col's corrections in use, those of rows [0, rows) zero
+ * (rows <= cap): a reader calls it when a first nonzero correction
+ * appears. */
 void chunk_corr_start(chunk *c, int col, size_t rows);
 
 /* Appends src's values and corrections (not its counters) to dst, which

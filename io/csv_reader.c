@@ -91,8 +91,6 @@ static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
                            size_t len)
 {
     chunk *o = b->out;
-    if (o->has_corr[c])
-        o->corr[c][b->row] = 0;
     if (k == NUM_MISSING) {
         o->missing[c]++;
     } else if (k == NUM_NAN) {
@@ -106,12 +104,14 @@ static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
     }
 }
 
-/* Once a column has a nonzero correction, every row of it gets one. */
-static void put_corr(block *b, int c, int32_t r)
+/* A nonzero correction (rare: kept out of the callback's frame). The
+ * first of a column zeroes its corrections up to the chunk's capacity, so
+ * that the rows without one need no write. */
+static COLD void put_corr(block *b, int c, int32_t r)
 {
     chunk *o = b->out;
     if (!o->has_corr[c])
-        chunk_corr_start(o, c, b->row);
+        chunk_corr_start(o, c, o->cap);
     o->corr[c][b->row] = r;
 }
 
@@ -127,7 +127,7 @@ static void on_field(void *s, size_t len, void *data)
     num_kind k = parse_number_corr(s, len, &v, &r);
     if (k == NUM_OK) {
         b->col[c][b->row] = v;
-        if (r != 0 || b->out->has_corr[c])
+        if (r != 0)
             put_corr(b, c, r);
         return;
     }
@@ -144,8 +144,6 @@ static void on_record(int ch, void *data)
         if (c >= 0) {
             b->col[c][b->row] = NAN;
             b->out->missing[c]++;
-            if (b->out->has_corr[c])
-                b->out->corr[c][b->row] = 0;
         }
     }
     b->field = 0;

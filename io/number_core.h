@@ -7,6 +7,9 @@
  * Header-only, C11 and CUDA C++. An includer may define, before including:
  *   NUM_FN       qualifiers of every function (default static inline; the
  *                device: static __device__ __forceinline__)
+ *   NUM_RARE_FN  those of rare paths kept out of line, so that the common
+ *                ones stay lean (default static, noinline with GNU C; the
+ *                device: static __device__ __noinline__)
  *   NUM_TABLE    storage of the constant tables (default static const; the
  *                device: static __device__ const, global memory, because
  *                the lanes of a warp index them at unrelated places and
@@ -27,6 +30,13 @@
 
 #ifndef NUM_FN
 #define NUM_FN static inline
+#endif
+#ifndef NUM_RARE_FN
+#if defined(__GNUC__)
+#define NUM_RARE_FN static __attribute__((noinline))
+#else
+#define NUM_RARE_FN static
+#endif
 #endif
 #ifndef NUM_TABLE
 #define NUM_TABLE static const
@@ -415,8 +425,11 @@ NUM_FN int num_parse_core(const char *s, const char *e, double *out,
     d->neg = *s == '-';
     if (*s == '-' || *s == '+')
         s++;
-    if (s < e && num_lower(*s) >= 'a' && num_lower(*s) <= 'z')
+    if (s < e && num_lower(*s) >= 'a' && num_lower(*s) <= 'z') {
+        d->w = 0; /* no digits: no correction (num_int_corr) */
+        d->q = 0;
         return num_special(s, e, d->neg, out);
+    }
     if (num_scan_number(s, e, d) != NUM_OK)
         return NUM_INVALID;
     return num_convert(d, out) ? NUM_OK : NUM_HARD;
@@ -517,15 +530,9 @@ NUM_FN bool num_text_integer(const num_decimal *d, num_u128 *v)
     return true;
 }
 
-/* The correction of x, the correctly rounded value of the number scanned
- * into d: v - x when the text is an integer v, |v| <= 2^64; CORR_NOT_INT
- * when x is an integral double of at most 2^64 but the text no such
- * integer; 0 when x itself is not integral or beyond 2^64. */
-NUM_FN int32_t num_int_corr(const num_decimal *d, double x)
+/* num_int_corr for an integral x, a = |x| <= 2^64. */
+NUM_RARE_FN int32_t num_int_corr_exact(const num_decimal *d, double a)
 {
-    double a = x < 0 ? -x : x;
-    if (!num_int_double(a))
-        return 0;
     /* an integer below 2^53 is its own double */
     if (a < 0x1p53 && !d->truncated && d->q >= 0)
         return 0;
@@ -537,6 +544,25 @@ NUM_FN int32_t num_int_corr(const num_decimal *d, double x)
     num_u128 ax = a == 0x1p64 ? NUM_INT_LIMIT : (num_u128)(uint64_t)a;
     int64_t diff = (int64_t)(uint64_t)(v - ax);
     return (int32_t)(d->neg ? -diff : diff);
+}
+
+/* The correction of x, the correctly rounded value of the number scanned
+ * into d: v - x when the text is an integer v, |v| <= 2^64; CORR_NOT_INT
+ * when x is an integral double of at most 2^64 but the text no such
+ * integer; 0 when x itself is not integral or beyond 2^64. */
+NUM_FN int32_t num_int_corr(const num_decimal *d, double x)
+{
+    /* The common texts, decided before x is known, without a branch on
+     * each test: a mantissa kept whole below 2^52 with no exponent left
+     * (q = 0) is an integer that is its own double; with a fraction (q in
+     * [-300, -1]: no underflow) it spells no integer and rounds to no
+     * integral double, as its distance to the integers, 10^q or more,
+     * exceeds half an ulp. */
+    if (!d->truncated & (d->w < (UINT64_C(1) << 52)) &
+        ((uint64_t)(d->q + 300) <= 300))
+        return 0;
+    double a = x < 0 ? -x : x;
+    return num_int_double(a) ? num_int_corr_exact(d, a) : 0;
 }
 
 #endif
