@@ -105,7 +105,8 @@ size_t pick_ld(const raw_input *r, size_t free_b)
     size_t want = r->binary ? r->chunk_bytes / r->record_size
                             : ((size_t)r->carry + r->chunk_bytes) / 2 + 1;
     size_t per_row = (size_t)r->ncols * sizeof(double);
-    size_t room = free_b / 16 / per_row; /* two such buffers for CSV */
+    /* two such buffers for CSV, and two of corrections half their size */
+    size_t room = free_b / 16 / per_row;
     if (want > room)
         want = room > 4096 ? room : 4096;
     if (want > DEV_MAX_ROWS_PER_LAUNCH)
