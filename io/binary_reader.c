@@ -208,34 +208,46 @@ COPY_INT(copy_u16, uint16_t, ld16)
 COPY_INT(copy_i32, int32_t, ld32)
 COPY_INT(copy_u32, uint32_t, ld32)
 
-/* i64 and u64 beyond 2^53 round to the nearest double; corr[r] gets the
- * exact difference (parse_number.h's integer view), computed with
- * wrapping unsigned arithmetic, whose result is small. Returns whether any
- * is nonzero. */
-static int copy_i64(double *dst, int32_t *corr, const unsigned char *src,
-                    size_t n, size_t stride)
+/* i64 and u64 beyond 2^53 round to the nearest double; their corrections
+ * (parse_number.h's integer view) are the exact differences, in wrapping
+ * unsigned arithmetic, whose result is small. The copy only notes whether
+ * a value is past 2^53 (a branch-free test per value), so that a block of
+ * smaller ones costs no more than before. */
+static int copy_i64(double *dst, const unsigned char *src, size_t n,
+                    size_t stride)
 {
-    int any = 0;
+    uint64_t big = 0;
     for (size_t r = 0; r < n; r++) {
         uint64_t u = ld64(src + stride * r);
-        double d = (double)(int64_t)u;
-        uint64_t back = d >= 0x1p63 ? UINT64_C(1) << 63 : (uint64_t)(int64_t)d;
-        dst[r] = d;
-        corr[r] = (int32_t)(int64_t)(u - back);
-        any |= corr[r] != 0;
+        dst[r] = (double)(int64_t)u;
+        big |= u + (UINT64_C(1) << 53) > UINT64_C(1) << 54; /* |v| > 2^53 */
     }
-    return any;
+    return big != 0;
 }
 
-static int copy_u64(double *dst, int32_t *corr, const unsigned char *src,
-                    size_t n, size_t stride)
+static int copy_u64(double *dst, const unsigned char *src, size_t n,
+                    size_t stride)
+{
+    uint64_t big = 0;
+    for (size_t r = 0; r < n; r++) {
+        uint64_t u = ld64(src + stride * r);
+        dst[r] = (double)u;
+        big |= u > UINT64_C(1) << 53;
+    }
+    return big != 0;
+}
+
+/* The corrections of those n values; returns whether any is nonzero. */
+static int corr_wide(int type, int32_t *corr, const double *d,
+                     const unsigned char *src, size_t n, size_t stride)
 {
     int any = 0;
     for (size_t r = 0; r < n; r++) {
-        uint64_t u = ld64(src + stride * r);
-        double d = (double)u;
-        uint64_t back = d >= 0x1p64 ? 0 : (uint64_t)d; /* 2^64 wraps to 0 */
-        dst[r] = d;
+        uint64_t u = ld64(src + stride * r), back;
+        if (type == BT_I64) /* 2^63 is no int64 */
+            back = d[r] >= 0x1p63 ? UINT64_C(1) << 63 : (uint64_t)(int64_t)d[r];
+        else /* 2^64 wraps to 0 */
+            back = d[r] >= 0x1p64 ? 0 : (uint64_t)d[r];
         corr[r] = (int32_t)(int64_t)(u - back);
         any |= corr[r] != 0;
     }
@@ -274,14 +286,17 @@ static uint64_t copy_field(int type, double *dst, const unsigned char *src,
     return 0;
 }
 
-/* i64 and u64 fields: values and corrections of rows [row0, row0 + n). */
+/* i64 and u64 fields: values, and corrections of rows [row0, row0 + n)
+ * once the column has any. */
 static void copy_wide(int type, chunk *out, int c, size_t row0,
                       const unsigned char *src, size_t n, size_t stride)
 {
     double *dst = out->col[c] + row0;
-    int32_t *corr = out->corr[c] + row0;
-    int any = type == BT_I64 ? copy_i64(dst, corr, src, n, stride)
-                             : copy_u64(dst, corr, src, n, stride);
+    int big = type == BT_I64 ? copy_i64(dst, src, n, stride)
+                             : copy_u64(dst, src, n, stride);
+    if (!big && !out->has_corr[c])
+        return;
+    int any = corr_wide(type, out->corr[c] + row0, dst, src, n, stride);
     if (any && !out->has_corr[c])
         chunk_corr_start(out, c, row0);
 }
