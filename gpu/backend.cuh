@@ -39,8 +39,12 @@ struct gpu_backend {
     size_t rows, ld;
     cudaStream_t st[2];
     double *dbuf[2];
+    int *dcorr[2];    /* the chunks' corrections: [ncols][ld] */
+    int *dcorr_on[2]; /* [ncols] */
+    int *hcorr_on;    /* [ncols], host: the flags of a submission */
     dev_col *dstate[2];
     dev_ext *dpart[2];
+    dev_iext *dipart[2];
     unsigned long long *dbins;
     hist_scale *dscales;
     slot slots[NSLOTS];
@@ -86,9 +90,10 @@ void harvest(gpu_backend *g, slot *sl);
 int piece_target(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
                  double **dst, segment **keep);
 
-/* Adds value v of row (absolute) to column col's host-parsed extras,
- * merged with the device's statistics and histograms by gpu_finish. */
-int add_extra(gpu_backend *g, int col, double v, uint64_t row);
+/* Adds value v (correction corr, io/chunk.h) of row (absolute) to column
+ * col's host-parsed extras, merged with the device's statistics and
+ * histograms by gpu_finish. */
+int add_extra(gpu_backend *g, int col, double v, int32_t corr, uint64_t row);
 
 /* raw_input.cu: bins the values the raw path kept (scales uploaded), and
  * frees what it owns. */

@@ -3,8 +3,8 @@
  * overlaps the kernels of the previous one), and hands back the same
  * col_stats and hist the CPU backend makes, so results are bit-identical.
  * The engine keeps the missing/invalid/nan counters; the GPU computes the
- * value statistics (count, sum, sum of squares, min/max with row, int-ness)
- * and the histogram. */
+ * value statistics (count, sum, sum of squares, min/max with row, int-ness,
+ * the integer view of chunks' corrections) and the histogram. */
 #ifndef COLSTAT_GPU_GPU_H
 #define COLSTAT_GPU_GPU_H
 
@@ -138,11 +138,12 @@ int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
                 cs_error *e);
 
 /* For tests: parses n fields (text + off[i], len[i] bytes) on the device
- * as parse_number would; kind[i] gets a num_kind, or 4 where only the
- * host's exact fallback can round it, and val[i] the value. */
+ * as parse_number_corr would; kind[i] gets a num_kind, or 4 where only the
+ * host's exact fallback can round it, val[i] the value and corr[i] its
+ * integer correction (io/parse_number.h). */
 int gpu_parse_fields(const char *text, size_t text_len, const size_t *off,
                      const size_t *len, size_t n, int *kind, double *val,
-                     cs_error *e);
+                     int32_t *corr, cs_error *e);
 
 void gpu_get_times(const gpu_backend *g, gpu_times *t);
 

@@ -43,7 +43,7 @@ int report(const gpu_backend *g, int rc, cs_error *e)
                    g->failed ? g->err : "GPU: unknown error");
 }
 
-int add_extra(gpu_backend *g, int col, double v, uint64_t row)
+int add_extra(gpu_backend *g, int col, double v, int32_t corr, uint64_t row)
 {
     size_t ncols = (size_t)g->cfg.ncols;
     if (!g->extra) {
@@ -66,7 +66,7 @@ int add_extra(gpu_backend *g, int col, double v, uint64_t row)
         g->extra_cap[col] = cap;
     }
     g->extra_v[col][g->extra_n[col]++] = v;
-    stats_add_values(&g->extra[col], &v, 1, row, g->cfg.what);
+    stats_add_values(&g->extra[col], &v, &corr, 1, row, g->cfg.what);
     return 0;
 }
 
@@ -230,12 +230,23 @@ int setup(gpu_backend *g)
     for (int s = 0; s < 2; s++) {
         CK(g, cudaStreamCreateWithFlags(&g->st[s], cudaStreamNonBlocking));
         CK(g, cudaMalloc((void **)&g->dbuf[s], buf));
+        CK(g, cudaMalloc((void **)&g->dcorr[s],
+                         (size_t)ncols * g->ld * sizeof(int)));
+        CK(g,
+           cudaMalloc((void **)&g->dcorr_on[s], (size_t)ncols * sizeof(int)));
+        CK(g, cudaMemsetAsync(g->dcorr_on[s], 0, (size_t)ncols * sizeof(int),
+                              g->st[s]));
         CK(g,
            cudaMalloc((void **)&g->dstate[s], (size_t)ncols * sizeof(dev_col)));
         CK(g,
            cudaMalloc((void **)&g->dpart[s],
                       (size_t)ncols * (size_t)g->maxblocks * sizeof(dev_ext)));
+        CK(g, cudaMalloc((void **)&g->dipart[s],
+                         (size_t)ncols * DEV_CORR_BLOCKS * sizeof(dev_iext)));
     }
+    g->hcorr_on = static_cast<int *>(calloc((size_t)ncols, sizeof(int)));
+    if (!g->hcorr_on)
+        return failf(g, "GPU: out of host memory");
     if (make_slots(g) || upload_empty_states(g))
         return -1;
     if ((g->cfg.what & STAT_HIST) && alloc_hist(g))
@@ -245,8 +256,10 @@ int setup(gpu_backend *g)
     if (g->cfg.keep_set)
         g->budget = g->cfg.keep_bytes;
     /* a first launch proves the kernels load on this device */
-    reduce_args a = {g->dbuf[0],   g->ld,       0, 1,    1,           1,
-                     g->dstate[0], g->dpart[0], 1, NULL, g->cfg.terms};
+    reduce_args a = {
+        g->dbuf[0],     g->ld,        0,           1,    1,           1,
+        g->dstate[0],   g->dpart[0],  1,           NULL, g->dcorr[0], g->ld,
+        g->dcorr_on[0], g->dipart[0], g->cfg.terms};
     CK(g, reduce_launch(&a, ncols, g->st[0]));
     CK(g, cudaStreamSynchronize(g->st[0]));
     return 0;
@@ -327,6 +340,31 @@ int piece_target(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
 namespace
 {
 
+/* The corrections of the piece's columns that carry any, and the flags
+ * saying which: *any when there is one. */
+int copy_corr(gpu_backend *g, const chunk *c, size_t off, size_t n, int s,
+              bool *any)
+{
+    cudaStream_t st = g->st[s];
+    *any = false;
+    for (int j = 0; j < g->cfg.ncols; j++) {
+        g->hcorr_on[j] = c->has_corr[j] != 0;
+        *any = *any || g->hcorr_on[j];
+    }
+    if (!*any)
+        return 0;
+    /* pageable sources: the copies take them before returning */
+    for (int j = 0; j < g->cfg.ncols; j++)
+        if (g->hcorr_on[j])
+            CK(g, cudaMemcpyAsync(g->dcorr[s] + (size_t)j * g->ld,
+                                  c->corr[j] + off, n * sizeof(int),
+                                  cudaMemcpyHostToDevice, st));
+    CK(g, cudaMemcpyAsync(g->dcorr_on[s], g->hcorr_on,
+                          (size_t)g->cfg.ncols * sizeof(int),
+                          cudaMemcpyHostToDevice, st));
+    return 0;
+}
+
 int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
                  unsigned long long first_row, int s, bool last)
 {
@@ -348,6 +386,9 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
             memcpy(keep->h + (size_t)j * ld, c->col[j] + off,
                    n * sizeof(double));
     }
+    bool corr;
+    if (copy_corr(g, c, off, n, s, &corr))
+        return -1;
     CK(g, cudaEventRecord(sl->copied, st));
     g->h2d_bytes += (uint64_t)n * (uint64_t)ncols * sizeof(double);
     unsigned what = g->cfg.what;
@@ -361,6 +402,10 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
                      g->dpart[s],
                      reduce_grid(g->nsm, n),
                      NULL,
+                     corr ? g->dcorr[s] : NULL,
+                     g->ld,
+                     g->dcorr_on[s],
+                     g->dipart[s],
                      g->cfg.terms};
     CK(g, reduce_launch(&a, ncols, st));
     CK(g, cudaEventRecord(sl->reduced, st));
@@ -372,46 +417,47 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
     return 0;
 }
 
-/* (v, r) pairs of the two streams: the lower value, ties to the lower row
- * (the streams interleave chunks, so neither covers the earlier rows). */
-void pick(double av, uint64_t ar, double bv, uint64_t br, int want_min,
-          double *v, uint64_t *r)
-{
-    bool a_first;
-    if (ar == DEV_NO_ROW)
-        a_first = false;
-    else if (br == DEV_NO_ROW)
-        a_first = true;
-    else if (av == bv)
-        a_first = ar < br;
-    else
-        a_first = want_min ? av < bv : av > bv;
-    *v = a_first ? av : bv;
-    *r = a_first ? ar : br;
-}
-
-void to_sacc(sacc *dst, const long long *a, const long long *b)
+void to_sacc(sacc *dst, const long long *d)
 {
     for (int i = 0; i < SACC_DIGITS; i++)
-        dst->d[i] = a[i] + b[i]; /* each within (-2^33, 2^33) */
+        dst->d[i] = d[i]; /* each within (-2^33, 2^33) */
     dst->pending = 1;
     sacc_normalize(dst);
 }
 
-void to_stats(const dev_col *a, const dev_col *b, col_stats *o)
+/* One stream's state as col_stats. */
+void dev_to_stats(const dev_col *a, col_stats *o)
 {
     stats_init(o);
-    o->count = a->count + b->count;
-    o->all_int = a->all_int & b->all_int;
+    o->count = a->count;
+    o->all_int = a->all_int;
     if (o->count) {
-        pick(a->min, a->min_row, b->min, b->min_row, 1, &o->min, &o->min_row);
-        pick(a->max, a->max_row, b->max, b->max_row, 0, &o->max, &o->max_row);
+        o->min = a->min;
+        o->max = a->max;
+        o->min_row = a->min_row;
+        o->max_row = a->max_row;
+        o->min_corr = a->min_corr;
+        o->max_corr = a->max_corr;
+        o->min_row_int = a->min_row_int;
+        o->max_row_int = a->max_row_int;
     }
-    to_sacc(&o->sum, a->sum, b->sum);
-    o->sum.pos_inf = a->pos_inf + b->pos_inf;
-    o->sum.neg_inf = a->neg_inf + b->neg_inf;
-    to_sacc(&o->sumsq, a->sumsq, b->sumsq);
-    o->sumsq.pos_inf = a->sq_inf + b->sq_inf;
+    o->sum_r = a->sum_r;
+    to_sacc(&o->sum, a->sum);
+    o->sum.pos_inf = a->pos_inf;
+    o->sum.neg_inf = a->neg_inf;
+    to_sacc(&o->sumsq, a->sumsq);
+    o->sumsq.pos_inf = a->sq_inf;
+    to_sacc(&o->sumsq_corr, a->sumsq_corr);
+}
+
+/* The two streams' states merged: their rows interleave, and stats_merge
+ * breaks ties by the lower row wherever it came from. */
+void to_stats(const dev_col *a, const dev_col *b, col_stats *o)
+{
+    col_stats other;
+    dev_to_stats(a, o);
+    dev_to_stats(b, &other);
+    stats_merge(o, &other, 0);
 }
 
 /* Bins the kept values once the edges (the final min and max) are known. */
@@ -457,23 +503,6 @@ int bin_kept(gpu_backend *g, const col_stats *cs)
         return -1;
     CK(g, cudaEventRecord(sl->binned, st));
     return 0;
-}
-
-/* The lower row wins a tie, whichever side it came from. */
-void merge_extra(col_stats *cs, const col_stats *x)
-{
-    col_stats before = *cs;
-    stats_merge(cs, x, 0);
-    if (!before.count || !x->count)
-        return;
-    if (x->min == before.min && x->min_row < before.min_row) {
-        cs->min = x->min;
-        cs->min_row = x->min_row;
-    }
-    if (x->max == before.max && x->max_row < before.max_row) {
-        cs->max = x->max;
-        cs->max_row = x->max_row;
-    }
 }
 
 int fetch_hists(gpu_backend *g, const col_stats *cs, hist *hists)
@@ -525,8 +554,8 @@ int finish(gpu_backend *g, col_stats *out, hist *hists)
         rc = download(g, h + (size_t)s * ncols, g->dstate[s], bytes);
     for (int j = 0; j < ncols && !rc; j++) {
         to_stats(&h[j], &h[ncols + j], &cs[j]);
-        if (g->extra)
-            merge_extra(&cs[j], &g->extra[j]);
+        if (g->extra) /* ties to the lower row, whichever side */
+            stats_merge(&cs[j], &g->extra[j], 0);
     }
     bool hist_on = (g->cfg.what & STAT_HIST) && hists;
     if (!rc && hist_on && !g->cfg.have_range)
@@ -552,10 +581,14 @@ void release(gpu_backend *g)
         free(g->segs[i].h);
     }
     free(g->segs);
+    free(g->hcorr_on);
     for (int s = 0; s < 2; s++) {
         cudaFree(g->dbuf[s]);
+        cudaFree(g->dcorr[s]);
+        cudaFree(g->dcorr_on[s]);
         cudaFree(g->dstate[s]);
         cudaFree(g->dpart[s]);
+        cudaFree(g->dipart[s]);
         if (g->st[s])
             cudaStreamDestroy(g->st[s]);
     }

@@ -7,6 +7,7 @@
  * the carried record, why it stopped) stays on the device, so nothing
  * waits for the host between chunks. */
 extern "C" {
+#include "io/binary_reader.h"
 #include "io/parse_number.h"
 #include "src/stats/stats.h"
 }
@@ -48,6 +49,9 @@ struct raw_input {
     cudaEvent_t buf_free[NBUF];
     bool buf_used[NBUF];
     double *dcol, *dmoved;
+    int *dcorr, *dmoved_corr; /* corrections: [ncols][ld], zero at rest */
+    int *dcorr_on;            /* [ncols] */
+    bool wide;                /* binary: an i64 or u64 column */
     size_t ld;
     raw_state *dstate;
     raw_status *hstatus, *dstatus;
@@ -99,7 +103,8 @@ size_t pick_ld(const raw_input *r, size_t free_b)
     size_t want = r->binary ? r->chunk_bytes / r->record_size
                             : ((size_t)r->carry + r->chunk_bytes) / 2 + 1;
     size_t per_row = (size_t)r->ncols * sizeof(double);
-    size_t room = free_b / 16 / per_row; /* two such buffers for CSV */
+    /* two such buffers for CSV, and two of corrections half their size */
+    size_t room = free_b / 16 / per_row;
     if (want > room)
         want = room > 4096 ? room : 4096;
     if (want > DEV_MAX_ROWS_PER_LAUNCH)
@@ -202,6 +207,8 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
            cudaMalloc((void **)&r->dbuf[b], r->carry + r->chunk_bytes + 128));
     size_t ncols = (size_t)r->ncols;
     CK(g, cudaMalloc((void **)&r->dcol, ncols * r->ld * sizeof(double)));
+    CK(g, cudaMalloc((void **)&r->dcorr, ncols * r->ld * sizeof(int)));
+    CK(g, cudaMalloc((void **)&r->dcorr_on, ncols * sizeof(int)));
     CK(g, cudaMalloc((void **)&r->dstate, sizeof(raw_state)));
     CK(g, cudaHostAlloc((void **)&r->hstatus, sizeof(raw_status),
                         cudaHostAllocMapped));
@@ -223,6 +230,8 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
         csv_scratch(a, r->dscratch);
         CK(g, cudaMalloc((void **)&r->dhard, HARD_CAP * sizeof(hard_entry)));
         CK(g, cudaMalloc((void **)&r->dmoved, ncols * r->ld * sizeof(double)));
+        CK(g,
+           cudaMalloc((void **)&r->dmoved_corr, ncols * r->ld * sizeof(int)));
     }
     return 0;
 }
@@ -235,10 +244,12 @@ int upload_binary_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     unsigned short *off =
         static_cast<unsigned short *>(calloc(ncols, sizeof *off));
     int rc = type && off ? 0 : failf(g, "GPU: out of host memory");
+    r->wide = false;
     for (int i = 0; !rc && i < f->nmap; i++)
         if (f->map[i] >= 0) {
             type[f->map[i]] = f->type[i];
             off[f->map[i]] = f->offset[i];
+            r->wide = r->wide || f->type[i] == BT_I64 || f->type[i] == BT_U64;
         }
     if (!rc)
         rc = upload(g, r->dtype, type, ncols);
@@ -272,6 +283,9 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->cnt_chunk = r->dcnt_chunk;
     a->hard = r->dhard;
     a->moved = r->dmoved;
+    a->corr = r->dcorr;
+    a->corr_on = r->dcorr_on;
+    a->moved_corr = r->dmoved_corr;
     a->keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
     a->arena = r->arena;
     a->arena_ld = r->arena_ld;
@@ -280,6 +294,11 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
 
 int reset_state(gpu_backend *g, raw_input *r)
 {
+    /* a chunk the device stopped at may have left corrections behind (the
+       uploads below wait for these) */
+    size_t ncols = (size_t)r->ncols;
+    CK(g, cudaMemsetAsync(r->dcorr, 0, ncols * r->ld * sizeof(int), g->st[0]));
+    CK(g, cudaMemsetAsync(r->dcorr_on, 0, ncols * sizeof(int), g->st[0]));
     raw_state st;
     memset(&st, 0, sizeof st);
     st.row_base = r->first_row;
@@ -345,6 +364,10 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
                       g->dpart[0],
                       blocks(g, r->ld),
                       r->dstate->n_row0,
+                      r->dcorr,
+                      r->ld,
+                      r->dcorr_on,
+                      g->dipart[0],
                       g->cfg.terms};
     CK(g, reduce_launch(&ra, r->ncols, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
@@ -390,7 +413,10 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
                   r->ncols,
                   dst,
                   ld,
-                  r->dcnt};
+                  r->dcnt,
+                  r->dcorr,
+                  r->ld,
+                  r->dcorr_on};
     CK(g, bin_chunk_launch(&b, st));
     if (keep && keep->h)
         CK(g, cudaMemcpyAsync(keep->h, dst, (size_t)r->ncols * ld * 8,
@@ -406,6 +432,10 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
                       g->dpart[0],
                       blocks(g, nrec),
                       NULL,
+                      r->wide ? r->dcorr : NULL,
+                      r->ld,
+                      r->dcorr_on,
+                      g->dipart[0],
                       g->cfg.terms};
     r->next_row += nrec;
     CK(g, reduce_launch(&ra, r->ncols, st));
@@ -455,9 +485,10 @@ int take_hard(gpu_backend *g, raw_input *r, unsigned n)
     int rc = download(g, h, r->dhard, n * sizeof *h);
     for (unsigned i = 0; !rc && i < n; i++) {
         double v = 0;
+        int32_t corr = 0;
         int c = (int)h[i].col;
-        if (parse_number(h[i].text, h[i].len, &v) == NUM_OK)
-            rc = add_extra(g, c, v, h[i].row);
+        if (parse_number_corr(h[i].text, h[i].len, &v, &corr) == NUM_OK)
+            rc = add_extra(g, c, v, corr, h[i].row);
         else /* the device saw a number's grammar: cannot happen */
             rc = failf(g, "GPU: internal: '%.*s' is no number", (int)h[i].len,
                        h[i].text);
@@ -580,9 +611,10 @@ void raw_release(gpu_backend *g)
             if (e[k])
                 cudaEventDestroy(e[k]);
     }
-    void *dev[] = {r->dcol,       r->dstate, r->dcarry, r->dcnt,
-                   r->dcnt_chunk, r->dmap,   r->dtype,  r->doffset,
-                   r->dscratch,   r->arena,  r->dhard,  r->dmoved};
+    void *dev[] = {r->dcol,       r->dstate,   r->dcarry,     r->dcnt,
+                   r->dcnt_chunk, r->dmap,     r->dtype,      r->doffset,
+                   r->dscratch,   r->arena,    r->dhard,      r->dmoved,
+                   r->dcorr,      r->dcorr_on, r->dmoved_corr};
     for (void *p : dev)
         cudaFree(p);
     if (r->hstatus)

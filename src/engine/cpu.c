@@ -97,7 +97,8 @@ static void reduce(const chunk *c, uint64_t first_row, col_stats *s,
                    unsigned what)
 {
     for (int k = 0; k < c->ncols; k++) {
-        stats_add_values(&s[k], c->col[k], c->nrows, first_row, what);
+        stats_add_values(&s[k], c->col[k], c->has_corr[k] ? c->corr[k] : NULL,
+                         c->nrows, first_row, what);
         stats_add_counts(
             &s[k], c->missing[k], c->invalid[k], c->nan[k],
             c->first_invalid[k] ? first_row - 1 + c->first_invalid[k] : 0);

@@ -2,7 +2,6 @@
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "src/engine/account.h"
 
@@ -48,12 +47,8 @@ void stage_close(stage *s)
 static void copy_rows(chunk *dst, const chunk *cks, int n)
 {
     chunk_clear(dst);
-    for (int c = 0; c < n; c++) {
-        for (int k = 0; k < dst->ncols; k++)
-            memcpy(dst->col[k] + dst->nrows, cks[c].col[k],
-                   cks[c].nrows * sizeof(double));
-        dst->nrows += cks[c].nrows;
-    }
+    for (int c = 0; c < n; c++)
+        chunk_append_values(dst, &cks[c]);
 }
 
 chunk *stage_take(stage *s, uint64_t seq, const chunk *cks, int n,

@@ -19,10 +19,26 @@ int report_has_extrema(const col_summary *s)
 
 void report_sum_text(char *buf, size_t len, const col_summary *s)
 {
-    if (s->sum_is_int)
+    if (s->is_int)
         snprintf(buf, len, "%s", s->sum_int);
     else
         format_double(buf, len, s->sum);
+}
+
+void report_min_text(char *buf, size_t len, const col_summary *s)
+{
+    if (s->is_int)
+        snprintf(buf, len, "%s", s->min_int);
+    else
+        format_double(buf, len, s->min);
+}
+
+void report_max_text(char *buf, size_t len, const col_summary *s)
+{
+    if (s->is_int)
+        snprintf(buf, len, "%s", s->max_int);
+    else
+        format_double(buf, len, s->max);
 }
 
 int report_has_hist(unsigned what, const report_col *c)

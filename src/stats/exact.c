@@ -106,6 +106,26 @@ void sacc_add_square(sacc *a, double x)
     bump_pending(a);
 }
 
+/* x * k = (m * |k|) * 2^e: a product below 2^116, five digits as a
+ * square's. */
+void sacc_add_product(sacc *a, double x, int64_t k)
+{
+    uint64_t bits, m;
+    memcpy(&bits, &x, sizeof bits);
+    int shift = split_double(bits, &m);
+    int i = shift >> 5, r = shift & 31;
+    int64_t neg = -(int64_t)((bits >> 63) ^ (uint64_t)(k < 0));
+    u128 p = (u128)m * (k < 0 ? -(uint64_t)k : (uint64_t)k);
+    u128 t = p >> (32 - r);
+    int64_t part[5] = {
+        (int64_t)(((uint64_t)p << r) & M32), (int64_t)((uint64_t)t & M32),
+        (int64_t)((uint64_t)(t >> 32) & M32),
+        (int64_t)((uint64_t)(t >> 64) & M32), (int64_t)(uint64_t)(t >> 96)};
+    for (int j = 0; j < 5; j++)
+        a->d[i + j] += (part[j] ^ neg) - neg;
+    bump_pending(a);
+}
+
 /* One block that cannot reach SACC_MAX_PENDING: the pending count is
  * bumped once for the block, not once per value. */
 static void add_block(sacc *sum, sacc *sumsq, const double *x, size_t n)

@@ -71,6 +71,7 @@ static void same(const col_stats *a, const col_stats *b)
     ck_assert(memcmp(&x.min, &y.min, sizeof x.min) == 0);
     ck_assert(memcmp(&x.max, &y.max, sizeof x.max) == 0);
     ck_assert(x.min_row == y.min_row && x.max_row == y.max_row);
+    ck_assert(x.is_int == y.is_int);
 }
 
 static void same_hist(const hist *a, const hist *b)
@@ -91,7 +92,7 @@ static void whole(double (*v)[N], size_t n, const backend_params *p,
     fill(&c, v, 0, n);
     for (int k = 0; k < COLS; k++) {
         stats_init(&st[k]);
-        stats_add_values(&st[k], c.col[k], n, 1, p->what);
+        stats_add_values(&st[k], c.col[k], NULL, n, 1, p->what);
         stats_add_counts(&st[k], 0, c.invalid[k], c.nan[k], c.first_invalid[k]);
         double lo = p->have_range ? p->range_lo : st[k].min;
         double hi = p->have_range ? p->range_hi : st[k].max;
