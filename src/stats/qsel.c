@@ -9,7 +9,7 @@
 
 #include "quantile.h"
 
-enum { DEFAULT_BITS = 16, MIN_BITS = 4 };
+enum { DEFAULT_BITS = 14, MIN_BITS = 4, MAX_BITS = 16 };
 #define DEFAULT_MAX_BINS ((size_t)1 << 17)
 #define DEFAULT_MAX_CANDIDATES ((size_t)1 << 16)
 
@@ -56,7 +56,9 @@ static qsel_config normalized(const qsel_config *cfg)
         c = *cfg;
     if (c.bits <= 0)
         c.bits = DEFAULT_BITS;
-    c.bits = c.bits < MIN_BITS ? MIN_BITS : c.bits > 16 ? 16 : c.bits;
+    c.bits = c.bits < MIN_BITS   ? MIN_BITS
+             : c.bits > MAX_BITS ? MAX_BITS
+                                 : c.bits;
     if (c.max_bins == 0)
         c.max_bins = DEFAULT_MAX_BINS;
     if (c.max_bins < (size_t)1 << c.bits)

@@ -25,17 +25,25 @@
  * share and add; the state is a pure function of the summed counts, so
  * equal counts give equal states everywhere.
  *
- * Passes: at most ceil(64 / bits) for a range of 64-bit keys (4 with the
- * default 16 bits; 5 when values carry r: 76-bit keys), fewer when the
- * starting range is [min, max]. Typical data need 2 to 3 (see the report
- * of tests/stats/test_quantile_select.c).
+ * Bins: 2^14 per range by default. 14 bits is what a GPU block can count
+ * in shared memory (2^14 32-bit counters are 64 KiB of the 227 KiB an
+ * H100/H200 block may have; 2^16 would not fit), a CPU thread in its L2
+ * (128 KiB of uint64), and on typical data it needs no more passes than 16
+ * bits (the log of test_quantile_select: uniform, normal, lognormal, ids,
+ * prices, at the scale of 10^9 values: 3 passes with bits 14..16, 4 with
+ * 11..13 when pass 1 spans every key). cfg.bits takes 4..16.
+ *
+ * Passes: at most ceil(64 / bits) for 64-bit keys (5 with 14 bits; 4 with
+ * 16), ceil(76 / bits) when values carry r; fewer when pass 1 spans only
+ * [min, max]: ceil(log2(key(max) - key(min) + 1) / bits). A column of one
+ * value known from min == max needs none. Ranges that cannot all have
+ * 2^bits bins within max_bins get fewer bins, and may take more passes.
  *
  * Memory per column, whatever the input's size: the counts of one pass,
- * at most max(max_bins, 2 * targets) uint64 (default 2^17: 1 MiB), the
- * candidates, at most max_candidates qnum (default 2^16: 1 MiB), and
- * O(quantiles) for the ranges. targets <= 2 * quantiles; ranges that cannot
- * all have 2^bits bins within max_bins get fewer (and may take more
- * passes). A caller counting in T threads holds T copies of the counts. */
+ * at most max(max_bins, 2 * targets) uint64 (default 2^17: 1 MiB, 8 ranges
+ * of 2^14 bins), the candidates, at most max_candidates qnum (default
+ * 2^16: 1 MiB), and O(quantiles) for the ranges; targets <= 2 * quantiles.
+ * A caller counting in T threads holds T copies of the counts. */
 #ifndef COLSTAT_SRC_STATS_QUANTILE_H
 #define COLSTAT_SRC_STATS_QUANTILE_H
 
@@ -102,7 +110,7 @@ typedef struct qsel qsel;
 
 typedef struct qsel_config {
     int with_r;            /* some value may carry r != 0 (integer column) */
-    int bits;              /* bins per range: 2^bits, 4..16; 0: 16 */
+    int bits;              /* bins per range: 2^bits, 4..16; 0: 14 */
     size_t max_bins;       /* bins of one pass, all ranges; 0: 2^17 */
     size_t max_candidates; /* values collected at once; 0: 2^16 */
 } qsel_config;
@@ -165,7 +173,8 @@ size_t qsel_peak_bytes(const qsel *s);
 typedef struct qres {
     int has_value; /* 0: the column has no value (null) */
     double value;  /* rounded once; NaN (null) for -inf and +inf mixed */
-    int is_int;    /* the exact quantile is an integer in (-2^64, 2^64) */
+    int is_int;    /* the order statistics used and the exact quantile are
+                      integers in (-2^64, 2^64): print exact, not value */
     qnum exact;    /* when is_int: that integer, as d + r (d nearest) */
 } qres;
 

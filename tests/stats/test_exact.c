@@ -18,6 +18,8 @@
 #ifdef COLSTAT_HAVE_GMP
 #include <gmp.h>
 
+#include "tests/stats/gmp_round.h"
+
 static uint64_t rng_state;
 
 static int iters(int n)
@@ -106,50 +108,6 @@ static int gen(int regime, double *x, int n)
         break;
     }
     return k;
-}
-
-/* q == r correctly rounded to nearest, ties to even (signs of zero
- * ignored: the contract says an exact zero is +0). */
-static int is_rounded(const mpq_t q, double r)
-{
-    if (isnan(r))
-        return 0;
-    mpq_t lo, hi, t;
-    mpq_inits(lo, hi, t, NULL);
-    int ok;
-    if (isinf(r)) {
-        /* |q| >= 2^1024 - 2^970: the overflow threshold */
-        mpq_set_d(t, ldexp(1.0, 1023));
-        mpq_set_d(lo, ldexp(1.0, 1023) - ldexp(1.0, 970));
-        mpq_add(t, t, lo);
-        mpq_abs(lo, q);
-        ok = mpq_cmp(lo, t) >= 0 && (r > 0) == (mpq_sgn(q) > 0);
-    } else {
-        double below = nextafter(r, -INFINITY), above = nextafter(r, INFINITY);
-        mpq_set_d(t, r);
-        mpq_set_d(lo, isinf(below) ? -DBL_MAX : below);
-        mpq_set_d(hi, isinf(above) ? DBL_MAX : above);
-        if (isinf(below) || isinf(above)) {
-            /* the neighbour past DBL_MAX is 2^1024: DBL_MAX + ulp */
-            mpq_t u;
-            mpq_init(u);
-            mpq_set_d(u, ldexp(1.0, 971));
-            if (isinf(below))
-                mpq_sub(lo, lo, u);
-            else
-                mpq_add(hi, hi, u);
-            mpq_clear(u);
-        }
-        mpq_add(lo, lo, t);
-        mpq_div_2exp(lo, lo, 1);
-        mpq_add(hi, hi, t);
-        mpq_div_2exp(hi, hi, 1);
-        int even = (bits_of(r) & 1) == 0;
-        int c1 = mpq_cmp(q, lo), c2 = mpq_cmp(q, hi);
-        ok = (c1 > 0 || (c1 == 0 && even)) && (c2 < 0 || (c2 == 0 && even));
-    }
-    mpq_clears(lo, hi, t, NULL);
-    return ok;
 }
 
 static void exact_sum(mpq_t s, mpq_t s2, const double *x, int n)
@@ -499,6 +457,40 @@ START_TEST(test_add_values)
 }
 END_TEST
 
+/* Sums of x * w for doubles x of every regime and weights w of any size
+ * (the interpolation's weighted sums) are the exact rational, rounded
+ * once; an infinity counts only with a weight. */
+START_TEST(test_add_product)
+{
+    double x[300];
+    for (int it = 0; it < iters(4000); it++) {
+        int n = gen(it % R_NREGIMES, x, 4 + (int)(test_rand(&rng_state) % 40));
+        sacc s;
+        sacc_init(&s);
+        mpq_t q, t;
+        mpq_inits(q, t, NULL);
+        for (int i = 0; i < n; i++) {
+            uint64_t w = test_rand(&rng_state) >> (test_rand(&rng_state) % 64);
+            sacc_add_product(&s, x[i], w);
+            mpq_set_d(t, x[i]);
+            mpz_mul_ui(mpq_numref(t), mpq_numref(t), (unsigned long)w);
+            mpq_canonicalize(t);
+            mpq_add(q, q, t);
+        }
+        ck_assert_msg(is_rounded(q, sacc_value(&s)), "regime %d n %d: %a",
+                      it % R_NREGIMES, n, sacc_value(&s));
+        mpq_clears(q, t, NULL);
+    }
+    sacc s;
+    sacc_init(&s);
+    sacc_add_product(&s, INFINITY, 0);
+    sacc_add_product(&s, -0x1p-1074, UINT64_MAX);
+    ck_assert(sacc_value(&s) == -0x1p-1074 * 0x1p64);
+    sacc_add_product(&s, -INFINITY, 1);
+    ck_assert(sacc_value(&s) == -INFINITY);
+}
+END_TEST
+
 /* The motivating case: a naive n*S2 - S1^2 in doubles loses everything. */
 START_TEST(test_std_huge_mean)
 {
@@ -528,6 +520,7 @@ int main(void)
     tcase_add_test(tc, test_std_huge_mean);
     tcase_add_test(tc, test_add_values);
     tcase_add_test(tc, test_mean_ties);
+    tcase_add_test(tc, test_add_product);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
