@@ -194,13 +194,12 @@ static void hist_shape(qsel_range *g, int bits)
     g->nbins = (uint32_t)((g->hi - g->lo) >> g->shift) + 1;
 }
 
-/* Ranges of one key are resolved; of the rest, the smallest are collected
- * while the candidate budget lasts (none before n is known) and the others
- * share the bins of the pass. */
-static int plan(qsel *s, cs_error *e)
+/* Ranges of one key are resolved now, however many values they hold;
+ * the others stay, in order. */
+static void drop_resolved(qsel *s)
 {
     ranges *c = &s->cur;
-    size_t m = 0, nhist = 0;
+    size_t m = 0;
     for (size_t j = 0; j < c->n; j++) {
         if (s->n_known && c->g[j].lo == c->g[j].hi) {
             qnum v = decode(s, c->g[j].lo);
@@ -211,29 +210,46 @@ static int plan(qsel *s, cs_error *e)
         c->below[m] = c->below[j];
         c->tf[m] = c->tf[j];
         c->tc[m] = c->tc[j];
-        s->order[m].count = c->g[m].count;
-        s->order[m].j = m;
         m++;
     }
     c->n = m;
-    qsort(s->order, m, sizeof *s->order, cmp_by_count);
+}
+
+/* The smallest ranges are collected while the candidate budget lasts
+ * (none before n is known); returns how many are left to count. */
+static size_t choose_collected(qsel *s)
+{
+    ranges *c = &s->cur;
+    for (size_t j = 0; j < c->n; j++) {
+        s->order[j].count = c->g[j].count;
+        s->order[j].j = j;
+    }
+    qsort(s->order, c->n, sizeof *s->order, cmp_by_count);
     uint64_t budget = s->cfg.max_candidates;
-    for (size_t i = 0; i < m; i++) {
+    size_t nhist = 0;
+    for (size_t i = 0; i < c->n; i++) {
         qsel_range *g = &c->g[s->order[i].j];
-        g->nbins = 1; /* histogram unless collected */
+        g->nbins = 1; /* counted unless collected */
         if (s->n_known && g->count <= budget) {
             g->nbins = 0;
             budget -= g->count;
         } else
             nhist++;
     }
+    return nhist;
+}
+
+/* Bins and candidate slots of the pass: the ranges counted share
+ * max_bins, 2^bits each at most. */
+static void lay_out(qsel *s, size_t nhist)
+{
     int bits = s->cfg.bits;
-    while (nhist && bits > 1 && ((size_t)nhist << bits) > s->cfg.max_bins)
+    while (nhist && bits > 1 && (nhist << bits) > s->cfg.max_bins)
         bits--;
     s->nbins = 0;
     s->ncand = 0;
-    for (size_t j = 0; j < m; j++) {
-        qsel_range *g = &c->g[j];
+    for (size_t j = 0; j < s->cur.n; j++) {
+        qsel_range *g = &s->cur.g[j];
         if (g->nbins) {
             hist_shape(g, bits);
             g->first = s->nbins;
@@ -244,6 +260,13 @@ static int plan(qsel *s, cs_error *e)
             s->ncand += g->count;
         }
     }
+}
+
+/* The next pass, from the ranges that hold unresolved targets. */
+static int plan(qsel *s, cs_error *e)
+{
+    drop_resolved(s);
+    lay_out(s, choose_collected(s));
     free(s->counts);
     free(s->cand);
     s->counts = calloc(s->nbins ? s->nbins : 1, sizeof *s->counts);
@@ -254,7 +277,7 @@ static int plan(qsel *s, cs_error *e)
     size_t bytes =
         s->nbins * sizeof *s->counts + (size_t)s->ncand * sizeof *s->cand;
     s->peak = bytes > s->peak ? bytes : s->peak;
-    s->done = m == 0;
+    s->done = s->cur.n == 0;
     return CS_OK;
 }
 
@@ -284,6 +307,7 @@ qsel *qsel_new(const qfrac *q, size_t nq, const qsel_config *cfg)
     s->cur.n = nq > 0;
     s->cur.g[0].lo = 0;
     s->cur.g[0].hi = key_max(s);
+    s->cur.g[0].count = 0; /* n, once pass 1 has counted it */
     s->done = nq == 0;
     cs_error e = {0};
     if (plan(s, &e)) {

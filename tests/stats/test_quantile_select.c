@@ -455,6 +455,30 @@ START_TEST(test_adversarial)
 }
 END_TEST
 
+/* A bounded range's last bin ends at max: when it starts there too it is
+ * one key, known after one pass however many values tie at max. */
+START_TEST(test_last_bin_is_max)
+{
+    test_rng g = rng_for(seed, 7);
+    size_t n = 100000;
+    double *d = malloc(n * sizeof *d);
+    ck_assert(d != NULL);
+    double lo = rand_exp(&g, 1, 2000);
+    /* key(max) - key(min) = 2^34: 2^13 + 1 bins of 2^21 keys, the last
+     * one starting at key(max) */
+    double hi = qsel_key_double(qsel_key(lo) + (UINT64_C(1) << 34));
+    for (size_t i = 0; i < n; i++)
+        d[i] = rng_below(&g, 2) ? lo : hi;
+    d[0] = lo;
+    d[1] = hi;
+    qfrac q = {1, 0};
+    qsel_config cfg = {0, 14, 0, 16};
+    cost c = run_array(d, NULL, n, &q, 1, &cfg, 1);
+    ck_assert_uint_eq(c.passes, 1);
+    free(d);
+}
+END_TEST
+
 /* ---- typical data: how many passes ------------------------------- */
 
 /* With the candidate budget scaled by n / 10^9, a run on n values narrows
@@ -518,8 +542,9 @@ static int changed_case(const double *d, size_t n, int how, cs_error *e)
         st = qsel_narrow(s, e);
         if (how == 0) {
             ck_assert(st == CS_OK && qsel_nbins(s) > 0);
-            c = realloc(c, qsel_nbins(s) * sizeof *c);
-            memset(c, 0, qsel_nbins(s) * sizeof *c);
+            free(c);
+            c = calloc(qsel_nbins(s), sizeof *c);
+            ck_assert(c != NULL);
             qsel_count(s, c, d, NULL, n);
             qsel_count(s, c, d, NULL, n);
             qsel_add_counts(s, c);
@@ -587,6 +612,7 @@ int main(void)
     tcase_add_test(tc, test_random);
     tcase_add_test(tc, test_large);
     tcase_add_test(tc, test_adversarial);
+    tcase_add_test(tc, test_last_bin_is_max);
     tcase_add_test(tc, test_typical_passes);
     tcase_add_test(tc, test_changed_input);
     tcase_add_test(tc, test_no_quantiles);
