@@ -85,6 +85,8 @@ typedef struct qsel_range {
  * or -1 when none does. */
 QSEL_FN long qsel_find(const qsel_range *g, size_t n, qsel_u128 k)
 {
+    if (n == 0 || k < g[0].lo || k > g[n - 1].hi)
+        return -1;         /* most keys, after pass 1 */
     size_t lo = 0, hi = n; /* the answer is below hi */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
@@ -93,7 +95,7 @@ QSEL_FN long qsel_find(const qsel_range *g, size_t n, qsel_u128 k)
         else
             hi = mid;
     }
-    return n > 0 && g[lo].lo <= k && k <= g[lo].hi ? (long)lo : -1;
+    return k <= g[lo].hi ? (long)lo : -1;
 }
 
 /* The bin of k in histogram range g (k in [g->lo, g->hi]). */

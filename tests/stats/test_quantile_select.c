@@ -305,8 +305,8 @@ static qsel_config rand_config(test_rng *g, int with_r)
 }
 
 /* One random case: regime, n, quantiles, configuration, bound or not,
- * one share or several. */
-static void one_case(test_rng *g, int regime, size_t n)
+ * one share or several (shares: 0 random, 1 one, 2 several). */
+static void one_case(test_rng *g, int regime, size_t n, int shares)
 {
     data D = data_make(g, regime, n);
     qfrac q[MAXQ];
@@ -327,11 +327,13 @@ static void one_case(test_rng *g, int regime, size_t n)
             hi.d = rng_below(g, 2) ? 0.0 : -0.0;
         ck_assert(qsel_bound(s, D.nsorted, lo, hi, &e) == CS_OK);
     }
-    if (rng_below(g, 2))
+    if (shares == 0)
+        shares = 1 + (int)rng_below(g, 2);
+    if (shares == 1)
         ck_assert_msg(qsel_select_array(s, D.d, D.r, D.n, &e) == CS_OK, "%s",
                       e.msg);
     else
-        run_portions(g, s, &D, 1 + rng_below(g, 16));
+        run_portions(g, s, &D, 2 + rng_below(g, 15));
     check_against_sort(s, &D, q, nq);
     /* with every range given its full bins, the documented bound holds */
     int bits = cfg.bits ? cfg.bits : 14;
@@ -348,7 +350,7 @@ START_TEST(test_small_n)
 {
     test_rng g = rng_for(seed, 1);
     for (int it = 0; it < iters(20000); it++)
-        one_case(&g, it % D_NREGIMES, rng_below(&g, 5));
+        one_case(&g, it % D_NREGIMES, rng_below(&g, 5), 0);
 }
 END_TEST
 
@@ -358,18 +360,81 @@ START_TEST(test_random)
     for (int it = 0; it < iters(3000); it++) {
         size_t n = rng_below(&g, 2) ? rng_below(&g, 100)
                                     : rng_below(&g, 1 + rng_below(&g, 20000));
-        one_case(&g, it % D_NREGIMES, n);
+        one_case(&g, it % D_NREGIMES, n, 0);
     }
 }
 END_TEST
 
-/* A few million values fed in up to 16 portions, every regime. */
+/* A few million values fed in 2 to 16 portions, every regime. */
 START_TEST(test_large)
 {
     test_rng g = rng_for(seed, 3);
     size_t n = test_quick() ? 300000 : 3000000;
     for (int regime = 0; regime < D_NREGIMES; regime++)
-        one_case(&g, regime, n - rng_below(&g, 1000));
+        one_case(&g, regime, n - rng_below(&g, 1000), 2);
+}
+END_TEST
+
+/* One pass of s over D's values cut at cut: the shares' counts and
+ * candidates added in either order. */
+static void pass_in_two(qsel *s, const data *D, size_t cut, int swap)
+{
+    size_t nb = qsel_nbins(s), room = (size_t)qsel_ncandidates(s);
+    size_t at[2] = {0, cut}, len[2] = {cut, D->n - cut}, k[2];
+    uint64_t *c = calloc(2 * nb + 1, sizeof *c);
+    qnum *v = malloc((2 * room + 1) * sizeof *v);
+    ck_assert(c && v);
+    for (int p = 0; p < 2; p++) {
+        const int32_t *r = D->r ? D->r + at[p] : NULL;
+        qsel_count(s, c + p * nb, D->d + at[p], r, len[p]);
+        k[p] = qsel_pick(s, v + p * room, room, D->d + at[p], r, len[p]);
+    }
+    cs_error e = {0};
+    for (int i = 0; i < 2; i++) {
+        int p = i ^ swap;
+        qsel_add_counts(s, c + p * nb);
+        ck_assert(qsel_add_candidates(s, v + p * room, k[p], &e) == CS_OK);
+    }
+    ck_assert(qsel_narrow(s, &e) == CS_OK);
+    free(c);
+    free(v);
+}
+
+static int same_range(const qsel_range *a, const qsel_range *b)
+{
+    return a->lo == b->lo && a->hi == b->hi && a->count == b->count &&
+           a->first == b->first && a->nbins == b->nbins && a->shift == b->shift;
+}
+
+/* The state is a function of the summed counts: one share and two give
+ * the same ranges, pass after pass. */
+START_TEST(test_shares_agree)
+{
+    test_rng g = rng_for(seed, 8);
+    for (int it = 0; it < iters(200); it++) {
+        data D = data_make(&g, it % D_NREGIMES, rng_below(&g, 50000));
+        qfrac q[MAXQ];
+        size_t nq = rand_quantiles(&g, D.nsorted, q);
+        qsel_config cfg = rand_config(&g, it % D_NREGIMES == D_INTS);
+        qsel *a = qsel_new(q, nq, &cfg), *b = qsel_new(q, nq, &cfg);
+        ck_assert(a && b);
+        while (!qsel_done(a)) {
+            size_t na, nb;
+            const qsel_range *ga = qsel_ranges(a, &na);
+            const qsel_range *gb = qsel_ranges(b, &nb);
+            ck_assert(na == nb && !qsel_done(b));
+            for (size_t j = 0; j < na; j++)
+                ck_assert(same_range(&ga[j], &gb[j]));
+            pass_in_two(a, &D, D.n, 0);
+            pass_in_two(b, &D, rng_below(&g, D.n + 1), (int)rng_below(&g, 2));
+        }
+        ck_assert(qsel_done(b) && qsel_passes(a) == qsel_passes(b));
+        check_against_sort(a, &D, q, nq);
+        check_against_sort(b, &D, q, nq);
+        qsel_free(a);
+        qsel_free(b);
+        data_free(&D);
+    }
 }
 END_TEST
 
@@ -525,32 +590,41 @@ END_TEST
 
 /* ---- the input changes between passes ----------------------------- */
 
-/* how: 0 a histogram pass counts the values twice, 1 the first pass
- * misses one, 2 a collect pass hands over one too many, 3 one too few. */
+/* One pass over d[0..n), times times over; the first error, if any. */
+static int pass_times(qsel *s, const double *d, size_t n, int times,
+                      cs_error *e)
+{
+    size_t room = (size_t)qsel_ncandidates(s);
+    uint64_t *c = calloc(qsel_nbins(s) + 1, sizeof *c);
+    qnum *v = malloc((times * room + 1) * sizeof *v);
+    size_t k = 0;
+    ck_assert(c && v);
+    for (int t = 0; t < times; t++) {
+        qsel_count(s, c, d, NULL, n);
+        k += qsel_pick(s, v + k, room, d, NULL, n);
+    }
+    qsel_add_counts(s, c);
+    int st = qsel_add_candidates(s, v, k, e);
+    free(c);
+    free(v);
+    return st ? st : qsel_narrow(s, e);
+}
+
+/* how: 0 the second pass sees every value twice, 1 the first pass misses
+ * one, 2 a collect pass hands over one too many, 3 one too few. */
 static int changed_case(const double *d, size_t n, int how, cs_error *e)
 {
     qfrac q = {5, 1};
-    qsel_config cfg = {0, 16, 0, how >= 2 ? 100000 : 10};
+    qsel_config cfg = {0, 16, 0, how >= 2 ? 100000 : 1};
     qsel *s = qsel_new(&q, 1, &cfg);
     ck_assert(s != NULL);
     ck_assert(qsel_bound(s, n, (qnum){0.0, 0}, (qnum){1.0, 0}, e) == CS_OK);
     int st = CS_OK;
-    if (how < 2) {
-        uint64_t *c = calloc(qsel_nbins(s), sizeof *c);
-        qsel_count(s, c, d, NULL, how == 1 ? n - 1 : n);
-        qsel_add_counts(s, c);
-        st = qsel_narrow(s, e);
-        if (how == 0) {
-            ck_assert(st == CS_OK && qsel_nbins(s) > 0);
-            free(c);
-            c = calloc(qsel_nbins(s), sizeof *c);
-            ck_assert(c != NULL);
-            qsel_count(s, c, d, NULL, n);
-            qsel_count(s, c, d, NULL, n);
-            qsel_add_counts(s, c);
-            st = qsel_narrow(s, e);
-        }
-        free(c);
+    if (how == 0) {
+        ck_assert(pass_times(s, d, n, 1, e) == CS_OK && !qsel_done(s));
+        st = pass_times(s, d, n, 2, e);
+    } else if (how == 1) {
+        st = pass_times(s, d, n - 1, 1, e);
     } else {
         ck_assert(qsel_ncandidates(s) == n); /* all of them fit */
         qnum *v = malloc((n + 1) * sizeof *v);
@@ -611,6 +685,7 @@ int main(void)
     tcase_add_test(tc, test_small_n);
     tcase_add_test(tc, test_random);
     tcase_add_test(tc, test_large);
+    tcase_add_test(tc, test_shares_agree);
     tcase_add_test(tc, test_adversarial);
     tcase_add_test(tc, test_last_bin_is_max);
     tcase_add_test(tc, test_typical_passes);
