@@ -97,7 +97,7 @@ qrank qlist_rank(qfrac q, uint64_t n);
  * GPU and MPI ranks):
  *
  *   s = qsel_new(q, nq, &cfg);
- *   qsel_bound(s, n, min, max);           optional, before the first pass
+ *   qsel_bound(s, n, min, max, e);        optional, before the first pass
  *   while (!qsel_done(s)) {
  *       read every value: those in qsel_ranges(s) are counted
  *       (qsel_count, or qsel_find + qsel_bin) or collected (qsel_pick);
@@ -105,7 +105,9 @@ qrank qlist_rank(qfrac q, uint64_t n);
  *       qsel_add_candidates(s, v, k, e) for each share's candidates;
  *       qsel_narrow(s, e);
  *   }
- *   qsel_result(s, i, &res) for each quantile. */
+ *   qsel_result(s, i, &res) for each quantile.
+ *
+ * After an error the state is spent: free it. */
 typedef struct qsel qsel;
 
 typedef struct qsel_config {
@@ -122,8 +124,9 @@ void qsel_free(qsel *s);
 
 /* The column holds n values (NaN excluded) from min to max: pass 1 then
  * counts over [min, max] only and is checked against n (a column of one
- * value, or none, needs no pass at all). Without it, pass 1 covers every
- * key and n is what it counts. Call before the first pass. */
+ * value, or none, needs no pass at all). A min or max of either zero
+ * takes in both. Without it, pass 1 covers every key and n is what it
+ * counts. Call before the first pass. */
 int qsel_bound(qsel *s, uint64_t n, qnum min, qnum max, cs_error *e);
 
 int qsel_done(const qsel *s);
@@ -186,9 +189,9 @@ int qsel_result(const qsel *s, size_t i, qres *out);
 int qsel_order_stats(const qsel *s, size_t i, qnum *xk, qnum *xk1);
 
 /* (1 - f) a + f b for a <= b and f = fnum / fden in [0, 1), exact and
- * rounded once; a itself when fnum == 0 or a and b are the same value
- * (so -0.0 stays -0.0). An infinity with a weight above 0 wins; -inf and
- * +inf both weighted give NaN. */
+ * rounded once; a itself when fnum == 0 or a and b have the same key (so
+ * -0.0 stays -0.0; -0.0 and +0.0 between them give +0.0). An infinity with a
+ * weight above 0 wins; -inf and +inf both weighted give NaN. */
 void qvalue_interpolate(qnum a, qnum b, uint64_t fnum, uint64_t fden,
                         qres *out);
 
