@@ -1,15 +1,17 @@
 /* Checks against exact rationals (GMP mpq) that the stats tests share:
  * correct rounding of a double, and a standard deviation within 1e-13
- * relative. Include after gmp.h and tests/testlib.h. */
+ * relative. Include after gmp.h. */
 #ifndef COLSTAT_TESTS_STATS_GMP_REF_H
 #define COLSTAT_TESTS_STATS_GMP_REF_H
 
 #include <float.h>
 #include <math.h>
 
+#include "tests/testlib.h"
+
 /* q == r correctly rounded to nearest, ties to even (signs of zero
  * ignored: the contract says an exact zero is +0). */
-static int is_rounded(const mpq_t q, double r)
+static inline int is_rounded(const mpq_t q, double r)
 {
     if (isnan(r))
         return 0;
@@ -52,7 +54,7 @@ static int is_rounded(const mpq_t q, double r)
 }
 
 /* |std - sqrt(v)| <= 1e-13 sqrt(v), checked as squares in mpq */
-static int std_close(const mpq_t v, double sd)
+static inline int std_close(const mpq_t v, double sd)
 {
     if (mpq_sgn(v) == 0)
         return sd == 0.0;

@@ -424,6 +424,14 @@ START_TEST(test_add_product)
                   strcmp(buf, "0") == 0);
         mpq_clears(q, t, u, NULL);
     }
+    /* an infinity counts only with a weight, with the product's sign */
+    sacc s;
+    sacc_init(&s);
+    sacc_add_product(&s, INFINITY, 0);
+    sacc_add_product(&s, -0x1p-1074, INT64_MAX);
+    ck_assert(sacc_value(&s) == -0x1p-1074 * 0x1p63);
+    sacc_add_product(&s, INFINITY, -1);
+    ck_assert(sacc_value(&s) == -INFINITY);
 }
 END_TEST
 
