@@ -545,6 +545,27 @@ void release(gpu_backend *g)
 
 extern "C" {
 
+int gpu_built(void)
+{
+    return 1;
+}
+
+int gpu_prepare(cs_error *e)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaSuccess && count < 1)
+        err = cudaErrorNoDevice;
+    if (err == cudaSuccess)
+        err = cudaSetDevice(0);
+    if (err == cudaSuccess)
+        err = cudaFree(0); /* creates the context */
+    if (err != cudaSuccess)
+        return cs_fail(e, CS_EDATA, "", 0, "%s%s", NO_GPU,
+                       cudaGetErrorString(err));
+    return CS_OK;
+}
+
 int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e)
 {
     *out = NULL;
