@@ -27,7 +27,6 @@ struct raw_input; /* raw_input.cu */
 struct gpu_backend {
     gpu_config cfg;
     int nsm, nb2, maxblocks;
-    char device[128];
     char err[256]; /* the first error; later calls repeat it */
     bool failed;
     size_t rows, ld;
@@ -46,6 +45,8 @@ struct gpu_backend {
     unsigned long long nchunks;
     double h2d_ms, kernel_ms, hist_ms;
     double context_s;
+    double open_s[GPU_OPEN_NPHASES];
+    double open_t; /* clock at the end of the last phase */
     uint64_t h2d_bytes;
     kept_store kept; /* values kept to the end (kept.cuh) */
     chunk_alloc alloc;
@@ -67,6 +68,11 @@ int report(const gpu_backend *g, int rc, cs_error *e);
         if (ck_ != cudaSuccess)                                                \
             return cuda_fail((g), #call, ck_);                                 \
     } while (0)
+
+/* Opening's time by phase (gpu_times.open_s): a phase starts at the end of
+ * the last one, or at gpu_open_phase_start. */
+void gpu_open_phase_start(gpu_backend *g);
+void gpu_open_phase_done(gpu_backend *g, int phase);
 
 /* Synchronous copies on stream 0. */
 int upload(gpu_backend *g, void *dst, const void *src, size_t bytes);

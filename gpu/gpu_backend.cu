@@ -18,6 +18,25 @@ extern "C" {
 #include <string.h>
 #include <time.h>
 
+static double clock_s()
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void gpu_open_phase_start(gpu_backend *g)
+{
+    g->open_t = clock_s();
+}
+
+void gpu_open_phase_done(gpu_backend *g, int phase)
+{
+    double now = clock_s();
+    g->open_s[phase] += now - g->open_t;
+    g->open_t = now;
+}
+
 int failf(gpu_backend *g, const char *fmt, ...)
 {
     if (!g->failed) {
@@ -185,8 +204,8 @@ int alloc_hist(gpu_backend *g)
 int setup(gpu_backend *g)
 {
     int count = 0;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0); /* the driver starts here */
+    gpu_open_phase_start(g); /* the driver starts here */
+    double t0 = g->open_t;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess)
         return failf(g, "%s%s", NO_GPU, cudaGetErrorString(e));
@@ -195,17 +214,16 @@ int setup(gpu_backend *g)
     e = cudaSetDevice(0);
     if (e == cudaSuccess)
         e = cudaFree(0); /* creates the context */
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    g->context_s = (double)(t1.tv_sec - t0.tv_sec) +
-                   1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    gpu_open_phase_done(g, GPU_OPEN_CONTEXT);
+    g->context_s = g->open_t - t0;
     if (e != cudaSuccess)
         return failf(g, "%s%s", NO_GPU, cudaGetErrorString(e));
-    cudaDeviceProp prop;
-    CK(g, cudaGetDeviceProperties(&prop, 0));
-    snprintf(g->device, sizeof g->device, "%.127s", prop.name);
-    g->nsm = prop.multiProcessorCount;
+    /* One attribute, not cudaGetDeviceProperties, which reads them all
+     * (slow); the device's name is read only when -v asks for it. */
+    CK(g, cudaDeviceGetAttribute(&g->nsm, cudaDevAttrMultiProcessorCount, 0));
     size_t free_b = 0, total_b = 0;
     CK(g, cudaMemGetInfo(&free_b, &total_b));
+    gpu_open_phase_done(g, GPU_OPEN_QUERY);
     int ncols = g->cfg.ncols;
     g->rows = pick_rows(ncols, free_b, g->cfg.chunk_rows);
     g->ld = (g->rows + 1) & ~(size_t)1;
@@ -234,10 +252,14 @@ int setup(gpu_backend *g)
     g->hcorr_on = static_cast<int *>(calloc((size_t)ncols, sizeof(int)));
     if (!g->hcorr_on)
         return failf(g, "GPU: out of host memory");
-    if (make_slots(g) || upload_empty_states(g))
+    if (upload_empty_states(g))
         return -1;
     if ((g->cfg.what & STAT_HIST) && alloc_hist(g))
         return -1;
+    gpu_open_phase_done(g, GPU_OPEN_BUFFERS);
+    if (make_slots(g))
+        return -1;
+    gpu_open_phase_done(g, GPU_OPEN_EVENTS);
     size_t taken = 2 * buf + RESERVE_BYTES + total_b / 16;
     g->kept.budget = free_b > taken ? free_b - taken : 0;
     if (g->cfg.keep_set)
@@ -249,6 +271,7 @@ int setup(gpu_backend *g)
         g->dcorr_on[0], g->dipart[0], g->cfg.terms};
     CK(g, reduce_launch(&a, ncols, g->st[0]));
     CK(g, cudaStreamSynchronize(g->st[0]));
+    gpu_open_phase_done(g, GPU_OPEN_LAUNCH);
     return 0;
 }
 
@@ -659,7 +682,10 @@ void gpu_get_times(const gpu_backend *g, gpu_times *t)
     t->hist_s = g->hist_ms / 1e3;
     t->h2d_bytes = g->h2d_bytes;
     t->context_s = g->context_s;
-    snprintf(t->device, sizeof t->device, "%s", g->device);
+    memcpy(t->open_s, g->open_s, sizeof t->open_s);
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+        snprintf(t->device, sizeof t->device, "%.127s", prop.name);
 }
 
 void gpu_close(gpu_backend *g)

@@ -543,7 +543,9 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
     int rc = 0;
     if (!g->raw) {
         g->raw = static_cast<raw_input *>(calloc(1, sizeof *g->raw));
+        gpu_open_phase_start(g);
         rc = g->raw ? setup(g, g->raw, f) : failf(g, "GPU: out of host memory");
+        gpu_open_phase_done(g, GPU_OPEN_RAW);
     } else if (g->raw->binary != f->binary) {
         rc = failf(g, "GPU: raw inputs of two kinds");
     }

@@ -378,6 +378,13 @@ static void gpu_describe(backend *b, account *acc)
                     "gpu     %s (opened in %.3f s, %.3f s of it creating the "
                     "CUDA context)",
                     t.device, g->t_open, t.context_s);
+    account_say(acc,
+                "gpu     opening: context %.3f s, query %.3f s, buffers %.3f "
+                "s, events %.3f s, first launch %.3f s; raw input's buffers "
+                "%.3f s",
+                t.open_s[GPU_OPEN_CONTEXT], t.open_s[GPU_OPEN_QUERY],
+                t.open_s[GPU_OPEN_BUFFERS], t.open_s[GPU_OPEN_EVENTS],
+                t.open_s[GPU_OPEN_LAUNCH], t.open_s[GPU_OPEN_RAW]);
     account_say(acc, "h2d     %8.3f s  %8.1f MB/s  (%.1f MB)", t.h2d_s,
                 t.h2d_s > 0 ? (double)t.h2d_bytes / 1e6 / t.h2d_s : 0.0,
                 (double)t.h2d_bytes / 1e6);
