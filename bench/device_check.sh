@@ -75,7 +75,9 @@ for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
         parse) cmd=(env COLSTAT_TEST_QUICK=1 "$B/test_gpu_parse") ;;
         esac
         timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "${cmd[@]}" < /tmp/san.csv > "$OUT/san_colstat.tmp" 2>&1
-        echo "colstat $tool $how rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_colstat.tmp" | tr '\n' ' ')" | tee -a "$OUT/san_colstat.log"
+        rc=$?
+        echo "colstat $tool $how rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_colstat.tmp" | tr '\n' ' ')" | tee -a "$OUT/san_colstat.log"
+        [ $rc -ne 0 ] && grep -A8 -m 3 -E "^========= (Uninitialized|Invalid|Race|Barrier)" "$OUT/san_colstat.tmp" >> "$OUT/san_colstat.log"
     done
 done
 rm -f "$OUT/san_colstat.tmp"
