@@ -3,6 +3,7 @@
  * verified. */
 #include <lzma.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "io/codec.h"
 
@@ -62,11 +63,25 @@ static int xz_fail(const codec_in *in, lzma_ret ret, cs_error *e)
 /* Starts decoding the stream at in->pos. Returns 1 or -1. */
 static int xz_begin(xz_state *x, const codec_in *in, cs_error *e)
 {
-    /* No memory limit: the file's dictionary size decides, as in xz -d.
-     * LZMA_TELL_UNSUPPORTED_CHECK: a check liblzma cannot verify is an
-     * error, not silently unchecked. */
-    lzma_ret ret =
-        lzma_stream_decoder(&x->s, UINT64_MAX, LZMA_TELL_UNSUPPORTED_CHECK);
+    /* liblzma's threaded decoder: a stream of several blocks (what xz -T
+     * writes, and xz 5.6 by default) is decoded by one thread a core,
+     * one block each, while the parse workers read what is done; a stream
+     * of one block is decoded as by the single-threaded decoder. No
+     * memory limit to stop at (the file's dictionary decides, as in xz
+     * -d); threads only while their buffers stay within a quarter of the
+     * memory. LZMA_TELL_UNSUPPORTED_CHECK: a check liblzma cannot verify
+     * is an error, not silently unchecked. */
+    lzma_mt mt;
+    memset(&mt, 0, sizeof mt);
+    mt.flags = LZMA_TELL_UNSUPPORTED_CHECK;
+    mt.threads = lzma_cputhreads();
+    if (mt.threads == 0)
+        mt.threads = 1;
+    mt.memlimit_threading = lzma_physmem() / 4;
+    if (mt.memlimit_threading == 0)
+        mt.memlimit_threading = (uint64_t)1 << 30;
+    mt.memlimit_stop = UINT64_MAX;
+    lzma_ret ret = lzma_stream_decoder_mt(&x->s, &mt);
     if (ret != LZMA_OK)
         return xz_fail(in, ret, e);
     x->in_stream = 1;
