@@ -88,7 +88,7 @@ static int xz_begin(xz_state *x, const codec_in *in, cs_error *e)
     return 1;
 }
 
-/* One step: a stream boundary, decoding, or more input. */
+/* One step: a stream boundary, more input, or decoding. */
 static int xz_step(void *state, codec_in *in, codec_out *out, cs_error *e)
 {
     xz_state *x = state;
@@ -99,6 +99,11 @@ static int xz_step(void *state, codec_in *in, codec_out *out, cs_error *e)
         if (xz_begin(x, in, e) < 0)
             return -1;
     }
+    /* Input first, whenever it is used up: the threaded decoder starts a
+     * block on a free thread only once it is given the block's bytes, and
+     * would otherwise wait for output block by block. */
+    if (in->pos == in->len && in->refill(in, e) < 0)
+        return -1;
     x->s.next_in = in->buf + in->pos;
     x->s.avail_in = in->len - in->pos;
     x->s.next_out = out->p + out->done;
@@ -112,16 +117,15 @@ static int xz_step(void *state, codec_in *in, codec_out *out, cs_error *e)
         x->in_stream = 0;
         return 1;
     }
-    /* LZMA_BUF_ERROR: no progress twice in a row, which only wants input
-     * here (there is room to write). */
+    /* LZMA_BUF_ERROR: no progress twice in a row, which here (room to
+     * write, input given while there was any) means the input ended. */
     if (ret != LZMA_OK && ret != LZMA_BUF_ERROR)
         return xz_fail(in, ret, e);
     if (progress)
         return 1;
-    int r = in->refill(in, e);
-    if (r == 0)
+    if (in->pos == in->len && in->eof)
         return codec_truncated(in, "xz", e);
-    return r;
+    return xz_fail(in, LZMA_PROG_ERROR, e); /* stuck with input to give */
 }
 
 static ssize_t xz_read(void *state, codec_in *in, unsigned char *out, size_t n,
