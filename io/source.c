@@ -72,10 +72,11 @@ static uint64_t read_end(const source *s)
 /* A regular file must keep the size it had at open while it is read: a
  * file cut or appended to meanwhile would give a silently wrong answer.
  * Checked after each read (grown past its size) and at its end (the read
- * count, and the size once more). */
+ * count, and the size once more). Files of size 0 are let be: /proc and
+ * other pseudo-files say 0 and have content. */
 static int check_size(const source *s, cs_error *e)
 {
-    if (!s->in.regular)
+    if (!s->in.regular || s->in.size == 0)
         return CS_OK;
     if (read_end(s) > s->in.size)
         return size_changed(s, "grew", read_end(s), "read", e);

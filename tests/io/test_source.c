@@ -1404,6 +1404,26 @@ START_TEST(file_changes_size)
 }
 END_TEST
 
+/* Pseudo-files (/proc) are regular files of size 0 with content: read
+ * whole, not "grown". */
+START_TEST(proc_file)
+{
+    test_rng r = rng_for(g_seed, 75);
+    const char *path = "/proc/self/status";
+    if (access(path, R_OK) != 0)
+        return;
+    source *s = NULL;
+    cs_error e = {0};
+    ck_assert_int_eq(source_open(path, &s, &e), CS_OK);
+    ck_assert_uint_eq(source_file_size(s), 0);
+    buf got = {0};
+    ck_assert_msg(read_all(&r, s, &got, &e) == 0, "%s", e.msg);
+    ck_assert_uint_gt(got.n, 0);
+    source_close(s);
+    free(got.p);
+}
+END_TEST
+
 /* Standard input may be a regular file already read in part (a shell's
  * `{ head -1; colstat; } < file`): the rest is the data, not a file that
  * shrank. */
@@ -1470,6 +1490,7 @@ static Suite *source_suite(void)
     tcase_add_test(tc, nested_formats);
     tcase_add_test(tc, file_changes_size);
     tcase_add_test(tc, stdin_at_offset);
+    tcase_add_test(tc, proc_file);
     tcase_add_loop_test(tc, codec_streams, 0, NFMTS);
     tcase_add_loop_test(tc, codec_truncated, 0, NFMTS);
     tcase_add_loop_test(tc, codec_corrupt, 0, NFMTS);
