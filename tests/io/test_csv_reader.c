@@ -237,7 +237,7 @@ static int run_reader(const csv_dialect *d, const char *buf, size_t n,
 static int parse_all(const char *s, char delim, int ncols, result *r,
                      int strict, cs_error *e)
 {
-    csv_dialect d = {delim, 0};
+    csv_dialect d = {.delim = delim, .header = 0};
     int map[MAXC];
     for (int i = 0; i < MAXC; i++)
         map[i] = i < ncols ? i : -1;
@@ -302,7 +302,7 @@ START_TEST(bom_and_header)
 {
     const char *s = "\xEF\xBB\xBF"
                     "id,\"price, usd\",qty\r\n1,2.5,3\n2,x,4\n";
-    csv_dialect d = {0, -1};
+    csv_dialect d = {.delim = 0, .header = -1};
     csv_head h;
     cs_error e = {0};
     csv_detect(s, strlen(s), 1, &d);
@@ -320,7 +320,7 @@ START_TEST(bom_and_header)
     csv_head_free(&h);
 
     /* No header: names are field numbers; only the BOM is skipped. */
-    d = (csv_dialect){0, -1};
+    d = (csv_dialect){.delim = 0, .header = -1};
     s = "\xEF\xBB\xBF"
         "1;2\n3;x\n";
     csv_detect(s, strlen(s), 1, &d);
@@ -338,7 +338,7 @@ END_TEST
 
 START_TEST(head_edges)
 {
-    csv_dialect d = {',', 1};
+    csv_dialect d = {.delim = ',', .header = 1};
     csv_head h;
     cs_error e = {0};
     /* The first record must end within the bytes given (unless at EOF). */
@@ -359,7 +359,7 @@ START_TEST(head_edges)
     csv_head_free(&h);
     /* Not at EOF, a partial last record is no sample: "4e" is cut short. */
     const char *partial = "x,y\n1,2\nab,4e";
-    d = (csv_dialect){0, -1};
+    d = (csv_dialect){.delim = 0, .header = -1};
     csv_detect(partial, strlen(partial), 0, &d);
     ck_assert_int_eq(d.header, 1);
     ck_assert_int_eq(
@@ -403,13 +403,13 @@ START_TEST(header_detection)
         {"nan,1\n2,3\n", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        csv_dialect d = {0, -1};
+        csv_dialect d = {.delim = 0, .header = -1};
         csv_detect(cases[i].s, strlen(cases[i].s), 1, &d);
         ck_assert_msg(d.header == cases[i].header, "case %zu: %s", i,
                       cases[i].s);
     }
     /* A header given by the user is kept. */
-    csv_dialect d = {'|', 0};
+    csv_dialect d = {.delim = '|', .header = 0};
     csv_detect("a,b\n1,2\n", 8, 1, &d);
     ck_assert_int_eq(d.header, 0);
     ck_assert_int_eq(d.delim, '|');
@@ -429,7 +429,7 @@ START_TEST(delimiter_detection)
         {"\"x\ny,z,w\"|q\n", '|'}, {"a,b;c;d\n1,2;3;4\n", ';'},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        csv_dialect d = {0, 0};
+        csv_dialect d = {.delim = 0, .header = 0};
         csv_detect(cases[i].s, strlen(cases[i].s), 0, &d);
         ck_assert_msg(d.delim == cases[i].delim, "case %zu: got '%c'", i,
                       d.delim);
@@ -445,7 +445,7 @@ START_TEST(every_delimiter)
         char x = delims[i];
         snprintf(s, sizeof s, "a%cb%cc\n1%c \"2%c5\"%c3\n4%c%c6\n", x, x, x, x,
                  x, x, x);
-        csv_dialect d = {0, -1};
+        csv_dialect d = {.delim = 0, .header = -1};
         csv_detect(s, strlen(s), 1, &d);
         ck_assert_int_eq(d.delim, x);
         ck_assert_int_eq(d.header, 1);
@@ -492,7 +492,7 @@ START_TEST(ragged_blank_empty_spaces)
     NEAR(r.v[2][4], 30);
     result_free(&r);
 
-    csv_dialect d = {',', 0};
+    csv_dialect d = {.delim = ',', .header = 0};
     ck_assert_uint_eq(csv_line_of_row(&d, s, strlen(s), 10, 3), 14);
     ck_assert_uint_eq(csv_line_of_row(&d, s, strlen(s), 10, 6), 17);
     ck_assert_uint_eq(csv_line_of_row(&d, s, strlen(s), 10, 7), 0);
@@ -543,7 +543,7 @@ START_TEST(unterminated_quote_line)
     const char *s = "1,2\n3,\"4\n\n5\",6\n7,\"8\n9,10\n11,12\n";
     result r;
     cs_error e = {0};
-    csv_dialect d = {',', 0};
+    csv_dialect d = {.delim = ',', .header = 0};
     int map[2] = {0, 1};
     for (size_t w = 1; w < 40; w += 3) {
         memset(&e, 0, sizeof e);
@@ -580,7 +580,7 @@ START_TEST(strict_error_line)
     const char *s = "1,2\n\n3,\"4\n\"\n5,6\n7,abc\n8,9\n";
     result r;
     cs_error e = {0};
-    csv_dialect d = {',', 0};
+    csv_dialect d = {.delim = ',', .header = 0};
     int map[2] = {0, 1};
     run_opts o = {0, 2, 1, NULL, 0};
     ck_assert_int_eq(run_reader(&d, s, strlen(s), 17, map, 2, 2, &o, &r, &e),
@@ -615,7 +615,7 @@ END_TEST
 START_TEST(chunk_full_resume)
 {
     const char *s = "1,2\r\n\r\n3,\"4\n\"\r\n5,6\r7,8\n9,10\n11";
-    csv_dialect d = {',', 0};
+    csv_dialect d = {.delim = ',', .header = 0};
     int map[2] = {1, 0};
     chunk ch;
     cs_error e = {0};
@@ -959,7 +959,7 @@ START_TEST(differential_random)
         uint64_t *starts = malloc((rf.nr + 1) * sizeof *starts);
         for (size_t i = 0; i < rf.nr; i++)
             starts[i] = rf.r[i].line;
-        csv_dialect d = {delim, 0};
+        csv_dialect d = {.delim = delim, .header = 0};
         run_opts o = {1 + rndn(300), rndn(2) ? 1 + rndn(40) : 1000, 0, starts,
                       rf.nr};
         cs_error e = {0};
@@ -1016,7 +1016,7 @@ START_TEST(cut_agrees_with_libcsv)
         size_t n = 1 + rndn(400);
         for (size_t i = 0; i < n; i++)
             put(&t, &alphabet[rndn(sizeof alphabet - 1)], 1);
-        csv_dialect d = {',', 0};
+        csv_dialect d = {.delim = ',', .header = 0};
         int map[4] = {0, 1, 2, 3};
         run_opts whole = {0, 100000, 0, NULL, 0};
         run_opts cut = {1 + rndn(64), 1 + rndn(8), 0, NULL, 0};
