@@ -243,7 +243,7 @@ static int few_rows(const hist *h, bar_row *rows)
     for (int i = 0; i < h->nbins; i++)
         in += h->bins[i];
     if (h->underflow) {
-        snprintf(rows[n].label, LABEL, "-inf");
+        snprintf(rows[n].label, LABEL, "[-inf, -inf]");
         rows[n++].count = h->underflow;
     }
     if (in || !isnan(h->lo)) {
@@ -253,7 +253,7 @@ static int few_rows(const hist *h, bar_row *rows)
         rows[n++].count = in;
     }
     if (h->overflow) {
-        snprintf(rows[n].label, LABEL, "inf");
+        snprintf(rows[n].label, LABEL, "[inf, inf]");
         rows[n++].count = h->overflow;
     }
     return n;

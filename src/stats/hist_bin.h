@@ -65,9 +65,9 @@ HIST_FN void hist_two_sum(double a, double b, double *s, double *e)
 }
 
 /* x times 2^k, |k| up to 2100, in steps that stay in range. */
-HIST_FN double hist_shift(const hist_scale *s, double x)
+HIST_FN double hist_shift(const double sh[3], double x)
 {
-    return x * s->sh[0] * s->sh[1] * s->sh[2];
+    return x * sh[0] * sh[1] * sh[2];
 }
 
 HIST_FN hist_scale hist_scale_make(double lo, double hi, int nbins)
@@ -96,8 +96,8 @@ HIST_FN hist_scale hist_scale_make(double lo, double hi, int nbins)
         s.sh[i] = ldexp(1.0, step);
         k -= step;
     }
-    s.lo_x = finite ? hist_shift(&s, lo) : 0.0;
-    double hi_x = finite ? hist_shift(&s, hi) : 0.0;
+    s.lo_x = finite ? hist_shift(s.sh, lo) : 0.0;
+    double hi_x = finite ? hist_shift(s.sh, hi) : 0.0;
     hist_two_sum(hi_x, -s.lo_x, &s.w_hi, &s.w_lo);
     return s;
 }
@@ -114,7 +114,7 @@ HIST_FN void hist_two_prod(double x, double y, double *p, double *e)
 HIST_RARE_FN int hist_below_edge(const hist_scale *s, double v, int k)
 {
     double a1, a2, t[8];
-    hist_two_sum(hist_shift(s, v), -s->lo_x, &a1, &a2);
+    hist_two_sum(hist_shift(s->sh, v), -s->lo_x, &a1, &a2);
     hist_two_prod((double)s->nbins, a1, &t[0], &t[1]);
     hist_two_prod((double)s->nbins, a2, &t[2], &t[3]);
     hist_two_prod(-(double)k, s->w_hi, &t[4], &t[5]);

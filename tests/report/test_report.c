@@ -15,6 +15,10 @@
 #include <wchar.h>
 
 #include "src/report/report.h"
+#include "src/stats/hist_bin.h"
+#ifdef COLSTAT_HAVE_GMP
+#include <gmp.h>
+#endif
 #include "tests/testlib.h"
 
 static unsigned seed;
@@ -210,6 +214,8 @@ static const char *const pieces[] = {
     "\xc3\xa9",
     "\xe2\x82\xac",
     "\xf0\x9f\x98\x80",
+    "\xe4\xb8\xad", /* a wide CJK character */
+    "e\xcc\x81",    /* a combining accent */
     "\xff",
     "\xc3",
     "/",
@@ -910,6 +916,329 @@ START_TEST(table_bars)
 }
 END_TEST
 
+/* ---- digits, layouts, widths, ASCII, labels ---- */
+
+static void one_column(sample *x, const char *name, double sum)
+{
+    memset(x, 0, sizeof *x);
+    x->ncols = 1;
+    x->what = STAT_DEFAULT;
+    report_col *c = &x->cols[0];
+    c->name = name;
+    c->index = 1;
+    c->s.count = 3;
+    c->s.sum = sum;
+    c->s.mean = sum / 3;
+    c->s.min = 1.1;
+    c->s.max = 0.1 + 0.2;
+    c->s.min_row = 1;
+    c->s.max_row = 2;
+}
+
+START_TEST(table_digits)
+{
+    sample x;
+    one_column(&x, "v", 75.18900000000001);
+    report_style st = {200, 0, LAYOUT_WIDE, 15, 1};
+    char *text = render_style(&x, FMT_TABLE, &st);
+    ck_assert_msg(strstr(text, " 75.189 ") && strstr(text, " 0.3 "), "%s",
+                  text);
+    free(text);
+    st.digits = 0; /* the shortest exact form */
+    text = render_style(&x, FMT_TABLE, &st);
+    ck_assert_msg(strstr(text, " 75.18900000000001 ") &&
+                      strstr(text, " 0.30000000000000004 "),
+                  "%s", text);
+    free(text);
+    st.digits = 3;
+    text = render_style(&x, FMT_JSON, &st);
+    ck_assert_msg(strstr(text, "\"sum\": 75.2,") && strstr(text, "25.1"), "%s",
+                  text);
+    free(text);
+    /* an exact integer stays exact */
+    x.cols[0].s.is_int = 1;
+    strcpy(x.cols[0].s.sum_int, "12345678901234567890");
+    strcpy(x.cols[0].s.min_int, "1");
+    strcpy(x.cols[0].s.max_int, "12345678901234567889");
+    text = render_style(&x, FMT_TSV, &st);
+    ck_assert_msg(strstr(text, "\t12345678901234567890\t"), "%s", text);
+    free(text);
+    /* against strtod: N digits, correctly rounded, nothing longer */
+    for (int i = 0; i < (quick() ? 2000 : 50000); i++) {
+        double v = random_double();
+        int p = 1 + rand() % 17;
+        char buf[40], want[40];
+        format_double_digits(buf, sizeof buf, v, p);
+        snprintf(want, sizeof want, "%.*e", p - 1, v);
+        double back = strtod(buf, NULL), shortest;
+        char sh[40];
+        format_double(sh, sizeof sh, v);
+        shortest = strtod(sh, NULL);
+        ck_assert_msg(back == strtod(want, NULL) || back == shortest,
+                      "%a to %d digits: %s", v, p, buf);
+        ck_assert_int_le(sig_digits(buf), p);
+    }
+}
+END_TEST
+
+/* Every line of a long block is "title  value", the values aligned two
+ * columns past the longest title (a name may itself start with blanks). */
+static void check_long(const char *text, int ncols, int width)
+{
+    int blocks = 0;
+    const char *line = text;
+    while (*line && *line != '\n' && blocks < ncols) {
+        int kw = 0, nlines = 0;
+        for (const char *p = line; *p && *p != '\n'; nlines++) {
+            int key = (int)strcspn(p, " \n");
+            kw = key > kw ? key : kw;
+            p = strchr(p, '\n') + 1;
+        }
+        for (int i = 0; i < nlines; i++) {
+            const char *nl = strchr(line, '\n');
+            int key = (int)strcspn(line, " ");
+            ck_assert_msg(nl - line >= kw + 2, "short line in %s", text);
+            for (int k = key; k < kw + 2; k++)
+                ck_assert_msg(line[k] == ' ', "values unaligned: %s", text);
+            ck_assert_msg(line[kw + 2] != ' ' || !strncmp(line, "column", 6),
+                          "values unaligned: %s", text);
+            ck_assert_int_le(display_width(line, (size_t)(nl - line)),
+                             width > 70 ? width : 70);
+            line = nl + 1;
+        }
+        blocks++;
+        if (*line == '\n' && blocks < ncols)
+            line++; /* the blank line between blocks */
+    }
+    ck_assert_int_eq(blocks, ncols);
+}
+
+START_TEST(table_layouts)
+{
+    int n = quick() ? 50 : 300;
+    for (int t = 0; t < n; t++) {
+        sample x;
+        random_sample(&x);
+        int width = 40 + rand() % 160;
+        report_style wide = {width, 1, LAYOUT_WIDE, 15, 1};
+        char *w = render_style(&x, FMT_TABLE, &wide);
+        int ww = display_width(w, strcspn(w, "\n"));
+        report_style st = {width, 1, LAYOUT_AUTO, 15, 1};
+        char *a = render_style(&x, FMT_TABLE, &st);
+        if (ww <= width) {
+            ck_assert_str_eq(a, w); /* it fits: wide */
+        } else {
+            check_long(a, x.ncols, width);
+            st.tty = 0; /* piped: always wide */
+            char *p = render_style(&x, FMT_TABLE, &st);
+            ck_assert_str_eq(p, w);
+            free(p);
+        }
+        st.layout = LAYOUT_LONG;
+        char *l = render_style(&x, FMT_TABLE, &st);
+        if (x.ncols)
+            check_long(l, x.ncols, width);
+        free(l);
+        free(a);
+        free(w);
+        free_sample(&x);
+    }
+}
+END_TEST
+
+START_TEST(text_width)
+{
+    static const struct {
+        const char *s;
+        int w;
+    } cases[] = {
+        {"abc", 3},
+        {"\xe4\xb8\xad\xe6\x96\x87", 4}, /* CJK */
+        {"\xc3\xa9", 1},                 /* precomposed */
+        {"e\xcc\x81", 1},                /* combining */
+        {"\xf0\x9f\x98\x80", 2},         /* emoji */
+        {"\xef\xbc\xa1", 2},             /* fullwidth A */
+        {"\xef\xbd\xb1", 1},             /* halfwidth katakana */
+        {"\xea\xb0\x80", 2},             /* Hangul */
+        {"\xff", 1},                     /* not UTF-8 */
+        {"\xc3", 1},                     /* cut short */
+        {"\xed\xa0\x80", 3},             /* a surrogate: bytes */
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(report_text_width(cases[i].s, strlen(cases[i].s)) ==
+                          cases[i].w,
+                      "case %zu", i);
+    /* against wcwidth over whole blocks where the tables agree */
+    static const unsigned blocks[][2] = {
+        {0x20, 0x7e},     {0xa0, 0x2ff},      {0x300, 0x36f},
+        {0x3041, 0x3096}, {0x4e00, 0x9fff},   {0xac00, 0xd7a3},
+        {0xff01, 0xff60}, {0x1f600, 0x1f64f},
+    };
+    display_width("", 0); /* sets the locale */
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
+        for (unsigned c = blocks[b][0]; c <= blocks[b][1]; c++) {
+            char u[8];
+            mbstate_t st;
+            memset(&st, 0, sizeof st);
+            size_t n = wcrtomb(u, (wchar_t)c, &st);
+            ck_assert(n != (size_t)-1);
+            int want = wcwidth((wchar_t)c);
+            ck_assert_msg(report_text_width(u, n) == (want < 0 ? 1 : want),
+                          "U+%04X: %d, wcwidth %d", c, report_text_width(u, n),
+                          want);
+        }
+}
+END_TEST
+
+START_TEST(ascii_bars)
+{
+    sample x;
+    random_sample(&x);
+    x.what |= STAT_HIST;
+    for (int i = 0; i < x.ncols; i++) {
+        x.names[i][0] = 'c';
+        x.names[i][1] = '\0';
+        if (!x.cols[i].h) {
+            random_hist(&x.hists[i], -1, 1);
+            x.cols[i].h = &x.hists[i];
+            x.cols[i].s.count = 1;
+        }
+    }
+    report_style st = {80, 1, LAYOUT_AUTO, 15, 0};
+    char *text = render_style(&x, FMT_TABLE, &st);
+    for (const char *p = text; *p; p++)
+        ck_assert_msg((unsigned char)*p < 0x80, "a byte past ASCII: %s", text);
+    if (x.ncols && x.cols[0].s.count)
+        ck_assert_msg(strchr(text, '#'), "%s", text);
+    free(text);
+    free_sample(&x);
+}
+END_TEST
+
+#ifdef COLSTAT_HAVE_GMP
+/* sign(decimal text - v), exactly. */
+static int cmp_text(const char *t, double v)
+{
+    if (!strcmp(t, "inf") || !strcmp(t, "-inf"))
+        return t[0] == '-' ? (v == -INFINITY ? 0 : -1)
+                           : (v == INFINITY ? 0 : 1);
+    char digits[64];
+    int n = 0, frac = 0, seen_point = 0;
+    const char *p = t;
+    if (*p == '-')
+        digits[n++] = *p++;
+    for (; *p && *p != 'e'; p++) {
+        if (*p == '.') {
+            seen_point = 1;
+            continue;
+        }
+        digits[n++] = *p;
+        frac += seen_point;
+    }
+    digits[n] = '\0';
+    long e = (*p == 'e' ? strtol(p + 1, NULL, 10) : 0) - frac;
+    mpq_t a, b;
+    mpq_inits(a, b, NULL);
+    mpz_set_str(mpq_numref(a), digits, 10);
+    mpz_ui_pow_ui(mpq_denref(a), 10, (unsigned long)labs(e));
+    if (e > 0) {
+        mpz_mul(mpq_numref(a), mpq_numref(a), mpq_denref(a));
+        mpz_set_ui(mpq_denref(a), 1);
+    }
+    mpq_canonicalize(a);
+    mpq_set_d(b, v);
+    int c = mpq_cmp(a, b);
+    mpq_clears(a, b, NULL);
+    return c;
+}
+
+/* The least double in bin k or later (k >= 1): bisection over the reals
+ * keeping bin(a) < k <= bin(z), down to neighbours. */
+static double least_in_bin(const hist_scale *sc, double lo, double hi, int k)
+{
+    double a = lo, z = hi;
+    for (int it = 0; it < 4000; it++) {
+        double m = a / 2 + z / 2;
+        if (m <= a || m >= z)
+            break;
+        if (hist_bin(sc, m) >= k)
+            z = m;
+        else
+            a = m;
+    }
+    return z;
+}
+
+/* Each label [L, R) or [L, R] contains its row: L at or below the least
+ * double the row's first bin holds (the minimum, for the first), R at or
+ * above where the next row starts (the maximum, closed, for the last);
+ * the starts print distinct, and so do the ends. */
+START_TEST(bar_labels)
+{
+    int n = quick() ? 100 : 1000;
+    for (int t = 0; t < n; t++) {
+        sample x;
+        memset(&x, 0, sizeof x);
+        double lo = random_double(), hi = random_double();
+        if (lo > hi) {
+            double sw = lo;
+            lo = hi;
+            hi = sw;
+        }
+        if (!(lo < hi))
+            continue;
+        x.ncols = 1;
+        x.what = STAT_HIST;
+        x.cols[0].name = "x";
+        x.cols[0].s.count = 1;
+        random_hist(&x.hists[0], lo, hi);
+        x.cols[0].h = &x.hists[0];
+        const hist *h = &x.hists[0];
+        char *text = render(&x, FMT_TABLE, 100);
+        hist_scale sc = hist_scale_make(lo, hi, h->nbins);
+        int g = h->nbins > 40 ? (h->nbins + 31) / 32 : 1;
+        int nrows = (h->nbins + g - 1) / g;
+        const char *line = strstr(text, "\n  [");
+        if (line && line[4] == '-' && line[5] == 'i') /* the underflow */
+            line = strstr(line + 1, "\n  [");
+        char prev_l[64] = "", prev_r[64] = "";
+        double prev_start = NAN, prev_end = NAN;
+        for (int r = 0; r < nrows; r++) {
+            ck_assert_msg(line != NULL, "row %d missing\n%s", r, text);
+            char l[64], rr[64], close;
+            ck_assert(sscanf(line + 4, "%63[^,], %63[^])]%c", l, rr, &close) ==
+                      3);
+            double start = r ? least_in_bin(&sc, lo, hi, r * g) : lo;
+            double end =
+                r + 1 < nrows ? least_in_bin(&sc, lo, hi, (r + 1) * g) : hi;
+            ck_assert_msg(cmp_text(l, start) <= 0,
+                          "[%a, %a] %d bins, row %d: %s above %a\n%s", lo, hi,
+                          h->nbins, r, l, start, text);
+            ck_assert_msg(cmp_text(rr, end) >= 0,
+                          "[%a, %a] %d bins, row %d: %s below %a\n%s", lo, hi,
+                          h->nbins, r, rr, end, text);
+            ck_assert_int_eq(close, r + 1 < nrows ? ')' : ']');
+            /* rows narrower than the doubles' spacing start alike */
+            if (start != prev_start)
+                ck_assert_msg(strcmp(l, prev_l) != 0, "rows alike at %s\n%s", l,
+                              text);
+            if (end != prev_end)
+                ck_assert_msg(strcmp(rr, prev_r) != 0, "rows alike at %s\n%s",
+                              rr, text);
+            prev_start = start;
+            prev_end = end;
+            snprintf(prev_l, sizeof prev_l, "%s", l);
+            snprintf(prev_r, sizeof prev_r, "%s", rr);
+            line = strstr(line + 1, "\n  [");
+        }
+        free(text);
+        free_sample(&x);
+    }
+}
+END_TEST
+#endif
+
 START_TEST(write_failure)
 {
     FILE *f = fopen("/dev/full", "w");
@@ -935,6 +1264,13 @@ static Suite *suite(void)
     tcase_add_unchecked_fixture(t, init_seed, NULL);
     tcase_add_test(t, format_double_forms);
     tcase_add_test(t, format_double_random);
+    tcase_add_test(t, table_digits);
+    tcase_add_test(t, table_layouts);
+    tcase_add_test(t, text_width);
+    tcase_add_test(t, ascii_bars);
+#ifdef COLSTAT_HAVE_GMP
+    tcase_add_test(t, bar_labels);
+#endif
     tcase_add_test(t, json_fixed);
     tcase_add_test(t, json_parsed_back);
     tcase_add_test(t, delimited);
