@@ -222,7 +222,8 @@ static int looks_like_header(const sample *s)
 }
 
 /* The most frequent candidate; a numbers' separator only when no other
- * candidate occurs (numbers holding it must then be quoted). */
+ * candidate occurs (numbers holding it must then be quoted). None: a
+ * comma, or a semicolon where the numbers hold commas. */
 static char detect_delim(const char *buf, size_t n, const num_format *num)
 {
     static const char cand[] = {',', '\t', ';', '|'};
@@ -254,7 +255,12 @@ static char detect_delim(const char *buf, size_t n, const num_format *num)
                 other = k;
         best = other;
     }
-    return count[best] ? cand[best] : ',';
+    if (count[best])
+        return cand[best];
+    /* one field: any delimiter that splits no number will do */
+    int comma_in_numbers =
+        num && (num->decimal == ',' || num->thousands == ',');
+    return comma_in_numbers ? ';' : ',';
 }
 
 void csv_detect(const char *buf, size_t n, int at_eof, csv_dialect *d)

@@ -28,9 +28,10 @@ typedef struct csv_dialect {
 
 /* Fills what d leaves to detection, from the first bytes of a file (at_eof
  * when buf holds the whole file). Delimiter (not with whitespace): the
- * candidate most frequent outside quotes on the first line, ',' when none
- * occurs; a candidate that is the numbers' decimal or thousands separator
- * loses to any other that occurs. Header: the first record holds
+ * candidate most frequent outside quotes on the first line; a candidate
+ * that is the numbers' decimal or thousands separator loses to any other
+ * that occurs; when none occurs, ',' (';' if the numbers hold commas).
+ * Header: the first record holds
  * non-numbers in fields where later records hold numbers. */
 void csv_detect(const char *buf, size_t n, int at_eof, csv_dialect *d);
 

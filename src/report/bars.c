@@ -278,23 +278,40 @@ static void bar(FILE *f, uint64_t count, uint64_t max, int width, int utf8)
         fputs(part[units % 8], f);
 }
 
-static void title(FILE *f, const report_col *c, int group)
+/* The title: the name, the bins, their range and grouping; the parts
+ * that would pass the width go on lines of their own, indented. */
+static void title(FILE *f, const report_col *c, int group, int width)
 {
     const hist *h = c->h;
-    char lo[32], hi[32];
+    char lo[32], hi[32], part[3][96];
+    int nparts = 0;
     format_double(lo, sizeof lo, h->lo);
     format_double(hi, sizeof hi, h->hi);
-    putc('\n', f);
-    for (const char *s = c->name ? c->name : ""; *s; s++)
-        putc((unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s, f);
-    fprintf(f, " (#%d): %d bin%s", c->index, h->nbins,
-            h->nbins == 1 ? "" : "s");
     if (!isnan(h->lo) && !isnan(h->hi))
-        fprintf(f, " over [%s, %s]", lo, hi);
+        snprintf(part[nparts++], sizeof part[0], " over [%s, %s]", lo, hi);
     else if (c->s.count)
-        fputs(", no finite value", f);
+        snprintf(part[nparts++], sizeof part[0], ", no finite value");
     if (group > 1)
-        fprintf(f, ", %d bins per row", group);
+        snprintf(part[nparts++], sizeof part[0], ", %d bins per row", group);
+    putc('\n', f);
+    const char *name = c->name ? c->name : "";
+    for (const char *s = name; *s; s++)
+        putc((unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s, f);
+    int at = report_text_width(name, strlen(name));
+    at += fprintf(f, " (#%d): %d bin%s", c->index, h->nbins,
+                  h->nbins == 1 ? "" : "s");
+    for (int i = 0; i < nparts; i++) {
+        const char *p = part[i];
+        int w = (int)strlen(p);
+        if (at + w > width && at > 2) {
+            fputs("\n ", f); /* "  over ...", "  2 bins per row" */
+            p += *p == ',';
+            at = 1;
+            w = (int)strlen(p);
+        }
+        fputs(p, f);
+        at += w;
+    }
     putc('\n', f);
 }
 
@@ -304,7 +321,7 @@ void report_bars(FILE *f, const report_col *c, const report_style *st)
     bar_row rows[MAX_UNGROUPED + 2];
     int group = 1, n;
     if (c->s.count == 0) {
-        title(f, c, 1);
+        title(f, c, 1, st->width);
         fputs("  (no values)\n", f);
         return;
     }
@@ -312,7 +329,7 @@ void report_bars(FILE *f, const report_col *c, const report_style *st)
         n = make_rows(h, rows, &group);
     else
         n = few_rows(h, rows);
-    title(f, c, group);
+    title(f, c, group, st->width);
     int lw = 0, cw = 1;
     uint64_t max = 0;
     for (int i = 0; i < n; i++) {

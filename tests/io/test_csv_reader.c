@@ -1238,10 +1238,9 @@ START_TEST(detection_with_formats)
         const char *s;
         char delim;
     } cases[] = {
-        {"1713,16;20,5\n", ';'},
-        {"a;b\n1713,16;20,5\n", ';'},
-        {"a,b\n\"1,5\",\"2,5\"\n", ','},
-        {"1,5|2,5|3,5\n", '|'},
+        {"1713,16;20,5\n", ';'},         {"a;b\n1713,16;20,5\n", ';'},
+        {"a,b\n\"1,5\",\"2,5\"\n", ','}, {"1,5|2,5|3,5\n", '|'},
+        {"price\n1713,16\n", ';'}, /* one field: no delimiter splits it */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         csv_dialect d = {.delim = 0, .header = 0, .num = &comma};
