@@ -10,15 +10,10 @@
  * range, v*p is exact for any v in a range of normal numbers). Its three
  * roundings move t by less than nbins * 2^-50, so where t lies farther
  * than HIST_NEAR from an integer the estimate is the exact bin. Nearer, an
- * exact test decides: the sign of nbins * (v - lo) - k * (hi - lo) for the
- * edge k in question, from error-free transformations (Knuth's TwoSum,
- * the product's error by fma) summed as a nonoverlapping expansion
- * (J. R. Shewchuk, "Adaptive Precision Floating-Point Arithmetic and Fast
- * Robust Geometric Predicates", Discrete Comput. Geom. 18, 1997), on the
- * values scaled by a power of two into [2^-60, 2^961) of the range's
- * magnitude. That scaling is exact unless the range's magnitude exceeds
- * 2^960 and a value or lo lies within 2^-958 of zero: only there can a
- * value land one bin off. Bins are monotone in v.
+ * exact test decides: the sign of nbins*v - (nbins - k)*lo - k*hi for the
+ * edge k in question, each double an integer times a power of two, summed
+ * exactly in a 2176-bit two's complement integer (every finite double
+ * times a coefficient below 2^21 fits). Bins are monotone in v.
  *
  * Infinite lo or hi put every value in range in bin 0 (v == hi in the
  * last). NaN edges (a column without finite values) send -inf to
@@ -50,25 +45,7 @@ typedef struct hist_scale {
     double lo_pre; /* lo * p */
     double scale;  /* nbins / (hi*p - lo*p) */
     int nbins;
-    /* the exact test: values times 2^sh[0] * 2^sh[1] * 2^sh[2] */
-    double sh[3];
-    double lo_x;       /* lo, so scaled */
-    double w_hi, w_lo; /* hi - lo, so scaled, exactly: w_hi + w_lo */
 } hist_scale;
-
-/* a + b = *s + *e exactly (Knuth's TwoSum, no overflow). */
-HIST_FN void hist_two_sum(double a, double b, double *s, double *e)
-{
-    double x = a + b, bb = x - a;
-    *s = x;
-    *e = (a - (x - bb)) + (b - bb);
-}
-
-/* x times 2^k, |k| up to 2100, in steps that stay in range. */
-HIST_FN double hist_shift(const double sh[3], double x)
-{
-    return x * sh[0] * sh[1] * sh[2];
-}
 
 HIST_FN hist_scale hist_scale_make(double lo, double hi, int nbins)
 {
@@ -89,50 +66,70 @@ HIST_FN hist_scale hist_scale_make(double lo, double hi, int nbins)
     s.lo_pre = lo * s.pre;
     s.scale = hi > lo && finite ? (double)nbins / (hi * s.pre - s.lo_pre) : 0.0;
     s.nbins = nbins;
-    /* 2^(960 - e) in up to three factors of at most 2^1000 */
-    int k = 960 - e;
-    for (int i = 0; i < 3; i++) {
-        int step = k > 1000 ? 1000 : k < -1000 ? -1000 : k;
-        s.sh[i] = ldexp(1.0, step);
-        k -= step;
-    }
-    s.lo_x = finite ? hist_shift(s.sh, lo) : 0.0;
-    double hi_x = finite ? hist_shift(s.sh, hi) : 0.0;
-    hist_two_sum(hi_x, -s.lo_x, &s.w_hi, &s.w_lo);
     return s;
 }
 
-/* x * y = *p + *e exactly (no overflow, no underflow of *e). */
-HIST_FN void hist_two_prod(double x, double y, double *p, double *e)
+/* The exact test's integer: bit i of the sum at bit i + 1074 (the
+ * smallest subnormal's), two's complement over HIST_WORDS words. */
+#define HIST_WORDS 34
+
+/* acc += c * x (sub: acc -= c * x) exactly; x finite, 0 <= c < 2^21. */
+HIST_FN void hist_acc_add(unsigned long long *acc, double x, unsigned c,
+                          int sub)
 {
-    *p = x * y;
-    *e = fma(x, y, -*p);
+    int e;
+    double f = frexp(fabs(x), &e); /* |x| = f * 2^e, f in [0.5, 1) */
+    if (f == 0 || c == 0)
+        return;
+    /* |x| = m * 2^(e - 53), m < 2^53; subnormals keep m exact */
+    int q = e - 53 + 1074; /* bit of m's lowest bit; >= 0 for any double */
+    unsigned long long m = (unsigned long long)ldexp(f, 53);
+    if (q < 0) { /* a subnormal: its low bits are zero */
+        m >>= -q;
+        q = 0;
+    }
+#ifdef __CUDA_ARCH__
+    unsigned long long lo = m * c, hi = __umul64hi(m, c);
+#else
+    __extension__ unsigned __int128 p = (unsigned __int128)m * c;
+    unsigned long long lo = (unsigned long long)p;
+    unsigned long long hi = (unsigned long long)(p >> 64);
+#endif
+    int w = q / 64, sh = q % 64;
+    unsigned long long part[3] = {lo << sh,
+                                  sh ? (lo >> (64 - sh)) | (hi << sh) : hi,
+                                  sh ? hi >> (64 - sh) : 0};
+    sub ^= x < 0;
+    unsigned long long carry = 0;
+    for (int i = w; i < HIST_WORDS; i++) {
+        unsigned long long a = i - w < 3 ? part[i - w] : 0;
+        if (!sub) {
+            unsigned long long t = acc[i] + a;
+            unsigned long long c1 = t < a;
+            acc[i] = t + carry;
+            carry = c1 | (acc[i] < t);
+        } else {
+            unsigned long long t = acc[i] - a;
+            unsigned long long b1 = acc[i] < a;
+            acc[i] = t - carry;
+            carry = b1 | (t < carry);
+        }
+        if (i - w >= 2 && !carry)
+            break;
+    }
 }
 
 /* Whether v lies below edge k (1 <= k < nbins): the sign of
- * nbins * (v - lo) - k * (hi - lo), exactly. Rare: out of line. */
+ * nbins*v - (nbins - k)*lo - k*hi, exactly. Rare: out of line. */
 HIST_RARE_FN int hist_below_edge(const hist_scale *s, double v, int k)
 {
-    double a1, a2, t[8];
-    hist_two_sum(hist_shift(s->sh, v), -s->lo_x, &a1, &a2);
-    hist_two_prod((double)s->nbins, a1, &t[0], &t[1]);
-    hist_two_prod((double)s->nbins, a2, &t[2], &t[3]);
-    hist_two_prod(-(double)k, s->w_hi, &t[4], &t[5]);
-    hist_two_prod(-(double)k, s->w_lo, &t[6], &t[7]);
-    /* Shewchuk's Grow-Expansion: h stays nonoverlapping, ordered by
-     * magnitude, so its largest nonzero term carries the sum's sign */
-    double h[8];
-    int m = 0;
-    for (int i = 0; i < 8; i++) {
-        double q = t[i];
-        for (int j = 0; j < m; j++)
-            hist_two_sum(q, h[j], &q, &h[j]);
-        h[m++] = q;
-    }
-    for (int j = m - 1; j >= 0; j--)
-        if (h[j] != 0)
-            return h[j] < 0;
-    return 0;
+    unsigned long long acc[HIST_WORDS];
+    for (int i = 0; i < HIST_WORDS; i++)
+        acc[i] = 0;
+    hist_acc_add(acc, v, (unsigned)s->nbins, 0);
+    hist_acc_add(acc, s->lo, (unsigned)(s->nbins - k), 1);
+    hist_acc_add(acc, s->hi, (unsigned)k, 1);
+    return (int)(acc[HIST_WORDS - 1] >> 63);
 }
 
 /* -1: below lo; nbins: above hi; else the bin. v must not be NaN. */

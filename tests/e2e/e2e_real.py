@@ -46,6 +46,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import (QUICK, ColRef, Suite, check_doc, cmdline,  # noqa: E402
                      gpu_available, number_text, parse_json)
+from harness import NumFormat as Format  # noqa: E402
+from harness import written  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NULL_WORDS = ["NA", "N/A", "null", "NULL", "-", "\\N", "-999", "n/a", "?",
@@ -92,64 +94,6 @@ def on_every_device(suite, args, env=None):
 
 
 # ------------------------------------------------------ numbers, written
-
-
-def grouped(rng, digits, sep):
-    """Digits with sep between groups: threes from the right, or now and
-    then anywhere (colstat reads any grouping)."""
-    if not sep or len(digits) < 2:
-        return digits
-    out = []
-    anyhow = rng.random() < 0.15
-    for k, d in enumerate(digits):
-        left = len(digits) - k
-        if k and (rng.random() < 0.3 if anyhow else left % 3 == 0):
-            out.append(sep)
-        out.append(d)
-    return "".join(out)
-
-
-def written(rng, text, decimal, thousands):
-    """A C-locale number text as the format writes it."""
-    m = re.match(r"([+-]?)([0-9]*)(\.?)([0-9]*)(.*)\Z", text)
-    sign, ip, point, frac, rest = m.groups()
-    return sign + grouped(rng, ip, thousands) + (decimal if point else "") + \
-        frac + rest
-
-
-class Format:
-    """How a file's numbers are written, and the reader of the reference:
-    the text of a field as the C locale would write it ("" for a null
-    spelling, "#bad" for no number)."""
-
-    def __init__(self, decimal=".", thousands=None, nulls=()):
-        self.decimal, self.thousands, self.nulls = decimal, thousands, set(nulls)
-        ip = "[0-9]+(?:%s[0-9]+)*" % re.escape(thousands) if thousands else "[0-9]+"
-        d = re.escape(decimal)
-        self.re = re.compile(r"[+-]?(?:%s(?:%s[0-9]*)?|%s[0-9]+)(?:[eE][+-]?[0-9]+)?\Z"
-                             % (ip, d, d))
-
-    def args(self):
-        a = []
-        if self.decimal != ".":
-            a += ["--decimal", self.decimal]
-        if self.thousands:
-            a += ["--thousands", self.thousands]
-        if self.nulls:
-            a += ["--null", ",".join(sorted(self.nulls))]
-        return a
-
-    def canonical(self, field):
-        s = field.strip(" \t")
-        if s == "" or s in self.nulls:
-            return ""
-        if harness.NAN_RE.match(s) or harness.INF_RE.match(s):
-            return s
-        if not self.re.match(s):
-            return "#bad"
-        if self.thousands:
-            s = s.replace(self.thousands, "")
-        return s.replace(self.decimal, ".")
 
 
 def refs_for(fields_by_col, fmt):

@@ -199,6 +199,39 @@ START_TEST(test_decimal_edges)
 }
 END_TEST
 
+/* Ranges at the ends of the doubles with values at the other end: edges
+ * of [-DBL_MAX, DBL_MAX] next to subnormals and zeros, subnormal ranges,
+ * a tiny lo below a huge hi. */
+START_TEST(test_extreme_ranges)
+{
+    const double big = DBL_MAX, tiny = 0x1p-1074;
+    const double ranges[][2] = {
+        {-big, big},   {-big, big / 3},   {-tiny, big},       {tiny, big},
+        {-big, -tiny}, {-1e-310, 3e-310}, {-big / 2, big / 2}};
+    const double vals[] = {0.0,      -0.0,   tiny,    -tiny,     3 * tiny,
+                           -5e-324,  1e-310, -1e-310, 0x1p-1022, -0x1p-1022,
+                           1.5,      -1.5,   1e300,   -1e300,    big / 4,
+                           -big / 4, big,    -big,    2e-310,    -2e-310};
+    for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+        double lo = ranges[r][0], hi = ranges[r][1];
+        for (int nbins = 1; nbins <= 1024; nbins = nbins * 2 + nbins % 3) {
+            hist_scale sc = hist_scale_make(lo, hi, nbins);
+            for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+                double v = vals[i];
+                for (int d = -2; d <= 2; d++) {
+                    int near;
+                    ck_assert_msg(hist_bin(&sc, v) ==
+                                      exact_bin(lo, hi, nbins, v, &near),
+                                  "lo %a hi %a nbins %d v %a: bin %d", lo, hi,
+                                  nbins, v, hist_bin(&sc, v));
+                    v = nextafter(v, d < 0 ? -INFINITY : INFINITY);
+                }
+            }
+        }
+    }
+}
+END_TEST
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -277,6 +310,7 @@ int main(void)
     tcase_add_test(tc, test_bins_vs_exact);
     tcase_add_test(tc, test_exact_edges);
     tcase_add_test(tc, test_decimal_edges);
+    tcase_add_test(tc, test_extreme_ranges);
     tcase_add_test(tc, test_monotone);
     tcase_add_test(tc, test_add_merge);
     suite_add_tcase(s, tc);
