@@ -11,11 +11,15 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/engine/engine.h"
 #include "src/options.h"
 #include "src/report/report.h"
+
+/* Seconds between progress lines that go to a file or a pipe. */
+#define PLAIN_EVERY 2
 
 /* Messages wait until the result is written (or an error is), so stderr
  * reads in the order things happened and never interrupts a table;
@@ -26,6 +30,7 @@ typedef struct messages {
     FILE *buf; /* open_memstream over text */
     int progress_shown;
     int progress_tty; /* progress redraws one line, else a line each */
+    time_t last_line; /* of the plain lines: one each PLAIN_EVERY seconds */
 } messages;
 
 static void print_located(FILE *f, const char *file, unsigned long long line,
@@ -44,13 +49,17 @@ static void say(void *ctx, engine_msg kind, const char *file, uint64_t line,
 {
     messages *m = ctx;
     if (kind == ENGINE_PROGRESS || kind == ENGINE_PROGRESS_END) {
-        /* a log or a pipe gets plain lines: no \r, no escapes */
-        if (!m->progress_tty && kind == ENGINE_PROGRESS)
+        /* a log or a pipe gets plain lines, fewer: no \r, no escapes */
+        time_t now = time(NULL);
+        if (!m->progress_tty && kind == ENGINE_PROGRESS &&
+            now - m->last_line >= PLAIN_EVERY) {
             fprintf(stderr, "colstat: %s\n", text);
-        else if (m->progress_tty)
+            m->last_line = now;
+        } else if (m->progress_tty) {
             fprintf(stderr,
                     kind == ENGINE_PROGRESS ? "\rcolstat: %s" : "\r\033[K",
                     text);
+        }
         fflush(stderr);
         return;
     }

@@ -598,15 +598,15 @@ def test_hist_labels(suite):
 
 
 def test_progress(suite):
-    """Bytes trickle in for about 2.5 s, so progress lines appear (after
-    the first second); into a pipe they are plain lines."""
+    """Bytes trickle in for about 5 s, so progress lines appear (after
+    the first second); into a pipe they are plain lines, one each 2 s."""
     line = ("1.5,2.5,3.5,4.5\n" * 4096).encode()
     p = subprocess.Popen([suite.exe, "-", "--progress", "--sum", "--device", "cpu",
                           "--no-header"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE)
     t0 = time.time()
-    while time.time() - t0 < 2.5:
+    while time.time() - t0 < 5:
         for _ in range(8):
             p.stdin.write(line)
         p.stdin.flush()
