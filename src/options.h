@@ -18,6 +18,11 @@ typedef struct options {
     num_format num;
     int digits;        /* --digits N, 0 when not given */
     out_layout layout; /* --layout */
+    /* --emit-state[=FILE]: the partial state instead of the report, to
+       FILE or standard output (state_path NULL); --merge: the operands
+       are states to merge and report */
+    int emit_state, merge;
+    const char *state_path;
 } options;
 
 /* Returns CS_OK, or CS_EUSAGE with e saying what is wrong. argv must
