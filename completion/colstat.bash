@@ -115,13 +115,20 @@ _colstat()
         ;;
     esac
 
+    # --emit-state=FILE: a file name after the '='
+    if [[ $cur == --emit-state=* ]]; then
+        COMPREPLY=($(compgen -P --emit-state= -f -- "${cur#--emit-state=}"))
+        compopt -o filenames 2>/dev/null
+        return
+    fi
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "-c --columns -d --delimiter --header \
             --no-header -b --binary -W --whitespace --null --thousands \
             --decimal --strict --count --sum --mean --std --min --max --hist \
             -a --all --bins --range -o --format --tsv --csv --json --digits \
             --layout --device -j --threads --progress --no-progress \
-            -v --verbose -h --help -V --version" -- "$cur"))
+            --emit-state --merge -v --verbose -h --help -V --version" \
+            -- "$cur"))
         return
     fi
     COMPREPLY=($(compgen -f -- "$cur"))
