@@ -53,7 +53,7 @@ static void add_input(const policy_params *p, const probe_info *in, double *cpu,
     switch (in->kind) {
     case PROBE_PLAIN:
         *cpu += b / cpu_rate(p);
-                *gpu += b / gpu_rate(p);
+        *gpu += b / gpu_rate(p);
         break;
     case PROBE_GZIP:
     case PROBE_COMPRESSED: {
