@@ -5,6 +5,7 @@
 int report_write(FILE *f, out_format fmt, unsigned what, uint64_t rows,
                  const report_col *cols, int ncols, int width)
 {
+    int bad = 0;
     switch (fmt) {
     case FMT_JSON:
         report_json(f, what, rows, cols, ncols);
@@ -16,12 +17,12 @@ int report_write(FILE *f, out_format fmt, unsigned what, uint64_t rows,
         report_delim(f, ',', what, cols, ncols);
         break;
     default:
-        report_table(f, what, cols, ncols, width > 0 ? width : 80);
+        bad = report_table(f, what, cols, ncols, width > 0 ? width : 80);
         break;
     }
     /* Writers do not check each fprintf: the stream's error flag is
      * sticky, so one check after the flush sees any failure. */
-    if (fflush(f) != 0 || ferror(f))
+    if (fflush(f) != 0 || ferror(f) || bad)
         return -1;
     return 0;
 }

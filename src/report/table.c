@@ -4,6 +4,7 @@
  * column has such fields. With STAT_HIST each histogram follows, drawn as
  * bars (see report_bars.c). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "writers.h"
@@ -19,15 +20,18 @@ enum field {
     F_MIN_ROW,
     F_MAX,
     F_MAX_ROW,
+    F_MEDIAN,
     F_MISSING,
     F_INVALID,
     F_NAN,
-    F_NFIELDS
+    F_NFIELDS,
+    F_QUANT = F_NFIELDS /* F_QUANT + i: quantile i of the list */
 };
 
 static const char *const titles[F_NFIELDS] = {
-    "#",       "column", "count",   "sum",     "mean",    "std", "min",
-    "min_row", "max",    "max_row", "missing", "invalid", "nan",
+    "#",       "column",  "count",   "sum",     "mean",
+    "std",     "min",     "min_row", "max",     "max_row",
+    "median",  "missing", "invalid", "nan",
 };
 
 /* A name of NAME_MAX_CHARS characters of up to 4 bytes fits a cell. */
@@ -74,10 +78,20 @@ static void num_cell(char *buf, double v, int exists)
         snprintf(buf, CELL, "-");
 }
 
-static void cell(char *buf, enum field k, const report_col *c)
+static void quantile_cell(char *buf, const col_summary *s, const qres *q)
+{
+    if (!report_quantile_text(buf, CELL, s, q))
+        snprintf(buf, CELL, "-");
+}
+
+static void cell(char *buf, int k, const report_col *c)
 {
     const col_summary *s = &c->s;
     int ext = report_has_extrema(s);
+    if (k >= F_QUANT) {
+        quantile_cell(buf, s, &c->quant[k - F_QUANT]);
+        return;
+    }
     switch (k) {
     case F_INDEX:
         snprintf(buf, CELL, "%d", c->index);
@@ -109,6 +123,9 @@ static void cell(char *buf, enum field k, const report_col *c)
     case F_MAX_ROW:
         ext ? u64_cell(buf, s->max_row) : num_cell(buf, 0, 0);
         break;
+    case F_MEDIAN:
+        quantile_cell(buf, s, c->median);
+        break;
     case F_MISSING:
         u64_cell(buf, s->missing);
         break;
@@ -121,8 +138,22 @@ static void cell(char *buf, enum field k, const report_col *c)
     }
 }
 
+static void title(char *buf, int k, const report_col *cols)
+{
+    if (k >= F_QUANT)
+        report_quantile_name(buf, CELL, cols, (size_t)(k - F_QUANT));
+    else
+        snprintf(buf, CELL, "%s", titles[k]);
+}
+
+/* Quantiles of the list in each column (none without a column). */
+static size_t nquant(unsigned what, const report_col *cols, int ncols)
+{
+    return (what & STAT_QUANTILES) && ncols ? cols[0].nquant : 0;
+}
+
 /* Which fields the table has. */
-static int choose_fields(enum field *out, unsigned what, const report_col *cols,
+static int choose_fields(int *out, unsigned what, const report_col *cols,
                          int ncols)
 {
     uint64_t missing = 0, invalid = 0, nan = 0;
@@ -145,14 +176,19 @@ static int choose_fields(enum field *out, unsigned what, const report_col *cols,
         {F_MIN_ROW, (what & STAT_MIN) != 0},
         {F_MAX, (what & STAT_MAX) != 0},
         {F_MAX_ROW, (what & STAT_MAX) != 0},
+        {F_MEDIAN, (what & STAT_MEDIAN) != 0},
         {F_MISSING, missing != 0},
         {F_INVALID, invalid != 0},
         {F_NAN, nan != 0},
     };
     int n = 0;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         if (all[i].on)
             out[n++] = all[i].k;
+        for (size_t q = 0; all[i].k == F_MEDIAN && q < nquant(what, cols, ncols);
+             q++)
+            out[n++] = F_QUANT + (int)q;
+    }
     return n;
 }
 
@@ -162,16 +198,17 @@ static void pad(FILE *f, int n)
         putc(' ', f);
 }
 
-/* One line; c is NULL for the header. */
-static void line(FILE *f, const enum field *fields, const int *widths, int nf,
-                 const report_col *c)
+/* One line; c is NULL for the header (whose quantiles' titles come from
+ * cols). */
+static void line(FILE *f, const int *fields, const int *widths, int nf,
+                 const report_col *c, const report_col *cols)
 {
     char buf[CELL];
     for (int j = 0; j < nf; j++) {
         if (c)
             cell(buf, fields[j], c);
         else
-            snprintf(buf, CELL, "%s", titles[fields[j]]);
+            title(buf, fields[j], cols);
         int gap = widths[j] - display_width(buf);
         if (j)
             fputs("  ", f);
@@ -187,25 +224,35 @@ static void line(FILE *f, const enum field *fields, const int *widths, int nf,
     putc('\n', f);
 }
 
-void report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
-                  int width)
+int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
+                 int width)
 {
-    enum field fields[F_NFIELDS];
-    int widths[F_NFIELDS];
+    size_t most = F_NFIELDS + nquant(what, cols, ncols);
+    int *fields = malloc(most * sizeof *fields);
+    int *widths = malloc(most * sizeof *widths);
     char buf[CELL];
+    if (!fields || !widths) {
+        free(fields);
+        free(widths);
+        return -1;
+    }
     int nf = choose_fields(fields, what, cols, ncols);
     for (int j = 0; j < nf; j++) {
-        widths[j] = display_width(titles[fields[j]]);
+        title(buf, fields[j], cols);
+        widths[j] = display_width(buf);
         for (int i = 0; i < ncols; i++) {
             cell(buf, fields[j], &cols[i]);
             int w = display_width(buf);
             widths[j] = w > widths[j] ? w : widths[j];
         }
     }
-    line(f, fields, widths, nf, NULL);
+    line(f, fields, widths, nf, NULL, cols);
     for (int i = 0; i < ncols; i++)
-        line(f, fields, widths, nf, &cols[i]);
+        line(f, fields, widths, nf, &cols[i], cols);
+    free(fields);
+    free(widths);
     for (int i = 0; i < ncols; i++)
         if (report_has_hist(what, &cols[i]))
             report_bars(f, &cols[i], width);
+    return 0;
 }

@@ -9,8 +9,8 @@ void report_json(FILE *f, unsigned what, uint64_t rows, const report_col *cols,
                  int ncols);
 void report_delim(FILE *f, char sep, unsigned what, const report_col *cols,
                   int ncols);
-void report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
-                  int width);
+int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
+                 int width); /* -1: out of memory */
 
 /* One column's histogram as horizontal bars within width terminal
  * columns. */
@@ -26,6 +26,16 @@ int report_has_extrema(const col_summary *s);
 void report_sum_text(char *buf, size_t len, const col_summary *s);
 void report_min_text(char *buf, size_t len, const col_summary *s);
 void report_max_text(char *buf, size_t len, const col_summary *s);
+
+/* A quantile as text: 0 when it does not exist (no value; -inf and +inf
+ * both weighted), 1 for a number (exact integer digits in an integer
+ * column when it is one), 2 for inf or -inf (a JSON string). */
+int report_quantile_text(char *buf, size_t len, const col_summary *s,
+                         const qres *q);
+
+/* The heading of quantile i: "q0.99". */
+void report_quantile_name(char *buf, size_t len, const report_col *c,
+                          size_t i);
 
 /* The histogram applies when asked for and present. */
 int report_has_hist(unsigned what, const report_col *c);
