@@ -117,9 +117,8 @@ static int write_result(const options *o, const engine_result *res, cs_error *e)
         cols[k].median = median && q ? q : NULL;
         cols[k].quant = q ? q + median : NULL;
         cols[k].qf = o->run.quantiles;
-        cols[k].nquant = q && (o->run.what & STAT_QUANTILES)
-                             ? o->run.nquantiles
-                             : 0;
+        cols[k].nquant =
+            q && (o->run.what & STAT_QUANTILES) ? o->run.nquantiles : 0;
     }
     int bad = report_write(m, o->format, o->run.what, res->rows, cols,
                            res->ncols, term_width(stdout));

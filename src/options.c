@@ -230,8 +230,9 @@ static int flag_option(options *o, int c, unsigned *what)
         int c;
         unsigned bit;
     } stat_flags[] = {
-        {OPT_COUNT, STAT_COUNT}, {OPT_SUM, STAT_SUM}, {OPT_MEAN, STAT_MEAN},
-        {OPT_STD, STAT_STD},     {OPT_MIN, STAT_MIN}, {OPT_MAX, STAT_MAX},
+        {OPT_COUNT, STAT_COUNT}, {OPT_SUM, STAT_SUM},
+        {OPT_MEAN, STAT_MEAN},   {OPT_STD, STAT_STD},
+        {OPT_MIN, STAT_MIN},     {OPT_MAX, STAT_MAX},
         {OPT_HIST, STAT_HIST},   {OPT_MEDIAN, STAT_MEDIAN},
         {'a', STAT_ALL},
     };

@@ -4,8 +4,8 @@
 
 #include "io/error.h"
 #include "src/engine/engine.h"
-#include "src/stats/quantile.h"
 #include "src/report/report.h"
+#include "src/stats/quantile.h"
 
 typedef enum opt_action { ACT_RUN, ACT_HELP, ACT_VERSION } opt_action;
 

@@ -129,9 +129,8 @@ static int count_chunk(cpu_backend *cb, cpu_part *pt, const chunk *c,
 static int keep_chunk(cpu_part *pt, const chunk *c, cs_error *e)
 {
     for (int k = 0; k < c->ncols; k++)
-        if (kept_add(pt->keep, k, c->col[k],
-                     c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
-                     e) != CS_OK)
+        if (kept_add(pt->keep, k, c->col[k], c->has_corr[k] ? c->corr[k] : NULL,
+                     c->nrows, e) != CS_OK)
             return e->status;
     return CS_OK;
 }
@@ -217,8 +216,9 @@ static void cpu_describe(backend *b, account *acc)
     if (!k)
         return;
     if (kept_dropped(k))
-        account_say(acc, "kept    none: the values passed --memory (%.1f MB); "
-                         "the passes read the input again",
+        account_say(acc,
+                    "kept    none: the values passed --memory (%.1f MB); "
+                    "the passes read the input again",
                     (double)c->p.memory / 1e6);
     else
         account_say(acc,

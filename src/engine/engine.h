@@ -34,11 +34,11 @@ typedef struct engine_hooks {
 typedef struct engine_config {
     const char *const *files; /* "-" is standard input */
     int nfiles;
-    const char *columns; /* -c LIST, NULL for the default */
-    char delim;          /* 0: detect */
-    int header;          /* 1, 0, -1 detect */
-    const char *binary;  /* -b SPEC, NULL for CSV */
-    unsigned what;       /* STAT_* bits */
+    const char *columns;    /* -c LIST, NULL for the default */
+    char delim;             /* 0: detect */
+    int header;             /* 1, 0, -1 detect */
+    const char *binary;     /* -b SPEC, NULL for CSV */
+    unsigned what;          /* STAT_* bits */
     const qfrac *quantiles; /* with STAT_QUANTILES: the list, in order */
     size_t nquantiles;
     int memory_set;     /* --memory given: */

@@ -13,13 +13,13 @@
 
 typedef struct tcol {
     uint32_t *counts;
-    size_t cap;        /* counters allocated */
-    uint64_t nhit;     /* values counted since the last add */
-    int dense;         /* counted without remembering the bins */
-    uint32_t *hit;     /* the bins of the first HIT_CAP of them */
-    qnum *cand;        /* candidates found */
+    size_t cap;    /* counters allocated */
+    uint64_t nhit; /* values counted since the last add */
+    int dense;     /* counted without remembering the bins */
+    uint32_t *hit; /* the bins of the first HIT_CAP of them */
+    qnum *cand;    /* candidates found */
     size_t ncand, cand_cap;
-    hist h;            /* bins NULL without a histogram this pass */
+    hist h; /* bins NULL without a histogram this pass */
     int hist_dirty;
 } tcol;
 
@@ -184,8 +184,8 @@ static int count(tcol *c, const qsel *s, const double *d, const int32_t *r,
     return CS_OK;
 }
 
-int tally_values(tally *t, int col, const double *d, const int32_t *r,
-                 size_t n, cs_error *e)
+int tally_values(tally *t, int col, const double *d, const int32_t *r, size_t n,
+                 cs_error *e)
 {
     const pass_col *pc = &t->plan->col[col];
     tcol *c = &t->col[col];
@@ -287,8 +287,8 @@ static int flush(kept_work *w, tally *t, cs_error *e)
     return rc;
 }
 
-static int count_item(kept_work *w, tally *t, kept_buf *buf, int col,
-                      size_t i, cs_error *e)
+static int count_item(kept_work *w, tally *t, kept_buf *buf, int col, size_t i,
+                      cs_error *e)
 {
     const double *d;
     const int32_t *r;

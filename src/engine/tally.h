@@ -42,8 +42,8 @@ int tally_reset(tally *t, const pass_plan *p, cs_error *e);
 
 /* Values of column col (corrections r, NULL: 0); NaN skipped. At most
  * tally_room(t, col) of them between two tally_add. */
-int tally_values(tally *t, int col, const double *d, const int32_t *r,
-                 size_t n, cs_error *e);
+int tally_values(tally *t, int col, const double *d, const int32_t *r, size_t n,
+                 cs_error *e);
 uint64_t tally_room(const tally *t, int col);
 
 /* Every column of a parsed chunk. */

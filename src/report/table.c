@@ -29,9 +29,8 @@ enum field {
 };
 
 static const char *const titles[F_NFIELDS] = {
-    "#",       "column",  "count",   "sum",     "mean",
-    "std",     "min",     "min_row", "max",     "max_row",
-    "median",  "missing", "invalid", "nan",
+    "#",       "column", "count",   "sum",    "mean",    "std",     "min",
+    "min_row", "max",    "max_row", "median", "missing", "invalid", "nan",
 };
 
 /* A name of NAME_MAX_CHARS characters of up to 4 bytes fits a cell. */
@@ -185,8 +184,8 @@ static int choose_fields(int *out, unsigned what, const report_col *cols,
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         if (all[i].on)
             out[n++] = all[i].k;
-        for (size_t q = 0; all[i].k == F_MEDIAN && q < nquant(what, cols, ncols);
-             q++)
+        for (size_t q = 0;
+             all[i].k == F_MEDIAN && q < nquant(what, cols, ncols); q++)
             out[n++] = F_QUANT + (int)q;
     }
     return n;

@@ -60,8 +60,7 @@ int report_quantile_text(char *buf, size_t len, const col_summary *s,
     return isfinite(q->value) ? 1 : 2;
 }
 
-void report_quantile_name(char *buf, size_t len, const report_col *c,
-                          size_t i)
+void report_quantile_name(char *buf, size_t len, const report_col *c, size_t i)
 {
     char q[QLIST_TEXT_MAX];
     qlist_text(c->qf[i], q, sizeof q);

@@ -34,8 +34,7 @@ int report_quantile_text(char *buf, size_t len, const col_summary *s,
                          const qres *q);
 
 /* The heading of quantile i: "q0.99". */
-void report_quantile_name(char *buf, size_t len, const report_col *c,
-                          size_t i);
+void report_quantile_name(char *buf, size_t len, const report_col *c, size_t i);
 
 /* The histogram applies when asked for and present. */
 int report_has_hist(unsigned what, const report_col *c);

@@ -381,8 +381,8 @@ static int buf_reserve(kept_buf *buf, size_t n)
     return 0;
 }
 
-int kept_read(const kept *k, int col, size_t i, kept_buf *buf,
-              const double **d, const int32_t **r, size_t *n, cs_error *e)
+int kept_read(const kept *k, int col, size_t i, kept_buf *buf, const double **d,
+              const int32_t **r, size_t *n, cs_error *e)
 {
     const block *b = &k->col[col].b[i];
     *n = b->n;

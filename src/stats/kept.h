@@ -40,10 +40,10 @@ int kept_add(kept *k, int col, const double *d, const int32_t *r, size_t n,
  * error nothing is lost that was in dst. */
 int kept_move(kept *dst, kept *src, cs_error *e);
 
-int kept_dropped(const kept *k);       /* past a budget without a file */
-size_t kept_memory(const kept *k);     /* bytes held in memory */
-uint64_t kept_spilled(const kept *k);  /* bytes written to the file */
-uint64_t kept_values(const kept *k);   /* values held, all columns */
+int kept_dropped(const kept *k);      /* past a budget without a file */
+size_t kept_memory(const kept *k);    /* bytes held in memory */
+uint64_t kept_spilled(const kept *k); /* bytes written to the file */
+uint64_t kept_values(const kept *k);  /* values held, all columns */
 
 /* Reading the blocks back: any number of threads at once, each with a
  * buffer of its own for the blocks read from the file. */
@@ -57,8 +57,8 @@ size_t kept_nblocks(const kept *k, int col);
 
 /* Block i of column col: *n values at *d, their corrections at *r (NULL:
  * all 0). Valid until the next read into buf, or a change of the store. */
-int kept_read(const kept *k, int col, size_t i, kept_buf *buf,
-              const double **d, const int32_t **r, size_t *n, cs_error *e);
+int kept_read(const kept *k, int col, size_t i, kept_buf *buf, const double **d,
+              const int32_t **r, size_t *n, cs_error *e);
 
 void kept_buf_free(kept_buf *b);
 void kept_free(kept *k);

@@ -115,8 +115,8 @@ static void whole(double (*v)[N], size_t n, const backend_params *p,
     fill(&c, v, 0, n);
     for (int k = 0; k < COLS; k++) {
         stats_init(&st[k]);
-        stats_add_values(&st[k], c.col[k], c.has_corr[k] ? c.corr[k] : NULL,
-                         n, 1, p->what);
+        stats_add_values(&st[k], c.col[k], c.has_corr[k] ? c.corr[k] : NULL, n,
+                         1, p->what);
         stats_add_counts(&st[k], 0, c.invalid[k], c.nan[k], c.first_invalid[k]);
         double lo = p->have_range ? p->range_lo : st[k].min;
         double hi = p->have_range ? p->range_hi : st[k].max;
@@ -227,8 +227,8 @@ static void through_backend(double (*v)[N], size_t n, const backend_params *p,
     ck_assert_int_eq(be->ops->finish(be, st, h, &e), CS_OK);
     for (int k = 0; !p->have_range && k < COLS; k++)
         ck_assert_int_eq(hist_init(&h[k], p->nbins, st[k].min, st[k].max), 0);
-    int reread = run_passes(be, &j, &c, v, n, st, p->have_range ? NULL : h, q,
-                            nq, res);
+    int reread =
+        run_passes(be, &j, &c, v, n, st, p->have_range ? NULL : h, q, nq, res);
     /* kept within the budget, or spilled: never read twice */
     ck_assert(reread == 0 || (p->memory < n * 12 * COLS && !p->spill));
     be->ops->part_free(be, j.part);
@@ -278,7 +278,7 @@ START_TEST(jobs_merge_as_whole)
                         NULL,
                         &hooks,
                         &acc};
-    static const qfrac pool[] = {{0, 0},  {1, 0},  {5, 1},  {1, 2},
+    static const qfrac pool[] = {{0, 0},  {1, 0},   {5, 1},  {1, 2},
                                  {99, 2}, {999, 3}, {25, 2}, {123456789, 9}};
     qfrac q[8];
     size_t nq = 1 + test_rand(&rng) % 8;
