@@ -10,6 +10,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "src/dist/merge.h"
+#include "src/dist/state.h"
 #include "src/engine/engine.h"
 #include "src/options.h"
 #include "src/report/report.h"
@@ -148,6 +150,37 @@ static int fast_exit(void)
 #endif
 }
 
+/* --emit-state: the exact partial state instead of the report. */
+static int write_state(const options *o, const engine_result *res, cs_error *e)
+{
+    state_info info = {state_key(&o->run), o->run.what};
+    const char *path = o->state_path;
+    FILE *f = path ? fopen(path, "wb") : stdout;
+    int rc = CS_OK;
+    if (!info.key)
+        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    else if (!f)
+        rc = cs_fail(e, CS_EDATA, path, 0, "cannot open: %s", strerror(errno));
+    else
+        rc = state_write(f, &info, res, e);
+    if (f && path && fclose(f) && rc == CS_OK)
+        rc = cs_fail(e, CS_EDATA, path, 0, "write error: %s", strerror(errno));
+    free(info.key);
+    return rc;
+}
+
+/* --merge: the operands are states; their report is the one run over all
+ * their parts would give. */
+static int merge(options *o, cs_error *e)
+{
+    engine_result res;
+    int rc = merge_states(o->run.files, o->run.nfiles, &res, &o->run.what, e);
+    if (rc == CS_OK)
+        rc = write_result(o, &res, e);
+    engine_result_free(&res);
+    return rc;
+}
+
 static int run(options *o, cs_error *e)
 {
     messages m = {0};
@@ -160,7 +193,7 @@ static int run(options *o, cs_error *e)
     o->run.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
     int rc = engine_run(&o->run, &sink, &eng, &res, e);
     if (rc == CS_OK)
-        rc = write_result(o, &res, e);
+        rc = o->emit_state ? write_state(o, &res, e) : write_result(o, &res, e);
     flush_messages(&m);
     if (rc == CS_OK && fast_exit()) {
         fflush(stderr);
@@ -183,6 +216,8 @@ int main(int argc, char **argv)
         options_usage(stdout);
     else if (rc == CS_OK && o.action == ACT_VERSION)
         printf("colstat %s\n", COLSTAT_VERSION);
+    else if (rc == CS_OK && o.merge)
+        rc = merge(&o, &e);
     else if (rc == CS_OK)
         rc = run(&o, &e);
     if (rc != CS_OK)
