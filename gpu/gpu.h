@@ -112,12 +112,14 @@ const kept *gpu_host_values(const gpu_backend *g);
 
 /* One pass over the values kept on the device, after gpu_finish: per
  * column, the selection whose ranges it counts (NULL: none) into counts
- * (qsel_nbins of them, added to), the candidates it appends at
+ * (qsel_nbins of them, added to) and whose ranges' key extrema it folds
+ * into kmin and kmax (qsel_add_extrema), the candidates it appends at
  * cand[*ncand...] (room in all; *ncand counts past room when there are
  * more), and the histogram (NULL, or edges set) whose bins it adds to. */
 typedef struct gpu_pass_col {
     const qsel *sel;
     uint64_t *counts;
+    uint64_t *kmin, *kmax;
     qnum *cand;
     size_t room;
     uint64_t *ncand;

@@ -9,8 +9,10 @@
  * [min, max]) counts in 32-bit counters in a block's shared memory (64
  * KiB), each block adding its nonzero counters to the global counts with
  * one atomic each, as the histogram kernel does; later passes, where few
- * values fall in the ranges left, count with global atomics. Values of
- * collect ranges are appended through an atomic counter. */
+ * values fall in the ranges left, count with global atomics. Each range's
+ * least and greatest key of the doubles counted go to the host too
+ * (qsel_add_extrema). Values of collect ranges are appended through an
+ * atomic counter. */
 #include "backend.cuh"
 
 #include <stdlib.h>
@@ -41,6 +43,7 @@ struct sel_args {
     const sel_col *cols; /* [ncols] */
     const qsel_range *ranges;
     ull *counts;
+    ull *kmin, *kmax; /* per range of the pass */
     sel_cand *cand;
     ull *ncand; /* found; those past room are not written */
     ull room;
@@ -52,6 +55,7 @@ __global__ void __launch_bounds__(THREADS)
                size_t n, const ull *dn)
 {
     extern __shared__ unsigned s_cnt[];
+    __shared__ ull s_min, s_max;
     if (dn)
         n = *dn;
     const int c = blockIdx.y;
@@ -62,9 +66,15 @@ __global__ void __launch_bounds__(THREADS)
     const double *v = col + (size_t)c * ld;
     const int *r = corr ? corr + (size_t)c * ld : nullptr;
     const qsel_range g0 = g[0];
+    const int rb = sc.with_r ? QSEL_R_BITS : 0;
+    ull lo = ~0ull, hi = 0; /* SHARED: this thread's extrema */
     if (SHARED) {
         for (unsigned i = threadIdx.x; i < g0.nbins; i += THREADS)
             s_cnt[i] = 0;
+        if (threadIdx.x == 0) {
+            s_min = ~0ull;
+            s_max = 0;
+        }
         __syncthreads();
     }
     const size_t stride = (size_t)gridDim.x * THREADS;
@@ -75,9 +85,13 @@ __global__ void __launch_bounds__(THREADS)
             continue;
         int ri = r ? r[i] : 0;
         qsel_u128 k = qsel_ckey(x, ri, sc.with_r);
+        const ull dk = (ull)(k >> rb);
         if (SHARED) {
-            if (k >= g0.lo && k <= g0.hi)
+            if (k >= g0.lo && k <= g0.hi) {
                 atomicAdd(&s_cnt[qsel_bin(&g0, k)], 1u);
+                lo = dk < lo ? dk : lo;
+                hi = dk > hi ? dk : hi;
+            }
             continue;
         }
         long j = qsel_find(g, sc.n, k);
@@ -86,6 +100,8 @@ __global__ void __launch_bounds__(THREADS)
         if (g[j].nbins) {
             atomicAdd(a.counts + sc.counts + g[j].first + qsel_bin(&g[j], k),
                       1ull);
+            atomicMin(a.kmin + sc.first + j, dk);
+            atomicMax(a.kmax + sc.first + j, dk);
         } else {
             ull at = atomicAdd(a.ncand, 1ull);
             if (at < a.room)
@@ -93,10 +109,16 @@ __global__ void __launch_bounds__(THREADS)
         }
     }
     if (SHARED) {
+        atomicMin(&s_min, lo);
+        atomicMax(&s_max, hi);
         __syncthreads();
         for (unsigned i = threadIdx.x; i < g0.nbins; i += THREADS)
             if (s_cnt[i])
                 atomicAdd(a.counts + sc.counts + g0.first + i, (ull)s_cnt[i]);
+        if (threadIdx.x == 0) {
+            atomicMin(a.kmin + sc.first, s_min);
+            atomicMax(a.kmax + sc.first, s_max);
+        }
     }
 }
 
@@ -247,6 +269,11 @@ int upload_plan(gpu_backend *g, device_pass *p)
     CK(g, cudaMalloc((void **)&p->a.cand,
                      (p->a.room ? p->a.room : 1) * sizeof(sel_cand)));
     CK(g, cudaMalloc((void **)&p->a.ncand, sizeof(ull)));
+    size_t nr = p->nranges ? p->nranges : 1;
+    CK(g, cudaMalloc((void **)&p->a.kmin, nr * sizeof(ull)));
+    CK(g, cudaMalloc((void **)&p->a.kmax, nr * sizeof(ull)));
+    CK(g, cudaMemsetAsync(p->a.kmin, 0xff, nr * sizeof(ull), st));
+    CK(g, cudaMemsetAsync(p->a.kmax, 0, nr * sizeof(ull), st));
     CK(g, cudaMemsetAsync(p->a.counts, 0,
                           (p->nbins ? p->nbins : 1) * sizeof(ull), st));
     CK(g, cudaMemsetAsync(p->a.ncand, 0, sizeof(ull), st));
@@ -274,18 +301,29 @@ int take_results(gpu_backend *g, const gpu_pass_col *cols, device_pass *p)
                      "GPU: internal: %llu candidates where %llu were "
                      "counted",
                      found, p->a.room);
+    size_t nr = p->nranges ? p->nranges : 1;
     ull *counts = static_cast<ull *>(malloc((p->nbins ? p->nbins : 1) * 8));
+    ull *ext = static_cast<ull *>(malloc(2 * nr * sizeof(ull)));
     sel_cand *cand =
         static_cast<sel_cand *>(malloc((found ? found : 1) * sizeof(sel_cand)));
-    int rc = counts && cand ? 0 : failf(g, "GPU: out of host memory");
+    int rc = counts && ext && cand ? 0 : failf(g, "GPU: out of host memory");
     if (!rc && p->nbins)
         rc = download(g, counts, p->a.counts, p->nbins * sizeof *counts);
+    if (!rc)
+        rc = download(g, ext, p->a.kmin, nr * sizeof *ext);
+    if (!rc)
+        rc = download(g, ext + nr, p->a.kmax, nr * sizeof *ext);
     if (!rc && found)
         rc = download(g, cand, p->a.cand, found * sizeof *cand);
     for (int j = 0; !rc && j < p->ncols; j++) {
         const sel_col *c = &p->hcols[j];
         for (size_t i = 0; c->n && i < qsel_nbins(cols[j].sel); i++)
             cols[j].counts[i] += counts[c->counts + i];
+        for (unsigned i = 0; i < c->n; i++) {
+            ull lo = ext[c->first + i], hi = ext[nr + c->first + i];
+            cols[j].kmin[i] = lo < cols[j].kmin[i] ? lo : cols[j].kmin[i];
+            cols[j].kmax[i] = hi > cols[j].kmax[i] ? hi : cols[j].kmax[i];
+        }
     }
     for (ull i = 0; !rc && i < found; i++) {
         const gpu_pass_col *pc = &cols[cand[i].col];
@@ -294,6 +332,7 @@ int take_results(gpu_backend *g, const gpu_pass_col *cols, device_pass *p)
         ++*pc->ncand;
     }
     free(counts);
+    free(ext);
     free(cand);
     return rc;
 }
@@ -305,6 +344,8 @@ void release(device_pass *p)
     cudaFree(p->a.counts);
     cudaFree(p->a.cand);
     cudaFree(p->a.ncand);
+    cudaFree(p->a.kmin);
+    cudaFree(p->a.kmax);
     free(p->hcols);
     free(p->hranges);
 }

@@ -409,8 +409,14 @@ static int gpu_pass_kept(backend *b, int *all, cs_error *e)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     for (int k = 0; k < p->ncols; k++) {
         pass_col *pc = &p->col[k];
-        cols[k] = (gpu_pass_col){pc->sel,  pc->counts, pc->cand,
-                                 pc->room, &pc->ncand, pc->h};
+        cols[k] = (gpu_pass_col){.sel = pc->sel,
+                                 .counts = pc->counts,
+                                 .kmin = pc->kmin,
+                                 .kmax = pc->kmax,
+                                 .cand = pc->cand,
+                                 .room = pc->room,
+                                 .ncand = &pc->ncand,
+                                 .h = pc->h};
     }
     int rc = gpu_pass(g->dev, cols, e);
     free(cols);

@@ -67,6 +67,8 @@ static void free_sums(passes *ps)
 {
     for (int k = 0; k < ps->ncols; k++) {
         free(ps->plan.col[k].counts);
+        free(ps->plan.col[k].kmin);
+        free(ps->plan.col[k].kmax);
         free(ps->plan.col[k].cand);
         memset(&ps->plan.col[k], 0, sizeof ps->plan.col[k]);
     }
@@ -113,12 +115,19 @@ static int plan_column(passes *ps, int k)
     if (!selecting(ps, k))
         return 0;
     const qsel *s = ps->sel[k];
-    size_t nbins = qsel_nbins(s), ncand = (size_t)qsel_ncandidates(s);
+    size_t nbins = qsel_nbins(s), ncand = (size_t)qsel_ncandidates(s), nr;
+    qsel_ranges(s, &nr);
     pc->sel = s;
     pc->counts = calloc(nbins ? nbins : 1, sizeof *pc->counts);
+    pc->kmin = malloc((nr ? nr : 1) * sizeof *pc->kmin);
+    pc->kmax = calloc(nr ? nr : 1, sizeof *pc->kmax);
     pc->cand = malloc((ncand ? ncand : 1) * sizeof *pc->cand);
     pc->room = ncand;
-    return pc->counts && pc->cand ? 0 : -1;
+    if (!pc->counts || !pc->kmin || !pc->kmax || !pc->cand)
+        return -1;
+    for (size_t j = 0; j < nr; j++)
+        pc->kmin[j] = UINT64_MAX;
+    return 0;
 }
 
 pass_plan *passes_plan(passes *ps)
@@ -140,6 +149,7 @@ static int narrow_column(passes *ps, int k, cs_error *e)
     if (!pc->sel)
         return CS_OK;
     qsel_add_counts(s, pc->counts);
+    qsel_add_extrema(s, pc->kmin, pc->kmax);
     if (pc->ncand > pc->room)
         return qsel_changed(e);
     if (qsel_add_candidates(s, pc->cand, (size_t)pc->ncand, e) != CS_OK)

@@ -13,11 +13,13 @@
 
 typedef struct tcol {
     uint32_t *counts;
-    size_t cap;    /* counters allocated */
-    uint64_t nhit; /* values counted since the last add */
-    int dense;     /* counted without remembering the bins */
-    uint32_t *hit; /* the bins of the first HIT_CAP of them */
-    qnum *cand;    /* candidates found */
+    size_t cap;            /* counters allocated */
+    uint64_t nhit;         /* values counted since the last add */
+    int dense;             /* counted without remembering the bins */
+    uint32_t *hit;         /* the bins of the first HIT_CAP of them */
+    uint64_t *kmin, *kmax; /* per range: the doubles' keys' extrema */
+    size_t nranges, ranges_cap;
+    qnum *cand; /* candidates found */
     size_t ncand, cand_cap;
     hist h; /* bins NULL without a histogram this pass */
     int hist_dirty;
@@ -53,6 +55,8 @@ void tally_free(tally *t)
         return;
     for (int k = 0; k < t->ncols; k++) {
         free(t->col[k].counts);
+        free(t->col[k].kmin);
+        free(t->col[k].kmax);
         free(t->col[k].hit);
         free(t->col[k].cand);
         hist_free(&t->col[k].h);
@@ -79,6 +83,28 @@ static int size_counts(tcol *c, size_t nbins)
     c->nhit = 0;
     c->dense = 0;
     c->ncand = 0;
+    return 0;
+}
+
+/* The extrema of each range, empty. */
+static int size_ranges(tcol *c, const qsel *s)
+{
+    size_t n;
+    qsel_ranges(s, &n);
+    if (n > c->ranges_cap) {
+        free(c->kmin);
+        free(c->kmax);
+        c->kmin = malloc(n * sizeof *c->kmin);
+        c->kmax = malloc(n * sizeof *c->kmax);
+        c->ranges_cap = c->kmin && c->kmax ? n : 0;
+        if (!c->ranges_cap)
+            return -1;
+    }
+    for (size_t j = 0; j < n; j++) {
+        c->kmin[j] = UINT64_MAX;
+        c->kmax[j] = 0;
+    }
+    c->nranges = n;
     return 0;
 }
 
@@ -109,7 +135,8 @@ int tally_reset(tally *t, const pass_plan *p, cs_error *e)
     for (int k = 0; k < t->ncols && k < p->ncols; k++) {
         const pass_col *pc = &p->col[k];
         tcol *c = &t->col[k];
-        if (pc->sel && size_counts(c, qsel_nbins(pc->sel)))
+        if (pc->sel &&
+            (size_counts(c, qsel_nbins(pc->sel)) || size_ranges(c, pc->sel)))
             return out_of_memory(e);
         if (size_hist(c, pc->h))
             return out_of_memory(e);
@@ -139,21 +166,38 @@ static int candidate(tcol *c, double d, int32_t r, cs_error *e)
     return CS_OK;
 }
 
+/* The double's key of composite key k (qsel_key.h). */
+static inline uint64_t double_key(qsel_u128 k, int with_r)
+{
+    return (uint64_t)(with_r ? k >> QSEL_R_BITS : k);
+}
+
+static inline void extremum(tcol *c, size_t j, uint64_t dk)
+{
+    c->kmin[j] = dk < c->kmin[j] ? dk : c->kmin[j];
+    c->kmax[j] = dk > c->kmax[j] ? dk : c->kmax[j];
+}
+
 /* Pass 1 (one range over [min, max]): every key in it is counted. */
 static void count_single(tcol *c, const qsel_range *g, int with_r,
                          const double *d, const int32_t *r, size_t n)
 {
     uint32_t *cnt = c->counts + g->first;
-    uint64_t counted = 0;
+    uint64_t counted = 0, lo = c->kmin[0], hi = c->kmax[0];
     for (size_t i = 0; i < n; i++) {
         if (d[i] != d[i])
             continue;
         qsel_u128 k = qsel_ckey(d[i], r ? r[i] : 0, with_r);
         if (k >= g->lo && k <= g->hi) {
+            uint64_t dk = double_key(k, with_r);
             cnt[qsel_bin(g, k)]++;
             counted++;
+            lo = dk < lo ? dk : lo;
+            hi = dk > hi ? dk : hi;
         }
     }
+    c->kmin[0] = lo;
+    c->kmax[0] = hi;
     c->nhit += counted;
     c->dense = 1; /* too many to remember */
 }
@@ -176,9 +220,10 @@ static int count(tcol *c, const qsel *s, const double *d, const int32_t *r,
         long j = qsel_find(g, ng, k);
         if (j < 0)
             continue;
-        if (g[j].nbins)
+        if (g[j].nbins) {
             hit(c, (uint32_t)(g[j].first + qsel_bin(&g[j], k)));
-        else if (candidate(c, d[i], ri, e) != CS_OK)
+            extremum(c, (size_t)j, double_key(k, with_r));
+        } else if (candidate(c, d[i], ri, e) != CS_OK)
             return e->status;
     }
     return CS_OK;
@@ -248,6 +293,12 @@ int tally_add(tally *t, cs_error *e)
         tcol *c = &t->col[k];
         if (pc->sel)
             add_counts(c, pc->counts, qsel_nbins(pc->sel));
+        for (size_t j = 0; pc->sel && j < c->nranges; j++) {
+            pc->kmin[j] = c->kmin[j] < pc->kmin[j] ? c->kmin[j] : pc->kmin[j];
+            pc->kmax[j] = c->kmax[j] > pc->kmax[j] ? c->kmax[j] : pc->kmax[j];
+            c->kmin[j] = UINT64_MAX;
+            c->kmax[j] = 0;
+        }
         add_candidates(c, pc);
         if (pc->h && c->hist_dirty) {
             hist_merge(pc->h, &c->h);

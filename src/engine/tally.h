@@ -20,6 +20,8 @@
 typedef struct pass_col {
     const qsel *sel;  /* NULL: nothing to count in this column */
     uint64_t *counts; /* qsel_nbins(sel) sums */
+    uint64_t *kmin;   /* per range: the least and greatest qsel_key of */
+    uint64_t *kmax;   /*   the doubles counted there (qsel_add_extrema) */
     qnum *cand;       /* room for `room` candidates */
     size_t room;
     uint64_t ncand; /* found; past room only when the input changed */

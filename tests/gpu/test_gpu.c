@@ -276,8 +276,14 @@ static void run_passes(gpu_backend *g, int nc, const col_stats *gs, hist *h,
         gpu_pass_col cols[4];
         for (int j = 0; j < nc; j++) {
             pass_col *pc = &p->col[j];
-            cols[j] = (gpu_pass_col){pc->sel,  pc->counts, pc->cand,
-                                     pc->room, &pc->ncand, pc->h};
+            cols[j] = (gpu_pass_col){.sel = pc->sel,
+                                     .counts = pc->counts,
+                                     .kmin = pc->kmin,
+                                     .kmax = pc->kmax,
+                                     .cand = pc->cand,
+                                     .room = pc->room,
+                                     .ncand = &pc->ncand,
+                                     .h = pc->h};
         }
         ck_assert_msg(gpu_kept_all(g), "%s: values not all kept", name);
         ck_assert_msg(gpu_pass(g, cols, &why) == 0, "%s: pass: %s", name,
