@@ -66,6 +66,10 @@ typedef struct gpu_times {
     double context_s; /* of opening: creating the CUDA context */
     double open_s[GPU_OPEN_NPHASES];
     char device[128]; /* name of the device used */
+    /* values kept to the end: device bytes, the host store's bytes in
+       memory and in its file, and whether it dropped them */
+    uint64_t kept_device, kept_host, kept_file;
+    int kept_dropped;
 } gpu_times;
 
 /* 1 in a build with CUDA, 0 in one without (gpu/stub.c). */

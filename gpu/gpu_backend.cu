@@ -676,6 +676,10 @@ void gpu_get_times(const gpu_backend *g, gpu_times *t)
     t->h2d_bytes = g->h2d_bytes;
     t->context_s = g->context_s;
     memcpy(t->open_s, g->open_s, sizeof t->open_s);
+    t->kept_device = g->kept.used;
+    t->kept_host = g->kept.host ? kept_memory(g->kept.host) : 0;
+    t->kept_file = g->kept.host ? kept_spilled(g->kept.host) : 0;
+    t->kept_dropped = g->kept.dropped;
     cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
         snprintf(t->device, sizeof t->device, "%.127s", prop.name);

@@ -473,6 +473,17 @@ static void gpu_describe(backend *b, account *acc)
                 g->t_turn, acc->t[ACC_HANDOFF] - g->t_turn);
     account_say(acc, "pinned  %8.3f s  page-locking the host buffers",
                 g->t_alloc);
+    if (!stats_need_values(g->p.what, g->p.have_range))
+        return;
+    if (t.kept_dropped)
+        account_say(acc, "kept    none: the values passed the GPU's memory "
+                         "and --memory; the passes read the input again");
+    else
+        account_say(acc,
+                    "kept    %.1f MB on the device, %.1f MB in host memory, "
+                    "%.1f MB in a temporary file",
+                    (double)t.kept_device / 1e6, (double)t.kept_host / 1e6,
+                    (double)t.kept_file / 1e6);
 }
 
 static void gpu_close_run(backend *b)
