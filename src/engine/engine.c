@@ -444,6 +444,7 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         rc = finish(r, out, e);
     if (rc == CS_OK)
         rc = select_values(r, out, e);
+    account_progress_end(&r->acc); /* passes that read the input again */
     if (rc == CS_OK)
         warn_invalid(r, out);
     if (rc == CS_OK)
