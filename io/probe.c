@@ -5,19 +5,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Magic bytes (RFC 1952; the zstd, xz and bzip2 formats' own). */
+#include "io/codec.h"
+#include "io/magic.h"
+
 static probe_kind kind_of(const unsigned char *b, ssize_t n)
 {
-    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+    const magic_format *m = magic_identify(b, n > 0 ? (size_t)n : 0);
+    if (!m)
+        return PROBE_PLAIN;
+    if (m->codec == &codec_gzip_ops)
         return PROBE_GZIP;
-    if ((n >= 4 && !memcmp(b, "\x28\xb5\x2f\xfd", 4)) ||
-        (n >= 6 && !memcmp(b,
-                           "\xfd"
-                           "7zXZ\0",
-                           6)) ||
-        (n >= 3 && !memcmp(b, "BZh", 3)))
-        return PROBE_COMPRESSED;
-    return PROBE_PLAIN;
+    return PROBE_COMPRESSED; /* or refused: its open will say so */
 }
 
 void probe_path(const char *path, probe_info *out)
@@ -30,7 +28,7 @@ void probe_path(const char *path, probe_info *out)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
-    unsigned char b[8];
+    unsigned char b[MAGIC_HEAD];
     ssize_t n = read(fd, b, sizeof b);
     close(fd);
     out->kind = kind_of(b, n);
