@@ -22,8 +22,11 @@ with its device memory for kept values made tiny): identical bytes again.
 import gzip
 import math
 import os
+import shutil
 import struct
+import subprocess
 import sys
+import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (QUICK, ColRef, CsvCase, Suite, check_doc,  # noqa: E402
@@ -68,7 +71,6 @@ def holdings(rng, nbytes):
 def run(suite, args, stdin=None, env=None):
     full = dict(os.environ)
     full.update(env or {})
-    import subprocess
     p = subprocess.run([suite.exe] + [str(a) for a in args], input=stdin,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=300, env=full)
@@ -272,6 +274,53 @@ def binary_records(suite, devices):
                     err.strip())
 
 
+def pipes_and_codecs(suite):
+    """A named pipe given as a file cannot be read twice: past --memory its
+    values spill, as standard input's do. zstd, xz and bzip2 files are read
+    again pass after pass, as plain and gzip ones are."""
+    rng = suite.rng
+    n = 4000 if QUICK else 20000
+    big = [str(2**60 + rng.randint(-300, 300)) for _ in range(n)]
+    mixed = [rng.choice(["", "nan", "inf", "-inf", "-0.0", repr(rng.uniform(-9, 9)),
+                         str(rng.randint(-5, 5))]) for _ in range(n)]
+    p = suite.path("pipe.csv")
+    with open(p, "w") as f:
+        f.write("big,mixed\n")
+        f.writelines(f"{a},{b}\n" for a, b in zip(big, mixed))
+    want = [(1, "big", ColRef(big)), (2, "mixed", ColRef(mixed))]
+    qlist = "0,0.05,0.5,0.95,1"
+    args = ["--json", "--median", "--quantiles", qlist, "--device", "cpu"]
+    rc, out, err = suite.run([p] + args)
+    if not suite.check(rc == 0, f"{p} {cmdline(args)} exits 0", err.strip()):
+        return
+    check_doc(suite, cmdline([p] + args), out, n, want, stats(qlist))
+    data = open(p, "rb").read()
+    fifo = suite.path("pipe.fifo")
+    os.mkfifo(fifo)
+    def feed():
+        with open(fifo, "wb") as f:
+            f.write(data)
+    threading.Thread(target=feed, daemon=True).start()
+    rc, o, err = suite.run([fifo] + args + ["--memory", "0", "-v"])
+    suite.check(rc == 0 and o == out and "in a temporary file" in err and
+                "(0 reading it again)" in err,
+                "a named pipe, --memory 0: spilled, not read again; same bytes",
+                f"status {rc}: {err.strip()}")
+    for tool in ("gzip", "zstd", "xz", "bzip2"):
+        if not shutil.which(tool):
+            suite.check(False, f"{tool} installed (.ci/run lists it)")
+            continue
+        z = suite.path(f"pipe.csv.{tool}")
+        with open(z, "wb") as f:
+            f.write(subprocess.run([tool, "-c", p], stdout=subprocess.PIPE,
+                                   check=True).stdout)
+        rc, o, err = suite.run([z] + args + ["--memory", "0", "-v"])
+        suite.check(rc == 0 and o == out and "reading it again" in err and
+                    "(0 reading it again)" not in err,
+                    f"{tool} file, --memory 0: read again; same bytes",
+                    f"status {rc}: {err.strip()}")
+
+
 def histograms(suite, devices):
     """--hist without --range: kept, read again or spilled, the same bins."""
     rng = suite.rng
@@ -361,6 +410,7 @@ def main():
     many_values(suite, devices)
     binary_records(suite, devices)
     histograms(suite, devices)
+    pipes_and_codecs(suite)
     formats(suite)
     usage_errors(suite)
     bad_tmpdir(suite)
