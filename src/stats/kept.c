@@ -137,6 +137,16 @@ static int any_nonzero(const double *d, const int32_t *r, size_t n)
     return 0;
 }
 
+/* NaNs are not kept: room is made for the numbers alone, so that a tail
+ * left in memory past the budget is never larger than twice its values. */
+static size_t numbers_in(const double *d, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m += d[i] == d[i];
+    return m;
+}
+
 static void free_all(kept *k)
 {
     for (int j = 0; j < k->ncols; j++) {
@@ -231,7 +241,7 @@ int kept_add(kept *k, int col, const double *d, const int32_t *r, size_t n,
         add_block(c))
         return out_of_memory(e);
     block *b = &c->b[c->nb - 1];
-    if (reserve(k, b, n))
+    if (reserve(k, b, numbers_in(d, n)))
         return out_of_memory(e);
     if (!b->r && any_nonzero(d, r, n) && start_corrections(k, b))
         return out_of_memory(e);
@@ -286,6 +296,17 @@ static int take_block(kept *k, block *b, cs_error *e)
     return spill_block(k, b, e);
 }
 
+/* Blocks from another store go after the column's growing block, which
+ * then grows no more: past the budget it goes to the file whatever its
+ * size, or each merge would leave one more tail in memory. */
+static int settle_tail(kept *k, column *c, cs_error *e)
+{
+    if (!k->limited || !k->lim.spill || k->dropped || c->nb == 0 ||
+        k->memory <= k->lim.budget || c->b[c->nb - 1].in_file)
+        return CS_OK;
+    return spill_block(k, &c->b[c->nb - 1], e);
+}
+
 int kept_move(kept *dst, kept *src, cs_error *e)
 {
     for (int j = 0; j < src->ncols; j++) {
@@ -302,6 +323,8 @@ int kept_move(kept *dst, kept *src, cs_error *e)
     int rc = CS_OK;
     for (int j = 0; j < src->ncols; j++) {
         column *d = &dst->col[j], *s = &src->col[j];
+        if (s->nb && rc == CS_OK)
+            rc = settle_tail(dst, d, e);
         for (size_t i = 0; i < s->nb; i++) {
             block b = s->b[i];
             if (b.n == 0 || rc != CS_OK) {

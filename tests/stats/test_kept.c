@@ -166,6 +166,74 @@ START_TEST(spills_when_over)
 }
 END_TEST
 
+/* A tail left in memory past the budget takes room for its numbers only:
+ * a piece of mostly NaN (not kept) must not grow it (it did: room was
+ * made for every value of the piece, NaN or not). */
+START_TEST(nan_makes_no_room)
+{
+    cs_error e = {0};
+    kept_limits lim = {0, 1, NULL};
+    kept *k = kept_new(1, &lim);
+    ck_assert_ptr_nonnull(k);
+    size_t n = ((size_t)1 << 16) - 2, nan = 200000;
+    double *d = malloc((n + nan) * sizeof *d);
+    ck_assert_ptr_nonnull(d);
+    for (size_t i = 0; i < n + nan; i++)
+        d[i] = i < n ? (double)i : NAN;
+    ck_assert_int_eq(kept_add(k, 0, d, NULL, n, &e), CS_OK);
+    ck_assert_int_eq(kept_add(k, 0, d + n - 1, NULL, 1 + nan, &e), CS_OK);
+    ck_assert_uint_eq(kept_values(k), n + 1);
+    ck_assert_uint_eq(kept_spilled(k), 0); /* a tail below the spill size */
+    ck_assert_uint_le(kept_memory(k), ((size_t)1 << 16) * 24);
+    kept_free(k);
+    free(d);
+}
+END_TEST
+
+/* Past the budget, a column's tail in memory followed by another store's
+ * blocks (kept_move) grows no more and goes to the file: merges must not
+ * leave a tail in memory each (they did). */
+START_TEST(merges_leave_no_tails)
+{
+    cs_error e = {0};
+    kept_limits lim = {0, 1, NULL};
+    kept *k = kept_new(1, &lim);
+    ck_assert_ptr_nonnull(k);
+    enum { ROUNDS = 40, DIRECT = 30000, MOVED = 10 };
+    static double d[DIRECT];
+    uint64_t want = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int i = 0; i < DIRECT; i++)
+            d[i] = (double)(want + (uint64_t)i);
+        ck_assert_int_eq(kept_add(k, 0, d, NULL, DIRECT, &e), CS_OK);
+        want += DIRECT;
+        kept *job = kept_new(1, NULL);
+        ck_assert_ptr_nonnull(job);
+        for (int i = 0; i < MOVED; i++)
+            d[i] = (double)(want + (uint64_t)i);
+        ck_assert_int_eq(kept_add(job, 0, d, NULL, MOVED, &e), CS_OK);
+        ck_assert_int_eq(kept_move(k, job, &e), CS_OK);
+        kept_free(job);
+        want += MOVED;
+        ck_assert_uint_le(kept_memory(k), ((size_t)1 << 16) * 24);
+    }
+    ck_assert_uint_eq(kept_values(k), want);
+    kept_buf buf = {0};
+    uint64_t at = 0;
+    for (size_t b = 0; b < kept_nblocks(k, 0); b++) {
+        const double *v;
+        const int32_t *r;
+        size_t n;
+        ck_assert_int_eq(kept_read(k, 0, b, &buf, &v, &r, &n, &e), CS_OK);
+        for (size_t i = 0; i < n; i++, at++)
+            ck_assert(v[i] == (double)at); /* every value, in order */
+    }
+    ck_assert_uint_eq(at, want);
+    kept_buf_free(&buf);
+    kept_free(k);
+}
+END_TEST
+
 START_TEST(no_place_for_the_file)
 {
     kept_limits lim = {0, 1, "/nonexistent/colstat-test"};
@@ -191,6 +259,8 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, in_memory_spilled_dropped, 0, 8);
     tcase_add_test(tc, spills_when_over);
+    tcase_add_test(tc, nan_makes_no_room);
+    tcase_add_test(tc, merges_leave_no_tails);
     tcase_add_test(tc, no_place_for_the_file);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
