@@ -14,7 +14,8 @@ _colstat_header_names()
         case $w in
         -c | --columns | -d | --delimiter | -b | --binary | -o | --format | \
             --device | -j | --threads | --bins | --range | --null | \
-            --thousands | --decimal | --digits | --layout)
+            --thousands | --decimal | --digits | --layout | --quantiles | \
+            --memory)
             ((i++))
             continue
             ;;
@@ -110,7 +111,7 @@ _colstat()
         COMPREPLY=($(compgen -W "1 2 4 8 16 $(nproc 2>/dev/null)" -- "$cur"))
         return
         ;;
-    --bins | --range)
+    --bins | --range | --quantiles | --memory)
         return
         ;;
     esac
@@ -125,7 +126,7 @@ _colstat()
         COMPREPLY=($(compgen -W "-c --columns -d --delimiter --header \
             --no-header -b --binary -W --whitespace --null --thousands \
             --decimal --strict --count --sum --mean --std --min --max --hist \
-            -a --all --bins --range -o --format --tsv --csv --json --digits \
+            --median --quantiles --memory -a --all --bins --range -o --format --tsv --csv --json --digits \
             --layout --device -j --threads --progress --no-progress \
             --emit-state --merge -v --verbose -h --help -V --version" \
             -- "$cur"))

@@ -497,15 +497,24 @@ __global__ void commit_kernel(csv_args a)
     }
 }
 
+/* The corrections are zero where none was written (the reductions leave
+ * them so), so each column's copy is whole. */
 __global__ void keep_kernel(csv_args a)
 {
     const raw_state *st = a.st;
     ull rows = st->n_row0[0], at = st->keep_at;
     const double *src = a.col + (size_t)blockIdx.y * a.ld;
     double *dst = a.arena + (size_t)blockIdx.y * a.arena_ld + at;
+    const int *csrc = a.corr + (size_t)blockIdx.y * a.ld;
+    int *cdst = a.corr_arena
+                    ? a.corr_arena + (size_t)blockIdx.y * a.arena_ld + at
+                    : nullptr;
     for (ull i = blockIdx.x * blockDim.x + threadIdx.x; i < rows;
-         i += (ull)gridDim.x * blockDim.x)
+         i += (ull)gridDim.x * blockDim.x) {
         dst[i] = src[i];
+        if (cdst)
+            cdst[i] = csrc[i];
+    }
 }
 
 /* This chunk's counters: zero, and no first line yet. */

@@ -103,6 +103,7 @@ struct csv_args {
     hard_entry *hard; /* [HARD_CAP] */
     int keep;
     double *arena;
+    int *corr_arena; /* the rows' corrections, or NULL (no quantiles) */
     size_t arena_ld;
 };
 
@@ -114,7 +115,8 @@ size_t csv_scratch(csv_args *a, void *base);
  * st->n_row0 for the reductions (0 rows once the device stopped). */
 cudaError_t csv_chunk_launch(const csv_args *a, cudaStream_t s);
 
-/* After the reductions: copies this chunk's rows into the arena. */
+/* Before the reductions (which clear the corrections): copies this
+ * chunk's rows, and their corrections, into the arena. */
 cudaError_t raw_keep_launch(const csv_args *a, cudaStream_t s);
 
 /* Binary records: n whole records of record_size bytes into columns, i64

@@ -216,8 +216,9 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->corr = r->dcorr;
     a->corr_on = r->dcorr_on;
     a->moved_corr = r->dmoved_corr;
-    a->keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
+    a->keep = gpu_kept_on(g);
     a->arena = g->kept.arena;
+    a->corr_arena = g->kept.carena;
     a->arena_ld = g->kept.arena_ld;
     return 0;
 }
@@ -283,6 +284,8 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     a.buf = buf;
     a.n = (unsigned)n;
     CK(g, csv_chunk_launch(&a, st));
+    if (a.keep)
+        CK(g, raw_keep_launch(&a, st));
     unsigned what = g->cfg.what;
     reduce_args ra = {r->dcol,
                       r->ld,
@@ -303,24 +306,41 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     if ((what & STAT_HIST) && g->cfg.have_range)
         CK(g, hist_launch(r->dcol, r->ld, r->ld, r->ncols, g->cfg.nbins,
                           g->dscales, g->dbins, g->nsm, st, r->dstate->n_row0));
-    if ((what & STAT_HIST) && !g->cfg.have_range)
-        CK(g, raw_keep_launch(&a, st));
     return 0;
 }
 
 /* Where a binary chunk's values go: the arena, a kept piece, or the
- * chunk buffer when nothing is kept. */
+ * chunk buffer (*host: then on to the host store). *corr: where the
+ * kept rows' corrections go, or NULL. */
 int binary_target(gpu_backend *g, raw_input *r, size_t nrec, double **dst,
-                  size_t *ld, kept_piece **keep)
+                  size_t *ld, int **corr, bool *host)
 {
-    *keep = NULL;
+    kept_piece *keep = NULL;
+    *host = false;
     if (r->bin_keep) {
-        *dst = gpu_kept_span_rows(g, nrec, ld);
+        *dst = gpu_kept_span_rows(g, nrec, ld, corr);
         return 0;
     }
-    if (gpu_kept_piece(g, nrec, g->st[0], r->dcol, dst, keep))
+    if (gpu_kept_piece(g, nrec, g->st[0], r->dcol, dst, &keep, host))
         return -1;
-    *ld = *keep ? (*keep)->ld : r->ld;
+    *ld = keep ? keep->ld : r->ld;
+    *corr = keep ? keep->c : NULL;
+    return 0;
+}
+
+/* The decoded corrections (zero where none, as the reductions leave
+ * them) to where the kept rows are, before the reductions clear them. */
+int keep_binary(gpu_backend *g, raw_input *r, const double *dst, size_t ld,
+                int *corr, bool host, size_t nrec)
+{
+    cudaStream_t st = g->st[0];
+    if (corr)
+        CK(g,
+           cudaMemcpy2DAsync(corr, ld * sizeof(int), r->dcorr,
+                             r->ld * sizeof(int), nrec * sizeof(int),
+                             (size_t)r->ncols, cudaMemcpyDeviceToDevice, st));
+    if (host)
+        return gpu_kept_host_device(g, dst, ld, r->dcorr, r->ld, nrec, st);
     return 0;
 }
 
@@ -329,8 +349,9 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
     cudaStream_t st = g->st[0];
     size_t nrec = n / r->record_size, ld;
     double *dst;
-    kept_piece *keep;
-    if (binary_target(g, r, nrec, &dst, &ld, &keep))
+    int *corr;
+    bool host;
+    if (binary_target(g, r, nrec, &dst, &ld, &corr, &host))
         return -1;
     bin_args b = {reinterpret_cast<const unsigned char *>(buf),
                   nrec,
@@ -345,9 +366,8 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
                   r->ld,
                   r->dcorr_on};
     CK(g, bin_chunk_launch(&b, st));
-    if (keep && keep->h)
-        CK(g, cudaMemcpyAsync(keep->h, dst, (size_t)r->ncols * ld * 8,
-                              cudaMemcpyDeviceToHost, st));
+    if (keep_binary(g, r, dst, ld, corr, host, nrec))
+        return -1;
     unsigned what = g->cfg.what;
     reduce_args ra = {dst,
                       ld,
@@ -560,7 +580,8 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
         r->first_row = r->next_row = first_row;
         r->first_line = first_line;
         r->nsub = 0;
-        bool keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
+        r->bin_keep = false;
+        bool keep = gpu_kept_on(g);
         /* CSV: room for as many rows as the file's bytes could hold, a
            quarter of what is left for a stream; past it the device stops
            and the host goes on. Binary: the arena when the whole input

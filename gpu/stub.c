@@ -58,6 +58,24 @@ int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, cs_error *e)
     return unreachable(e);
 }
 
+int gpu_kept_all(const gpu_backend *g)
+{
+    (void)g;
+    return 0;
+}
+
+const kept *gpu_host_values(const gpu_backend *g)
+{
+    (void)g;
+    return NULL;
+}
+
+int gpu_pass(gpu_backend *g, const gpu_pass_col *cols, cs_error *e)
+{
+    (void)g, (void)cols;
+    return unreachable(e);
+}
+
 size_t gpu_raw_chunk_bytes(const gpu_backend *g)
 {
     (void)g;

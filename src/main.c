@@ -98,6 +98,8 @@ static void read_hooks(engine_hooks *h)
         h->gpu_terms = atoi(v);
     if ((v = getenv("COLSTAT_GPU_PRESENT")))
         h->gpu_presence = *v == '0' ? 1 : 2;
+    if ((v = getenv("COLSTAT_SPILL")))
+        h->spill = *v == '1';
 }
 
 static int term_width(FILE *out)
@@ -159,6 +161,14 @@ static int write_result(const options *o, const engine_result *res, cs_error *e)
         cols[k].index = res->cols[k].index;
         stats_finalize(&res->cols[k].st, &cols[k].s);
         cols[k].h = (o->run.what & STAT_HIST) ? &res->cols[k].h : NULL;
+        /* the engine's quantiles: the median first, then the list */
+        const qres *q = res->cols[k].q;
+        int median = (o->run.what & STAT_MEDIAN) != 0;
+        cols[k].median = median && q ? q : NULL;
+        cols[k].quant = q ? q + median : NULL;
+        cols[k].qf = o->run.quantiles;
+        cols[k].nquant =
+            q && (o->run.what & STAT_QUANTILES) ? o->run.nquantiles : 0;
     }
     report_style st = style_for(o);
     int bad = report_write(m, o->format, o->run.what, res->rows, cols,
@@ -229,6 +239,7 @@ static int run(options *o, cs_error *e)
     engine *eng = NULL;
     read_hooks(&o->run.hooks);
     m.progress_tty = isatty(STDERR_FILENO);
+    o->run.tmpdir = getenv("TMPDIR");
     o->run.progress = o->progress < 0 ? m.progress_tty : o->progress;
     int rc = engine_run(&o->run, &sink, &eng, &res, e);
     if (rc == CS_OK)

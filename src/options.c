@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -31,6 +32,9 @@ enum {
     OPT_DECIMAL,
     OPT_DIGITS,
     OPT_LAYOUT,
+    OPT_MEDIAN,
+    OPT_QUANTILES,
+    OPT_MEMORY,
     OPT_EMIT_STATE,
     OPT_MERGE,
 };
@@ -51,6 +55,9 @@ static const struct option long_opts[] = {
     {"min", no_argument, NULL, OPT_MIN},
     {"max", no_argument, NULL, OPT_MAX},
     {"hist", no_argument, NULL, OPT_HIST},
+    {"median", no_argument, NULL, OPT_MEDIAN},
+    {"quantiles", required_argument, NULL, OPT_QUANTILES},
+    {"memory", required_argument, NULL, OPT_MEMORY},
     {"all", no_argument, NULL, 'a'},
     {"bins", required_argument, NULL, OPT_BINS},
     {"range", required_argument, NULL, OPT_RANGE},
@@ -298,9 +305,11 @@ static int flag_option(options *o, int c, unsigned *what)
         int c;
         unsigned bit;
     } stat_flags[] = {
-        {OPT_COUNT, STAT_COUNT}, {OPT_SUM, STAT_SUM}, {OPT_MEAN, STAT_MEAN},
-        {OPT_STD, STAT_STD},     {OPT_MIN, STAT_MIN}, {OPT_MAX, STAT_MAX},
-        {OPT_HIST, STAT_HIST},   {'a', STAT_ALL},
+        {OPT_COUNT, STAT_COUNT}, {OPT_SUM, STAT_SUM},
+        {OPT_MEAN, STAT_MEAN},   {OPT_STD, STAT_STD},
+        {OPT_MIN, STAT_MIN},     {OPT_MAX, STAT_MAX},
+        {OPT_HIST, STAT_HIST},   {OPT_MEDIAN, STAT_MEDIAN},
+        {'a', STAT_ALL},
     };
     for (size_t i = 0; i < sizeof stat_flags / sizeof stat_flags[0]; i++)
         if (stat_flags[i].c == c) {
@@ -352,10 +361,56 @@ static int flag_option(options *o, int c, unsigned *what)
     }
 }
 
+/* --quantiles LIST: exact decimals in [0, 1] (src/stats/quantile.h). */
+static int opt_quantiles(options *o, const char *arg, unsigned *what,
+                         cs_error *e)
+{
+    qlist l;
+    if (qlist_parse(arg, &l, e) != CS_OK)
+        return e->status;
+    qlist_free(&o->quantiles);
+    o->quantiles = l;
+    o->run.quantiles = l.q;
+    o->run.nquantiles = l.n;
+    *what |= STAT_QUANTILES;
+    return CS_OK;
+}
+
+/* --memory SIZE: bytes, or a number with k, M, G or T (powers of 1024). */
+static int opt_memory(options *o, const char *arg, cs_error *e)
+{
+    static const char units[] = "kMGT";
+    char *end = NULL;
+    double v = -1;
+    errno = 0;
+    if (isdigit((unsigned char)arg[0]))
+        v = strtod(arg, &end);
+    if (v >= 0 && *end) {
+        const char *u = strchr(units, *end == 'K' ? 'k' : *end);
+        if (u) {
+            v = ldexp(v, 10 * (int)(u - units + 1));
+            end++;
+        }
+    }
+    if (!(v >= 0) || *end || errno || v > 0x1p62)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--memory: '%s' is not a size (bytes, or a number "
+                       "with k, M, G or T: 256M)",
+                       arg);
+    o->run.memory_set = 1;
+    o->run.memory = (size_t)v;
+    return CS_OK;
+}
+
 /* Options that take an argument. */
-static int value_option(options *o, int c, const char *arg, cs_error *e)
+static int value_option(options *o, int c, const char *arg, unsigned *what,
+                        cs_error *e)
 {
     switch (c) {
+    case OPT_QUANTILES:
+        return opt_quantiles(o, arg, what, e);
+    case OPT_MEMORY:
+        return opt_memory(o, arg, e);
     case 'c':
         o->run.columns = arg;
         return CS_OK;
@@ -450,7 +505,7 @@ static int text_options(options *o, cs_error *e)
 }
 
 /* A state holds what merges exactly from bounded parts: a histogram needs
- * fixed edges to be merged. */
+ * fixed edges to be merged, and quantiles the values themselves. */
 static int check_state_options(const options *o, cs_error *e)
 {
     if (o->emit_state && o->merge)
@@ -461,6 +516,11 @@ static int check_state_options(const options *o, cs_error *e)
                        "--emit-state: a histogram's edges need the whole "
                        "input; give --range LO:HI, or run the parts as one "
                        "with --mpi");
+    if (o->emit_state && (o->run.what & (STAT_MEDIAN | STAT_QUANTILES)))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--emit-state: quantiles need every value of the "
+                       "whole input (--all includes the median); run the "
+                       "parts as one with --mpi");
     return CS_OK;
 }
 
@@ -477,7 +537,7 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
             return bad_option(c, argv[optind - 1], e);
         if (flag_option(o, c, &what))
             continue;
-        if (value_option(o, c, optarg, e) != CS_OK)
+        if (value_option(o, c, optarg, &what, e) != CS_OK)
             return e->status;
     }
     if (what)
@@ -491,6 +551,9 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
 
 void options_free(options *o)
 {
+    qlist_free(&o->quantiles);
+    o->run.quantiles = NULL;
+    o->run.nquantiles = 0;
     if (o->run.files != stdin_name)
         free((void *)o->run.files);
     o->run.files = NULL;
@@ -538,7 +601,13 @@ void options_usage(FILE *f)
         "      --count --sum --mean --std --min --max --hist\n"
         "                         print these; any of them replaces the "
         "default\n"
-        "  -a, --all              every statistic, histogram included\n"
+        "      --median           the median (the 0.5 quantile)\n"
+        "      --quantiles LIST   quantiles, comma-separated decimals in [0, "
+        "1]:\n"
+        "                         0.9,0.99,0.999 (exact; R type 7, numpy "
+        "linear)\n"
+        "  -a, --all              every statistic, histogram and median "
+        "included\n"
         "      --bins N           histogram bins, 1 to 1048576 (default "
         "256)\n"
         "      --range LO:HI      fixed histogram edges (default: the "
@@ -561,6 +630,10 @@ void options_usage(FILE *f)
         "\n"
         "Execution:\n"
         "      --device DEV       auto (default), cpu or gpu\n"
+        "      --memory SIZE      memory for values kept for quantiles "
+        "and\n"
+        "                         histograms: 256M, 2G (default: a quarter "
+        "of RAM)\n"
         "  -j, --threads N        CPU worker threads, 1 to 1024 (default: "
         "all cores)\n"
         "      --progress, --no-progress   progress on stderr (default: "

@@ -5,12 +5,14 @@
 #include "io/error.h"
 #include "src/engine/engine.h"
 #include "src/report/report.h"
+#include "src/stats/quantile.h"
 
 typedef enum opt_action { ACT_RUN, ACT_HELP, ACT_VERSION } opt_action;
 
 typedef struct options {
     opt_action action;
     engine_config run; /* what the engine does; argv must outlive it */
+    qlist quantiles;   /* --quantiles; run.quantiles points into it */
     out_format format;
     int progress; /* 1, 0, -1: when stderr is a terminal */
 

@@ -10,6 +10,7 @@
 
 #include "io/error.h"
 #include "io/parse_number.h"
+#include "src/stats/quantile.h"
 #include "src/stats/stats.h"
 
 typedef enum engine_device {
@@ -28,16 +29,22 @@ typedef struct engine_hooks {
     size_t gpu_keep_bytes; /*   device bytes for kept values */
     int gpu_terms;         /* COLSTAT_GPU_TERMS */
     int gpu_presence;      /* COLSTAT_GPU_PRESENT: 1 absent, 2 present */
+    int spill;             /* COLSTAT_SPILL=1: files spill as streams do */
 } engine_hooks;
 
 typedef struct engine_config {
     const char *const *files; /* "-" is standard input */
     int nfiles;
-    const char *columns; /* -c LIST, NULL for the default */
-    char delim;          /* 0: detect */
-    int header;          /* 1, 0, -1 detect */
-    const char *binary;  /* -b SPEC, NULL for CSV */
-    unsigned what;       /* STAT_* bits */
+    const char *columns;    /* -c LIST, NULL for the default */
+    char delim;             /* 0: detect */
+    int header;             /* 1, 0, -1 detect */
+    const char *binary;     /* -b SPEC, NULL for CSV */
+    unsigned what;          /* STAT_* bits */
+    const qfrac *quantiles; /* with STAT_QUANTILES: the list, in order */
+    size_t nquantiles;
+    int memory_set;     /* --memory given: */
+    size_t memory;      /*   bytes of values kept in memory at most */
+    const char *tmpdir; /* where values past memory spill (NULL: /tmp) */
     int nbins;
     int have_range;
     double range_lo, range_hi;
@@ -72,14 +79,21 @@ typedef struct engine_column {
     char *name;
     int index; /* 1-based field of the input */
     col_stats st;
-    hist h; /* with STAT_HIST; bins NULL otherwise */
+    hist h;  /* with STAT_HIST; bins NULL otherwise */
+    qres *q; /* engine_result.nq quantiles, or NULL */
 } engine_column;
 
 typedef struct engine_result {
     uint64_t rows;
     int ncols;
     engine_column *cols;
+    size_t nq; /* quantiles per column: the median first (STAT_MEDIAN),
+                  then cfg->quantiles (STAT_QUANTILES) */
 } engine_result;
+
+/* The memory for kept values without --memory: a quarter of the
+ * machine's. */
+size_t engine_default_memory(void);
 
 typedef struct engine engine;
 

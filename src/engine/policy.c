@@ -23,7 +23,7 @@
 
 static int keeps_values(const policy_params *p)
 {
-    return (p->what & STAT_HIST) && !p->have_range;
+    return stats_need_values(p->what, p->have_range);
 }
 
 static double cpu_rate(const policy_params *p)

@@ -125,6 +125,37 @@ static void extremum(json_obj *o, const char *name, const col_summary *s,
             (unsigned long long)(is_max ? s->max_row : s->min_row));
 }
 
+static void quantile(FILE *f, const col_summary *s, const qres *q)
+{
+    char buf[64];
+    int kind = report_quantile_text(buf, sizeof buf, s, q);
+    if (kind == 0)
+        fputs("null", f);
+    else
+        fprintf(f, kind == 1 ? "%s" : "\"%s\"", buf);
+}
+
+/* "median": v, "quantiles": {"0.9": v, ...}: keys are the shortest
+ * decimals of the quantiles. */
+static void quantiles(json_obj *o, unsigned what, const report_col *c)
+{
+    if (what & STAT_MEDIAN) {
+        key(o, "median");
+        quantile(o->f, &c->s, c->median);
+    }
+    if (!(what & STAT_QUANTILES))
+        return;
+    key(o, "quantiles");
+    putc('{', o->f);
+    for (size_t i = 0; i < c->nquant; i++) {
+        char q[QLIST_TEXT_MAX];
+        qlist_text(c->qf[i], q, sizeof q);
+        fprintf(o->f, i ? ", \"%s\": " : "\"%s\": ", q);
+        quantile(o->f, &c->s, &c->quant[i]);
+    }
+    putc('}', o->f);
+}
+
 static void hist_object(json_obj *o, const hist *h)
 {
     key(o, "hist");
@@ -190,6 +221,8 @@ static void column(FILE *f, unsigned what, const report_col *c, int digits)
         extremum(&o, "min", s, 0);
     if (what & STAT_MAX)
         extremum(&o, "max", s, 1);
+    o.new_line = 1;
+    quantiles(&o, what, c);
     o.new_line = 1;
     if (report_has_hist(what, c))
         hist_object(&o, c->h);

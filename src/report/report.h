@@ -2,14 +2,16 @@
  * bars), or TSV, CSV or JSON for programs. Numbers print in the shortest
  * form that reads back to the same double, or rounded to a number of
  * significant digits; the sum, min and max of an integer column
- * (col_summary.is_int) print as exact integers. The JSON document follows
- * DESIGN.md's contract. */
+ * (col_summary.is_int) print as exact integers, and so do its quantiles
+ * when they are integers. The JSON document follows DESIGN.md's
+ * contract. */
 #ifndef COLSTAT_SRC_REPORT_H
 #define COLSTAT_SRC_REPORT_H
 
 #include <stdint.h>
 #include <stdio.h>
 
+#include "src/stats/quantile.h"
 #include "src/stats/stats.h"
 
 typedef enum out_format { FMT_TABLE, FMT_TSV, FMT_CSV, FMT_JSON } out_format;
@@ -32,6 +34,13 @@ typedef struct report_col {
     int index; /* 1-based position in the input */
     col_summary s;
     const hist *h; /* NULL unless STAT_HIST */
+    /* quantiles (src/stats/quantile.h): the median with STAT_MEDIAN, and
+       with STAT_QUANTILES nquant of them, of the quantiles qf (the same
+       list in every column) */
+    const qres *median;
+    const qres *quant;
+    const qfrac *qf;
+    size_t nquant;
 } report_col;
 
 /* Returns 0, or -1 when writing failed (errno set). */

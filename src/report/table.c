@@ -6,6 +6,7 @@
  * such fields. Widths are terminal columns (report_text_width). With
  * STAT_HIST each histogram follows, drawn as bars (see bars.c). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "writers.h"
@@ -21,15 +22,17 @@ enum field {
     F_MIN_ROW,
     F_MAX,
     F_MAX_ROW,
+    F_MEDIAN,
     F_MISSING,
     F_INVALID,
     F_NAN,
-    F_NFIELDS
+    F_NFIELDS,
+    F_QUANT = F_NFIELDS /* F_QUANT + i: quantile i of the list */
 };
 
 static const char *const titles[F_NFIELDS] = {
-    "#",       "column", "count",   "sum",     "mean",    "std", "min",
-    "min_row", "max",    "max_row", "missing", "invalid", "nan",
+    "#",       "column", "count",   "sum",    "mean",    "std",     "min",
+    "min_row", "max",    "max_row", "median", "missing", "invalid", "nan",
 };
 
 /* A name is cut to NAME_MAX_COLS terminal columns; a cell holds it in
@@ -89,11 +92,20 @@ static void num_cell(char *buf, double v, int exists, int digits)
         snprintf(buf, CELL, "-");
 }
 
-static void cell(char *buf, enum field k, const report_col *c,
-                 const report_style *st)
+static void quantile_cell(char *buf, const col_summary *s, const qres *q)
+{
+    if (!report_quantile_text(buf, CELL, s, q))
+        snprintf(buf, CELL, "-");
+}
+
+static void cell(char *buf, int k, const report_col *c, const report_style *st)
 {
     const col_summary *s = &c->s;
     int ext = report_has_extrema(s), dg = st->digits;
+    if (k >= F_QUANT) {
+        quantile_cell(buf, s, &c->quant[k - F_QUANT]);
+        return;
+    }
     switch (k) {
     case F_INDEX:
         snprintf(buf, CELL, "%d", c->index);
@@ -125,6 +137,9 @@ static void cell(char *buf, enum field k, const report_col *c,
     case F_MAX_ROW:
         ext ? u64_cell(buf, s->max_row) : num_cell(buf, 0, 0, dg);
         break;
+    case F_MEDIAN:
+        quantile_cell(buf, s, c->median);
+        break;
     case F_MISSING:
         u64_cell(buf, s->missing);
         break;
@@ -137,8 +152,22 @@ static void cell(char *buf, enum field k, const report_col *c,
     }
 }
 
-/* Which fields the table has. */
-static int choose_fields(enum field *out, unsigned what, const report_col *cols,
+static void title(char *buf, int k, const report_col *cols)
+{
+    if (k >= F_QUANT)
+        report_quantile_name(buf, CELL, cols, (size_t)(k - F_QUANT));
+    else
+        snprintf(buf, CELL, "%s", titles[k]);
+}
+
+/* Quantiles of the list in each column (none without a column). */
+static size_t nquant(unsigned what, const report_col *cols, int ncols)
+{
+    return (what & STAT_QUANTILES) && ncols ? cols[0].nquant : 0;
+}
+
+/* Which fields the table has: the list's quantiles follow the median. */
+static int choose_fields(int *out, unsigned what, const report_col *cols,
                          int ncols)
 {
     uint64_t missing = 0, invalid = 0, nan = 0;
@@ -161,14 +190,19 @@ static int choose_fields(enum field *out, unsigned what, const report_col *cols,
         {F_MIN_ROW, (what & STAT_MIN) != 0},
         {F_MAX, (what & STAT_MAX) != 0},
         {F_MAX_ROW, (what & STAT_MAX) != 0},
+        {F_MEDIAN, (what & STAT_MEDIAN) != 0},
         {F_MISSING, missing != 0},
         {F_INVALID, invalid != 0},
         {F_NAN, nan != 0},
     };
     int n = 0;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         if (all[i].on)
             out[n++] = all[i].k;
+        for (size_t q = 0;
+             all[i].k == F_MEDIAN && q < nquant(what, cols, ncols); q++)
+            out[n++] = F_QUANT + (int)q;
+    }
     return n;
 }
 
@@ -178,16 +212,18 @@ static void pad(FILE *f, int n)
         putc(' ', f);
 }
 
-/* One line; c is NULL for the header. */
-static void line(FILE *f, const enum field *fields, const int *widths, int nf,
-                 const report_col *c, const report_style *st)
+/* One line; c is NULL for the header (whose quantiles' titles come from
+ * cols). */
+static void line(FILE *f, const int *fields, const int *widths, int nf,
+                 const report_col *c, const report_col *cols,
+                 const report_style *st)
 {
     char buf[CELL];
     for (int j = 0; j < nf; j++) {
         if (c)
             cell(buf, fields[j], c, st);
         else
-            snprintf(buf, CELL, "%s", titles[fields[j]]);
+            title(buf, fields[j], cols);
         int gap = widths[j] - display_width(buf);
         if (j)
             fputs("  ", f);
@@ -204,13 +240,14 @@ static void line(FILE *f, const enum field *fields, const int *widths, int nf,
 }
 
 /* The wide table's column widths into widths; returns its line width. */
-static int wide_width(const enum field *fields, int *widths, int nf,
+static int wide_width(const int *fields, int *widths, int nf,
                       const report_col *cols, int ncols, const report_style *st)
 {
     char buf[CELL];
     int total = 0;
     for (int j = 0; j < nf; j++) {
-        widths[j] = display_width(titles[fields[j]]);
+        title(buf, fields[j], cols);
+        widths[j] = display_width(buf);
         for (int i = 0; i < ncols; i++) {
             cell(buf, fields[j], &cols[i], st);
             int w = display_width(buf);
@@ -222,28 +259,32 @@ static int wide_width(const enum field *fields, int *widths, int nf,
 }
 
 /* In a block the index is a statistic like the others: named. */
-static const char *long_title(enum field k)
+static void long_title(char *buf, int k, const report_col *cols)
 {
-    return k == F_INDEX ? "index" : titles[k];
+    if (k == F_INDEX)
+        snprintf(buf, CELL, "index");
+    else
+        title(buf, k, cols);
 }
 
 /* A block per column: the titles left, padded to the longest, then the
  * values; a blank line between blocks. */
-static void long_blocks(FILE *f, const enum field *fields, int nf,
+static void long_blocks(FILE *f, const int *fields, int nf,
                         const report_col *cols, int ncols,
                         const report_style *st)
 {
-    char buf[CELL];
+    char buf[CELL], t[CELL];
     int kw = 0;
     for (int j = 0; j < nf; j++) {
-        int w = display_width(long_title(fields[j]));
+        long_title(t, fields[j], cols);
+        int w = display_width(t);
         kw = w > kw ? w : kw;
     }
     for (int i = 0; i < ncols; i++) {
         if (i)
             putc('\n', f);
         for (int j = 0; j < nf; j++) {
-            const char *t = long_title(fields[j]);
+            long_title(t, fields[j], cols);
             cell(buf, fields[j], &cols[i], st);
             fputs(t, f);
             pad(f, kw - display_width(t) + 2);
@@ -252,23 +293,32 @@ static void long_blocks(FILE *f, const enum field *fields, int nf,
     }
 }
 
-void report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
-                  const report_style *st)
+int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
+                 const report_style *st)
 {
-    enum field fields[F_NFIELDS];
-    int widths[F_NFIELDS];
+    size_t most = F_NFIELDS + nquant(what, cols, ncols);
+    int *fields = malloc(most * sizeof *fields);
+    int *widths = malloc(most * sizeof *widths);
+    if (!fields || !widths) {
+        free(fields);
+        free(widths);
+        return -1;
+    }
     int nf = choose_fields(fields, what, cols, ncols);
     int total = wide_width(fields, widths, nf, cols, ncols, st);
     int wide = st->layout == LAYOUT_WIDE ||
                (st->layout == LAYOUT_AUTO && (!st->tty || total <= st->width));
     if (wide) {
-        line(f, fields, widths, nf, NULL, st);
+        line(f, fields, widths, nf, NULL, cols, st);
         for (int i = 0; i < ncols; i++)
-            line(f, fields, widths, nf, &cols[i], st);
+            line(f, fields, widths, nf, &cols[i], cols, st);
     } else {
         long_blocks(f, fields, nf, cols, ncols, st);
     }
+    free(fields);
+    free(widths);
     for (int i = 0; i < ncols; i++)
         if (report_has_hist(what, &cols[i]))
             report_bars(f, &cols[i], st);
+    return 0;
 }

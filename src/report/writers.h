@@ -10,8 +10,8 @@ void report_json(FILE *f, unsigned what, uint64_t rows, const report_col *cols,
                  int ncols, int digits);
 void report_delim(FILE *f, char sep, unsigned what, const report_col *cols,
                   int ncols, int digits);
-void report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
-                  const report_style *st);
+int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
+                 const report_style *st); /* -1: out of memory */
 
 /* One column's histogram as horizontal bars within st->width terminal
  * columns. */
@@ -27,6 +27,15 @@ int report_has_extrema(const col_summary *s);
 void report_sum_text(char *buf, size_t len, const col_summary *s, int digits);
 void report_min_text(char *buf, size_t len, const col_summary *s, int digits);
 void report_max_text(char *buf, size_t len, const col_summary *s, int digits);
+
+/* A quantile as text: 0 when it does not exist (no value; -inf and +inf
+ * both weighted), 1 for a number (exact integer digits in an integer
+ * column when it is one), 2 for inf or -inf (a JSON string). */
+int report_quantile_text(char *buf, size_t len, const col_summary *s,
+                         const qres *q);
+
+/* The heading of quantile i: "q0.99". */
+void report_quantile_name(char *buf, size_t len, const report_col *c, size_t i);
 
 /* The histogram applies when asked for and present. */
 int report_has_hist(unsigned what, const report_col *c);

@@ -19,9 +19,19 @@ enum {
     STAT_MIN = 1u << 4,
     STAT_MAX = 1u << 5,
     STAT_HIST = 1u << 6,
+    STAT_MEDIAN = 1u << 7,    /* the 0.5 quantile */
+    STAT_QUANTILES = 1u << 8, /* the quantiles of a list (quantile.h) */
     STAT_DEFAULT = STAT_COUNT | STAT_SUM | STAT_MEAN | STAT_MIN | STAT_MAX,
-    STAT_ALL = STAT_DEFAULT | STAT_STD | STAT_HIST,
+    STAT_ALL = STAT_DEFAULT | STAT_STD | STAT_HIST | STAT_MEDIAN,
 };
+
+/* Whether the statistics need every value once the input ended:
+ * quantiles, and histograms whose edges are the final min and max. */
+static inline int stats_need_values(unsigned what, int have_range)
+{
+    return (what & (STAT_MEDIAN | STAT_QUANTILES)) ||
+           ((what & STAT_HIST) && !have_range);
+}
 
 /* A value is a double d plus an integer correction r (io/chunk.h, after
  * io/parse_number.h's parse_number_corr): an integer v with |v| <= 2^64 is

@@ -144,7 +144,7 @@ def check_json(suite, tag, out, nrows, names, refs, what, hist_opts=(256, None))
     return check_doc(suite, tag, out, nrows, want, what, hist_opts)
 
 
-ALL = {"count", "sum", "mean", "std", "min", "max", "hist"}
+ALL = {"count", "sum", "mean", "std", "min", "max", "hist", "median"}
 
 # ----------------------------------------------------------------- --null
 

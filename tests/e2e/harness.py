@@ -274,6 +274,41 @@ class ColRef:
                 else min(finite) + 0.0
             self.edge_hi = self.max_d if math.isfinite(self.max_d) \
                 else max(finite) + 0.0
+        self._sorted = None
+
+    def quantile(self, q):
+        """R's type 7 of the values at q (a Fraction in [0, 1]), exactly:
+        x_k + (h - floor h)(x_k+1 - x_k) with h = (n - 1) q, x_k itself
+        when h is an integer. Returns None (no value, or -inf and +inf both
+        weighted), an int (an integer column's exact integer result, when
+        it and the order statistics used are inside (-2^64, 2^64), as
+        quantile.h's qres.is_int) or a float (rounded once; an infinity weighted above
+        0 wins)."""
+        if self._sorted is None:  # -0.0 before +0.0, as colstat's keys
+            self._sorted = sorted(k for _, k in self.int_vals) if self.all_int \
+                else sorted((v for _, v in self.vals),
+                            key=lambda v: (v, math.copysign(1, v)))
+        x, n = self._sorted, len(self._sorted)
+        if n == 0:
+            return None
+        h = (n - 1) * Fraction(q)
+        k = math.floor(h)
+        f = h - k
+        a = x[k]
+        b = x[k + 1] if f else a
+        if not f or (a == b and str(a) == str(b)):  # -0.0 and 0.0 differ
+            exact = a
+        elif isinstance(a, float) and (math.isinf(a) or math.isinf(b)):
+            if math.isinf(a) and math.isinf(b):
+                return None  # -inf and +inf both weighted
+            return a if math.isinf(a) else b
+        else:
+            exact = Fraction(a) + f * (Fraction(b) - Fraction(a))
+        if self.all_int:
+            e = Fraction(exact)
+            if e.denominator == 1 and max(abs(e), abs(a), abs(b)) < INT_LIMIT:
+                return int(e)
+        return exact if isinstance(exact, float) else to_float(Fraction(exact))
 
     def hist_bounds(self, nbins, lo, hi):
         """Per bin (underflow, bins..., overflow): the counts under exact
@@ -581,7 +616,15 @@ def compare_column(suite, tag, jc, ref, name, index, what, hist_opts):
     chk(jc.get("index") == index, "index", jc.get("index"), index)
     for k in ("missing", "invalid", "nan"):
         chk(jc.get(k) == getattr(ref, k), k, jc.get(k), getattr(ref, k))
-    for k in ("count", "sum", "mean", "std", "min", "max", "hist"):
+    for k in ("count", "sum", "mean", "std", "min", "max", "hist", "median",
+              "quantiles"):
+        if k == "quantiles":
+            qs = quantiles_asked(what)
+            if qs is None:
+                chk(k not in jc, f"key {k} absent (not asked)", list(jc), "absent")
+            elif chk(k in jc, f"key {k} present", list(jc), k):
+                compare_quantiles(chk, jc[k], ref, qs)
+            continue
         if k not in what:
             chk(k not in jc, f"key {k} absent (not asked)", list(jc), "absent")
             continue
@@ -629,8 +672,53 @@ def compare_column(suite, tag, jc, ref, name, index, what, hist_opts):
                         {"value": want[0], "row": want[1]})
             elif k == "hist":
                 compare_hist(chk, got, ref, hist_opts)
+            elif k == "median":
+                same_quantile(chk, "median", got, ref.quantile(Fraction(1, 2)))
         except (ValueError, TypeError, AttributeError) as e:
             chk(False, k + " (malformed)", got, str(e))
+
+
+def quantiles_asked(what):
+    """The --quantiles list in a what set: an item ("quantiles", "0.9",
+    ...), the texts as given; None when not asked."""
+    for w in what:
+        if isinstance(w, tuple) and w and w[0] == "quantiles":
+            return list(w[1:])
+    return None
+
+
+def quantile_key(text):
+    """The JSON key of a quantile: its shortest decimal ("0.50" -> "0.5",
+    "1.0" -> "1", ".25" -> "0.25")."""
+    q = Fraction(text.strip())
+    if q == 0 or q == 1:
+        return str(int(q))
+    d = str(q.numerator * 10**40 // q.denominator).rjust(41, "0")
+    return "0." + d[1:].rstrip("0")
+
+
+def same_quantile(chk, field, got, want):
+    if want is None:
+        chk(got is None, field, got, None)
+    elif isinstance(want, int):  # the exact integer, as a JSON integer
+        chk(isinstance(got, int) and not isinstance(got, bool) and got == want,
+            field, got, want)
+    else:
+        g = jnum(got)
+        chk(g is not None and same_float(g, want) and
+            (want != 0 or math.copysign(1, g) == math.copysign(1, want) or
+             isinstance(got, int)), field, got, want)
+
+
+def compare_quantiles(chk, got, ref, qs):
+    keys = [quantile_key(t) for t in qs]
+    uniq = list(dict.fromkeys(keys))  # a repeated quantile is kept once
+    if not chk(isinstance(got, dict) and list(got) == uniq, "quantiles keys",
+               list(got) if isinstance(got, dict) else got, uniq):
+        return
+    for t, key in zip(qs, keys):
+        same_quantile(chk, f"quantile {key}", got[key],
+                      ref.quantile(Fraction(t.strip())))
 
 
 def compare_hist(chk, got, ref, hist_opts):
@@ -660,7 +748,7 @@ def compare_hist(chk, got, ref, hist_opts):
 
 # ------------------------------------------------------------------ tests
 
-STAT_FLAGS = ["count", "sum", "mean", "std", "min", "max", "hist"]
+STAT_FLAGS = ["count", "sum", "mean", "std", "min", "max", "hist", "median"]
 DEFAULT_STATS = {"count", "sum", "mean", "min", "max"}
 
 

@@ -252,9 +252,14 @@ static void fake_close(backend *b)
 }
 
 static const backend_ops fake_ops = {
-    fake_part_new, fake_part_reset, fake_part_free, fake_chunk_done,
-    NULL,          fake_retire,     NULL,           fake_finish,
-    fake_describe, fake_close,
+    .part_new = fake_part_new,
+    .part_reset = fake_part_reset,
+    .part_free = fake_part_free,
+    .chunk_done = fake_chunk_done,
+    .retire = fake_retire,
+    .finish = fake_finish,
+    .describe = fake_describe,
+    .close = fake_close,
 };
 
 /* The device: keeps every byte; at end, "parses" the records that end

@@ -190,9 +190,14 @@ END_TEST
 
 enum { MAXCOLS = 6, NAME = 128 };
 
+enum { MAXQ = 4 };
+
 typedef struct sample {
     report_col cols[MAXCOLS];
     hist hists[MAXCOLS];
+    qres med[MAXCOLS], qs[MAXCOLS][MAXQ];
+    qfrac qf[MAXQ];
+    size_t nq;
     char names[MAXCOLS][NAME];
     char expect_utf8[MAXCOLS][NAME * 2]; /* name as JSON must carry it */
     int ncols;
@@ -293,18 +298,52 @@ static void random_summary(col_summary *s)
     }
 }
 
+/* A quantile: none, a double (any, NaN printing null), or in an integer
+ * column sometimes an exact integer. */
+static void random_qres(qres *q, const col_summary *s)
+{
+    memset(q, 0, sizeof *q);
+    q->has_value = s->count && rand() % 5;
+    q->value = random_value();
+    if (s->is_int && rand() % 2) {
+        int64_t v = (int64_t)(rand64() >> (2 + rand() % 60));
+        v = rand() % 2 ? -v : v;
+        q->is_int = 1;
+        q->exact.d = (double)v;
+        q->exact.r = (int32_t)(v - (int64_t)q->exact.d);
+        q->value = q->exact.d;
+    }
+}
+
+static void random_quantiles(sample *x, int i)
+{
+    report_col *c = &x->cols[i];
+    random_qres(&x->med[i], &c->s);
+    for (size_t k = 0; k < x->nq; k++)
+        random_qres(&x->qs[i][k], &c->s);
+    c->median = (x->what & STAT_MEDIAN) ? &x->med[i] : NULL;
+    c->quant = x->qs[i];
+    c->qf = x->qf;
+    c->nquant = (x->what & STAT_QUANTILES) ? x->nq : 0;
+}
+
 static void random_sample(sample *x)
 {
     memset(x, 0, sizeof *x);
     x->ncols = rand() % (MAXCOLS + 1);
-    x->what = (unsigned)rand() & STAT_ALL;
+    x->what = (unsigned)rand() & (STAT_ALL | STAT_QUANTILES);
     x->rows = rand64() >> 10;
+    x->nq = (x->what & STAT_QUANTILES) ? 1 + (size_t)(rand() % MAXQ) : 0;
+    for (size_t k = 0; k < x->nq; k++) /* distinct: 0, 0.k1, 0.k2 ... */
+        x->qf[k] =
+            (qfrac){k ? 10 * k + 1 + (uint64_t)(rand() % 9) : 0, k ? 2 : 0};
     for (int i = 0; i < x->ncols; i++) {
         report_col *c = &x->cols[i];
         random_name(x->names[i], x->expect_utf8[i]);
         c->name = x->names[i];
         c->index = 1 + rand() % 1000;
         random_summary(&c->s);
+        random_quantiles(x, i);
         if (x->what & STAT_HIST) {
             double lo = c->s.count ? -fabs(random_double()) : NAN;
             double hi = c->s.count ? fabs(random_double()) + 1 : NAN;
@@ -371,6 +410,9 @@ static const char py_script[] =
     "    if k in('min','max') and x is not None:\n"
     "      assert sorted(x)==['row','value']\n"
     "      o.append('%s=%s@%s'%(k,v(x['value']),v(x['row'])))\n"
+    "    elif k=='quantiles':\n"
+    "      o.append('quantiles='+' '.join('%s:%s'%(q,v(y)) for q,y in "
+    "x.items()))\n"
     "    elif k=='hist':\n"
     "      assert sorted(x)==['bins','hi','lo','overflow','underflow']\n"
     "      o.append('hist=%s,%s,%s,%s,%s'%(v(x['lo']),v(x['hi']),"
@@ -462,8 +504,18 @@ static void expect_hist(buf *b, const hist *h)
         put(b, i ? " i:%llu" : "i:%llu", (unsigned long long)h->bins[i]);
 }
 
-/* Keys in sorted order: count hist invalid max mean min missing nan std
- * sum. */
+/* A quantile as Python reads it. */
+static void expect_quantile(buf *b, const col_summary *s, const qres *q)
+{
+    if (q->has_value && s->is_int && q->is_int) {
+        put(b, "i:%lld", (long long)((int64_t)q->exact.d + q->exact.r));
+        return;
+    }
+    expect_double(b, q->value, q->has_value && !isnan(q->value));
+}
+
+/* Keys in sorted order: count hist invalid max mean median min missing nan
+ * quantiles std sum. */
 static void expect_column(buf *b, unsigned what, const report_col *c,
                           const char *utf8)
 {
@@ -482,10 +534,23 @@ static void expect_column(buf *b, unsigned what, const report_col *c,
         put(b, "\tmean=");
         expect_double(b, s->mean, s->count > 0);
     }
+    if (what & STAT_MEDIAN) {
+        put(b, "\tmedian=");
+        expect_quantile(b, s, c->median);
+    }
     if (what & STAT_MIN)
         expect_extremum(b, "min", s, 0);
     expect_u64(b, "missing", s->missing);
     expect_u64(b, "nan", s->nan);
+    if (what & STAT_QUANTILES) {
+        put(b, "\tquantiles=");
+        for (size_t k = 0; k < c->nquant; k++) {
+            char q[QLIST_TEXT_MAX];
+            qlist_text(c->qf[k], q, sizeof q);
+            put(b, k ? " %s:" : "%s:", q);
+            expect_quantile(b, s, &c->quant[k]);
+        }
+    }
     if (what & STAT_STD) {
         put(b, "\tstd=");
         expect_double(b, s->std, s->count > 1);
@@ -575,7 +640,7 @@ START_TEST(json_fixed)
 {
     uint64_t bins[2] = {3901, 3877};
     hist h = {2, 0.01, 9.99, 0, 0, bins};
-    report_col c = {"pr\"ice\x01", 2, {0}, &h};
+    report_col c = {"pr\"ice\x01", 2, {0}, &h, NULL, NULL, NULL, 0};
     c.s.count = 999000;
     c.s.missing = 1000;
     c.s.sum = 4995012.75;
@@ -585,10 +650,18 @@ START_TEST(json_fixed)
     c.s.min_row = 17;
     c.s.max = 9.99;
     c.s.max_row = 4242;
+    qres med = {1, 5.0, 0, {5.0, 0}};
+    qres qs[3] = {
+        {1, 8.99, 0, {0, 0}}, {1, INFINITY, 0, {0, 0}}, {0, 0, 0, {0, 0}}};
+    qfrac qf[3] = {{9, 1}, {99, 2}, {1, 0}};
+    c.median = &med;
+    c.quant = qs;
+    c.qf = qf;
+    c.nquant = 3;
     sample x = {0};
     x.cols[0] = c;
     x.ncols = 1;
-    x.what = STAT_ALL;
+    x.what = STAT_ALL | STAT_QUANTILES;
     x.rows = 1000000;
     char *text = render(&x, FMT_JSON, 80);
     const char *want =
@@ -603,6 +676,8 @@ START_TEST(json_fixed)
         "\"std\": \"inf\",\n"
         "      \"min\": {\"value\": 0.01, \"row\": 17}, \"max\": {\"value\": "
         "9.99, \"row\": 4242},\n"
+        "      \"median\": 5, \"quantiles\": {\"0.9\": 8.99, \"0.99\": "
+        "\"inf\", \"1\": null},\n"
         "      \"hist\": {\"lo\": 0.01, \"hi\": 9.99, \"bins\": [3901, 3877], "
         "\"underflow\": 0, \"overflow\": 0}\n"
         "    }\n"
@@ -624,7 +699,8 @@ static int expected_fields(unsigned what)
     int n = 5; /* column index missing invalid nan */
     n += !!(what & STAT_COUNT) + !!(what & STAT_SUM) + !!(what & STAT_MEAN) +
          !!(what & STAT_STD) + 2 * !!(what & STAT_MIN) +
-         2 * !!(what & STAT_MAX) + 5 * !!(what & STAT_HIST);
+         2 * !!(what & STAT_MAX) + 5 * !!(what & STAT_HIST) +
+         !!(what & STAT_MEDIAN);
     return n;
 }
 
@@ -687,7 +763,8 @@ START_TEST(delimited)
     for (int t = 0; t < n; t++) {
         sample x;
         random_sample(&x);
-        int want = expected_fields(x.what);
+        /* the quantiles' headings come from the first column */
+        int want = expected_fields(x.what) + (x.ncols ? (int)x.nq : 0);
         char *csv = render(&x, FMT_CSV, 80);
         const char *p = csv;
         char first[NAME * 2];
@@ -896,7 +973,7 @@ START_TEST(table_bars)
     for (int i = 0; i < 256; i++)
         bins[i] = (uint64_t)(i < 128 ? i : 255 - i) * 10;
     hist h = {256, -1, 1, 0, 3, bins};
-    report_col c = {"x", 1, {0}, &h};
+    report_col c = {"x", 1, {0}, &h, NULL, NULL, NULL, 0};
     c.s.count = 1000;
     sample x = {0};
     x.cols[0] = c;
