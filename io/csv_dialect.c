@@ -221,7 +221,9 @@ static int fill_names(csv_head *h, sample *s, int header)
             num += k == NUM_OK || k == NUM_NAN;
             bad += k == NUM_INVALID;
         }
-        h->numeric[f] = num > bad;
+        h->numeric[f] = num > bad              ? CSV_NUMBERS
+                        : num == 0 && bad == 0 ? CSV_UNSEEN
+                                               : CSV_TEXT;
         if (header && s->first[f][0]) {
             h->names[f] = s->first[f];
             s->first[f] = NULL;

@@ -25,11 +25,16 @@ typedef struct csv_dialect {
  * record holds non-numbers in fields where later records hold numbers. */
 void csv_detect(const char *buf, size_t n, int at_eof, csv_dialect *d);
 
+/* What the sampled records show of a field (csv_head.numeric): more
+ * numbers than other texts; no number, or no more numbers than other
+ * texts; nothing but empty fields. */
+enum { CSV_TEXT = 0, CSV_NUMBERS = 1, CSV_UNSEEN = 2 };
+
 /* The head of one file. */
 typedef struct csv_head {
     int nfields;            /* fields of the first record */
     char **names;           /* header names, or "1", "2", ... without one */
-    unsigned char *numeric; /* per field: the sampled records hold numbers */
+    unsigned char *numeric; /* per field: CSV_TEXT, CSV_NUMBERS, CSV_UNSEEN */
     size_t skip_bytes;      /* BOM plus header record, to skip before data */
     uint64_t skip_lines;    /* physical lines those bytes span */
 } csv_head;

@@ -12,7 +12,8 @@ typedef struct options {
     opt_action action;
     engine_config run; /* what the engine does; argv must outlive it */
     out_format format;
-    int progress; /* 1, 0, -1: when stderr is a terminal */
+    int progress;  /* 1, 0, -1: when stderr is a terminal */
+    char *columns; /* -c lists joined by commas (run.columns points here) */
 } options;
 
 /* Returns CS_OK, or CS_EUSAGE with e saying what is wrong. argv must

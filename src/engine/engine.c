@@ -70,8 +70,9 @@ static int learn_columns(run *r, const input *in, cs_error *e)
 {
     if (!in)
         return CS_OK;
-    return columns_learn(&r->table, r->cfg->columns, in->names, in->numeric,
-                         in->nfields, in->named, in->name, e);
+    col_fields f = {in->names, in->numeric, in->nfields,
+                    in->named, in->name,    in->spec != NULL};
+    return columns_learn(&r->table, r->cfg->columns, &f, e);
 }
 
 /* The GPU unless told otherwise or there is none (-v says why); a table

@@ -139,6 +139,7 @@ int input_map(input *in, const col_table *t, cs_error *e)
     in->map = malloc((size_t)(nmap ? nmap : 1) * sizeof *in->map);
     if (!in->map)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    return columns_map(t->names, t->fields, t->ncols, t->by_name && in->named,
-                       in->names, in->nfields, in->name, nmap, in->map, e);
+    col_fields f = {in->names, in->numeric, in->nfields,
+                    in->named, in->name,    in->spec != NULL};
+    return columns_map(t, &f, nmap, in->map, e);
 }

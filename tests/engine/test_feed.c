@@ -387,8 +387,8 @@ static void feed_through(fake *f, const char *path, const rows *ref,
     col_table t;
     char *names[] = {"a", "b", "c"};
     unsigned char num[] = {1, 1, 1};
-    ck_assert_int_eq(columns_learn(&t, NULL, names, num, 3, 1, path, &e),
-                     CS_OK);
+    col_fields cf = {names, num, 3, 1, path, 0};
+    ck_assert_int_eq(columns_learn(&t, NULL, &cf, &e), CS_OK);
     ck_assert_int_eq(input_map(in, &t, &e), CS_OK);
     int rc = feed_input(&fd, in, &e);
     ck_assert_msg(rc == CS_OK, "%s:%llu: %s", e.file, e.line, e.msg);
