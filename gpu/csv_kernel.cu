@@ -221,7 +221,7 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
     } else {
         atomicAdd(counter(k, c, CNT_INVALID), 1ull);
         atomicMin(counter(k, c, CNT_FIRST_LINE), line);
-        if (a.strict)
+        if (c < a.strict)
             stop_here(a.st, RAW_STRICT);
     }
 }

@@ -81,7 +81,8 @@ int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, cs_error *e);
 typedef struct gpu_raw_format {
     int binary; /* else CSV */
     char delim; /* CSV */
-    int strict; /* CSV: an invalid field stops the device */
+    int strict; /* CSV: an invalid field of a column below it stops the
+                   device (--strict) */
     /* binary: record size, and per field its type code and byte offset
        (io/binary_reader.h's spec) */
     size_t record_size;

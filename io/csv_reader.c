@@ -11,6 +11,7 @@
 
 #include <csv.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "parse_number.h"
@@ -31,7 +32,7 @@ typedef struct block {
     int field;     /* index of the next field of the current record */
     size_t row;    /* chunk row being filled */
     uint64_t line; /* physical line being fed, 0 inside a batch */
-    int strict;
+    const csv_strict *strict;
     const char *file;
     cs_error *e;
     int failed;
@@ -59,19 +60,20 @@ static uint64_t newlines(const char *s, size_t n)
     return k;
 }
 
-/* A field for a message: at most 40 bytes, control bytes shown as '?'. */
+/* A field for a message: at most 40 bytes, cut before a UTF-8 sequence
+ * that would not fit, "..." when cut (main escapes what does not print). */
 static void show_field(const char *s, size_t len, char *dst, size_t cap)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < len && i < 40 && k + 4 < cap; i++)
-        dst[k++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
-    if (len > 40 && k + 4 < cap)
-        for (int i = 0; i < 3; i++)
-            dst[k++] = '.';
-    dst[k] = 0;
+    size_t k = len;
+    if (len > 40) {
+        k = 40;
+        while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+            k--;
+    }
+    snprintf(dst, cap, "%.*s%s", (int)k, s, len > 40 ? "..." : "");
 }
 
-static COLD void strict_fail(block *b, int f, const char *s, size_t len)
+static COLD void strict_fail(block *b, int c, int f, const char *s, size_t len)
 {
     char shown[64];
     show_field(s, len, shown, sizeof shown);
@@ -84,7 +86,7 @@ static COLD void strict_fail(block *b, int f, const char *s, size_t len)
     /* The field ends on the line being fed; it began as many lines earlier
      * as it holds LFs. */
     cs_fail(b->e, CS_EDATA, b->file, b->line ? b->line - newlines(s, len) : 0,
-            "column %d: '%s' is not a number", f + 1, shown);
+            "column %s: '%s' is not a number", b->strict->labels[c], shown);
 }
 
 static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
@@ -99,8 +101,8 @@ static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
         o->invalid[c]++;
         if (!o->first_invalid[c])
             o->first_invalid[c] = b->row + 1;
-        if (b->strict)
-            strict_fail(b, f, s, len);
+        if (b->strict && c < b->strict->ncols)
+            strict_fail(b, c, f, s, len);
     }
 }
 
@@ -343,9 +345,9 @@ static int finish(struct csv_parser *p, block *b, const csv_dialect *d,
 }
 
 int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
-                    uint64_t first_line, const int *map, int nmap, int strict,
-                    const char *file, chunk *out, size_t *consumed,
-                    uint64_t *lines, cs_error *e)
+                    uint64_t first_line, const int *map, int nmap,
+                    const csv_strict *strict, const char *file, chunk *out,
+                    size_t *consumed, uint64_t *lines, cs_error *e)
 {
     struct csv_parser p;
     if (csv_init(&p, CSV_APPEND_NULL) != 0)

@@ -66,16 +66,24 @@ void csv_cutter_init(csv_cutter *c, const csv_dialect *d, uint64_t first_line);
 size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
                const char *file, cs_error *e);
 
+/* --strict: the chunk columns [0, ncols) in which an invalid field is an
+ * error, and how a message names each ("'price'"). */
+typedef struct csv_strict {
+    int ncols;
+    const char *const *labels;
+} csv_strict;
+
 /* Parses a record-aligned block into out, appending rows. map[f] is the
  * chunk column for field f (f < nmap), or -1 to skip it. first_line is the
  * physical line of buf[0]. Stops early, at a record boundary, when out is
  * full: *consumed and *lines say how far it got (bytes, physical lines).
- * With strict, an invalid field is an error (CS_EDATA, e names its line);
- * otherwise it is counted. Returns CS_OK or CS_EDATA. */
+ * An invalid field in a strict column is an error (CS_EDATA, e names its
+ * line, the column and the field); otherwise it is counted. strict NULL:
+ * no column is. Returns CS_OK or CS_EDATA. */
 int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
-                    uint64_t first_line, const int *map, int nmap, int strict,
-                    const char *file, chunk *out, size_t *consumed,
-                    uint64_t *lines, cs_error *e);
+                    uint64_t first_line, const int *map, int nmap,
+                    const csv_strict *strict, const char *file, chunk *out,
+                    size_t *consumed, uint64_t *lines, cs_error *e);
 
 /* Physical line on which the row-th (1-based) record of a block starts:
  * for messages about a row found after parsing. */

@@ -27,7 +27,7 @@ typedef struct backend backend;
 typedef struct bytes_format {
     const binary_spec *spec; /* binary records, else CSV */
     char delim;
-    int strict;
+    int strict;     /* --strict: columns [0, strict) stop at an invalid field */
     const int *map; /* field -> column, or -1 */
     int nmap;
     uint64_t size_hint; /* bytes of the input when known, else 0 */

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,9 +245,25 @@ static int table_alloc(col_table *t, int n)
 {
     size_t k = (size_t)(n ? n : 1);
     t->names = calloc(k, sizeof *t->names);
+    t->labels = calloc(k, sizeof *t->labels);
     t->fields = malloc(k * sizeof *t->fields);
     t->rank = malloc(k * sizeof *t->rank);
-    return t->names && t->fields && t->rank ? 0 : -1;
+    return t->names && t->labels && t->fields && t->rank ? 0 : -1;
+}
+
+/* 'name', or 'name' (#index) when the name is not the field's alone. */
+static char *label(const sel *s, int f)
+{
+    const char *name = s->in->names[f];
+    int count = 0;
+    names_nth(&s->idx, name, strlen(name), 0, &count);
+    size_t n = strlen(name) + 32;
+    char *l = malloc(n);
+    if (l && count > 1)
+        snprintf(l, n, "'%s' (#%d)", name, f + 1);
+    else if (l)
+        snprintf(l, n, "'%s'", name);
+    return l;
 }
 
 /* Column k is field f: its name, and which field of that name it is. */
@@ -255,7 +272,8 @@ static int table_put(col_table *t, const sel *s, int k, int f)
     t->fields[k] = f;
     t->rank[k] = names_rank(&s->idx, f);
     t->names[k] = dup_string(s->in->names[f]);
-    return t->names[k] ? 0 : -1;
+    t->labels[k] = label(s, f);
+    return t->names[k] && t->labels[k] ? 0 : -1;
 }
 
 /* The chosen fields (or the default), less the excluded ones. */
@@ -312,7 +330,10 @@ void columns_free(col_table *t)
 {
     for (int k = 0; t->names && k < t->ncols; k++)
         free(t->names[k]);
+    for (int k = 0; t->labels && k < t->ncols; k++)
+        free(t->labels[k]);
     free(t->names);
+    free(t->labels);
     free(t->fields);
     free(t->rank);
     memset(t, 0, sizeof *t);

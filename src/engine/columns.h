@@ -24,10 +24,12 @@
  * output order; [nfirm, ncols) the tentative ones, in field order. */
 typedef struct col_table {
     int ncols, nfirm;
-    char **names; /* as the first input names them */
-    int *fields;  /* 0-based field in the first input */
-    int *rank;    /* 0 for the first field of its name, 1 for the second... */
-    int by_name;  /* later inputs with a header are matched by name */
+    char **names;  /* as the first input names them */
+    int *fields;   /* 0-based field in the first input */
+    int *rank;     /* 0 for the first field of its name, 1 for the second... */
+    char **labels; /* how messages name it: 'price', or 'value' (#3) where
+                      the first input has more fields of that name */
+    int by_name;   /* later inputs with a header are matched by name */
 } col_table;
 
 /* A field sample (numeric[f]) says one of CSV_TEXT, CSV_NUMBERS,

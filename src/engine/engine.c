@@ -9,6 +9,7 @@
 
 #include "src/engine/backend.h"
 #include "src/engine/feed.h"
+#include "src/engine/hint.h"
 
 /* What the first input's head read takes, before a backend chose its
  * block size. */
@@ -23,6 +24,9 @@ typedef struct run {
     int nthreads;
     int next; /* the next input to open */
     col_table table;
+    csv_strict strict; /* --strict: the chosen columns, not the tentative */
+    cs_error none;     /* the error should no column hold numbers */
+    int *order;        /* the reported columns, in output order */
     backend *be;
     jobs *js;
     feed fd;
@@ -66,13 +70,34 @@ static int open_first(run *r, input **in, cs_error *e)
     return CS_OK;
 }
 
+/* No input shows a field: an answer without columns is no answer. */
+static int all_empty(const run *r, cs_error *e)
+{
+    const char *f = r->cfg->files[0];
+    if (r->cfg->nfiles > 1)
+        return cs_fail(e, CS_EDATA, "", 0, "no data: every input is empty");
+    return cs_fail(e, CS_EDATA, strcmp(f, "-") ? f : "(standard input)", 0,
+                   "no data: the input is empty");
+}
+
 static int learn_columns(run *r, const input *in, cs_error *e)
 {
     if (!in)
-        return CS_OK;
+        return all_empty(r, e);
     col_fields f = {in->names, in->numeric, in->nfields,
                     in->named, in->name,    in->spec != NULL};
-    return columns_learn(&r->table, r->cfg->columns, &f, e);
+    if (columns_learn(&r->table, r->cfg->columns, &f, e) != CS_OK)
+        return e->status;
+    char why[256];
+    hint_no_numbers(in, why, sizeof why);
+    cs_fail(&r->none, CS_EDATA, in->name, 0, "%s", why);
+    if (r->table.ncols == 0) {
+        *e = r->none;
+        return e->status;
+    }
+    r->strict.ncols = r->cfg->strict ? r->table.nfirm : 0;
+    r->strict.labels = (const char *const *)r->table.labels;
+    return CS_OK;
 }
 
 /* The GPU unless told otherwise or there is none (-v says why); a table
@@ -96,12 +121,16 @@ static int start_backend(run *r, cs_error *e)
 
 static int start_jobs(run *r, cs_error *e)
 {
-    jobs_params p = {r->be,  r->nthreads,    r->table.ncols,
-                     r->bin, r->cfg->strict, &r->acc};
+    jobs_params p = {r->be,
+                     r->nthreads,
+                     r->table.ncols,
+                     r->bin,
+                     r->cfg->strict ? &r->strict : NULL,
+                     &r->acc};
     if (jobs_start(&p, &r->js, e) != CS_OK)
         return e->status;
     feed_init(&r->fd, r->js, r->be, &r->acc, r->nthreads, r->table.ncols,
-              r->cfg->strict);
+              r->strict.ncols);
     return CS_OK;
 }
 
@@ -121,30 +150,86 @@ static int feed_all(run *r, input *in, cs_error *e)
     return rc;
 }
 
-static int finish(run *r, engine_result *out, cs_error *e)
+/* A chosen column is reported; a tentative one only if it turned out to
+ * hold numbers: the sample's rule, applied to the whole input. */
+static int reported(run *r, int k, const col_stats *s)
 {
-    int n = r->table.ncols;
+    const col_table *t = &r->table;
+    if (k < t->nfirm || s->count + s->nan > s->invalid)
+        return 1;
+    account_say(&r->acc,
+                "column %s held no numbers (the sample showed none): not "
+                "reported",
+                t->labels[k]);
+    return 0;
+}
+
+/* The reported columns in output order: the chosen ones as chosen, the
+ * tentative ones (only the default has any, in field order as its chosen
+ * ones are) merged in by field. */
+static int output_order(run *r, const col_stats *st)
+{
+    const col_table *t = &r->table;
+    int i = 0, j = t->nfirm, n = 0;
+    for (;;) {
+        while (j < t->ncols && !reported(r, j, &st[j]))
+            j++;
+        if (i < t->nfirm && (j >= t->ncols || t->fields[i] < t->fields[j]))
+            r->order[n++] = i++;
+        else if (j < t->ncols)
+            r->order[n++] = j++;
+        else
+            return n;
+    }
+}
+
+/* The reported columns' results; the others' are freed. */
+static int take_columns(run *r, engine_result *out, col_stats *st, hist *h,
+                        cs_error *e)
+{
+    int rc = CS_OK, n = output_order(r, st);
+    unsigned char *taken = calloc((size_t)r->table.ncols + 1, 1);
     out->cols = calloc((size_t)(n ? n : 1), sizeof *out->cols);
-    if (!out->cols)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    out->ncols = n;
-    out->rows = jobs_rows(r->js);
-    col_stats *st = calloc((size_t)(n ? n : 1), sizeof *st);
-    hist *h = calloc((size_t)(n ? n : 1), sizeof *h);
-    int rc = st && h ? CS_OK : cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    for (int k = 0; k < n; k++)
-        stats_init(&st[k]);
-    if (rc == CS_OK)
-        rc = r->be->ops->finish(r->be, st, h, e);
-    for (int k = 0; k < n; k++) {
-        engine_column *c = &out->cols[k];
+    if (!out->cols || !taken)
+        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int i = 0; rc == CS_OK && i < n; i++) {
+        int k = r->order[i];
+        engine_column *c = &out->cols[i];
         c->name = strdup(r->table.names[k]);
         c->index = r->table.fields[k] + 1;
         c->st = st[k];
         c->h = h[k];
-        if (!c->name && rc == CS_OK)
+        taken[k] = 1;
+        out->ncols = i + 1;
+        if (!c->name)
             rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
     }
+    for (int k = 0; k < r->table.ncols; k++)
+        if (!taken || !taken[k])
+            hist_free(&h[k]);
+    free(taken);
+    if (rc == CS_OK && n == 0) {
+        *e = r->none;
+        rc = e->status;
+    }
+    return rc;
+}
+
+static int finish(run *r, engine_result *out, cs_error *e)
+{
+    int n = r->table.ncols;
+    out->rows = jobs_rows(r->js);
+    col_stats *st = calloc((size_t)(n ? n : 1), sizeof *st);
+    hist *h = calloc((size_t)(n ? n : 1), sizeof *h);
+    r->order = malloc((size_t)(n ? n : 1) * sizeof *r->order);
+    int rc = st && h && r->order ? CS_OK
+                                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int k = 0; rc == CS_OK && k < n; k++)
+        stats_init(&st[k]);
+    if (rc == CS_OK)
+        rc = r->be->ops->finish(r->be, st, h, e);
+    if (rc == CS_OK)
+        rc = take_columns(r, out, st, h, e);
     free(st);
     free(h);
     return rc;
@@ -152,16 +237,17 @@ static int finish(run *r, engine_result *out, cs_error *e)
 
 static void warn_invalid(run *r, const engine_result *res)
 {
-    for (int k = 0; k < res->ncols; k++) {
-        const col_stats *s = &res->cols[k].st;
+    for (int i = 0; i < res->ncols; i++) {
+        int k = r->order[i];
+        const col_stats *s = &res->cols[i].st;
         uint64_t line;
         const char *file = jobs_first_invalid(r->js, k, &line);
         if (!s->invalid || !file)
             continue;
         account_warn(&r->acc, file, line,
-                     "warning: column '%s': %llu field%s not a number "
+                     "warning: column %s: %llu field%s not a number "
                      "(counted as invalid; the first is here)",
-                     r->table.names[k], (unsigned long long)s->invalid,
+                     r->table.labels[k], (unsigned long long)s->invalid,
                      s->invalid == 1 ? " is" : "s are");
     }
 }
@@ -174,6 +260,12 @@ static void report_times(run *r, uint64_t rows)
                 r->be->name, r->nthreads, r->nthreads == 1 ? "" : "s",
                 r->table.ncols, r->table.ncols == 1 ? "" : "s",
                 (unsigned long long)rows);
+    if (r->table.ncols > r->table.nfirm)
+        account_say(a,
+                    "%d column%s tentative: the sample showed no value in "
+                    "them",
+                    r->table.ncols - r->table.nfirm,
+                    r->table.ncols - r->table.nfirm == 1 ? "" : "s");
     account_say(a,
                 "read    %8.3f s  %8.1f MB/s  (%.1f MB; summed over "
                 "readers)",
@@ -197,6 +289,7 @@ static void stop(run *r)
     if (r->be)
         r->be->ops->close(r->be);
     columns_free(&r->table);
+    free(r->order);
 }
 
 int engine_run(const engine_config *cfg, const engine_sink *sink,

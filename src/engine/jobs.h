@@ -22,8 +22,8 @@ typedef struct jobs_params {
     struct backend *be;
     int nthreads;
     int ncols;
-    const binary_spec *spec; /* binary records, else CSV */
-    int strict;
+    const binary_spec *spec;  /* binary records, else CSV */
+    const csv_strict *strict; /* --strict: its columns; NULL: none */
     account *acc;
 } jobs_params;
 
