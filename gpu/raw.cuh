@@ -71,7 +71,7 @@ struct csv_args {
     unsigned carry; /* carry region bytes: the longest carried record */
     unsigned n;     /* chunk bytes after the carry region */
     char delim;
-    int strict; /* columns below it: an invalid field stops the device */
+    int strict;     /* columns below it: an invalid field stops the device */
     const int *map; /* field -> column or -1 (device) */
     int nmap, ncols;
     int nsm;     /* multiprocessors: sizes the grids */
