@@ -19,6 +19,7 @@ struct jobs {
     uint64_t rows;
     char **inv_file; /* per column: where its first invalid field is */
     uint64_t *inv_line;
+    int err_retired; /* e holds an error met in retiring: final */
 };
 
 int job_reserve(job *j, size_t bytes)
@@ -140,7 +141,10 @@ static void note_invalid(jobs *js, const job *j)
 }
 
 /* Waits for the oldest job and retires it. After an error, nothing more
- * is merged; the first error in input order is the one kept. */
+ * is merged; the first error in input order is the one kept. An error the
+ * main thread met (reading, cutting, opening the next input) lies past
+ * every job in flight, whose bytes it had already handed out: a job's
+ * error, retired later, replaces it (F10: else thread timing decided). */
 static int retire_one(jobs *js, cs_error *e)
 {
     job *j = js->ring[js->ring_head];
@@ -149,9 +153,11 @@ static int retire_one(jobs *js, cs_error *e)
     account_time(js->p.acc, ACC_RETIRE, account_now() - t0);
     js->ring_head = (js->ring_head + 1) % js->ring_cap;
     js->ring_n--;
-    int abandon = e->status || j->err.status;
-    if (!e->status && j->err.status)
+    int abandon = e->status || j->err.status, had = e->status;
+    if (j->err.status && !js->err_retired) {
         *e = j->err;
+        js->err_retired = 1;
+    }
     if (!abandon) {
         account_time(js->p.acc, ACC_READ, j->t_read);
         account_time(js->p.acc, ACC_PARSE, j->t_parse);
@@ -161,6 +167,7 @@ static int retire_one(jobs *js, cs_error *e)
     }
     backend *be = js->p.be;
     be->ops->retire(be, j, js->rows + 1, abandon, e);
+    js->err_retired |= !had && e->status;
     if (!abandon)
         js->rows += j->rows;
     input_release(j->in);

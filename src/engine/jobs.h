@@ -64,7 +64,9 @@ void jobs_dispatch(jobs *js, job *j, size_t len, uint64_t first_line);
 void jobs_dispatch_range(jobs *js, job *j, uint64_t off, size_t len);
 
 /* Retires every job in flight; returns e's status. After an error the
- * jobs still running finish, and nothing more is merged. */
+ * jobs still running finish, and nothing more is merged. The first error
+ * in input order wins: a job's error replaces one the main thread put in
+ * e after handing the job out. */
 int jobs_drain(jobs *js, cs_error *e);
 
 /* Rows retired so far, plus those the backend parsed itself. */

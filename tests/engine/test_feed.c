@@ -474,6 +474,93 @@ START_TEST(device_hands_over)
 }
 END_TEST
 
+/* F10: with an invalid field (--strict) in the first input and an
+ * unterminated quote in the second, the first error in input order is
+ * reported, however the threads run. The worker holding the first input's
+ * job is held back until the main thread has met the quote: before the
+ * fix, that error stayed. */
+static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
+static int gate_open;
+
+static int gated_job_done(backend *b, job *j, cs_error *e)
+{
+    (void)b, (void)j;
+    pthread_mutex_lock(&gate_mu);
+    while (!gate_open)
+        pthread_cond_wait(&gate_cv, &gate_mu);
+    pthread_mutex_unlock(&gate_mu);
+    return e->status;
+}
+
+static int any_retire(backend *b, job *j, uint64_t first_row, int abandon,
+                      cs_error *e)
+{
+    (void)b, (void)j, (void)first_row, (void)abandon;
+    return e->status;
+}
+
+static const backend_ops gated_ops = {
+    fake_part_new,  fake_part_reset, fake_part_free, fake_chunk_done,
+    gated_job_done, any_retire,      NULL,           fake_finish,
+    fake_describe,  fake_close,
+};
+
+START_TEST(first_error_in_input_order)
+{
+    text a = {0}, b = {0};
+    puts_(&a, "a,b,c\n1,2,3\n4,oops,6\n7,8,9\n");
+    puts_(&b, "a,b,c\n1,2,3\n4,\"never closed,6\n7,8,9\n");
+    char *pa = write_file(&a, 0), *pb = write_file(&b, 0);
+    fake *f = calloc(1, sizeof *f);
+    f->base = (backend){&gated_ops, NULL, "gated", 1 << 20, 64, 0, NULL};
+    account acc;
+    account_init(&acc, &sink, 0, 0);
+    static const char *const labels[] = {"'a'", "'b'", "'c'"};
+    csv_strict strict = {NCOLS, labels};
+    jobs *js = NULL;
+    cs_error e = {0};
+    jobs_params jp = {&f->base, 2, NCOLS, NULL, &strict, &acc};
+    ck_assert_int_eq(jobs_start(&jp, &js, &e), CS_OK);
+    feed fd;
+    feed_init(&fd, js, &f->base, &acc, 2, NCOLS, NCOLS);
+    char *names[] = {"a", "b", "c"};
+    unsigned char num[] = {1, 1, 1};
+    col_fields cf = {names, num, 3, 1, pa, 0};
+    col_table t;
+    ck_assert_int_eq(columns_learn(&t, NULL, &cf, &e), CS_OK);
+    gate_open = 0;
+    csv_dialect d = {',', 1};
+    input *in = NULL;
+    for (int k = 0; k < 2 && e.status == CS_OK; k++) {
+        ck_assert_int_eq(
+            input_open(k ? pb : pa, NULL, d, 1 << 16, &acc, &in, &e), CS_OK);
+        ck_assert_int_eq(input_map(in, &t, &e), CS_OK);
+        feed_input(&fd, in, &e);
+        input_release(in);
+    }
+    ck_assert_msg(strstr(e.msg, "unterminated") != NULL, "%s", e.msg);
+    pthread_mutex_lock(&gate_mu);
+    gate_open = 1;
+    pthread_cond_broadcast(&gate_cv);
+    pthread_mutex_unlock(&gate_mu);
+    ck_assert_int_eq(jobs_drain(js, &e), CS_EDATA);
+    ck_assert_str_eq(e.file, pa);
+    ck_assert_uint_eq(e.line, 3);
+    ck_assert_str_eq(e.msg, "column 'b': 'oops' is not a number");
+    feed_free(&fd);
+    jobs_stop(js);
+    columns_free(&t);
+    unlink(pa);
+    unlink(pb);
+    free(pa);
+    free(pb);
+    free(a.p);
+    free(b.p);
+    free(f);
+}
+END_TEST
+
 int main(void)
 {
     g_seed = test_seed("test_feed");
@@ -482,6 +569,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, cut_anywhere_same_rows);
     tcase_add_test(tc, device_hands_over);
+    tcase_add_test(tc, first_error_in_input_order);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
