@@ -287,3 +287,72 @@ void csv_head_free(csv_head *h)
     free(h->numeric);
     memset(h, 0, sizeof *h);
 }
+
+/* Records of a stretch of a file, counted per field (csv_sample). */
+typedef struct stretch {
+    int nfields, field, exact, max;
+    int records;
+    unsigned *num, *bad;
+    unsigned char *cur; /* per field of the current record: 1, 2 or 0 */
+} stretch;
+
+static void stretch_field(void *f, size_t len, void *data)
+{
+    stretch *w = data;
+    int i = w->field++;
+    if (!w->num || i >= w->nfields)
+        return;
+    double v;
+    num_kind k = parse_number(f, len, &v);
+    w->cur[i] = k == NUM_OK || k == NUM_NAN ? 1 : k == NUM_INVALID ? 2 : 0;
+}
+
+static void stretch_record(int ch, void *data)
+{
+    stretch *w = data;
+    (void)ch;
+    int take = w->num && (!w->exact || w->field == w->nfields);
+    for (int i = 0; w->num && i < w->nfields; i++) {
+        w->num[i] += take && w->cur[i] == 1;
+        w->bad[i] += take && w->cur[i] == 2;
+        w->cur[i] = 0;
+    }
+    w->records += take || !w->num;
+    w->field = 0;
+}
+
+int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
+               int from_middle, int max, int nfields, unsigned *num,
+               unsigned *bad)
+{
+    size_t at = 0;
+    if (from_middle) {
+        const char *nl = memchr(buf, '\n', n);
+        at = nl ? (size_t)(nl - buf) + 1 : n;
+    } else {
+        at = bom_len(buf, n);
+    }
+    stretch w = {nfields, 0, from_middle, max, 0, num, bad, NULL};
+    if (num && !(w.cur = calloc((size_t)(nfields ? nfields : 1), 1)))
+        return -1;
+    struct csv_parser p;
+    if (csv_init(&p, CSV_APPEND_NULL) != 0) {
+        free(w.cur);
+        return -1;
+    }
+    csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
+    int rc = 0;
+    while (at < n && w.records < max && rc == 0) {
+        size_t len = n - at < 65536 ? n - at : 65536;
+        rc = csv_parse(&p, buf + at, len, stretch_field, stretch_record, &w) ==
+                     len
+                 ? 0
+                 : -1;
+        at += len;
+    }
+    if (rc == 0 && at == n && at_eof && w.records < max)
+        csv_fini(&p, stretch_field, stretch_record, &w);
+    csv_free(&p);
+    free(w.cur);
+    return rc ? -1 : w.records;
+}

@@ -40,12 +40,14 @@ static int threads_wanted(const engine_config *cfg)
     return n > 0 ? (int)n : 1;
 }
 
-static int open_next(run *r, size_t head_bytes, input **in, cs_error *e)
+/* first: the input may be the one whose fields set the columns. */
+static int open_next(run *r, size_t head_bytes, int first, input **in,
+                     cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     csv_dialect d = {cfg->delim, cfg->header};
-    return input_open(cfg->files[r->next++], r->bin, d, head_bytes, &r->acc, in,
-                      e);
+    return input_open(cfg->files[r->next++], r->bin, d, head_bytes, first,
+                      &r->acc, in, e);
 }
 
 /* An empty CSV says nothing about the columns, and holds no rows. */
@@ -60,7 +62,7 @@ static int open_first(run *r, input **in, cs_error *e)
     size_t head = r->bin ? BINARY_HEAD_BYTES : HEAD_BYTES;
     *in = NULL;
     while (r->next < r->cfg->nfiles) {
-        if (open_next(r, head, in, e) != CS_OK)
+        if (open_next(r, head, 1, in, e) != CS_OK)
             return e->status;
         if (!input_empty(*in))
             return CS_OK;
@@ -145,7 +147,7 @@ static int feed_all(run *r, input *in, cs_error *e)
         in = NULL;
         rc = e->status;
         if (rc == CS_OK && r->next < r->cfg->nfiles)
-            rc = open_next(r, r->be->block_bytes, &in, e);
+            rc = open_next(r, r->be->block_bytes, 0, &in, e);
     }
     return rc;
 }
