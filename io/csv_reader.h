@@ -46,13 +46,14 @@ int csv_read_head(const char *buf, size_t n, int at_eof, const csv_dialect *d,
 void csv_head_free(csv_head *h);
 
 /* Samples the whole records of buf[0, n) (the last one only at_eof),
- * stopping once max were counted (a few more may be): per field f < nfields, num[f] += the numbers (or NaN)
- * among them and bad[f] += the other non-empty texts. from_middle: buf
- * starts anywhere in a file: the bytes up to its first LF are skipped,
- * and only records of exactly nfields fields count, which leaves out most
- * of what a start inside a quoted field misreads; else buf starts at a
- * record (a BOM skipped). num NULL: records are only counted. Returns the
- * records counted, or -1 when out of memory. */
+ * stopping once max were counted (a few more may be): per field
+ * f < nfields, num[f] += the numbers (or NaN) among them and bad[f] +=
+ * the other non-empty texts. from_middle: buf starts anywhere in a file:
+ * the bytes up to its first LF are skipped, and only records of exactly
+ * nfields fields count, which leaves out most of what a start inside a
+ * quoted field misreads; else buf starts at a record (a BOM skipped).
+ * num NULL: records are only counted. Returns the records counted, or -1
+ * when out of memory. */
 int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
                int from_middle, int max, int nfields, unsigned *num,
                unsigned *bad);

@@ -35,7 +35,7 @@ typedef struct input {
     int nfields;
     char **names;
     unsigned char *numeric; /* CSV_TEXT, CSV_NUMBERS, CSV_UNSEEN */
-    int named; /* the names come from a header line */
+    int named;              /* the names come from a header line */
     /* field -> output column, or -1 (input_map) */
     int *map;
     int nmap;
