@@ -189,6 +189,23 @@ size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
     return cut;
 }
 
+size_t csv_repeat_at(const csv_dialect *d, const char *s, size_t n)
+{
+    if (!d->repeat)
+        return 0;
+    const char *nl = memchr(s, '\n', n);
+    const char *e = nl ? nl : s + n;
+    size_t len = (size_t)(e - s) - (e > s && e[-1] == '\r');
+    const char *t = s;
+    if (len >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0) {
+        t += 3;
+        len -= 3;
+    }
+    if (len != d->repeat_len || memcmp(t, d->repeat, len) != 0)
+        return 0;
+    return (size_t)(e - s) + (nl != NULL);
+}
+
 uint64_t csv_line_of_row(const csv_dialect *d, const char *buf, size_t n,
                          uint64_t first_line, uint64_t row)
 {
@@ -197,6 +214,14 @@ uint64_t csv_line_of_row(const csv_dialect *d, const char *buf, size_t n,
     uint64_t line = first_line, seen = 0;
     int s = S_ROW;
     for (size_t i = 0; i < n; i++) {
+        size_t skip = d->repeat && s == S_ROW && (i == 0 || buf[i - 1] == '\n')
+                          ? csv_repeat_at(d, buf + i, n - i)
+                          : 0;
+        if (skip) {
+            line += buf[i + skip - 1] == '\n';
+            i += skip - 1;
+            continue;
+        }
         unsigned char ch = (unsigned char)buf[i];
         int t = next_state[s][sc.cls[ch]];
         if (s == S_ROW && t != S_ROW && ++seen == row)

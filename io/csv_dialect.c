@@ -342,8 +342,18 @@ int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
     }
     csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
     int rc = 0;
+    size_t start = at;
     while (at < n && w.records < max && rc == 0) {
         size_t len = n - at < 65536 ? n - at : 65536;
+        if (d->repeat) { /* a line at a time: repeated headers are none */
+            const char *nl = memchr(buf + at, '\n', n - at);
+            len = nl ? (size_t)(nl - buf) + 1 - at : n - at;
+            if (p.pstate == 0 && (at == start || buf[at - 1] == '\n') &&
+                csv_repeat_at(d, buf + at, n - at)) {
+                at += len;
+                continue;
+            }
+        }
         rc = csv_parse(&p, buf + at, len, stretch_field, stretch_record, &w) ==
                      len
                  ? 0

@@ -24,6 +24,7 @@
 #endif
 
 typedef struct block {
+    const csv_dialect *d;
     char delim;
     chunk *out;
     double **col; /* out->col */
@@ -199,6 +200,13 @@ static void fast_record(block *b, const char *s, const char *e)
     on_record(0, b);
 }
 
+/* A repeated header line (csv_repeat_at), seen on the line being fed. */
+static COLD void note_repeat(block *b)
+{
+    if (!b->out->repeats++)
+        b->out->repeat_line = b->line;
+}
+
 static void fast_lines(block *b, const char *s, size_t n, uint64_t line)
 {
     const char *end = s + n;
@@ -207,7 +215,9 @@ static void fast_lines(block *b, const char *s, size_t n, uint64_t line)
         const char *le = nl ? nl : end;
         const char *stop = le > s && le[-1] == '\r' ? le - 1 : le;
         b->line = line++;
-        if (!blank_line(s, stop, b->delim))
+        if (b->d->repeat && csv_repeat_at(b->d, s, (size_t)(end - s)))
+            note_repeat(b);
+        else if (!blank_line(s, stop, b->delim))
             fast_record(b, s, stop);
         s = le + 1;
     }
@@ -249,6 +259,18 @@ static size_t feed_line(struct csv_parser *p, block *b, const char *buf,
     return len;
 }
 
+/* The batch buf[at, at + len) cut before the line where the header's
+ * text first appears (0: that line is the first). */
+static size_t before_repeat(const block *b, const char *buf, size_t at,
+                            size_t len)
+{
+    const char *hit = memmem(buf + at, len, b->d->repeat, b->d->repeat_len);
+    if (!hit)
+        return len;
+    const char *nl = memrchr(buf + at, '\n', (size_t)(hit - buf - at));
+    return nl ? (size_t)(nl - buf) + 1 - at : 0;
+}
+
 /* Feeds records from buf[*pos, n) until the block or the chunk ends;
  * *line is the physical line at *pos. */
 static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
@@ -257,6 +279,18 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
     size_t at = *pos;
     int rc = CS_OK;
     while (at < n && b->row < b->out->cap && rc == CS_OK) {
+        /* A repeated header, at a line start between records. */
+        size_t skip =
+            b->d->repeat && p->pstate == 0 && (at == 0 || buf[at - 1] == '\n')
+                ? csv_repeat_at(b->d, buf + at, n - at)
+                : 0;
+        if (skip) {
+            b->line = *line;
+            note_repeat(b);
+            *line += buf[at + skip - 1] == '\n';
+            at += skip;
+            continue;
+        }
         size_t room = b->out->cap - b->row;
         size_t w = min_size(min_size(n - at, BATCH), room - 1);
         const char *nl = w ? memrchr(buf + at, '\n', w) : NULL;
@@ -271,8 +305,15 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
                 fast_lines(b, buf + at, len, *line);
                 rc = b->failed ? CS_EDATA : CS_OK;
             } else {
-                b->line = 0;
-                rc = feed(p, b, buf + at, len);
+                if (b->d->repeat)
+                    len = before_repeat(b, buf, at, len);
+                /* The line that may repeat the header goes alone, so that
+                 * its start is checked between records (above). */
+                b->line = len ? 0 : *line;
+                if (len)
+                    rc = feed(p, b, buf + at, len);
+                else
+                    len = feed_line(p, b, buf, n, at, &rc);
             }
         } else {
             b->line = *line;
@@ -320,6 +361,11 @@ static uint64_t error_line(const block *b, const csv_dialect *d,
     for (size_t at = 0; at < n && !l.failed;) {
         const char *nl = memchr(buf + at, '\n', n - at);
         size_t len = nl ? (size_t)(nl - buf) + 1 - at : n - at;
+        if (p.pstate == 0 && csv_repeat_at(d, buf + at, n - at)) {
+            at += len;
+            l.line += nl != NULL;
+            continue;
+        }
         csv_parse(&p, buf + at, len, loc_field, loc_record, &l);
         at += len;
         l.line += nl && !l.failed;
@@ -353,7 +399,8 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     if (csv_init(&p, CSV_APPEND_NULL) != 0)
         return cs_fail(e, CS_EDATA, file, first_line, "out of memory");
     csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
-    block b = {.delim = d->delim ? d->delim : ',',
+    block b = {.d = d,
+               .delim = d->delim ? d->delim : ',',
                .out = out,
                .col = out->col,
                .map = map,

@@ -17,7 +17,17 @@
 typedef struct csv_dialect {
     char delim; /* 0: detect among , TAB ; | */
     int header; /* 1 yes, 0 no, -1 detect */
+    /* The header line, its line end left out (set once the head is read;
+       NULL: none). A line identical to it, at a record's start, a UTF-8
+       BOM before it allowed, is a repeated header (files concatenated):
+       no record, and no row (csv_repeats). */
+    const char *repeat;
+    size_t repeat_len;
 } csv_dialect;
+
+/* For a line that starts at s, between records (n bytes follow): its
+ * length, its CR and LF included, when it repeats d's header; else 0. */
+size_t csv_repeat_at(const csv_dialect *d, const char *s, size_t n);
 
 /* Fills what d leaves to detection, from the first bytes of a file (at_eof
  * when buf holds the whole file). Delimiter: the candidate most frequent
@@ -45,7 +55,8 @@ int csv_read_head(const char *buf, size_t n, int at_eof, const csv_dialect *d,
                   const char *file, csv_head *h, cs_error *e);
 void csv_head_free(csv_head *h);
 
-/* Samples the whole records of buf[0, n) (the last one only at_eof),
+/* Samples the whole records of buf[0, n) (the last one only at_eof;
+ * repeated headers are none),
  * stopping once max were counted (a few more may be): per field
  * f < nfields, num[f] += the numbers (or NaN) among them and bad[f] +=
  * the other non-empty texts. from_middle: buf starts anywhere in a file:
@@ -98,8 +109,9 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
                     const csv_strict *strict, const char *file, chunk *out,
                     size_t *consumed, uint64_t *lines, cs_error *e);
 
-/* Physical line on which the row-th (1-based) record of a block starts:
- * for messages about a row found after parsing. */
+/* Physical line on which the row-th (1-based) record of a block starts
+ * (repeated headers are no rows): for messages about a row found after
+ * parsing. */
 uint64_t csv_line_of_row(const csv_dialect *d, const char *buf, size_t n,
                          uint64_t first_line, uint64_t row);
 

@@ -45,7 +45,7 @@ static int open_next(run *r, size_t head_bytes, int first, input **in,
                      cs_error *e)
 {
     const engine_config *cfg = r->cfg;
-    csv_dialect d = {cfg->delim, cfg->header};
+    csv_dialect d = {cfg->delim, cfg->header, NULL, 0};
     return input_open(cfg->files[r->next++], r->bin, d, head_bytes, first,
                       &r->acc, in, e);
 }
@@ -254,6 +254,21 @@ static void warn_invalid(run *r, const engine_result *res)
     }
 }
 
+/* Item 3: said once, not a warning: the rows are as if each file had
+ * been given alone. */
+static void say_repeats(run *r)
+{
+    const char *file;
+    uint64_t line, n = jobs_repeats(r->js, &file, &line);
+    if (n)
+        account_warn(&r->acc, file ? file : "", line,
+                     "%llu repeated header line%s skipped (line%s identical "
+                     "to the header, as where files were joined; the first "
+                     "is here)",
+                     (unsigned long long)n, n == 1 ? "" : "s",
+                     n == 1 ? "" : "s");
+}
+
 static void report_times(run *r, uint64_t rows)
 {
     account *a = &r->acc;
@@ -325,6 +340,8 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         rc = finish(&r, out, e);
     if (rc == CS_OK)
         warn_invalid(&r, out);
+    if (rc == CS_OK)
+        say_repeats(&r);
     if (rc == CS_OK)
         report_times(&r, out->rows);
     if (rc != CS_OK)

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/parse_number.h"
+
 /* The head grows until it holds HEAD_RECORDS whole records (a header and
  * data to detect it by) or the whole input, but past HEAD_LIMIT only for
  * nothing: a first record longer than that is an error. */
@@ -31,6 +33,7 @@ static void input_free(input *in)
         source_close(in->src);
     free(in->name);
     free(in->head);
+    free(in->header_line);
     free_names(in->names, in->nfields);
     free(in->numeric);
     free(in->map);
@@ -98,7 +101,7 @@ static int read_head(input *in, size_t n, account *acc, cs_error *e)
 static int grow_head(input *in, account *acc, cs_error *e)
 {
     for (;;) {
-        csv_dialect d = {in->dialect.delim, 0};
+        csv_dialect d = {in->dialect.delim, 0, NULL, 0};
         csv_detect(in->head, in->head_len, in->head_eof, &d);
         int got = csv_sample(in->head, in->head_len, in->head_eof, &d, 0,
                              HEAD_RECORDS, 0, NULL, NULL);
@@ -120,6 +123,34 @@ static int grow_head(input *in, account *acc, cs_error *e)
     }
 }
 
+/* Item 3: the header line, once more inside the data (files joined by
+ * cat or zcat), is a repeated header: kept as the dialect's repeat. Not
+ * for a header of numbers alone (--header on numbers), where a line like
+ * it is a record, nor for a header spanning lines. */
+static int keep_header_line(input *in, size_t end, cs_error *e)
+{
+    size_t at =
+        in->head_len >= 3 && !memcmp(in->head, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    end -= end > at && in->head[end - 1] == '\n';
+    end -= end > at && in->head[end - 1] == '\r';
+    int text = 0;
+    for (int f = 0; f < in->nfields; f++) {
+        double v;
+        text |=
+            parse_number(in->names[f], strlen(in->names[f]), &v) == NUM_INVALID;
+    }
+    if (!text || memchr(in->head + at, '\n', end - at) ||
+        memchr(in->head + at, '\r', end - at))
+        return CS_OK;
+    if (!(in->header_line = malloc(end - at + 1)))
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    memcpy(in->header_line, in->head + at, end - at);
+    in->header_line[end - at] = '\0';
+    in->dialect.repeat = in->header_line;
+    in->dialect.repeat_len = end - at;
+    return CS_OK;
+}
+
 /* The dialect, the header and the sample of a CSV head; the header bytes
  * are dropped from the head. An empty input shows no fields. */
 static int csv_fields(input *in, cs_error *e)
@@ -136,6 +167,8 @@ static int csv_fields(input *in, cs_error *e)
     in->names = h.names;
     in->numeric = h.numeric;
     in->named = in->dialect.header == 1;
+    if (in->named && keep_header_line(in, h.skip_bytes, e) != CS_OK)
+        return e->status;
     in->head_len -= h.skip_bytes;
     memmove(in->head, in->head + h.skip_bytes, in->head_len);
     in->data_off = h.skip_bytes;

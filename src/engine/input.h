@@ -36,6 +36,7 @@ typedef struct input {
     char **names;
     unsigned char *numeric; /* CSV_TEXT, CSV_NUMBERS, CSV_UNSEEN */
     int named;              /* the names come from a header line */
+    char *header_line;      /* dialect.repeat\'s bytes, or NULL */
     /* field -> output column, or -1 (input_map) */
     int *map;
     int nmap;

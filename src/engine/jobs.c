@@ -20,6 +20,8 @@ struct jobs {
     char **inv_file; /* per column: where its first invalid field is */
     uint64_t *inv_line;
     int err_retired; /* e holds an error met in retiring: final */
+    uint64_t repeats, repeat_line;
+    char *repeat_file;
 };
 
 int job_reserve(job *j, size_t bytes)
@@ -82,6 +84,7 @@ static void job_reset(jobs *js, job *j)
 {
     memset(&j->err, 0, sizeof j->err);
     j->rows = 0;
+    j->repeats = j->repeat_line = 0;
     j->len = 0;
     j->off = 0;
     j->pread = 0;
@@ -111,6 +114,20 @@ int jobs_start(const jobs_params *p, jobs **out, cs_error *e)
     if (!js->q)
         return cs_fail(e, CS_EDATA, "", 0, "cannot start worker threads");
     return CS_OK;
+}
+
+void jobs_add_repeats(jobs *js, uint64_t n, const char *file, uint64_t line)
+{
+    if (n && !js->repeats && line && (js->repeat_file = strdup(file)))
+        js->repeat_line = line;
+    js->repeats += n;
+}
+
+uint64_t jobs_repeats(const jobs *js, const char **file, uint64_t *line)
+{
+    *file = js->repeat_file;
+    *line = js->repeat_line;
+    return js->repeats;
 }
 
 void jobs_note_invalid(jobs *js, int col, const char *file, uint64_t line)
@@ -164,6 +181,7 @@ static int retire_one(jobs *js, cs_error *e)
         account_time(js->p.acc, ACC_REDUCE, j->t_reduce);
         account_time(js->p.acc, ACC_HANDOFF, j->t_handoff);
         note_invalid(js, j);
+        jobs_add_repeats(js, j->repeats, j->in->name, j->repeat_line);
     }
     backend *be = js->p.be;
     be->ops->retire(be, j, js->rows + 1, abandon, e);
@@ -288,6 +306,7 @@ void jobs_stop(jobs *js)
         free(js->inv_file[k]);
     free(js->inv_file);
     free(js->inv_line);
+    free(js->repeat_file);
     free(js->ring);
     free(js);
 }

@@ -41,8 +41,9 @@ typedef struct job {
     /* what the worker made of them */
     cs_error err;
     uint64_t rows;
-    uint64_t *first_invalid; /* per column: 1-based row in the job, 0 */
-    chunk *cks;              /* parsed rows */
+    uint64_t *first_invalid;       /* per column: 1-based row in the job, 0 */
+    uint64_t repeats, repeat_line; /* repeated headers skipped, the first */
+    chunk *cks;                    /* parsed rows */
     int ncks, nck_cap, ncks_used;
     void *part; /* the backend's state for this job */
     double t_read, t_parse, t_reduce, t_handoff; /* worker thread time */
@@ -72,6 +73,12 @@ int jobs_drain(jobs *js, cs_error *e);
 /* Rows retired so far, plus those the backend parsed itself. */
 uint64_t jobs_rows(const jobs *js);
 void jobs_add_rows(jobs *js, uint64_t n);
+
+/* Repeated header lines skipped so far (io/csv_reader.h, repeat), and
+ * where the first was (file NULL: none); jobs_add_repeats adds those a
+ * backend skipped itself. */
+uint64_t jobs_repeats(const jobs *js, const char **file, uint64_t *line);
+void jobs_add_repeats(jobs *js, uint64_t n, const char *file, uint64_t line);
 
 /* For each column, the first invalid field retired so far (file, line);
  * file NULL when none. Valid until jobs_stop. */

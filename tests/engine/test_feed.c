@@ -117,7 +117,7 @@ static void add_chunk(rows *out, const chunk *c, uint64_t first_row)
 static void reference(const text *t, rows *ref)
 {
     memset(ref, 0, sizeof *ref);
-    csv_dialect d = {',', 1};
+    csv_dialect d = {',', 1, NULL, 0};
     int map[NCOLS] = {0, 1, 2};
     chunk c;
     ck_assert_int_eq(chunk_init(&c, NCOLS, MAX_ROWS, NULL), 0);
@@ -313,7 +313,7 @@ static int dev_end(backend *b, bytes_result *r, char *tail, size_t *tail_len,
     if (stop_at > f->bytes.n)
         stop_at = f->bytes.n;
     /* the last record boundary at or before the stop */
-    csv_dialect d = {',', 1};
+    csv_dialect d = {',', 1, NULL, 0};
     csv_cutter c;
     csv_cutter_init(&c, &d, f->first_line);
     size_t consumed = csv_cut(&c, f->bytes.p, stop_at, 0, "dev", e);
@@ -382,7 +382,7 @@ static void feed_through(fake *f, const char *path, const rows *ref,
     feed fd;
     feed_init(&fd, js, &f->base, &acc, nthreads, NCOLS, 0);
     input *in = NULL;
-    csv_dialect d = {',', 1};
+    csv_dialect d = {',', 1, NULL, 0};
     ck_assert_int_eq(input_open(path, NULL, d, head, 1, &acc, &in, &e), CS_OK);
     col_table t;
     char *names[] = {"a", "b", "c"};
@@ -530,7 +530,7 @@ START_TEST(first_error_in_input_order)
     col_table t;
     ck_assert_int_eq(columns_learn(&t, NULL, &cf, &e), CS_OK);
     gate_open = 0;
-    csv_dialect d = {',', 1};
+    csv_dialect d = {',', 1, NULL, 0};
     input *in = NULL;
     for (int k = 0; k < 2 && e.status == CS_OK; k++) {
         ck_assert_int_eq(

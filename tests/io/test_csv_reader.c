@@ -71,6 +71,7 @@ typedef struct result {
     double *v[MAXC];
     int32_t *corr[MAXC]; /* 0 where the chunk kept no correction */
     uint64_t missing[MAXC], invalid[MAXC], nan[MAXC], first_invalid[MAXC];
+    uint64_t repeats, repeat_line; /* repeated headers skipped, the first */
 } result;
 
 static void result_init(result *r, int ncols)
@@ -107,6 +108,9 @@ static void take_chunk(result *r, chunk *ch)
                         ch->has_corr[c] ? ch->corr[c][i] : 0);
         r->rows++;
     }
+    if (!r->repeats)
+        r->repeat_line = ch->repeat_line;
+    r->repeats += ch->repeats;
     for (int c = 0; c < r->ncols; c++) {
         uint64_t base = r->rows - ch->nrows;
         r->missing[c] += ch->missing[c];
@@ -241,7 +245,7 @@ static int run_reader(const csv_dialect *d, const char *buf, size_t n,
 static int parse_all(const char *s, char delim, int ncols, result *r,
                      int strict, cs_error *e)
 {
-    csv_dialect d = {delim, 0};
+    csv_dialect d = {delim, 0, NULL, 0};
     int map[MAXC];
     for (int i = 0; i < MAXC; i++)
         map[i] = i < ncols ? i : -1;
@@ -306,7 +310,7 @@ START_TEST(bom_and_header)
 {
     const char *s = "\xEF\xBB\xBF"
                     "id,\"price, usd\",qty\r\n1,2.5,3\n2,x,4\n";
-    csv_dialect d = {0, -1};
+    csv_dialect d = {0, -1, NULL, 0};
     csv_head h;
     cs_error e = {0};
     csv_detect(s, strlen(s), 1, &d);
@@ -324,7 +328,7 @@ START_TEST(bom_and_header)
     csv_head_free(&h);
 
     /* No header: names are field numbers; only the BOM is skipped. */
-    d = (csv_dialect){0, -1};
+    d = (csv_dialect){0, -1, NULL, 0};
     s = "\xEF\xBB\xBF"
         "1;2\n3;x\n";
     csv_detect(s, strlen(s), 1, &d);
@@ -342,7 +346,7 @@ END_TEST
 
 START_TEST(head_edges)
 {
-    csv_dialect d = {',', 1};
+    csv_dialect d = {',', 1, NULL, 0};
     csv_head h;
     cs_error e = {0};
     /* The first record must end within the bytes given (unless at EOF). */
@@ -363,7 +367,7 @@ START_TEST(head_edges)
     csv_head_free(&h);
     /* Not at EOF, a partial last record is no sample: "4e" is cut short. */
     const char *partial = "x,y\n1,2\nab,4e";
-    d = (csv_dialect){0, -1};
+    d = (csv_dialect){0, -1, NULL, 0};
     csv_detect(partial, strlen(partial), 0, &d);
     ck_assert_int_eq(d.header, 1);
     ck_assert_int_eq(
@@ -408,13 +412,13 @@ START_TEST(header_detection)
         {"nan,1\n2,3\n", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        csv_dialect d = {0, -1};
+        csv_dialect d = {0, -1, NULL, 0};
         csv_detect(cases[i].s, strlen(cases[i].s), 1, &d);
         ck_assert_msg(d.header == cases[i].header, "case %zu: %s", i,
                       cases[i].s);
     }
     /* A header given by the user is kept. */
-    csv_dialect d = {'|', 0};
+    csv_dialect d = {'|', 0, NULL, 0};
     csv_detect("a,b\n1,2\n", 8, 1, &d);
     ck_assert_int_eq(d.header, 0);
     ck_assert_int_eq(d.delim, '|');
@@ -434,7 +438,7 @@ START_TEST(delimiter_detection)
         {"\"x\ny,z,w\"|q\n", '|'}, {"a,b;c;d\n1,2;3;4\n", ';'},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        csv_dialect d = {0, 0};
+        csv_dialect d = {0, 0, NULL, 0};
         csv_detect(cases[i].s, strlen(cases[i].s), 0, &d);
         ck_assert_msg(d.delim == cases[i].delim, "case %zu: got '%c'", i,
                       d.delim);
@@ -450,7 +454,7 @@ START_TEST(every_delimiter)
         char x = delims[i];
         snprintf(s, sizeof s, "a%cb%cc\n1%c \"2%c5\"%c3\n4%c%c6\n", x, x, x, x,
                  x, x, x);
-        csv_dialect d = {0, -1};
+        csv_dialect d = {0, -1, NULL, 0};
         csv_detect(s, strlen(s), 1, &d);
         ck_assert_int_eq(d.delim, x);
         ck_assert_int_eq(d.header, 1);
@@ -497,7 +501,7 @@ START_TEST(ragged_blank_empty_spaces)
     NEAR(r.v[2][4], 30);
     result_free(&r);
 
-    csv_dialect d = {',', 0};
+    csv_dialect d = {',', 0, NULL, 0};
     ck_assert_uint_eq(csv_line_of_row(&d, s, strlen(s), 10, 3), 14);
     ck_assert_uint_eq(csv_line_of_row(&d, s, strlen(s), 10, 6), 17);
     ck_assert_uint_eq(csv_line_of_row(&d, s, strlen(s), 10, 7), 0);
@@ -548,7 +552,7 @@ START_TEST(unterminated_quote_line)
     const char *s = "1,2\n3,\"4\n\n5\",6\n7,\"8\n9,10\n11,12\n";
     result r;
     cs_error e = {0};
-    csv_dialect d = {',', 0};
+    csv_dialect d = {',', 0, NULL, 0};
     int map[2] = {0, 1};
     for (size_t w = 1; w < 40; w += 3) {
         memset(&e, 0, sizeof e);
@@ -585,7 +589,7 @@ START_TEST(strict_error_line)
     const char *s = "1,2\n\n3,\"4\n\"\n5,6\n7,abc\n8,9\n";
     result r;
     cs_error e = {0};
-    csv_dialect d = {',', 0};
+    csv_dialect d = {',', 0, NULL, 0};
     int map[2] = {0, 1};
     run_opts o = {0, 2, 2, NULL, 0};
     ck_assert_int_eq(run_reader(&d, s, strlen(s), 17, map, 2, 2, &o, &r, &e),
@@ -629,7 +633,7 @@ END_TEST
 START_TEST(chunk_full_resume)
 {
     const char *s = "1,2\r\n\r\n3,\"4\n\"\r\n5,6\r7,8\n9,10\n11";
-    csv_dialect d = {',', 0};
+    csv_dialect d = {',', 0, NULL, 0};
     int map[2] = {1, 0};
     chunk ch;
     cs_error e = {0};
@@ -974,7 +978,7 @@ START_TEST(differential_random)
         uint64_t *starts = malloc((rf.nr + 1) * sizeof *starts);
         for (size_t i = 0; i < rf.nr; i++)
             starts[i] = rf.r[i].line;
-        csv_dialect d = {delim, 0};
+        csv_dialect d = {delim, 0, NULL, 0};
         run_opts o = {1 + rndn(300), rndn(2) ? 1 + rndn(40) : 1000, 0, starts,
                       rf.nr};
         cs_error e = {0};
@@ -1020,6 +1024,103 @@ START_TEST(differential_random)
 }
 END_TEST
 
+/* Item 3: a line identical to the header (a BOM before it, CRLF or LF
+ * after it) between records is no row; inside a quoted field it is text.
+ * Records with header lines between them parse as the same records
+ * without, for any cut and chunk size; rows map to their lines; the
+ * skipped lines are counted and the first is located. */
+START_TEST(repeated_headers)
+{
+    uint64_t seed = start_seed();
+    static const char delims[] = {',', '\t', ';', '|'};
+    int iters = quick() ? 60 : 300;
+    for (int it = 0; it < iters; it++) {
+        char delim = delims[rndn(4)];
+        int nfields = 1 + (int)rndn(5);
+        text hdr = {0}, with = {0}, clean = {0};
+        for (int f = 0; f < nfields; f++) {
+            if (f)
+                put(&hdr, &delim, 1);
+            int quoted = rndn(4) == 0;
+            puts_(&hdr, quoted ? "\"q,n\"\"x" : "name");
+            put(&hdr, &"abcdefgh"[f], 1);
+            puts_(&hdr, quoted ? "\"" : "");
+        }
+        uint64_t line = 1 + rndn(50), first_line = line, inserted = 0;
+        uint64_t first_repeat = 0;
+        uint64_t *skip = calloc(2000, sizeof *skip);
+        size_t nrec = 1 + rndn(150);
+        for (size_t i = 0; i < nrec; i++) {
+            if (rndn(4) == 0) { /* a repeated header between records */
+                if (rndn(5) == 0)
+                    puts_(&with, "\xEF\xBB\xBF");
+                put(&with, hdr.s, hdr.n);
+                puts_(&with, rndn(3) ? "\n" : "\r\n");
+                first_repeat = first_repeat ? first_repeat : line;
+                skip[inserted++] = line++;
+            }
+            text rec = {0};
+            if (rndn(10) == 0) { /* the header inside a quoted field */
+                puts_(&rec, "\"x\n");
+                put(&rec, hdr.s, hdr.n);
+                puts_(&rec, "\ny\"");
+                put(&rec, &delim, 1);
+                puts_(&rec, "1\n");
+            } else {
+                random_csv(&rec, delim, nfields, 1);
+                if (rec.s[rec.n - 1] != '\n')
+                    puts_(&rec, "\n");
+            }
+            for (size_t k = 0; k < rec.n; k++)
+                line += rec.s[k] == '\n';
+            put(&with, rec.s, rec.n);
+            put(&clean, rec.s, rec.n);
+            free(rec.s);
+        }
+        /* the rows' lines: every record of the text with the headers,
+         * less the inserted lines */
+        ref_file rf;
+        ref_parse(with.s, with.n, delim, first_line, &rf);
+        uint64_t *starts = malloc((rf.nr + 1) * sizeof *starts);
+        size_t ns = 0;
+        for (size_t i = 0, k = 0; i < rf.nr; i++) {
+            while (k < inserted && skip[k] < rf.r[i].line)
+                k++;
+            if (k == inserted || skip[k] != rf.r[i].line)
+                starts[ns++] = rf.r[i].line;
+        }
+        int map[MAXC], nmap = nfields, ncols = nfields;
+        for (int f = 0; f < nfields; f++)
+            map[f] = f;
+        csv_dialect plain = {delim, 1, NULL, 0};
+        csv_dialect d = {delim, 1, hdr.s, hdr.n};
+        run_opts o = {0, 1000, 0, NULL, 0};
+        result want, got;
+        cs_error e = {0};
+        ck_assert_int_eq(run_reader(&plain, clean.s, clean.n, 1, map, nmap,
+                                    ncols, &o, &want, &e),
+                         CS_OK);
+        o = (run_opts){1 + rndn(300), rndn(2) ? 1 + rndn(40) : 1000, 0, starts,
+                       ns};
+        ck_assert_int_eq(run_reader(&d, with.s, with.n, first_line, map, nmap,
+                                    ncols, &o, &got, &e),
+                         CS_OK);
+        assert_same(&want, &got, seed);
+        ck_assert_uint_eq(got.repeats, inserted);
+        ck_assert_uint_eq(got.repeat_line, first_repeat);
+        ck_assert_uint_eq(ns, want.rows);
+        result_free(&want);
+        result_free(&got);
+        ref_free(&rf);
+        free(starts);
+        free(skip);
+        free(hdr.s);
+        free(with.s);
+        free(clean.s);
+    }
+}
+END_TEST
+
 /* Text in libcsv's corners (quotes mid-field, text after a closing quote,
  * bare CRs, blanks): however it is cut, the blocks parse as the whole does. */
 START_TEST(cut_agrees_with_libcsv)
@@ -1032,7 +1133,7 @@ START_TEST(cut_agrees_with_libcsv)
         size_t n = 1 + rndn(400);
         for (size_t i = 0; i < n; i++)
             put(&t, &alphabet[rndn(sizeof alphabet - 1)], 1);
-        csv_dialect d = {',', 0};
+        csv_dialect d = {',', 0, NULL, 0};
         int map[4] = {0, 1, 2, 3};
         run_opts whole = {0, 100000, 0, NULL, 0};
         run_opts cut = {1 + rndn(64), 1 + rndn(8), 0, NULL, 0};
@@ -1069,6 +1170,7 @@ static Suite *suite(void)
     tcase_add_test(tc, integer_corrections);
     tcase_add_test(tc, unterminated_quote_line);
     tcase_add_test(tc, strict_error_line);
+    tcase_add_test(tc, repeated_headers);
     tcase_add_test(tc, chunk_full_resume);
     tcase_add_test(tc, differential_random);
     tcase_add_test(tc, cut_agrees_with_libcsv);
