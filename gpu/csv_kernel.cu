@@ -74,6 +74,8 @@ __global__ void stitch_kernel(csv_args a)
         st->nonblank_end = 0;
         st->stop_now = 0;
         st->hard_at = st->hard_n;
+        st->repeats_chunk = 0;
+        st->repeat_line_chunk = ~0ull;
     }
 }
 
@@ -306,6 +308,24 @@ __device__ int parse_record(const csv_args &a, const counters &k, const char *s,
     return 1;
 }
 
+/* Whether record [s, e) (its CR and LF left out) repeats the header, as
+ * io/csv_cut.c's csv_repeat_at decides on the host. */
+__device__ bool repeats_header(const csv_args &a, const char *s, const char *e)
+{
+    unsigned n = (unsigned)(e - s);
+    if (n == a.repeat_len + 3 && (unsigned char)s[0] == 0xEF &&
+        (unsigned char)s[1] == 0xBB && (unsigned char)s[2] == 0xBF) {
+        s += 3;
+        n -= 3;
+    }
+    if (n != a.repeat_len)
+        return false;
+    for (unsigned i = 0; i < n; i++)
+        if (s[i] != a.repeat[i])
+            return false;
+    return true;
+}
+
 __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
 {
     __shared__ ull sh[SH_COLS * CNT_N];
@@ -326,7 +346,14 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
         if (e > b && text[e - 1] == '\r')
             e--;
         ull line = line0 + r + (r ? a.rec_inlf[r - 1] : 0);
-        int got = parse_record(a, k, text + b, text + e, r, line);
+        int got;
+        if (a.repeat && repeats_header(a, text + b, text + e)) {
+            got = 0; /* no row: the rows after it move up, as after a blank */
+            atomicAdd(&st->repeats_chunk, 1u);
+            atomicMin(&st->repeat_line_chunk, line);
+        } else {
+            got = parse_record(a, k, text + b, text + e, r, line);
+        }
         a.row_flag[r] = got > 0;
         if (got < 0)
             stop_here(st, RAW_STRAY_QUOTE);
@@ -463,6 +490,9 @@ __global__ void end_kernel(csv_args a)
         a.hard[i].row = st->row_base + (moved ? a.row_of[rec] : rec);
     }
     st->row_base += rows;
+    if (st->repeats_chunk && !st->repeats)
+        st->repeat_line = st->repeat_line_chunk;
+    st->repeats += st->repeats_chunk;
     st->keep_at = st->arena_used;
     st->arena_used += a.keep ? rows : 0;
     st->consumed += end;

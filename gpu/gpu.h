@@ -91,14 +91,20 @@ typedef struct gpu_raw_format {
     const int *map; /* field -> column, or -1 */
     int nmap;
     uint64_t size_hint; /* bytes of the input when known, else 0 */
+    /* CSV: the header line (io/csv_reader.h's csv_dialect.repeat): a
+       record identical to it is no row */
+    const char *repeat;
+    size_t repeat_len;
 } gpu_raw_format;
 
 typedef struct gpu_raw_result {
-    uint64_t rows;     /* rows the device reduced */
-    uint64_t lines;    /* physical lines those rows span (CSV) */
-    uint64_t consumed; /* input bytes of those rows, from the first chunk */
-    int stopped;       /* the device stopped before the end of its input */
-    char reason[96];   /* why, when stopped */
+    uint64_t rows;        /* rows the device reduced */
+    uint64_t lines;       /* physical lines those rows span (CSV) */
+    uint64_t consumed;    /* input bytes of those rows, from the first chunk */
+    int stopped;          /* the device stopped before the end of its input */
+    char reason[96];      /* why, when stopped */
+    uint64_t repeats;     /* repeated header lines it skipped */
+    uint64_t repeat_line; /* the first one's physical line */
     /* per column; missing/invalid/nan are added to the caller's arrays */
     uint64_t *missing, *invalid, *nan;
     uint64_t *first_invalid_line; /* per column: kept if set, else the

@@ -57,6 +57,9 @@ struct raw_state {
     unsigned end_off;              /* (chunk) just past the last record */
     int stop, stop_now;            /* enum raw_stop: sticky, (chunk) */
     unsigned hard_n, hard_at;      /* entries listed; (chunk) before it */
+    unsigned repeats_chunk;        /* (chunk) repeated header lines */
+    ull repeat_line_chunk;         /* (chunk) the first one's line, or ~0 */
+    ull repeats, repeat_line;      /* the input's, the first one's line */
 };
 
 /* What the host reads without a copy (mapped page-locked memory). */
@@ -73,6 +76,10 @@ struct csv_args {
     char delim;
     int strict;     /* columns below it: an invalid field stops the device */
     const int *map; /* field -> column or -1 (device) */
+    /* the header line (device; NULL: none): a record identical to it, a
+       UTF-8 BOM before it allowed, is a repeated header, no row */
+    const char *repeat;
+    unsigned repeat_len;
     int nmap, ncols;
     int nsm;     /* multiprocessors: sizes the grids */
     double *col; /* column j at col + j * ld */

@@ -38,7 +38,7 @@ rm -f "$OUT/terms.tmp"
 
 echo "== compute-sanitizer (COLSTAT_TEST_QUICK)"
 : >"$OUT/sanitizer.log"
-for tool in memcheck racecheck synccheck; do
+for tool in memcheck racecheck synccheck initcheck; do
     for tc in ${SAN_CASES:-sizes chunks pieces subsets bins}; do
         start=$(date +%s)
         COLSTAT_TEST_QUICK=1 CK_RUN_CASE=$tc timeout ${SAN_TIMEOUT:-40} \

@@ -31,15 +31,18 @@ typedef struct bytes_format {
     const int *map; /* field -> column, or -1 */
     int nmap;
     uint64_t size_hint; /* bytes of the input when known, else 0 */
+    const char *repeat; /* CSV: the header line (csv_dialect), or NULL */
+    size_t repeat_len;
 } bytes_format;
 
 typedef struct bytes_result {
-    uint64_t rows;                /* rows the backend reduced */
-    uint64_t lines;               /* physical lines those rows span (CSV) */
-    uint64_t consumed;            /* input bytes of those rows */
-    int stopped;                  /* it stopped before the end of its input */
-    char reason[96];              /* why, when stopped */
-    uint64_t *first_invalid_line; /* per column, 0 when none (caller's) */
+    uint64_t rows;                 /* rows the backend reduced */
+    uint64_t lines;                /* physical lines those rows span (CSV) */
+    uint64_t consumed;             /* input bytes of those rows */
+    int stopped;                   /* it stopped before the end of its input */
+    char reason[96];               /* why, when stopped */
+    uint64_t repeats, repeat_line; /* repeated headers skipped, the first */
+    uint64_t *first_invalid_line;  /* per column, 0 when none (caller's) */
 } bytes_result;
 
 typedef struct backend_bytes_ops {

@@ -223,7 +223,9 @@ static int gpu_bytes_begin(backend *b, const bytes_format *f,
                           .offset = s ? s->offset : NULL,
                           .map = f->map,
                           .nmap = f->nmap,
-                          .size_hint = f->size_hint};
+                          .size_hint = f->size_hint,
+                          .repeat = f->repeat,
+                          .repeat_len = f->repeat_len};
     return gpu_raw_begin(g->dev, &fmt, first_row, first_line, e);
 }
 
@@ -279,6 +281,8 @@ static int gpu_bytes_end(backend *b, bytes_result *r, char *tail,
     r->lines = d->lines;
     r->consumed = d->consumed;
     r->stopped = d->stopped;
+    r->repeats = d->repeats;
+    r->repeat_line = d->repeat_line;
     memcpy(r->reason, d->reason, sizeof r->reason);
     return CS_OK;
 }

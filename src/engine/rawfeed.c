@@ -365,6 +365,7 @@ static int end_input(rawfeed *rf, const input *in, bytes_result *r, char *tail,
     account_stream(rf->acc, account_now() - t0, r->consumed);
     if (rc == CS_OK) {
         jobs_add_rows(rf->js, r->rows);
+        jobs_add_repeats(rf->js, r->repeats, in->name, r->repeat_line);
         for (int k = 0; k < rf->ncols; k++)
             jobs_note_invalid(rf->js, k, in->name, r->first_invalid_line[k]);
     }
@@ -381,7 +382,9 @@ static int begin(rawfeed *rf, const input *in, uint64_t first_line, cs_error *e)
         .strict = rf->strict,
         .map = in->map,
         .nmap = in->nmap,
-        .size_hint = source_can_pread(in->src) ? source_file_size(in->src) : 0};
+        .size_hint = source_can_pread(in->src) ? source_file_size(in->src) : 0,
+        .repeat = in->dialect.repeat,
+        .repeat_len = in->dialect.repeat_len};
     /* rows are numbered in input order: earlier jobs first */
     if (jobs_drain(rf->js, e) != CS_OK)
         return e->status;

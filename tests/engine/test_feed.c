@@ -78,10 +78,22 @@ static void field(text *t, test_rng *r)
     }
 }
 
+/* The header, and the text as it is once more between rows (files joined
+ * by cat: item 3). */
+static const char header[] = "a,b,c";
+static int repeats_made;
+
 static void make_csv(text *t, test_rng *r, int rows)
 {
     puts_(t, "a,b,c\n");
+    repeats_made = 0;
     for (int i = 0; i < rows; i++) {
+        if (rng_below(r, 40) == 0) {
+            puts_(t, rng_below(r, 4) ? "a,b,c\n"
+                                     : "\xEF\xBB\xBF"
+                                       "a,b,c\r\n");
+            repeats_made++;
+        }
         for (int f = 0; f < NCOLS; f++) {
             if (f)
                 puts_(t, ",");
@@ -117,7 +129,7 @@ static void add_chunk(rows *out, const chunk *c, uint64_t first_row)
 static void reference(const text *t, rows *ref)
 {
     memset(ref, 0, sizeof *ref);
-    csv_dialect d = {',', 1, NULL, 0};
+    csv_dialect d = {',', 1, header, strlen(header)};
     int map[NCOLS] = {0, 1, 2};
     chunk c;
     ck_assert_int_eq(chunk_init(&c, NCOLS, MAX_ROWS, NULL), 0);
@@ -168,6 +180,9 @@ typedef struct fake {
     uint64_t first_row, first_line;
     const int *map;
     int nmap;
+    const char *repeat;
+    size_t repeat_len;
+    uint64_t repeats; /* the device skipped */
 } fake;
 
 static void *fake_part_new(backend *b)
@@ -279,6 +294,8 @@ static int dev_begin(backend *b, const bytes_format *fmt, uint64_t first_row,
     f->first_line = first_line;
     f->map = fmt->map;
     f->nmap = fmt->nmap;
+    f->repeat = fmt->repeat;
+    f->repeat_len = fmt->repeat_len;
     f->bytes.n = 0;
     f->nslots = 0;
     ck_assert_uint_eq(first_row, f->rows_retired + 1);
@@ -313,7 +330,7 @@ static int dev_end(backend *b, bytes_result *r, char *tail, size_t *tail_len,
     if (stop_at > f->bytes.n)
         stop_at = f->bytes.n;
     /* the last record boundary at or before the stop */
-    csv_dialect d = {',', 1, NULL, 0};
+    csv_dialect d = {',', 1, f->repeat, f->repeat_len};
     csv_cutter c;
     csv_cutter_init(&c, &d, f->first_line);
     size_t consumed = csv_cut(&c, f->bytes.p, stop_at, 0, "dev", e);
@@ -330,6 +347,8 @@ static int dev_end(backend *b, bytes_result *r, char *tail, size_t *tail_len,
     r->lines = c.line - f->first_line;
     r->consumed = consumed;
     r->stopped = stop_at < f->bytes.n || f->stop_slot < f->nslots;
+    r->repeats = ck.repeats;
+    r->repeat_line = ck.repeat_line;
     f->rows_retired += ck.nrows;
     chunk_free(&ck, NULL);
     *tail_len = stop_at - consumed;
@@ -396,6 +415,9 @@ static void feed_through(fake *f, const char *path, const rows *ref,
     ck_assert_int_eq(jobs_drain(js, &e), CS_OK);
     ck_assert_uint_eq(jobs_rows(js), ref->n);
     same_rows(&f->got, ref);
+    const char *rfile;
+    uint64_t rline;
+    ck_assert_uint_eq(jobs_repeats(js, &rfile, &rline), (uint64_t)repeats_made);
     feed_free(&fd);
     jobs_stop(js);
     columns_free(&t);
