@@ -223,6 +223,16 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
     } else {
         atomicAdd(counter(k, c, CNT_INVALID), 1ull);
         atomicMin(counter(k, c, CNT_FIRST_LINE), line);
+        /* where it is, for the warning that shows it: blanks around it
+           left out, as io/csv_reader.c's csv_show_field does */
+        while (s < e && (*s == ' ' || *s == '\t'))
+            s++;
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        ull off = (ull)(s - (a.buf + a.st->text_start));
+        ull len = (ull)(e - s) < 65535 ? (ull)(e - s) : 65535;
+        atomicMin(counter(k, c, CNT_FIRST_KEY),
+                  off << 17 | (ull)escaped << 16 | len);
         if (c < a.strict)
             stop_here(a.st, RAW_STRICT);
     }
@@ -334,7 +344,7 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
         return;
     int nsh = a.ncols < SH_COLS ? a.ncols : SH_COLS;
     for (int i = threadIdx.x; i < nsh * CNT_N; i += THREADS)
-        sh[i] = i % CNT_N == CNT_FIRST_LINE ? ~0ull : 0;
+        sh[i] = cnt_takes_min(i) ? ~0ull : 0;
     __syncthreads();
     counters k{sh, a.cnt_chunk};
     const char *text = a.buf + st->text_start;
@@ -365,7 +375,7 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
     __syncthreads();
     for (int i = threadIdx.x; i < nsh * CNT_N; i += THREADS) {
         ull v = sh[i];
-        if (i % CNT_N == CNT_FIRST_LINE) {
+        if (cnt_takes_min(i)) {
             if (v != ~0ull)
                 atomicMin(&a.cnt_chunk[i], v);
         } else if (v) {
@@ -516,10 +526,16 @@ __global__ void commit_kernel(csv_args a)
         a.carry_buf[i] = from[i];
     for (unsigned i = id; i < (unsigned)a.ncols * CNT_N; i += stride) {
         ull v = a.cnt_chunk[i];
-        if (i % CNT_N == CNT_FIRST_LINE) {
-            if (v < a.cnt[i])
-                a.cnt[i] = v;
-        } else {
+        if (i % CNT_N == CNT_FIRST_LINE && v < a.cnt[i]) {
+            a.cnt[i] = v; /* the column's first invalid field: kept */
+            unsigned c = i / CNT_N;
+            ull key = a.cnt_chunk[i + 1];
+            const char *f = a.buf + st->text_start + (key >> 17);
+            unsigned n = (unsigned)(key & 0xffff);
+            for (unsigned b = 0; b < n && b < RAW_FIELD_BYTES; b++)
+                a.inv_text[(size_t)c * RAW_FIELD_BYTES + b] = f[b];
+            a.inv_len[c] = n | (unsigned)((key >> 16) & 1) << 31;
+        } else if (!cnt_takes_min((int)i)) {
             a.cnt[i] += v;
         }
     }
@@ -541,7 +557,7 @@ __global__ void reset_kernel(ull *cnt, int ncols)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < ncols * CNT_N;
          i += gridDim.x * blockDim.x)
-        cnt[i] = i % CNT_N == CNT_FIRST_LINE ? ~0ull : 0;
+        cnt[i] = cnt_takes_min(i) ? ~0ull : 0;
 }
 
 unsigned seg_count(const csv_args *a)

@@ -97,6 +97,8 @@ typedef struct gpu_raw_format {
     size_t repeat_len;
 } gpu_raw_format;
 
+#define GPU_FIELD_BYTES 96 /* gpu/raw.cuh's RAW_FIELD_BYTES */
+
 typedef struct gpu_raw_result {
     uint64_t rows;        /* rows the device reduced */
     uint64_t lines;       /* physical lines those rows span (CSV) */
@@ -109,6 +111,12 @@ typedef struct gpu_raw_result {
     uint64_t *missing, *invalid, *nan;
     uint64_t *first_invalid_line; /* per column: kept if set, else the
                                      device's first, 0 for none */
+    /* per column, where the device set first_invalid_line: that field's
+       first GPU_FIELD_BYTES bytes as the input has them (in quotes: the
+       text inside, doubled quotes doubled), and its length (at most
+       65535; bit 31: doubled quotes in it) */
+    char *first_invalid_text; /* [ncols][GPU_FIELD_BYTES] */
+    unsigned *first_invalid_len;
 } gpu_raw_result;
 
 /* Bytes each raw chunk may hold (a multiple of a binary record). */

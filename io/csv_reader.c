@@ -41,6 +41,9 @@ typedef struct block {
     size_t err_row; /* with line 0: where the strict error was found */
     int err_field;
     int err_pending; /* e->line still to be found */
+    csv_spot *spots; /* as a cursor (csv_locate): what to find, */
+    int nspots, next;
+    uint64_t rec_line; /* where the record being fed starts */
 } block;
 
 #define BATCH ((size_t)1 << 16)
@@ -61,10 +64,14 @@ static uint64_t newlines(const char *s, size_t n)
     return k;
 }
 
-/* A field for a message: at most 40 bytes, cut before a UTF-8 sequence
- * that would not fit, "..." when cut (main escapes what does not print). */
-static void show_field(const char *s, size_t len, char *dst, size_t cap)
+void csv_show_field(const char *s, size_t len, char *dst, size_t cap)
 {
+    while (len && (*s == ' ' || *s == '\t')) {
+        s++;
+        len--;
+    }
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+        len--;
     size_t k = len;
     if (len > 40) {
         k = 40;
@@ -76,8 +83,8 @@ static void show_field(const char *s, size_t len, char *dst, size_t cap)
 
 static COLD void strict_fail(block *b, int c, int f, const char *s, size_t len)
 {
-    char shown[64];
-    show_field(s, len, shown, sizeof shown);
+    char shown[CSV_SHOWN];
+    csv_show_field(s, len, shown, sizeof shown);
     if (!b->line && !b->failed) {
         b->err_pending = b->e->status == CS_OK;
         b->err_row = b->row;
@@ -326,12 +333,19 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
     return rc;
 }
 
+/* A block reused as a cursor: row counts records from 1, field fields;
+ * l->line is the line being fed, where a field ends. */
 static void loc_field(void *s, size_t len, void *data)
 {
     block *l = data;
-    if (l->row == l->err_row && l->field == l->err_field && !l->failed) {
-        l->failed = 1;
-        l->line -= newlines(s, len);
+    if (l->field == 0)
+        l->rec_line = l->line - newlines(s, len);
+    while (l->next < l->nspots && l->spots[l->next].row == l->row &&
+           l->spots[l->next].field == l->field) {
+        csv_spot *sp = &l->spots[l->next++];
+        sp->line = l->line - newlines(s, len);
+        sp->record_line = l->rec_line;
+        csv_show_field(s, len, sp->text, sizeof sp->text);
     }
     l->field++;
 }
@@ -340,40 +354,47 @@ static void loc_record(int ch, void *data)
 {
     block *l = data;
     (void)ch;
+    /* a spot past the end of its record (a short row) is not there */
+    while (l->next < l->nspots && l->spots[l->next].row == l->row)
+        l->next++;
     l->row++;
     l->field = 0;
 }
 
-/* The line of field b->err_field of the block's record b->err_row - row0
- * (a block reused as a cursor: failed marks the field found):
- * the block parsed again, one line at a time, without storing values. */
-static uint64_t error_line(const block *b, const csv_dialect *d,
-                           const char *buf, size_t n, uint64_t first_line)
+void csv_locate(const csv_dialect *d, const char *buf, size_t n,
+                uint64_t first_line, csv_spot *spots, int nspots)
 {
     struct csv_parser p;
     block l = {0};
-    l.err_row = b->err_row - b->row0;
-    l.err_field = b->err_field;
+    l.row = 1;
     l.line = first_line;
+    l.spots = spots;
+    l.nspots = nspots;
+    for (int i = 0; i < nspots; i++)
+        spots[i].line = spots[i].record_line = 0;
     if (csv_init(&p, CSV_APPEND_NULL) != 0)
-        return 0;
+        return;
     csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
-    for (size_t at = 0; at < n && !l.failed;) {
+    for (size_t at = 0; at < n && l.next < nspots;) {
         const char *nl = memchr(buf + at, '\n', n - at);
         size_t len = nl ? (size_t)(nl - buf) + 1 - at : n - at;
-        if (p.pstate == 0 && csv_repeat_at(d, buf + at, n - at)) {
-            at += len;
-            l.line += nl != NULL;
-            continue;
-        }
-        csv_parse(&p, buf + at, len, loc_field, loc_record, &l);
+        if (!(p.pstate == 0 && csv_repeat_at(d, buf + at, n - at)))
+            csv_parse(&p, buf + at, len, loc_field, loc_record, &l);
         at += len;
-        l.line += nl && !l.failed;
+        l.line += nl != NULL;
     }
-    if (!l.failed)
+    if (l.next < nspots)
         csv_fini(&p, loc_field, loc_record, &l);
     csv_free(&p);
-    return l.failed ? l.line : 0;
+}
+
+/* The line of the strict error's field, found after a batch. */
+static uint64_t error_line(const block *b, const csv_dialect *d,
+                           const char *buf, size_t n, uint64_t first_line)
+{
+    csv_spot sp = {b->err_row - b->row0 + 1, b->err_field, 0, 0, ""};
+    csv_locate(d, buf, n, first_line, &sp, 1);
+    return sp.line;
 }
 
 static int finish(struct csv_parser *p, block *b, const csv_dialect *d,

@@ -109,6 +109,28 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
                     const csv_strict *strict, const char *file, chunk *out,
                     size_t *consumed, uint64_t *lines, cs_error *e);
 
+/* A field as messages show it: blanks around it left out, at most 40
+ * bytes (cut between UTF-8 sequences), "..." after a cut; into dst (cap
+ * bytes, CSV_SHOWN enough). Control bytes stay: main escapes them. */
+#define CSV_SHOWN 48
+void csv_show_field(const char *s, size_t len, char *dst, size_t cap);
+
+/* A field wanted for a message: the row-th (1-based) record of a block,
+ * its field-th (0-based) field; found, the physical lines where it and
+ * its record start (0: not there) and its text (csv_show_field). */
+typedef struct csv_spot {
+    uint64_t row;
+    int field;
+    uint64_t line, record_line;
+    char text[CSV_SHOWN];
+} csv_spot;
+
+/* Finds spots[0, n), sorted by row then field, in a block whose first
+ * byte is on first_line: the block parsed again, a line at a time (the
+ * rare path of messages). */
+void csv_locate(const csv_dialect *d, const char *buf, size_t n,
+                uint64_t first_line, csv_spot *spots, int nspots);
+
 /* Physical line on which the row-th (1-based) record of a block starts
  * (repeated headers are no rows): for messages about a row found after
  * parsing. */

@@ -43,6 +43,8 @@ typedef struct bytes_result {
     char reason[96];               /* why, when stopped */
     uint64_t repeats, repeat_line; /* repeated headers skipped, the first */
     uint64_t *first_invalid_line;  /* per column, 0 when none (caller's) */
+    char (*first_invalid_text)[CSV_SHOWN]; /* per column: that field, as
+                                              csv_show_field shows it */
 } bytes_result;
 
 typedef struct backend_bytes_ops {

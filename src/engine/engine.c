@@ -243,14 +243,15 @@ static void warn_invalid(run *r, const engine_result *res)
         int k = r->order[i];
         const col_stats *s = &res->cols[i].st;
         uint64_t line;
-        const char *file = jobs_first_invalid(r->js, k, &line);
+        const char *text;
+        const char *file = jobs_first_invalid(r->js, k, &line, &text);
         if (!s->invalid || !file)
             continue;
         account_warn(&r->acc, file, line,
                      "warning: column %s: %llu field%s not a number "
-                     "(counted as invalid; the first is here)",
+                     "(counted as invalid; the first, '%s', is here)",
                      r->table.labels[k], (unsigned long long)s->invalid,
-                     s->invalid == 1 ? " is" : "s are");
+                     s->invalid == 1 ? " is" : "s are", text);
     }
 }
 

@@ -259,6 +259,27 @@ static int gpu_bytes_wait(backend *b, const void *bytes, int *stopped,
     return rc;
 }
 
+/* Column k's first invalid field as the device kept it: its doubled
+ * quotes undone, shown as the host shows its own (csv_show_field). Cut
+ * short, it is longer than what is shown: a last byte keeps the cut's
+ * end from looking like blanks to trim. */
+static void show_first_invalid(const gpu_raw_result *d, size_t k,
+                               char shown[CSV_SHOWN])
+{
+    const char *s = d->first_invalid_text + k * GPU_FIELD_BYTES;
+    unsigned len = d->first_invalid_len[k] & 0xffff;
+    int doubled = (d->first_invalid_len[k] >> 31) & 1;
+    size_t have = len < GPU_FIELD_BYTES ? len : GPU_FIELD_BYTES, n = 0;
+    char text[GPU_FIELD_BYTES + 1];
+    for (size_t i = 0; i < have; i++) {
+        text[n++] = s[i];
+        i += doubled && s[i] == '"' && i + 1 < have && s[i + 1] == '"';
+    }
+    if (have < len)
+        text[n++] = '.';
+    csv_show_field(text, n, shown, CSV_SHOWN);
+}
+
 static int gpu_bytes_end(backend *b, bytes_result *r, char *tail,
                          size_t *tail_len, cs_error *e)
 {
@@ -272,6 +293,9 @@ static int gpu_bytes_end(backend *b, bytes_result *r, char *tail,
            n * sizeof *d->first_invalid_line);
     if (gpu_raw_end(g->dev, d, tail, tail_len, e) != CS_OK)
         return e->status;
+    for (size_t k = 0; k < n; k++)
+        if (!r->first_invalid_line[k] && d->first_invalid_line[k])
+            show_first_invalid(d, k, r->first_invalid_text[k]);
     for (size_t k = 0; k < n; k++)
         stats_add_counts(&g->counts[k], d->missing[k], d->invalid[k], d->nan[k],
                          0);
@@ -347,6 +371,8 @@ static void gpu_close_run(backend *b)
     free(g->raw.invalid);
     free(g->raw.nan);
     free(g->raw.first_invalid_line);
+    free(g->raw.first_invalid_text);
+    free(g->raw.first_invalid_len);
     free(g);
 }
 
@@ -371,8 +397,11 @@ static int make_counts(gpu_engine *g, cs_error *e)
     g->raw.invalid = calloc(n, sizeof(uint64_t));
     g->raw.nan = calloc(n, sizeof(uint64_t));
     g->raw.first_invalid_line = calloc(n, sizeof(uint64_t));
+    g->raw.first_invalid_text = calloc(n, GPU_FIELD_BYTES);
+    g->raw.first_invalid_len = calloc(n, sizeof(unsigned));
     if (!g->counts || !g->raw.missing || !g->raw.invalid || !g->raw.nan ||
-        !g->raw.first_invalid_line)
+        !g->raw.first_invalid_line || !g->raw.first_invalid_text ||
+        !g->raw.first_invalid_len)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     for (size_t k = 0; k < n; k++)
         stats_init(&g->counts[k]);

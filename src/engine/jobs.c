@@ -2,6 +2,7 @@
  * that order, each by the backend, once its worker is done. */
 #include "src/engine/jobs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,8 @@ struct jobs {
     uint64_t rows;
     char **inv_file; /* per column: where its first invalid field is */
     uint64_t *inv_line;
-    int err_retired; /* e holds an error met in retiring: final */
+    char (*inv_text)[CSV_SHOWN]; /* and what it says */
+    int err_retired;             /* e holds an error met in retiring: final */
     uint64_t repeats, repeat_line;
     char *repeat_file;
 };
@@ -108,7 +110,8 @@ int jobs_start(const jobs_params *p, jobs **out, cs_error *e)
     js->ring = calloc((size_t)js->ring_cap, sizeof *js->ring);
     js->inv_file = calloc(n, sizeof *js->inv_file);
     js->inv_line = calloc(n, sizeof *js->inv_line);
-    if (js->ring && js->inv_file && js->inv_line)
+    js->inv_text = calloc(n, sizeof *js->inv_text);
+    if (js->ring && js->inv_file && js->inv_line && js->inv_text)
         js->q = workq_start(p->nthreads);
     *out = js;
     if (!js->q)
@@ -130,31 +133,58 @@ uint64_t jobs_repeats(const jobs *js, const char **file, uint64_t *line)
     return js->repeats;
 }
 
-void jobs_note_invalid(jobs *js, int col, const char *file, uint64_t line)
+void jobs_note_invalid(jobs *js, int col, const char *file, uint64_t line,
+                       const char *text)
 {
     if (js->inv_line[col] || !line)
         return;
     js->inv_file[col] = strdup(file);
     if (js->inv_file[col])
         js->inv_line[col] = line;
+    snprintf(js->inv_text[col], sizeof js->inv_text[col], "%s", text);
 }
 
-const char *jobs_first_invalid(const jobs *js, int col, uint64_t *line)
+const char *jobs_first_invalid(const jobs *js, int col, uint64_t *line,
+                               const char **text)
 {
     *line = js->inv_line[col];
+    *text = js->inv_text[col];
     return js->inv_file[col];
 }
 
+/* Spots in the order csv_locate wants them: by row, then field. */
+static int spot_order(const void *a, const void *b)
+{
+    const csv_spot *x = a, *y = b;
+    if (x->row != y->row)
+        return x->row < y->row ? -1 : 1;
+    return (x->field > y->field) - (x->field < y->field);
+}
+
+/* The job holds the first invalid field of some columns: found in its
+ * bytes again (line and text), all at once. A spot's field leads to its
+ * column through the input's map. */
 static void note_invalid(jobs *js, const job *j)
 {
-    if (js->p.spec)
+    int n = 0;
+    for (int k = 0; k < js->p.ncols && !js->p.spec; k++)
+        n += j->first_invalid[k] && !js->inv_line[k];
+    csv_spot *sp = n ? malloc((size_t)n * sizeof *sp) : NULL;
+    if (!sp)
         return;
-    for (int k = 0; k < js->p.ncols; k++)
-        if (j->first_invalid[k] && !js->inv_line[k])
-            jobs_note_invalid(js, k, j->in->name,
-                              csv_line_of_row(&j->in->dialect, j->buf, j->len,
-                                              j->first_line,
-                                              j->first_invalid[k]));
+    const input *in = j->in;
+    int i = 0;
+    for (int f = 0; f < in->nmap; f++) {
+        int k = in->map[f];
+        if (k >= 0 && j->first_invalid[k] && !js->inv_line[k])
+            sp[i++] = (csv_spot){j->first_invalid[k], f, 0, 0, ""};
+    }
+    qsort(sp, (size_t)i, sizeof *sp, spot_order);
+    csv_locate(&in->dialect, j->buf, j->len, j->first_line, sp, i);
+    for (int s = 0; s < i; s++)
+        jobs_note_invalid(js, in->map[sp[s].field], in->name, sp[s].record_line,
+                          sp[s].text);
+    free(sp);
 }
 
 /* Waits for the oldest job and retires it. After an error, nothing more
@@ -306,6 +336,7 @@ void jobs_stop(jobs *js)
         free(js->inv_file[k]);
     free(js->inv_file);
     free(js->inv_line);
+    free(js->inv_text);
     free(js->repeat_file);
     free(js->ring);
     free(js);

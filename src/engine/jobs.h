@@ -80,10 +80,13 @@ void jobs_add_rows(jobs *js, uint64_t n);
 uint64_t jobs_repeats(const jobs *js, const char **file, uint64_t *line);
 void jobs_add_repeats(jobs *js, uint64_t n, const char *file, uint64_t line);
 
-/* For each column, the first invalid field retired so far (file, line);
- * file NULL when none. Valid until jobs_stop. */
-const char *jobs_first_invalid(const jobs *js, int col, uint64_t *line);
-void jobs_note_invalid(jobs *js, int col, const char *file, uint64_t line);
+/* For each column, the first invalid field retired so far (file, the line
+ * of its record, its text as csv_show_field shows it); file NULL when
+ * none. Valid until jobs_stop. */
+const char *jobs_first_invalid(const jobs *js, int col, uint64_t *line,
+                               const char **text);
+void jobs_note_invalid(jobs *js, int col, const char *file, uint64_t line,
+                       const char *text);
 
 void jobs_stop(jobs *js); /* stops the workers, frees every job */
 

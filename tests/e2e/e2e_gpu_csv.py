@@ -484,7 +484,9 @@ class Doc:
             if self.at("blanks_only", r) and r > 0:
                 self.add(s.blank(rng) + self.nl(), False)
                 self.reasons.add("blank line")
-            if self.at("repeat", r) and s.header and r > 0:
+            after_cr = self.lines and self.lines[-1][0].endswith("\r")
+            if self.at("repeat", r) and s.header and r > 0 and not after_cr:
+                # (after a bare CR it is no line of its own: a record)
                 # the header line again (files joined by cat): no row
                 bom = "\ufeff" if rng.random() < 0.2 else ""
                 self.add(bom + self.header_text + self.nl(), False)

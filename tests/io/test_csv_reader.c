@@ -1121,6 +1121,85 @@ START_TEST(repeated_headers)
 }
 END_TEST
 
+static int by_row_field(const void *a, const void *b)
+{
+    const csv_spot *x = a, *y = b;
+    if (x->row != y->row)
+        return x->row < y->row ? -1 : 1;
+    return (x->field > y->field) - (x->field < y->field);
+}
+
+/* csv_locate, what messages show of a field found again after parsing
+ * (a warning's first invalid field, a strict error's line): random spots,
+ * some past a short record's fields, against the reference parse: the
+ * field's line, its record's line, its text as csv_show_field shows the
+ * reference's. */
+START_TEST(locate_fields)
+{
+    uint64_t seed = start_seed();
+    static const char delims[] = {',', '\t', ';', '|'};
+    int iters = quick() ? 60 : 400;
+    for (int it = 0; it < iters; it++) {
+        char delim = delims[rndn(4)];
+        int nfields = 1 + (int)rndn(6);
+        text t = {0};
+        random_csv(&t, delim, nfields, 1 + rndn(80));
+        uint64_t first_line = 1 + rndn(100);
+        ref_file rf;
+        ref_parse(t.s, t.n, delim, first_line, &rf);
+        csv_spot sp[8];
+        int n = rf.nr ? 1 + (int)rndn(8) : 0;
+        for (int i = 0; i < n; i++) {
+            sp[i].row = 1 + rndn(rf.nr);
+            sp[i].field = (int)rndn((size_t)nfields + 2);
+            for (int j = 0; j < i; j++) /* each spot once */
+                if (sp[j].row == sp[i].row && sp[j].field == sp[i].field)
+                    sp[i--].row = 0, n--;
+        }
+        qsort(sp, (size_t)n, sizeof *sp, by_row_field);
+        csv_dialect d = {delim, 0, NULL, 0};
+        csv_locate(&d, t.s, t.n, first_line, sp, n);
+        for (int i = 0; i < n; i++) {
+            const ref_record *r = &rf.r[sp[i].row - 1];
+            if (sp[i].field >= r->nf) {
+                ck_assert_msg(sp[i].line == 0, "seed %llu: row %llu field %d",
+                              (unsigned long long)seed,
+                              (unsigned long long)sp[i].row, sp[i].field);
+                continue;
+            }
+            const ref_field *f = &r->f[sp[i].field];
+            char want[CSV_SHOWN];
+            csv_show_field(f->s, f->n, want, sizeof want);
+            ck_assert_msg(
+                sp[i].line == f->line && sp[i].record_line == r->line,
+                "seed %llu: row %llu field %d: lines %llu %llu, want "
+                "%llu %llu",
+                (unsigned long long)seed, (unsigned long long)sp[i].row,
+                sp[i].field, (unsigned long long)sp[i].line,
+                (unsigned long long)sp[i].record_line,
+                (unsigned long long)f->line, (unsigned long long)r->line);
+            ck_assert_msg(!strcmp(sp[i].text, want),
+                          "seed %llu: '%s' shown, want '%s'",
+                          (unsigned long long)seed, sp[i].text, want);
+        }
+        ref_free(&rf);
+        free(t.s);
+    }
+    /* shown: blanks around left out, 40 bytes at most, cut between UTF-8
+     * sequences, "..." after a cut */
+    char out[CSV_SHOWN];
+    csv_show_field(" \t x y \t", strlen(" \t x y \t"), out, sizeof out);
+    ck_assert_str_eq(out, "x y");
+    char u[64] = "";
+    for (int i = 0; i < 19; i++)
+        strcat(u, "\xc3\xa9");
+    strcat(u, "a\xc3\xa9z"); /* 39 bytes, then one of 2 */
+    csv_show_field(u, strlen(u), out, sizeof out);
+    ck_assert_uint_eq(strlen(out), 39 + 3);
+    ck_assert_str_eq(out + 39, "...");
+}
+END_TEST
+
 /* Text in libcsv's corners (quotes mid-field, text after a closing quote,
  * bare CRs, blanks): however it is cut, the blocks parse as the whole does. */
 START_TEST(cut_agrees_with_libcsv)
@@ -1171,6 +1250,7 @@ static Suite *suite(void)
     tcase_add_test(tc, unterminated_quote_line);
     tcase_add_test(tc, strict_error_line);
     tcase_add_test(tc, repeated_headers);
+    tcase_add_test(tc, locate_fields);
     tcase_add_test(tc, chunk_full_resume);
     tcase_add_test(tc, differential_random);
     tcase_add_test(tc, cut_agrees_with_libcsv);
