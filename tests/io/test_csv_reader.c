@@ -1147,14 +1147,16 @@ START_TEST(locate_fields)
         uint64_t first_line = 1 + rndn(100);
         ref_file rf;
         ref_parse(t.s, t.n, delim, first_line, &rf);
-        csv_spot sp[8];
-        int n = rf.nr ? 1 + (int)rndn(8) : 0;
-        for (int i = 0; i < n; i++) {
-            sp[i].row = 1 + rndn(rf.nr);
-            sp[i].field = (int)rndn((size_t)nfields + 2);
-            for (int j = 0; j < i; j++) /* each spot once */
-                if (sp[j].row == sp[i].row && sp[j].field == sp[i].field)
-                    sp[i--].row = 0, n--;
+        csv_spot sp[8] = {{0}};
+        int n = 0;
+        for (int k = 0; rf.nr && k < 8; k++) {
+            csv_spot c = {1 + rndn(rf.nr), (int)rndn((size_t)nfields + 2), 0, 0,
+                          ""};
+            int again = 0; /* each spot once */
+            for (int j = 0; j < n; j++)
+                again |= sp[j].row == c.row && sp[j].field == c.field;
+            if (!again)
+                sp[n++] = c;
         }
         qsort(sp, (size_t)n, sizeof *sp, by_row_field);
         csv_dialect d = {delim, 0, NULL, 0};
