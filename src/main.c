@@ -167,8 +167,8 @@ static int write_result(const options *o, const engine_result *res, cs_error *e)
     for (int k = 0; k < res->ncols; k++) {
         cols[k].name = res->cols[k].name;
         cols[k].index = res->cols[k].index;
-        stats_finalize(&res->cols[k].st, &cols[k].s);
-        cols[k].h = (o->run.what & STAT_HIST) ? &res->cols[k].h : NULL;
+        stats_finalize(res->cols[k].st, &cols[k].s);
+        cols[k].h = (o->run.what & STAT_HIST) ? res->cols[k].h : NULL;
     }
     int bad = report_write(m, o->format, o->run.what, res->rows, cols,
                            res->ncols, term_width(stdout));

@@ -99,6 +99,7 @@ struct backend {
     size_t chunk_rows;              /* rows per parsed chunk */
     int keeps_chunks;               /* a job keeps every chunk until job_done */
     const chunk_alloc *alloc;       /* memory it reads fastest (NULL: malloc) */
+    size_t part_bytes; /* what one job's part holds, about (0: little) */
 };
 
 typedef struct backend_params {

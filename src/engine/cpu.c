@@ -18,6 +18,14 @@
 #define CPU_BLOCK (1u << 20)
 #define CPU_BINARY_BLOCK (4u << 20)
 #define CPU_CHUNK_ROWS 8192
+/* ... but no more than CPU_CHUNK_VALUES values a chunk (F4: 8192 rows of
+ * 100000 columns took 400 MB a job): wide tables get fewer rows. */
+#define CPU_CHUNK_VALUES (1u << 20)
+#define CPU_CHUNK_MIN_ROWS 16
+/* A job's state is a col_stats a column: a job reads at least
+ * CPU_BYTES_PER_COLUMN bytes a column, so that its state stays within a
+ * few times its bytes (F4: 100000 columns, 40 MB of state a job). */
+#define CPU_BYTES_PER_COLUMN 64
 
 typedef struct cpu_part {
     col_stats *st;
@@ -33,8 +41,10 @@ typedef struct cpu_backend {
 
 static void part_clear(const cpu_backend *c, cpu_part *pt)
 {
-    for (int k = 0; pt->st && k < c->p.ncols; k++)
+    for (int k = 0; pt->st && k < c->p.ncols; k++) {
+        stats_free(&pt->st[k]);
         stats_init(&pt->st[k]);
+    }
     for (int k = 0; pt->h && k < c->p.ncols; k++) {
         memset(pt->h[k].bins, 0, (size_t)pt->h[k].nbins * sizeof(uint64_t));
         pt->h[k].underflow = pt->h[k].overflow = 0;
@@ -43,6 +53,8 @@ static void part_clear(const cpu_backend *c, cpu_part *pt)
 
 static void part_release(const cpu_backend *c, cpu_part *pt)
 {
+    for (int k = 0; pt->st && k < c->p.ncols; k++)
+        stats_free(&pt->st[k]);
     for (int k = 0; pt->h && k < c->p.ncols; k++)
         hist_free(&pt->h[k]);
     free(pt->h);
@@ -55,7 +67,9 @@ static int part_make(const cpu_backend *c, cpu_part *pt)
     const backend_params *p = &c->p;
     size_t n = (size_t)(p->ncols ? p->ncols : 1);
     memset(pt, 0, sizeof *pt);
-    pt->st = calloc(n, sizeof *pt->st);
+    pt->st = malloc(n * sizeof *pt->st);
+    for (size_t k = 0; pt->st && k < n; k++)
+        stats_init(&pt->st[k]);
     int ok = pt->st != NULL;
     if (ok && (p->what & STAT_HIST) && p->have_range) {
         pt->h = calloc(n, sizeof *pt->h);
@@ -93,16 +107,19 @@ static void cpu_part_free(backend *b, void *part)
 }
 
 /* Values, then the fields that did not enter, of each column. */
-static void reduce(const chunk *c, uint64_t first_row, col_stats *s,
-                   unsigned what)
+static int reduce(const chunk *c, uint64_t first_row, col_stats *s,
+                  unsigned what)
 {
+    int rc = 0;
     for (int k = 0; k < c->ncols; k++) {
-        stats_add_values(&s[k], c->col[k], c->has_corr[k] ? c->corr[k] : NULL,
-                         c->nrows, first_row, what);
+        rc |= stats_add_values(&s[k], c->col[k],
+                               c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
+                               first_row, what);
         stats_add_counts(
             &s[k], c->missing[k], c->invalid[k], c->nan[k],
             c->first_invalid[k] ? first_row - 1 + c->first_invalid[k] : 0);
     }
+    return rc;
 }
 
 static int cpu_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
@@ -110,7 +127,8 @@ static int cpu_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
     cpu_backend *cb = (cpu_backend *)b;
     cpu_part *pt = j->part;
     unsigned what = cb->p.what;
-    reduce(c, j->rows + 1, pt->st, what);
+    if (reduce(c, j->rows + 1, pt->st, what))
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     for (int k = 0; (what & STAT_HIST) && k < c->ncols; k++) {
         if (pt->h)
             hist_add_values(&pt->h[k], c->col[k], c->nrows);
@@ -130,7 +148,8 @@ static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
     if (abandon)
         return e->status;
     for (int k = 0; k < cb->p.ncols; k++) {
-        stats_merge(&cb->run.st[k], &pt->st[k], first_row - 1);
+        if (stats_merge(&cb->run.st[k], &pt->st[k], first_row - 1))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
         if (pt->h)
             hist_merge(&cb->run.h[k], &pt->h[k]);
     }
@@ -185,16 +204,16 @@ static void binners_free(const cpu_backend *c, binner *bn, int n)
     free(bn);
 }
 
-static int bin_kept(cpu_backend *c, hist *out)
+static int bin_kept(cpu_backend *c, const col_stats *st, hist *out)
 {
     int n = c->p.nthreads;
     binner *bn = calloc((size_t)n, sizeof *bn);
     pthread_t *t = calloc((size_t)n, sizeof *t);
-    int ok = bn && t && edges_init(c, c->run.st, out) == 0;
+    int ok = bn && t && edges_init(c, st, out) == 0;
     int started = 0;
     for (int i = 0; ok && i < n; i++) {
         bn[i] = (binner){c, calloc((size_t)c->p.ncols + 1, sizeof(hist)), i, n};
-        ok = bn[i].h && edges_init(c, c->run.st, bn[i].h) == 0 &&
+        ok = bn[i].h && edges_init(c, st, bn[i].h) == 0 &&
              pthread_create(&t[i], NULL, bin_thread, &bn[i]) == 0;
         started += ok;
     }
@@ -212,8 +231,11 @@ static int cpu_finish(backend *b, col_stats *out, hist *h, cs_error *e)
 {
     cpu_backend *c = (cpu_backend *)b;
     const backend_params *p = &c->p;
-    for (int k = 0; k < p->ncols; k++)
-        stats_merge(&out[k], &c->run.st[k], 0);
+    for (int k = 0; k < p->ncols; k++) { /* moved: out[k] is empty */
+        stats_free(&out[k]);
+        out[k] = c->run.st[k];
+        stats_init(&c->run.st[k]);
+    }
     if (!(p->what & STAT_HIST))
         return CS_OK;
     if (p->have_range) {
@@ -224,7 +246,7 @@ static int cpu_finish(backend *b, col_stats *out, hist *h, cs_error *e)
         return CS_OK;
     }
     double t0 = account_now();
-    int rc = bin_kept(c, h);
+    int rc = bin_kept(c, out, h);
     account_time(p->acc, ACC_HIST, account_now() - t0);
     return rc ? cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist") : CS_OK;
 }
@@ -260,9 +282,16 @@ int backend_cpu_open(const backend_params *p, backend **out, cs_error *e)
     if (!c)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     c->p = *p;
-    c->base = (backend){
-        &cpu_ops,       NULL, "cpu", p->spec ? CPU_BINARY_BLOCK : CPU_BLOCK,
-        CPU_CHUNK_ROWS, 0,    NULL};
+    size_t rows = CPU_CHUNK_VALUES / (size_t)(p->ncols ? p->ncols : 1);
+    rows = rows > CPU_CHUNK_ROWS       ? CPU_CHUNK_ROWS
+           : rows < CPU_CHUNK_MIN_ROWS ? CPU_CHUNK_MIN_ROWS
+                                       : rows;
+    size_t block = p->spec ? CPU_BINARY_BLOCK : CPU_BLOCK;
+    if (block < (size_t)p->ncols * CPU_BYTES_PER_COLUMN)
+        block = (size_t)p->ncols * CPU_BYTES_PER_COLUMN;
+    c->base =
+        (backend){&cpu_ops, NULL, "cpu", block,
+                  rows,     0,    NULL,  (size_t)p->ncols * sizeof(col_stats)};
     if (part_make(c, &c->run)) {
         cpu_close(&c->base);
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");

@@ -185,63 +185,51 @@ static int output_order(run *r, const col_stats *st)
     }
 }
 
-/* The reported columns' results; the others' are freed. */
-static int take_columns(run *r, engine_result *out, col_stats *st, hist *h,
-                        cs_error *e)
+/* The reported columns, pointing into the statistics out holds. */
+static int take_columns(run *r, engine_result *out, cs_error *e)
 {
-    int rc = CS_OK, n = output_order(r, st);
-    unsigned char *taken = calloc((size_t)r->table.ncols + 1, 1);
+    int n = output_order(r, out->held_st);
     out->cols = calloc((size_t)(n ? n : 1), sizeof *out->cols);
-    if (!out->cols || !taken)
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    for (int i = 0; rc == CS_OK && i < n; i++) {
+    if (!out->cols)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int i = 0; i < n; i++) {
         int k = r->order[i];
         engine_column *c = &out->cols[i];
-        c->name = strdup(r->table.names[k]);
         c->index = r->table.fields[k] + 1;
-        c->st = st[k];
-        c->h = h[k];
-        taken[k] = 1;
+        c->st = &out->held_st[k];
+        c->h = &out->held_h[k];
         out->ncols = i + 1;
-        if (!c->name)
-            rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        if (!(c->name = strdup(r->table.names[k])))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     }
-    for (int k = 0; k < r->table.ncols; k++)
-        if (!taken || !taken[k])
-            hist_free(&h[k]);
-    free(taken);
-    if (rc == CS_OK && n == 0) {
+    if (n == 0)
         *e = r->none;
-        rc = e->status;
-    }
-    return rc;
+    return e->status;
 }
 
 static int finish(run *r, engine_result *out, cs_error *e)
 {
     int n = r->table.ncols;
+    size_t k1 = (size_t)(n ? n : 1);
     out->rows = jobs_rows(r->js);
-    col_stats *st = calloc((size_t)(n ? n : 1), sizeof *st);
-    hist *h = calloc((size_t)(n ? n : 1), sizeof *h);
-    r->order = malloc((size_t)(n ? n : 1) * sizeof *r->order);
-    int rc = st && h && r->order ? CS_OK
-                                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    for (int k = 0; rc == CS_OK && k < n; k++)
-        stats_init(&st[k]);
-    if (rc == CS_OK)
-        rc = r->be->ops->finish(r->be, st, h, e);
-    if (rc == CS_OK)
-        rc = take_columns(r, out, st, h, e);
-    free(st);
-    free(h);
-    return rc;
+    out->held_st = calloc(k1, sizeof *out->held_st);
+    out->held_h = calloc(k1, sizeof *out->held_h);
+    r->order = malloc(k1 * sizeof *r->order);
+    if (!out->held_st || !out->held_h || !r->order)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    out->nheld = n;
+    for (int k = 0; k < n; k++)
+        stats_init(&out->held_st[k]);
+    if (r->be->ops->finish(r->be, out->held_st, out->held_h, e) != CS_OK)
+        return e->status;
+    return take_columns(r, out, e);
 }
 
 static void warn_invalid(run *r, const engine_result *res)
 {
     for (int i = 0; i < res->ncols; i++) {
         int k = r->order[i];
-        const col_stats *s = &res->cols[i].st;
+        const col_stats *s = res->cols[i].st;
         uint64_t line;
         const char *text;
         const char *file = jobs_first_invalid(r->js, k, &line, &text);
@@ -336,6 +324,8 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         input_release(in);
     if (r.js)
         rc = jobs_drain(r.js, e);
+    if (r.js) /* their memory is the results' now (F4: wide tables) */
+        jobs_trim(r.js);
     account_progress_end(&r.acc);
     if (rc == CS_OK)
         rc = finish(&r, out, e);
@@ -353,10 +343,14 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
 
 void engine_result_free(engine_result *res)
 {
-    for (int k = 0; res->cols && k < res->ncols; k++) {
+    for (int k = 0; res->cols && k < res->ncols; k++)
         free(res->cols[k].name);
-        hist_free(&res->cols[k].h);
+    for (int k = 0; k < res->nheld; k++) {
+        stats_free(&res->held_st[k]);
+        hist_free(&res->held_h[k]);
     }
     free(res->cols);
+    free(res->held_st);
+    free(res->held_h);
     memset(res, 0, sizeof *res);
 }

@@ -64,14 +64,19 @@ typedef struct engine_sink {
 typedef struct engine_column {
     char *name;
     int index; /* 1-based field of the input */
-    col_stats st;
-    hist h; /* with STAT_HIST; bins NULL otherwise */
+    const col_stats *st;
+    const hist *h; /* with STAT_HIST; bins NULL otherwise */
 } engine_column;
 
 typedef struct engine_result {
     uint64_t rows;
     int ncols;
     engine_column *cols;
+    /* where st and h point: one of each a column the engine reduced,
+       the reported ones among them */
+    int nheld;
+    col_stats *held_st;
+    hist *held_h;
 } engine_result;
 
 /* Reads every input of cfg. Returns CS_OK with *out filled (free it with

@@ -16,6 +16,9 @@
 #define GPU_BLOCK (16u << 20)
 #define GPU_CSV_BLOCK (8u << 20)
 #define GPU_CHUNK_ROWS 65536
+/* ... and no more values than this in a chunk or a staging slot: fewer
+ * rows for a wide table (F4), at least 16. */
+#define GPU_CHUNK_VALUES ((size_t)1 << 22)
 
 typedef struct gpu_part {
     chunk *pin;    /* the staging slot holding the job's rows, or NULL */
@@ -322,7 +325,8 @@ static int gpu_finish_run(backend *b, col_stats *out, hist *h, cs_error *e)
 {
     gpu_engine *g = (gpu_engine *)b;
     for (int k = 0; k < g->p.ncols; k++)
-        stats_merge(&out[k], &g->counts[k], 0);
+        if (stats_merge(&out[k], &g->counts[k], 0))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     double t0 = account_now();
     if (gpu_finish(g->dev, out, (g->p.what & STAT_HIST) ? h : NULL, e))
         return e->status;
@@ -366,6 +370,8 @@ static void gpu_close_run(backend *b)
     stage_close(g->stage);
     pthread_mutex_destroy(&g->stage_mu);
     gpu_close(g->dev);
+    for (int k = 0; g->counts && k < g->p.ncols; k++)
+        stats_free(&g->counts[k]);
     free(g->counts);
     free(g->raw.missing);
     free(g->raw.invalid);
@@ -440,11 +446,21 @@ int backend_gpu_open(const backend_params *p, backend **out, cs_error *e)
     /* Rows a staging slot holds: a job adds a chunk when it needs one, so
      * this only has to fit typical records. */
     size_t per_row = p->spec ? p->spec->record_size : 16;
+    size_t wide = GPU_CHUNK_VALUES / (size_t)(p->ncols ? p->ncols : 1);
+    wide = wide < 16 ? 16 : wide;
     g->stage_rows = block / per_row + 1;
     if (g->stage_rows > gpu_chunk_rows(g->dev))
         g->stage_rows = gpu_chunk_rows(g->dev);
-    g->base = (backend){&gpu_ops,       &gpu_bytes, "gpu",    block,
-                        GPU_CHUNK_ROWS, 1,          &g->alloc};
+    if (g->stage_rows > wide)
+        g->stage_rows = wide;
+    g->base = (backend){&gpu_ops,
+                        &gpu_bytes,
+                        "gpu",
+                        block,
+                        wide < GPU_CHUNK_ROWS ? wide : GPU_CHUNK_ROWS,
+                        1,
+                        &g->alloc,
+                        0};
     *out = &g->base;
     return CS_OK;
 }

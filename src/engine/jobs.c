@@ -9,6 +9,10 @@
 #include "src/engine/backend.h"
 #include "src/engine/worker.h"
 
+/* What the jobs' backend parts may take together, unless that leaves
+ * fewer jobs than workers. */
+#define JOBS_PART_BUDGET ((size_t)128 << 20)
+
 struct jobs {
     jobs_params p;
     workq *q;
@@ -103,8 +107,16 @@ int jobs_start(const jobs_params *p, jobs **out, cs_error *e)
     if (!js)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     js->p = *p;
-    /* Enough to keep every worker busy while the main thread feeds. */
+    /* Enough to keep every worker busy while the main thread feeds; fewer
+     * where each job's state is large (a wide table, F4), but never fewer
+     * than one per worker and one being fed. */
     js->max_jobs = 2 * p->nthreads + 2;
+    size_t part = p->be->part_bytes;
+    if (part && (size_t)js->max_jobs * part > JOBS_PART_BUDGET) {
+        size_t fit = JOBS_PART_BUDGET / part;
+        js->max_jobs =
+            fit > (size_t)p->nthreads + 1 ? (int)fit : p->nthreads + 1;
+    }
     js->ring_cap = js->max_jobs;
     size_t n = (size_t)(p->ncols ? p->ncols : 1);
     js->ring = calloc((size_t)js->ring_cap, sizeof *js->ring);
@@ -310,6 +322,16 @@ int jobs_drain(jobs *js, cs_error *e)
     if (be->ops->flush)
         be->ops->flush(be, e);
     return e->status;
+}
+
+void jobs_trim(jobs *js)
+{
+    while (js->free_jobs && !js->ring_n) {
+        job *j = js->free_jobs;
+        js->free_jobs = j->next_free;
+        job_free(js, j);
+        js->njobs--;
+    }
 }
 
 uint64_t jobs_rows(const jobs *js)

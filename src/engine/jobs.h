@@ -70,6 +70,10 @@ void jobs_dispatch_range(jobs *js, job *j, uint64_t off, size_t len);
  * e after handing the job out. */
 int jobs_drain(jobs *js, cs_error *e);
 
+/* After jobs_drain: frees every job (their buffers, chunks and parts),
+ * keeping what was retired; jobs_get makes new ones. */
+void jobs_trim(jobs *js);
+
 /* Rows retired so far, plus those the backend parsed itself. */
 uint64_t jobs_rows(const jobs *js);
 void jobs_add_rows(jobs *js, uint64_t n);

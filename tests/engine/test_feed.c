@@ -432,7 +432,8 @@ static void fake_init(fake *f, test_rng *r)
                         1 + rng_below(r, 300),
                         1 + rng_below(r, 40),
                         (int)rng_below(r, 2),
-                        NULL};
+                        NULL,
+                        0};
     f->delay = (int)rng_below(r, 2);
 }
 
@@ -535,7 +536,7 @@ START_TEST(first_error_in_input_order)
     puts_(&b, "a,b,c\n1,2,3\n4,\"never closed,6\n7,8,9\n");
     char *pa = write_file(&a, 0), *pb = write_file(&b, 0);
     fake *f = calloc(1, sizeof *f);
-    f->base = (backend){&gated_ops, NULL, "gated", 1 << 20, 64, 0, NULL};
+    f->base = (backend){&gated_ops, NULL, "gated", 1 << 20, 64, 0, NULL, 0};
     account acc;
     account_init(&acc, &sink, 0, 0);
     static const char *const labels[] = {"'a'", "'b'", "'c'"};
