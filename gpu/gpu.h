@@ -35,12 +35,32 @@ typedef struct gpu_config {
     int terms;         /* expansion terms of the exact sums (2, 3, 4) */
 } gpu_config;
 
+/* Where opening spends its time (gpu_times.open_s). */
+enum gpu_open_phase {
+    GPU_OPEN_CONTEXT, /* finding the device, creating the CUDA context */
+    GPU_OPEN_QUERY,   /* its multiprocessors and free memory */
+    GPU_OPEN_BUFFERS, /* streams, device buffers, states */
+    GPU_OPEN_EVENTS,  /* the events that time and order the work */
+    GPU_OPEN_LAUNCH,  /* a first launch: loads the kernels it uses */
+    GPU_OPEN_RAW,     /* the raw path's buffers, at its first input */
+    GPU_OPEN_NPHASES
+};
+
 typedef struct gpu_times {
     double h2d_s, kernel_s, hist_s; /* device time, from events */
     uint64_t h2d_bytes;
     double context_s; /* of opening: creating the CUDA context */
+    double open_s[GPU_OPEN_NPHASES];
     char device[128]; /* name of the device used */
 } gpu_times;
+
+/* 1 in a build with CUDA, 0 in one without (gpu/stub.c). */
+int gpu_built(void);
+
+/* Creates the CUDA context of the first device: the slow part of opening
+ * (0.1 to 0.3 s), safe to run on a thread of its own while the caller
+ * reads its input; gpu_open then finds it made. */
+int gpu_prepare(cs_error *e);
 
 /* Opens the first usable device. Returns CS_OK, or CS_EDATA with e
  * saying why (no device, no driver, too little memory, built without

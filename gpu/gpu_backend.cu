@@ -18,6 +18,25 @@ extern "C" {
 #include <string.h>
 #include <time.h>
 
+static double clock_s()
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void gpu_open_phase_start(gpu_backend *g)
+{
+    g->open_t = clock_s();
+}
+
+void gpu_open_phase_done(gpu_backend *g, int phase)
+{
+    double now = clock_s();
+    g->open_s[phase] += now - g->open_t;
+    g->open_t = now;
+}
+
 int failf(gpu_backend *g, const char *fmt, ...)
 {
     if (!g->failed) {
@@ -48,27 +67,14 @@ int add_extra(gpu_backend *g, int col, double v, int32_t corr, uint64_t row)
     size_t ncols = (size_t)g->cfg.ncols;
     if (!g->extra) {
         g->extra = static_cast<col_stats *>(calloc(ncols, sizeof *g->extra));
-        g->extra_v = static_cast<double **>(calloc(ncols, sizeof(double *)));
-        g->extra_n = static_cast<size_t *>(calloc(ncols, sizeof(size_t)));
-        g->extra_cap = static_cast<size_t *>(calloc(ncols, sizeof(size_t)));
-        if (!g->extra || !g->extra_v || !g->extra_n || !g->extra_cap)
+        if (!g->extra)
             return failf(g, "GPU: out of host memory");
         for (size_t j = 0; j < ncols; j++)
             stats_init(&g->extra[j]);
     }
-    if (g->extra_n[col] == g->extra_cap[col]) {
-        size_t cap = g->extra_cap[col] ? 2 * g->extra_cap[col] : 16;
-        double *p = static_cast<double *>(
-            realloc(g->extra_v[col], cap * sizeof(double)));
-        if (!p)
-            return failf(g, "GPU: out of host memory");
-        g->extra_v[col] = p;
-        g->extra_cap[col] = cap;
-    }
-    g->extra_v[col][g->extra_n[col]++] = v;
     if (stats_add_values(&g->extra[col], &v, &corr, 1, row, g->cfg.what))
         return failf(g, "GPU: out of host memory");
-    return 0;
+    return gpu_kept_add_host(g, col, v);
 }
 
 namespace
@@ -199,8 +205,8 @@ int alloc_hist(gpu_backend *g)
 int setup(gpu_backend *g)
 {
     int count = 0;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0); /* the driver starts here */
+    gpu_open_phase_start(g); /* the driver starts here */
+    double t0 = g->open_t;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess)
         return failf(g, "%s%s", NO_GPU, cudaGetErrorString(e));
@@ -209,17 +215,16 @@ int setup(gpu_backend *g)
     e = cudaSetDevice(0);
     if (e == cudaSuccess)
         e = cudaFree(0); /* creates the context */
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    g->context_s = (double)(t1.tv_sec - t0.tv_sec) +
-                   1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    gpu_open_phase_done(g, GPU_OPEN_CONTEXT);
+    g->context_s = g->open_t - t0;
     if (e != cudaSuccess)
         return failf(g, "%s%s", NO_GPU, cudaGetErrorString(e));
-    cudaDeviceProp prop;
-    CK(g, cudaGetDeviceProperties(&prop, 0));
-    snprintf(g->device, sizeof g->device, "%.127s", prop.name);
-    g->nsm = prop.multiProcessorCount;
+    /* One attribute, not cudaGetDeviceProperties, which reads them all
+     * (slow); the device's name is read only when -v asks for it. */
+    CK(g, cudaDeviceGetAttribute(&g->nsm, cudaDevAttrMultiProcessorCount, 0));
     size_t free_b = 0, total_b = 0;
     CK(g, cudaMemGetInfo(&free_b, &total_b));
+    gpu_open_phase_done(g, GPU_OPEN_QUERY);
     int ncols = g->cfg.ncols;
     g->rows = pick_rows(ncols, free_b, g->cfg.chunk_rows);
     g->ld = (g->rows + 1) & ~(size_t)1;
@@ -248,14 +253,18 @@ int setup(gpu_backend *g)
     g->hcorr_on = static_cast<int *>(calloc((size_t)ncols, sizeof(int)));
     if (!g->hcorr_on)
         return failf(g, "GPU: out of host memory");
-    if (make_slots(g) || upload_empty_states(g))
+    if (upload_empty_states(g))
         return -1;
     if ((g->cfg.what & STAT_HIST) && alloc_hist(g))
         return -1;
+    gpu_open_phase_done(g, GPU_OPEN_BUFFERS);
+    if (make_slots(g))
+        return -1;
+    gpu_open_phase_done(g, GPU_OPEN_EVENTS);
     size_t taken = 2 * buf + RESERVE_BYTES + total_b / 16;
-    g->budget = free_b > taken ? free_b - taken : 0;
+    g->kept.budget = free_b > taken ? free_b - taken : 0;
     if (g->cfg.keep_set)
-        g->budget = g->cfg.keep_bytes;
+        g->kept.budget = g->cfg.keep_bytes;
     /* a first launch proves the kernels load on this device */
     reduce_args a = {
         g->dbuf[0],     g->ld,        0,           1,    1,           1,
@@ -263,6 +272,7 @@ int setup(gpu_backend *g)
         g->dcorr_on[0], g->dipart[0], g->cfg.terms};
     CK(g, reduce_launch(&a, ncols, g->st[0]));
     CK(g, cudaStreamSynchronize(g->st[0]));
+    gpu_open_phase_done(g, GPU_OPEN_LAUNCH);
     return 0;
 }
 
@@ -294,48 +304,6 @@ slot *take_slot(gpu_backend *g)
     harvest(g, sl);
     sl->busy = true;
     return sl;
-}
-
-/* Where this piece's values go: a kept segment when the histogram is
- * binned at the end, else the stream's buffer. */
-int piece_target(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
-                 double **dst, segment **keep)
-{
-    *dst = buf;
-    *keep = NULL;
-    if (!(g->cfg.what & STAT_HIST) || g->cfg.have_range)
-        return 0;
-    if (g->nsegs == g->capsegs) {
-        size_t cap = g->capsegs ? 2 * g->capsegs : 64;
-        segment *s = static_cast<segment *>(realloc(g->segs, cap * sizeof *s));
-        if (!s)
-            return failf(g, "GPU: out of host memory");
-        g->segs = s;
-        g->capsegs = cap;
-    }
-    segment *sg = &g->segs[g->nsegs];
-    memset(sg, 0, sizeof *sg);
-    sg->n = n;
-    sg->ld = (n + 1) & ~(size_t)1;
-    size_t bytes = (size_t)g->cfg.ncols * sg->ld * sizeof(double);
-    if (g->used + bytes <= g->budget) {
-        if (cudaMallocAsync((void **)&sg->d, bytes, st) == cudaSuccess) {
-            g->used += bytes;
-            *dst = sg->d;
-        } else {
-            (void)cudaGetLastError(); /* out of memory: keep on the host */
-            sg->d = NULL;
-            g->budget = g->used;
-        }
-    }
-    if (!sg->d) {
-        sg->h = static_cast<double *>(malloc(bytes ? bytes : 1));
-        if (!sg->h)
-            return failf(g, "GPU: out of host memory for histogram values");
-    }
-    g->nsegs++;
-    *keep = sg;
-    return 0;
 }
 
 namespace
@@ -372,8 +340,8 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
     cudaStream_t st = g->st[s];
     int ncols = g->cfg.ncols;
     double *dst;
-    segment *keep;
-    if (piece_target(g, n, st, g->dbuf[s], &dst, &keep))
+    kept_piece *keep;
+    if (gpu_kept_piece(g, n, st, g->dbuf[s], &dst, &keep))
         return -1;
     size_t ld = keep ? keep->ld : g->ld;
     slot *sl = take_slot(g);
@@ -471,6 +439,15 @@ int to_stats(const dev_col *a, const dev_col *b, col_stats *o)
     return rc;
 }
 
+int bin_range(gpu_backend *g, const double *col, size_t ld, size_t n,
+              const unsigned long long *dn, cudaStream_t st, void *ctx)
+{
+    (void)ctx;
+    CK(g, hist_launch(col, ld, n, g->cfg.ncols, g->cfg.nbins, g->dscales,
+                      g->dbins, g->nsm, st, dn));
+    return 0;
+}
+
 /* Bins the kept values once the edges (the final min and max) are known. */
 int bin_kept(gpu_backend *g, const col_stats *cs)
 {
@@ -494,23 +471,7 @@ int bin_kept(gpu_backend *g, const col_stats *cs)
     CK(g, cudaEventRecord(sl->start, st));
     CK(g, cudaEventRecord(sl->copied, st));
     CK(g, cudaEventRecord(sl->reduced, st));
-    for (size_t i = 0; i < g->nsegs; i++) {
-        segment *sg = &g->segs[i];
-        const double *src = sg->d;
-        if (!src) {
-            size_t bytes = (size_t)ncols * sg->ld * sizeof(double);
-            size_t room = (size_t)ncols * g->ld * sizeof(double);
-            if (bytes > room) /* pieces never exceed a buffer */
-                return failf(g, "GPU: internal: segment too large");
-            CK(g, cudaMemcpyAsync(g->dbuf[0], sg->h, bytes,
-                                  cudaMemcpyHostToDevice, st));
-            g->h2d_bytes += bytes;
-            src = g->dbuf[0];
-        }
-        CK(g, hist_launch(src, sg->ld, sg->n, ncols, g->cfg.nbins, g->dscales,
-                          g->dbins, g->nsm, st));
-    }
-    if (raw_bin_kept(g, st))
+    if (gpu_kept_visit(g, st, bin_range, NULL))
         return -1;
     CK(g, cudaEventRecord(sl->binned, st));
     return 0;
@@ -542,8 +503,10 @@ int fetch_hists(gpu_backend *g, const col_stats *cs, hist *hists)
         for (int k = 0; k < nbins; k++)
             hists[j].bins[k] = b[k + 1];
         hists[j].overflow = b[nbins + 1];
-        if (g->extra)
-            hist_add_values(&hists[j], g->extra_v[j], g->extra_n[j]);
+        const double *v;
+        size_t n;
+        gpu_kept_host(g, j, &v, &n);
+        hist_add_values(&hists[j], v, n);
     }
     free(h);
     return rc;
@@ -591,11 +554,7 @@ void release(gpu_backend *g)
         if (g->st[s])
             cudaStreamSynchronize(g->st[s]);
     raw_release(g);
-    for (size_t i = 0; i < g->nsegs; i++) {
-        cudaFree(g->segs[i].d);
-        free(g->segs[i].h);
-    }
-    free(g->segs);
+    gpu_kept_release(g);
     free(g->hcorr_on);
     for (int s = 0; s < 2; s++) {
         cudaFree(g->dbuf[s]);
@@ -609,11 +568,6 @@ void release(gpu_backend *g)
     }
     cudaFree(g->dbins);
     cudaFree(g->dscales);
-    for (int j = 0; g->extra_v && j < g->cfg.ncols; j++)
-        free(g->extra_v[j]);
-    free(g->extra_v);
-    free(g->extra_n);
-    free(g->extra_cap);
     for (int j = 0; g->extra && j < g->cfg.ncols; j++)
         stats_free(&g->extra[j]);
     free(g->extra);
@@ -630,6 +584,27 @@ void release(gpu_backend *g)
 } // namespace
 
 extern "C" {
+
+int gpu_built(void)
+{
+    return 1;
+}
+
+int gpu_prepare(cs_error *e)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaSuccess && count < 1)
+        err = cudaErrorNoDevice;
+    if (err == cudaSuccess)
+        err = cudaSetDevice(0);
+    if (err == cudaSuccess)
+        err = cudaFree(0); /* creates the context */
+    if (err != cudaSuccess)
+        return cs_fail(e, CS_EDATA, "", 0, "%s%s", NO_GPU,
+                       cudaGetErrorString(err));
+    return CS_OK;
+}
 
 int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e)
 {
@@ -724,7 +699,10 @@ void gpu_get_times(const gpu_backend *g, gpu_times *t)
     t->hist_s = g->hist_ms / 1e3;
     t->h2d_bytes = g->h2d_bytes;
     t->context_s = g->context_s;
-    snprintf(t->device, sizeof t->device, "%s", g->device);
+    memcpy(t->open_s, g->open_s, sizeof t->open_s);
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+        snprintf(t->device, sizeof t->device, "%.127s", prop.name);
 }
 
 void gpu_close(gpu_backend *g)

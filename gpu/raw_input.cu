@@ -27,11 +27,6 @@ constexpr int NBUF = 3;                  /* device byte buffers */
 constexpr int NRAW = 64;                 /* chunks tracked in flight */
 constexpr size_t CHUNK_BYTES = 8u << 20; /* what page-cache reads like */
 constexpr unsigned CARRY_MAX = 1u << 20; /* the longest carried record */
-constexpr size_t ARENA_MAX = 1ull << 31; /* rows kept per column */
-
-struct kept_rows { /* binary: one input's rows in the arena */
-    ull at, n;
-};
 
 struct raw_sub {
     cudaEvent_t start, copied, kstart, done;
@@ -68,12 +63,7 @@ struct raw_input {
     unsigned short *doffset;
     void *dscratch;
     hard_entry *dhard;
-    double *arena;
-    size_t arena_ld;
-    ull arena_used;
-    bool bin_keep;   /* binary: this input's values go to the arena */
-    kept_rows *kept; /* binary: each input's rows in the arena */
-    int nkept;
+    bool bin_keep; /* binary: this input's values go to the arena */
     raw_sub subs[NRAW];
     ull nsub;
     ull first_row, first_line, next_row;
@@ -116,73 +106,6 @@ size_t pick_ld(const raw_input *r, size_t free_b)
     if (want > DEV_MAX_ROWS_PER_LAUNCH)
         want = DEV_MAX_ROWS_PER_LAUNCH;
     return (want + 1) & ~(size_t)1;
-}
-
-/* Room in the arena for this input's values: as many rows as its bytes
- * could hold (rows, from the file's size), or a quarter of the budget for a
- * stream (rows 0). What the arena held so far moves to the larger one.
- * Short of room, a CSV stops the device at the first chunk past it and the
- * host goes on; binary keeps its values in pieces (piece_target). */
-int grow_arena(gpu_backend *g, raw_input *r, size_t rows)
-{
-    size_t per_row = (size_t)r->ncols * sizeof(double);
-    size_t room = g->budget > g->used ? (g->budget - g->used) / per_row : 0;
-    size_t want = rows ? rows : room / 4;
-    if (want > room)
-        want = room;
-    want = r->arena_used + want;
-    if (want > ARENA_MAX)
-        want = ARENA_MAX;
-    want = (want + 1) & ~(size_t)1; /* columns start 16-byte aligned */
-    if (r->arena && want <= r->arena_ld)
-        return 0;
-    double *p = NULL;
-    if (cudaMalloc((void **)&p, want * per_row) != cudaSuccess) {
-        (void)cudaGetLastError(); /* keep the old one: the device stops */
-        return 0;
-    }
-    g->used += want * per_row;
-    if (r->arena && r->arena_used) {
-        CK(g, cudaMemcpy2DAsync(
-                  p, want * sizeof(double), r->arena,
-                  r->arena_ld * sizeof(double), r->arena_used * sizeof(double),
-                  (size_t)r->ncols, cudaMemcpyDeviceToDevice, g->st[0]));
-        CK(g, cudaStreamSynchronize(g->st[0]));
-    }
-    cudaFree(r->arena);
-    g->used -= r->arena_ld * per_row;
-    r->arena = p;
-    r->arena_ld = want;
-    return 0;
-}
-
-/* Binary with histograms but no range: this input's rows go to the arena
- * when it holds them all (one allocation, instead of one per chunk);
- * otherwise to pieces. Each input starts 16-byte aligned there. */
-int keep_binary(gpu_backend *g, raw_input *r, size_t rows)
-{
-    r->bin_keep = false;
-    if (rows == 0)
-        return 0;
-    ull at = (r->arena_used + 1) & ~1ull;
-    size_t per_row = (size_t)r->ncols * sizeof(double);
-    size_t room = g->budget > g->used ? (g->budget - g->used) / per_row : 0;
-    size_t gap = (size_t)(at - r->arena_used);
-    if ((r->chunk_bytes / r->record_size) % 2 || rows + gap > room)
-        return 0;
-    if (grow_arena(g, r, rows + gap))
-        return -1;
-    if (!r->arena || at + rows > r->arena_ld)
-        return 0;
-    kept_rows *k = static_cast<kept_rows *>(
-        realloc(r->kept, (size_t)(r->nkept + 1) * sizeof *k));
-    if (!k)
-        return failf(g, "GPU: out of host memory");
-    r->kept = k;
-    r->kept[r->nkept++] = kept_rows{at, 0};
-    r->arena_used = at;
-    r->bin_keep = true;
-    return 0;
 }
 
 int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
@@ -242,6 +165,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
         CK(g, cudaMalloc(&r->dscratch, bytes));
         csv_scratch(a, r->dscratch);
         CK(g, cudaMalloc((void **)&r->dhard, HARD_CAP * sizeof(hard_entry)));
+        g->kept.arena_count = &r->dstate->arena_used; /* counted there */
         CK(g, cudaMalloc((void **)&r->dmoved, ncols * r->ld * sizeof(double)));
         CK(g,
            cudaMalloc((void **)&r->dmoved_corr, ncols * r->ld * sizeof(int)));
@@ -313,8 +237,8 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->corr_on = r->dcorr_on;
     a->moved_corr = r->dmoved_corr;
     a->keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
-    a->arena = r->arena;
-    a->arena_ld = r->arena_ld;
+    a->arena = g->kept.arena;
+    a->arena_ld = g->kept.arena_ld;
     return 0;
 }
 
@@ -329,7 +253,7 @@ int reset_state(gpu_backend *g, raw_input *r)
     memset(&st, 0, sizeof st);
     st.row_base = r->first_row;
     st.line_base = r->first_line;
-    st.arena_used = r->arena_used;
+    st.arena_used = g->kept.arena_used;
     memset(r->hstatus, 0, sizeof *r->hstatus);
     size_t n = (size_t)r->ncols * CNT_N;
     ull *cnt = static_cast<ull *>(calloc(n, sizeof *cnt));
@@ -407,17 +331,14 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
 /* Where a binary chunk's values go: the arena, a kept piece, or the
  * chunk buffer when nothing is kept. */
 int binary_target(gpu_backend *g, raw_input *r, size_t nrec, double **dst,
-                  size_t *ld, segment **keep)
+                  size_t *ld, kept_piece **keep)
 {
     *keep = NULL;
     if (r->bin_keep) {
-        *dst = r->arena + r->arena_used;
-        *ld = r->arena_ld;
-        r->arena_used += nrec;
-        r->kept[r->nkept - 1].n += nrec;
+        *dst = gpu_kept_span_rows(g, nrec, ld);
         return 0;
     }
-    if (piece_target(g, nrec, g->st[0], r->dcol, dst, keep))
+    if (gpu_kept_piece(g, nrec, g->st[0], r->dcol, dst, keep))
         return -1;
     *ld = *keep ? (*keep)->ld : r->ld;
     return 0;
@@ -428,7 +349,7 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
     cudaStream_t st = g->st[0];
     size_t nrec = n / r->record_size, ld;
     double *dst;
-    segment *keep;
+    kept_piece *keep;
     if (binary_target(g, r, nrec, &dst, &ld, &keep))
         return -1;
     bin_args b = {reinterpret_cast<const unsigned char *>(buf),
@@ -591,7 +512,7 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
     if (!r->binary && take_hard(g, r, st.hard_n))
         return -1;
     if (!r->binary)
-        r->arena_used = st.arena_used;
+        g->kept.arena_used = st.arena_used;
     res->rows =
         r->binary ? r->next_row - r->first_row : st.row_base - r->first_row;
     res->lines = r->binary ? 0 : st.line_base - r->first_line;
@@ -609,23 +530,6 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
 }
 
 } // namespace
-
-int raw_bin_kept(gpu_backend *g, cudaStream_t st)
-{
-    raw_input *r = g->raw;
-    if (!r || !r->arena || !r->arena_used)
-        return 0;
-    for (int i = 0; r->binary && i < r->nkept; i++)
-        CK(g, hist_launch(r->arena + r->kept[i].at, r->arena_ld, r->kept[i].n,
-                          r->ncols, g->cfg.nbins, g->dscales, g->dbins, g->nsm,
-                          st));
-    if (r->binary)
-        return 0;
-    CK(g,
-       hist_launch(r->arena, r->arena_ld, r->arena_ld, r->ncols, g->cfg.nbins,
-                   g->dscales, g->dbins, g->nsm, st, &r->dstate->arena_used));
-    return 0;
-}
 
 void raw_release(gpu_backend *g)
 {
@@ -648,16 +552,15 @@ void raw_release(gpu_backend *g)
             if (e[k])
                 cudaEventDestroy(e[k]);
     }
-    void *dev[] = {r->dcol,       r->dstate,   r->dcarry,      r->dcnt,
-                   r->dcnt_chunk, r->dmap,     r->dtype,       r->doffset,
-                   r->dscratch,   r->arena,    r->dhard,       r->dmoved,
-                   r->dcorr,      r->dcorr_on, r->dmoved_corr, r->drepeat,
-                   r->dinv_text,  r->dinv_len};
+    void *dev[] = {r->dcol,       r->dstate,      r->dcarry,  r->dcnt,
+                   r->dcnt_chunk, r->dmap,        r->dtype,   r->doffset,
+                   r->dscratch,   r->dhard,       r->dmoved,  r->dcorr,
+                   r->dcorr_on,   r->dmoved_corr, r->drepeat, r->dinv_text,
+                   r->dinv_len};
     for (void *p : dev)
         cudaFree(p);
     if (r->hstatus)
         cudaFreeHost(r->hstatus);
-    free(r->kept);
     free(r);
     g->raw = NULL;
     (void)cudaGetLastError();
@@ -678,7 +581,9 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
     int rc = 0;
     if (!g->raw) {
         g->raw = static_cast<raw_input *>(calloc(1, sizeof *g->raw));
+        gpu_open_phase_start(g);
         rc = g->raw ? setup(g, g->raw, f) : failf(g, "GPU: out of host memory");
+        gpu_open_phase_done(g, GPU_OPEN_RAW);
     } else if (g->raw->binary != f->binary) {
         rc = failf(g, "GPU: raw inputs of two kinds");
     }
@@ -688,10 +593,17 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
         r->first_line = first_line;
         r->nsub = 0;
         bool keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
+        /* CSV: room for as many rows as the file's bytes could hold, a
+           quarter of what is left for a stream; past it the device stops
+           and the host goes on. Binary: the arena when the whole input
+           fits, else pieces. */
         if (keep && !f->binary)
-            rc = grow_arena(g, r, f->size_hint ? f->size_hint / 2 + 2 : 0);
+            rc =
+                gpu_kept_grow_arena(g, f->size_hint ? f->size_hint / 2 + 2 : 0);
+        bool even = (r->chunk_bytes / r->record_size) % 2 == 0;
         if (keep && f->binary)
-            rc = keep_binary(g, r, f->size_hint / r->record_size);
+            rc = gpu_kept_begin_span(g, f->size_hint / r->record_size, even,
+                                     &r->bin_keep);
     }
     if (!rc) {
         rc = f->binary ? upload_binary_map(g, r, f) : upload_csv_map(g, r, f);

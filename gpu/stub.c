@@ -6,6 +6,16 @@
 
 static const char no_cuda[] = "this colstat was built without CUDA";
 
+int gpu_built(void)
+{
+    return 0;
+}
+
+int gpu_prepare(cs_error *e)
+{
+    return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
+}
+
 int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e)
 {
     (void)cfg;

@@ -26,6 +26,8 @@ enum {
     OPT_STRICT,
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
+    OPT_EMIT_STATE,
+    OPT_MERGE,
 };
 
 /* The leading ':' makes a missing argument ':' rather than '?'. */
@@ -56,6 +58,8 @@ static const struct option long_opts[] = {
     {"strict", no_argument, NULL, OPT_STRICT},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"emit-state", optional_argument, NULL, OPT_EMIT_STATE},
+    {"merge", no_argument, NULL, OPT_MERGE},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -257,6 +261,9 @@ static int flag_option(options *o, int c, unsigned *what)
     case OPT_NO_PROGRESS:
         o->progress = 0;
         return 1;
+    case OPT_MERGE:
+        o->merge = 1;
+        return 1;
     case 'v':
         o->run.verbose = 1;
         return 1;
@@ -294,6 +301,10 @@ static int value_option(options *o, int c, const char *arg, cs_error *e)
         return opt_columns(o, arg, e);
     case 'b':
         o->run.binary = arg;
+        return CS_OK;
+    case OPT_EMIT_STATE:
+        o->emit_state = 1;
+        o->state_path = arg; /* NULL: standard output */
         return CS_OK;
     case 'd':
         return opt_delimiter(o, arg, e);
@@ -338,6 +349,21 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
     return CS_OK;
 }
 
+/* A state holds what merges exactly from bounded parts: a histogram needs
+ * fixed edges to be merged. */
+static int check_state_options(const options *o, cs_error *e)
+{
+    if (o->emit_state && o->merge)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--emit-state and --merge: give one of them");
+    if (o->emit_state && (o->run.what & STAT_HIST) && !o->run.have_range)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--emit-state: a histogram's edges need the whole "
+                       "input; give --range LO:HI, or run the parts as one "
+                       "with --mpi");
+    return CS_OK;
+}
+
 int options_parse(int argc, char **argv, options *o, cs_error *e)
 {
     set_defaults(o);
@@ -356,7 +382,9 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
     }
     if (what)
         o->run.what = what;
-    return take_files(o, argc, argv, e);
+    if (take_files(o, argc, argv, e) != CS_OK)
+        return e->status;
+    return check_state_options(o, e);
 }
 
 void options_free(options *o)
@@ -424,6 +452,12 @@ void options_usage(FILE *f)
         "  -v, --verbose          stage timings and throughput on stderr\n"
         "  -h, --help             print this help and exit\n"
         "  -V, --version          print the version and exit\n"
+        "\n"
+        "Parts of one input (map and reduce):\n"
+        "      --emit-state[=FILE]   write the exact partial state, not a "
+        "report\n"
+        "      --merge STATE...   merge states in the order given and "
+        "report\n"
         "\n"
         "Exit status: 0 ok, 1 bad data or unreadable input, 2 bad usage.\n",
         f);

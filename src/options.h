@@ -14,6 +14,11 @@ typedef struct options {
     out_format format;
     int progress;  /* 1, 0, -1: when stderr is a terminal */
     char *columns; /* -c lists joined by commas (run.columns points here) */
+    /* --emit-state[=FILE]: the partial state instead of the report, to
+       FILE or standard output (state_path NULL); --merge: the operands
+       are states to merge and report */
+    int emit_state, merge;
+    const char *state_path;
 } options;
 
 /* Returns CS_OK, or CS_EUSAGE with e saying what is wrong. argv must

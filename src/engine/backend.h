@@ -115,7 +115,21 @@ typedef struct backend_params {
 } backend_params;
 
 int backend_cpu_open(const backend_params *p, backend **out, cs_error *e);
-/* CS_EDATA with e saying why when there is no usable GPU. */
-int backend_gpu_open(const backend_params *p, backend **out, cs_error *e);
+
+/* Whether a GPU can be used here, found without opening it: a build with
+ * CUDA and the driver's device nodes (hooks->gpu_presence overrides). */
+int backend_gpu_present(const engine_hooks *hooks);
+
+/* Opens the GPU on a thread of its own, so that reading the first input
+ * overlaps it (0.1 to 0.3 s). The opener is the caller's to free; freeing
+ * it waits for the thread. */
+typedef struct gpu_opener gpu_opener;
+int backend_gpu_prepare(gpu_opener **out, cs_error *e);
+void backend_gpu_opener_free(gpu_opener *o);
+
+/* CS_EDATA with e saying why when there is no usable GPU. opener: from
+ * backend_gpu_prepare (waited for here), or NULL. */
+int backend_gpu_open(const backend_params *p, gpu_opener *opener, backend **out,
+                     cs_error *e);
 
 #endif

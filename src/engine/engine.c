@@ -10,13 +10,14 @@
 #include "src/engine/backend.h"
 #include "src/engine/feed.h"
 #include "src/engine/hint.h"
+#include "src/engine/policy.h"
 
 /* What the first input's head read takes, before a backend chose its
  * block size. */
 #define HEAD_BYTES (1u << 20)
 #define BINARY_HEAD_BYTES (4u << 20)
 
-typedef struct run {
+struct engine {
     const engine_config *cfg;
     account acc;
     binary_spec spec;
@@ -27,10 +28,14 @@ typedef struct run {
     csv_strict strict; /* --strict: the chosen columns, not the tentative */
     cs_error none;     /* the error should no column hold numbers */
     int *order;        /* the reported columns, in output order */
+    int use_gpu;
+    gpu_opener *opener; /* opening the GPU while the first input is read */
     backend *be;
     jobs *js;
     feed fd;
-} run;
+};
+
+typedef struct engine run;
 
 static int threads_wanted(const engine_config *cfg)
 {
@@ -48,6 +53,35 @@ static int open_next(run *r, size_t head_bytes, int first, input **in,
     csv_dialect d = {cfg->delim, cfg->header, NULL, 0};
     return input_open(cfg->files[r->next++], r->bin, d, head_bytes, first,
                       &r->acc, in, e);
+}
+
+/* --device auto asks the policy, from the inputs' kinds and sizes. */
+static int auto_device(run *r, cs_error *e)
+{
+    const engine_config *cfg = r->cfg;
+    probe_info *in = calloc((size_t)cfg->nfiles, sizeof *in);
+    if (!in)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int i = 0; i < cfg->nfiles; i++)
+        probe_path(cfg->files[i], &in[i]);
+    policy_params p = {r->nthreads, backend_gpu_present(&cfg->hooks),
+                       r->bin != NULL, cfg->what, cfg->have_range};
+    policy_choice c;
+    policy_choose(&p, in, cfg->nfiles, &c);
+    free(in);
+    account_say(&r->acc, "%s", c.why);
+    return c.gpu;
+}
+
+/* Decided before the first byte is read, so that the GPU, when it is
+ * used, opens on a thread of its own while the first input is read. */
+static int choose_device(run *r, cs_error *e)
+{
+    engine_device d = r->cfg->device;
+    r->use_gpu = d == ENGINE_GPU || (d == ENGINE_AUTO && auto_device(r, e));
+    if (e->status || !r->use_gpu)
+        return e->status;
+    return backend_gpu_prepare(&r->opener, e);
 }
 
 /* An empty CSV says nothing about the columns, and holds no rows. */
@@ -102,17 +136,17 @@ static int learn_columns(run *r, const input *in, cs_error *e)
     return CS_OK;
 }
 
-/* The GPU unless told otherwise or there is none (-v says why); a table
- * without columns needs no device. */
+/* The GPU when chosen and it opens (else -v says why); a table without
+ * columns needs no device. */
 static int start_backend(run *r, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     backend_params p = {
         r->table.ncols, cfg->what, cfg->nbins,  cfg->have_range, cfg->range_lo,
         cfg->range_hi,  r->bin,    r->nthreads, &cfg->hooks,     &r->acc};
-    if (cfg->device != ENGINE_CPU && r->table.ncols > 0) {
+    if (r->use_gpu && r->table.ncols > 0) {
         cs_error why = {0};
-        if (backend_gpu_open(&p, &r->be, &why) == CS_OK)
+        if (backend_gpu_open(&p, r->opener, &r->be, &why) == CS_OK)
             return CS_OK;
         if (cfg->device == ENGINE_GPU)
             return cs_fail(e, CS_EDATA, "", 0, "--device gpu: %s", why.msg);
@@ -287,57 +321,64 @@ static void report_times(run *r, uint64_t rows)
                 total > 0 ? mb / total : 0.0);
 }
 
-static void stop(run *r)
+void engine_close(engine *r)
 {
+    if (!r)
+        return;
     jobs_stop(r->js);
     if (r->js)
         feed_free(&r->fd);
     if (r->be)
         r->be->ops->close(r->be);
+    backend_gpu_opener_free(r->opener);
     columns_free(&r->table);
     free(r->order);
+    free(r);
 }
 
 int engine_run(const engine_config *cfg, const engine_sink *sink,
-               engine_result *out, cs_error *e)
+               engine **handle, engine_result *out, cs_error *e)
 {
-    run r;
-    memset(&r, 0, sizeof r);
     memset(out, 0, sizeof *out);
-    r.cfg = cfg;
-    account_init(&r.acc, sink, cfg->verbose, cfg->progress);
-    r.nthreads = threads_wanted(cfg);
-    if (cfg->binary && binary_spec_parse(cfg->binary, &r.spec, e) != CS_OK)
+    run *r = calloc(1, sizeof *r);
+    *handle = r;
+    if (!r)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    r->cfg = cfg;
+    account_init(&r->acc, sink, cfg->verbose, cfg->progress);
+    r->nthreads = threads_wanted(cfg);
+    if (cfg->binary && binary_spec_parse(cfg->binary, &r->spec, e) != CS_OK)
         return e->status;
-    r.bin = cfg->binary ? &r.spec : NULL;
+    r->bin = cfg->binary ? &r->spec : NULL;
     input *in = NULL;
-    int rc = open_first(&r, &in, e);
+    int rc = choose_device(r, e);
     if (rc == CS_OK)
-        rc = learn_columns(&r, in, e);
+        rc = open_first(r, &in, e);
     if (rc == CS_OK)
-        rc = start_backend(&r, e);
+        rc = learn_columns(r, in, e);
     if (rc == CS_OK)
-        rc = start_jobs(&r, e);
+        rc = start_backend(r, e);
     if (rc == CS_OK)
-        rc = feed_all(&r, in, e);
+        rc = start_jobs(r, e);
+    if (rc == CS_OK)
+        rc = feed_all(r, in, e);
     else
         input_release(in);
-    if (r.js)
-        rc = jobs_drain(r.js, e);
-    if (r.js) /* their memory is the results' now (F4: wide tables) */
-        jobs_trim(r.js);
-    account_progress_end(&r.acc);
+    if (r->js)
+        rc = jobs_drain(r->js, e);
+    if (r->js) /* their memory is the results' now (F4: wide tables) */
+        jobs_trim(r->js);
+    account_progress_end(&r->acc);
     if (rc == CS_OK)
-        rc = finish(&r, out, e);
+        rc = finish(r, out, e);
     if (rc == CS_OK)
-        warn_invalid(&r, out);
+        warn_invalid(r, out);
     if (rc == CS_OK)
-        say_repeats(&r);
+        say_repeats(r);
     if (rc == CS_OK)
-        report_times(&r, out->rows);
+        report_times(r, out->rows);
     if (rc != CS_OK)
         engine_result_free(out);
-    stop(&r);
     return rc;
 }
 

@@ -26,6 +26,7 @@ typedef struct engine_hooks {
     int gpu_keep_set;      /* COLSTAT_GPU_KEEP_BYTES given: */
     size_t gpu_keep_bytes; /*   device bytes for kept values */
     int gpu_terms;         /* COLSTAT_GPU_TERMS */
+    int gpu_presence;      /* COLSTAT_GPU_PRESENT: 1 absent, 2 present */
 } engine_hooks;
 
 typedef struct engine_config {
@@ -79,10 +80,16 @@ typedef struct engine_result {
     hist *held_h;
 } engine_result;
 
+typedef struct engine engine;
+
 /* Reads every input of cfg. Returns CS_OK with *out filled (free it with
- * engine_result_free), or the status of e; *out is then empty. */
-int engine_run(const engine_config *cfg, const engine_sink *sink,
+ * engine_result_free), or the status of e (*out is then empty). The run
+ * stays open, its backend too, until engine_close: the caller writes the
+ * result first, so that whoever reads it never waits for a GPU's teardown.
+ * *run is the caller's to close, also after an error. */
+int engine_run(const engine_config *cfg, const engine_sink *sink, engine **run,
                engine_result *out, cs_error *e);
+void engine_close(engine *run); /* NULL does nothing */
 void engine_result_free(engine_result *r);
 
 #endif

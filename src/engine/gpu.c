@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu/gpu.h"
 #include "src/engine/backend.h"
@@ -39,19 +40,79 @@ typedef struct gpu_engine {
     stage *stage; /* made at first need: raw input does without */
     size_t stage_rows;
     pthread_mutex_t stage_mu; /* workers make the stage */
+    pthread_mutex_t alloc_mu; /* readers and workers page-lock memory */
     inflight fly[STAGE_INFLIGHT + 1];
     int nfly;
     col_stats *counts;  /* fields that did not enter, per column */
     gpu_raw_result raw; /* per column arrays, reused by every input */
     double t_open, t_alloc, t_submit, t_wait, t_turn;
+    double t_prepared, t_waited; /* the opener's thread; joining it */
 } gpu_engine;
+
+/* --- opening ---------------------------------------------------------- */
+
+struct gpu_opener {
+    pthread_t thread;
+    int joined;
+    cs_error e;
+    double seconds;
+};
+
+int backend_gpu_present(const engine_hooks *hooks)
+{
+    if (hooks->gpu_presence)
+        return hooks->gpu_presence == 2;
+    /* The NVIDIA driver's nodes; opening them would start the driver. */
+    return gpu_built() && (access("/dev/nvidiactl", F_OK) == 0 ||
+                           access("/proc/driver/nvidia/gpus", F_OK) == 0);
+}
+
+static void *prepare_main(void *arg)
+{
+    gpu_opener *o = arg;
+    double t0 = account_now();
+    gpu_prepare(&o->e);
+    o->seconds = account_now() - t0;
+    return NULL;
+}
+
+int backend_gpu_prepare(gpu_opener **out, cs_error *e)
+{
+    gpu_opener *o = calloc(1, sizeof *o);
+    *out = o;
+    if (!o)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    if (pthread_create(&o->thread, NULL, prepare_main, o) != 0)
+        o->joined = 1; /* gpu_open makes the context itself */
+    return CS_OK;
+}
+
+/* Waits for the opener's thread; returns the seconds waited. */
+static double join(gpu_opener *o)
+{
+    double t0 = account_now();
+    if (!o->joined)
+        pthread_join(o->thread, NULL);
+    o->joined = 1;
+    return account_now() - t0;
+}
+
+void backend_gpu_opener_free(gpu_opener *o)
+{
+    if (o)
+        join(o);
+    free(o);
+}
 
 static void *timed_alloc(size_t bytes, void *ctx)
 {
     gpu_engine *g = ctx;
     double t0 = account_now();
     void *p = g->dev_alloc->alloc(bytes, g->dev_alloc->ctx);
-    g->t_alloc += account_now() - t0;
+    double dt = account_now() - t0;
+    pthread_mutex_lock(&g->alloc_mu);
+    g->t_alloc += dt;
+    pthread_mutex_unlock(&g->alloc_mu);
     return p;
 }
 
@@ -339,10 +400,23 @@ static void gpu_describe(backend *b, account *acc)
     gpu_engine *g = (gpu_engine *)b;
     gpu_times t;
     gpu_get_times(g->dev, &t);
+    if (g->t_prepared > 0)
+        account_say(acc,
+                    "gpu     %s (the CUDA context made on a thread in %.3f "
+                    "s, waited for %.3f s; opened in %.3f s more)",
+                    t.device, g->t_prepared, g->t_waited, g->t_open);
+    else
+        account_say(acc,
+                    "gpu     %s (opened in %.3f s, %.3f s of it creating the "
+                    "CUDA context)",
+                    t.device, g->t_open, t.context_s);
     account_say(acc,
-                "gpu     %s (opened in %.3f s, %.3f s of it creating the "
-                "CUDA context)",
-                t.device, g->t_open, t.context_s);
+                "gpu     opening: context %.3f s, query %.3f s, buffers %.3f "
+                "s, events %.3f s, first launch %.3f s; raw input's buffers "
+                "%.3f s",
+                t.open_s[GPU_OPEN_CONTEXT], t.open_s[GPU_OPEN_QUERY],
+                t.open_s[GPU_OPEN_BUFFERS], t.open_s[GPU_OPEN_EVENTS],
+                t.open_s[GPU_OPEN_LAUNCH], t.open_s[GPU_OPEN_RAW]);
     account_say(acc, "h2d     %8.3f s  %8.1f MB/s  (%.1f MB)", t.h2d_s,
                 t.h2d_s > 0 ? (double)t.h2d_bytes / 1e6 / t.h2d_s : 0.0,
                 (double)t.h2d_bytes / 1e6);
@@ -369,6 +443,7 @@ static void gpu_close_run(backend *b)
     gpu_engine *g = (gpu_engine *)b;
     stage_close(g->stage);
     pthread_mutex_destroy(&g->stage_mu);
+    pthread_mutex_destroy(&g->alloc_mu);
     gpu_close(g->dev);
     for (int k = 0; g->counts && k < g->p.ncols; k++)
         stats_free(&g->counts[k]);
@@ -414,8 +489,14 @@ static int make_counts(gpu_engine *g, cs_error *e)
     return CS_OK;
 }
 
-static int open_device(gpu_engine *g, cs_error *e)
+static int open_device(gpu_engine *g, gpu_opener *opener, cs_error *e)
 {
+    if (opener) {
+        g->t_waited = join(opener);
+        g->t_prepared = opener->seconds;
+        if (opener->e.status)
+            return cs_fail(e, opener->e.status, "", 0, "%s", opener->e.msg);
+    }
     const backend_params *p = &g->p;
     const engine_hooks *h = p->hooks;
     gpu_config cfg = {p->ncols,          p->what,          p->nbins,
@@ -428,7 +509,8 @@ static int open_device(gpu_engine *g, cs_error *e)
     return rc;
 }
 
-int backend_gpu_open(const backend_params *p, backend **out, cs_error *e)
+int backend_gpu_open(const backend_params *p, gpu_opener *opener, backend **out,
+                     cs_error *e)
 {
     *out = NULL;
     gpu_engine *g = calloc(1, sizeof *g);
@@ -436,7 +518,8 @@ int backend_gpu_open(const backend_params *p, backend **out, cs_error *e)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     g->p = *p;
     pthread_mutex_init(&g->stage_mu, NULL);
-    if (make_counts(g, e) || open_device(g, e)) {
+    pthread_mutex_init(&g->alloc_mu, NULL);
+    if (make_counts(g, e) || open_device(g, opener, e)) {
         gpu_close_run(&g->base);
         return e->status;
     }

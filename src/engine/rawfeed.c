@@ -62,19 +62,25 @@ static void slot_free(const backend *be, void *p)
         free(p);
 }
 
-static int make_slots(rawfeed *rf, cs_error *e)
+/* The ring's table; each slot is page-locked when first needed (slot_at),
+ * so that a small input pins one slot, not the ring, and a large one pins
+ * the rest while the first chunks are already on their way. */
+static int make_ring(rawfeed *rf, cs_error *e)
 {
     if (rf->slot)
         return CS_OK;
     rf->slot_bytes = rf->be->bytes->slot_bytes(rf->be);
     rf->slot = calloc(RAW_SLOTS, sizeof *rf->slot);
-    if (!rf->slot)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    for (int i = 0; i < RAW_SLOTS; i++)
-        if (!(rf->slot[i] = slot_alloc(rf->be, rf->slot_bytes)))
-            return cs_fail(e, CS_EDATA, "", 0,
-                           "out of page-locked memory for the GPU");
-    return CS_OK;
+    return rf->slot ? CS_OK : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+}
+
+/* Slot k, made if it is not yet; NULL (e filled) when memory is short.
+ * Readers call it under their mutex. */
+static char *slot_at(rawfeed *rf, int k, cs_error *e)
+{
+    if (!rf->slot[k] && !(rf->slot[k] = slot_alloc(rf->be, rf->slot_bytes)))
+        cs_fail(e, CS_EDATA, "", 0, "out of page-locked memory for the GPU");
+    return rf->slot[k];
 }
 
 void rawfeed_free(rawfeed *rf)
@@ -127,18 +133,20 @@ static void *reader_main(void *arg)
     pump *p = arg;
     pthread_mutex_lock(&p->mu);
     for (uint64_t k; (k = take_piece(p)) != UINT64_MAX;) {
-        pthread_mutex_unlock(&p->mu);
         uint64_t i = k / p->per_chunk, at = i * p->chunk;
+        cs_error e = {0};
+        char *slot = slot_at(p->rf, (int)(i % RAW_SLOTS), &e);
+        pthread_mutex_unlock(&p->mu);
         size_t len =
             (size_t)(p->size - at < p->chunk ? p->size - at : p->chunk);
         size_t off = (k % p->per_chunk) * p->piece;
         size_t n = off < len ? len - off : 0;
         n = n < p->piece ? n : p->piece;
-        cs_error e = {0};
         double t0 = account_now();
-        ssize_t r = n ? source_pread(p->src, p->rf->slot[i % RAW_SLOTS] + off,
-                                     n, p->base + at + off, &e)
-                      : 0;
+        ssize_t r =
+            !slot ? -1
+            : n   ? source_pread(p->src, slot + off, n, p->base + at + off, &e)
+                  : 0;
         double dt = account_now() - t0;
         pthread_mutex_lock(&p->mu);
         p->t_read += dt;
@@ -291,6 +299,8 @@ static int pump_stream(pump *p, input *in, int *eof, cs_error *e)
         int k = (int)(i % RAW_SLOTS);
         size_t left = in->head_len - p->head_used;
         size_t len = left < p->chunk ? left : p->chunk;
+        if (!slot_at(rf, k, e))
+            return e->status;
         memcpy(rf->slot[k], in->head + p->head_used, len);
         p->head_used += len;
         if (len < p->chunk && !*eof) {
@@ -393,7 +403,7 @@ static int begin(rawfeed *rf, const input *in, uint64_t first_line, cs_error *e)
     backend *be = rf->be;
     if (be->bytes->begin(be, &fmt, jobs_rows(rf->js) + 1, first_line, e))
         return e->status;
-    return make_slots(rf, e);
+    return make_ring(rf, e);
 }
 
 int rawfeed_binary(rawfeed *rf, input *in, cs_error *e)

@@ -545,12 +545,12 @@ START_TEST(test_corrections)
                        {0.02, 0.0, 0.1, 1.0}};
         run(&sp);
     }
-    setenv("COLSTAT_GPU_CHUNK_ROWS", "1000", 1);
+    hook_rows = 1000;
     size_t pieces[3] = {2500, 999, 7001};
     run_spec sp = {"corrections, pieces", 2,         STAT_ALL, 33, 0, pieces, 3,
                    {K_CORR, K_NOTINT},    {0.1, 0.0}};
     run(&sp);
-    unsetenv("COLSTAT_GPU_CHUNK_ROWS");
+    hook_rows = 0;
 }
 END_TEST
 
