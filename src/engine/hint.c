@@ -102,12 +102,22 @@ static int find_field(const input *in, int kind, char *out)
     return 0;
 }
 
+/* The header line too: binary bytes with no LF early on read as a header
+ * alone, with no data after it. */
+static int input_binary(const input *in, size_t look)
+{
+    const csv_dialect *d = &in->dialect;
+    size_t hn = d->repeat_len < LOOK_BYTES ? d->repeat_len : LOOK_BYTES;
+    return (d->repeat && looks_binary(d->repeat, hn)) ||
+           looks_binary(in->head, look);
+}
+
 void hint_no_numbers(const input *in, char *buf, size_t cap)
 {
     char shown[SHOWN + 1];
     const char *what = "no column holds numbers";
     size_t look = in->head_len < LOOK_BYTES ? in->head_len : LOOK_BYTES;
-    if (looks_binary(in->head, look))
+    if (input_binary(in, look))
         snprintf(buf, cap,
                  "%s: the input looks binary: give its records with -b "
                  "(such as -b f64)",
