@@ -2,10 +2,10 @@
 # The GPU checks of one device call, from a copy of the tree that carries
 # the static build (default build-dev, configured with -DCOLSTAT_CUDA=ON
 # -DCOLSTAT_STATIC_DEPS=ON on the dev machine). Runs: the GPU unit tests,
-# compute-sanitizer and the kernel benchmark (bench/gpu/run_device.sh),
-# then the end-to-end tests with the GPU present (CPU vs GPU JSON byte for
-# byte), compute-sanitizer over the colstat binary itself, and a -v
-# profile. Logs go to $OUT; a summary is printed last.
+# compute-sanitizer (memcheck, racecheck, synccheck, initcheck) and the
+# kernel benchmark (bench/gpu/run_device.sh), then the end-to-end tests
+# with the GPU present (CPU vs GPU JSON byte for byte), compute-sanitizer
+# over the colstat binary itself, and a -v profile. Logs go to $OUT; a summary is printed last.
 set -u
 B=${BUILD:-build-dev}
 OUT=${OUT:-/tmp/colstat-out}
@@ -60,10 +60,22 @@ import random, struct
 r = random.Random(11)
 for k, n in ((0, 100001), (1, 77777)):
     open("/tmp/san_m%d.bin" % k, "wb").write(b"".join(struct.pack("<idB", r.randint(-2**31, 2**31 - 1), r.gauss(0, 1e6), r.randrange(256)) for _ in range(n)))'
+# files joined by cat: the header again between records (plain, after a
+# BOM, with CRLF), 2000 times: repeated headers are no rows on the device
+python3 -c '
+import random
+r = random.Random(12)
+with open("/tmp/repeat.csv", "w", newline="") as f:
+    f.write("id,value,value\n")
+    for k in range(2000):
+        if k:
+            f.write(r.choice(["id,value,value\n", "\ufeffid,value,value\r\n"]))
+        for i in range(r.randint(1, 200)):
+            f.write("%d,%r,%d\n" % (i, r.gauss(0, 1), r.randint(-9, 9)))'
 # the device's CSV parse from a file (several readers), from a pipe in
 # small chunks (carried records), with --range, and binary records
 for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
-    for how in ${RUN_CASES:-file pipe range f64 multi hard blank parse}; do
+    for how in ${RUN_CASES:-file pipe range f64 multi hard blank repeat parse}; do
         case $how in
         file) cmd=("$B/colstat" --device gpu -a --json /tmp/san.csv) ;;
         pipe) cmd=(env COLSTAT_GPU_RAW_BYTES=65537 "$B/colstat" --device gpu -a --json -) ;;
@@ -72,6 +84,7 @@ for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
         multi) cmd=("$B/colstat" --device gpu -a --json -b i32,f64,u8 /tmp/san_m0.bin /tmp/san_m1.bin) ;;
         hard) cmd=("$B/colstat" --device gpu -a --json /tmp/hard.csv) ;;
         blank) cmd=("$B/colstat" --device gpu -a --json /tmp/blank.csv) ;;
+        repeat) cmd=("$B/colstat" --device gpu -a --json /tmp/repeat.csv) ;;
         parse) cmd=(env COLSTAT_TEST_QUICK=1 "$B/test_gpu_parse") ;;
         esac
         timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "${cmd[@]}" < /tmp/san.csv > "$OUT/san_colstat.tmp" 2>&1
@@ -82,11 +95,16 @@ for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
 done
 rm -f "$OUT/san_colstat.tmp"
 
-for f in hard blank; do
+for f in hard blank repeat; do
     diff <("$B/colstat" --device cpu -a --json /tmp/$f.csv) <("$B/colstat" --device gpu -a --json /tmp/$f.csv) >/dev/null && echo "$f: cpu and gpu SAME" || echo "$f: cpu and gpu DIFF"
     "$B/colstat" --device gpu -v -a /tmp/$f.csv 2>&1 >/dev/null | grep -E "parsed on the GPU|GPU parse stopped" | sed 's/^colstat: /  /'
 done
 "$B/colstat" --device gpu -v -a /tmp/hard.csv 2>&1 >/dev/null | grep -i "gpu"
+# a column selected twice and two columns of one name, from a pipe too
+for args in "-c 3,value,2,3 /tmp/repeat.csv" "-c !id /tmp/repeat.csv"; do
+    diff <("$B/colstat" --device cpu -a --json $args 2>&1) <("$B/colstat" --device gpu -a --json $args 2>&1) >/dev/null && echo "$args: cpu and gpu SAME" || echo "$args: cpu and gpu DIFF"
+done
+diff <("$B/colstat" --device cpu -a --json - </tmp/repeat.csv 2>&1) <("$B/colstat" --device gpu -a --json - </tmp/repeat.csv 2>&1) >/dev/null && echo "repeat (pipe): cpu and gpu SAME" || echo "repeat (pipe): cpu and gpu DIFF"
 
 echo "== -v profile"
 "$B/colstat" -v --device gpu -a /tmp/san.csv 2>&1 >/dev/null | tee "$OUT/profile.log"

@@ -74,6 +74,8 @@ __global__ void stitch_kernel(csv_args a)
         st->nonblank_end = 0;
         st->stop_now = 0;
         st->hard_at = st->hard_n;
+        st->repeats_chunk = 0;
+        st->repeat_line_chunk = ~0ull;
     }
 }
 
@@ -223,7 +225,17 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
     } else {
         atomicAdd(counter(k, c, CNT_INVALID), 1ull);
         atomicMin(counter(k, c, CNT_FIRST_LINE), line);
-        if (a.strict)
+        /* where it is, for the warning that shows it: blanks around it
+           left out, as io/csv_reader.c's csv_show_field does */
+        while (s < e && (*s == ' ' || *s == '\t'))
+            s++;
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        ull off = (ull)(s - (a.buf + a.st->text_start));
+        ull len = (ull)(e - s) < 65535 ? (ull)(e - s) : 65535;
+        atomicMin(counter(k, c, CNT_FIRST_KEY),
+                  off << 17 | (ull)escaped << 16 | len);
+        if (c < a.strict)
             stop_here(a.st, RAW_STRICT);
     }
 }
@@ -308,6 +320,24 @@ __device__ int parse_record(const csv_args &a, const counters &k, const char *s,
     return 1;
 }
 
+/* Whether record [s, e) (its CR and LF left out) repeats the header, as
+ * io/csv_cut.c's csv_repeat_at decides on the host. */
+__device__ bool repeats_header(const csv_args &a, const char *s, const char *e)
+{
+    unsigned n = (unsigned)(e - s);
+    if (n == a.repeat_len + 3 && (unsigned char)s[0] == 0xEF &&
+        (unsigned char)s[1] == 0xBB && (unsigned char)s[2] == 0xBF) {
+        s += 3;
+        n -= 3;
+    }
+    if (n != a.repeat_len)
+        return false;
+    for (unsigned i = 0; i < n; i++)
+        if (s[i] != a.repeat[i])
+            return false;
+    return true;
+}
+
 __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
 {
     __shared__ ull sh[SH_COLS * CNT_N];
@@ -316,7 +346,7 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
         return;
     int nsh = a.ncols < SH_COLS ? a.ncols : SH_COLS;
     for (int i = threadIdx.x; i < nsh * CNT_N; i += THREADS)
-        sh[i] = i % CNT_N == CNT_FIRST_LINE ? ~0ull : 0;
+        sh[i] = cnt_takes_min(i) ? ~0ull : 0;
     __syncthreads();
     counters k{sh, a.cnt_chunk};
     const char *text = a.buf + st->text_start;
@@ -328,7 +358,14 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
         if (e > b && text[e - 1] == '\r')
             e--;
         ull line = line0 + r + (r ? a.rec_inlf[r - 1] : 0);
-        int got = parse_record(a, k, text + b, text + e, r, line);
+        int got;
+        if (a.repeat && repeats_header(a, text + b, text + e)) {
+            got = 0; /* no row: the rows after it move up, as after a blank */
+            atomicAdd(&st->repeats_chunk, 1u);
+            atomicMin(&st->repeat_line_chunk, line);
+        } else {
+            got = parse_record(a, k, text + b, text + e, r, line);
+        }
         a.row_flag[r] = got > 0;
         if (got < 0)
             stop_here(st, RAW_STRAY_QUOTE);
@@ -340,7 +377,7 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
     __syncthreads();
     for (int i = threadIdx.x; i < nsh * CNT_N; i += THREADS) {
         ull v = sh[i];
-        if (i % CNT_N == CNT_FIRST_LINE) {
+        if (cnt_takes_min(i)) {
             if (v != ~0ull)
                 atomicMin(&a.cnt_chunk[i], v);
         } else if (v) {
@@ -465,6 +502,9 @@ __global__ void end_kernel(csv_args a)
         a.hard[i].row = st->row_base + (moved ? a.row_of[rec] : rec);
     }
     st->row_base += rows;
+    if (st->repeats_chunk && !st->repeats)
+        st->repeat_line = st->repeat_line_chunk;
+    st->repeats += st->repeats_chunk;
     st->keep_at = st->arena_used;
     st->arena_used += a.keep ? rows : 0;
     st->consumed += end;
@@ -488,10 +528,16 @@ __global__ void commit_kernel(csv_args a)
         a.carry_buf[i] = from[i];
     for (unsigned i = id; i < (unsigned)a.ncols * CNT_N; i += stride) {
         ull v = a.cnt_chunk[i];
-        if (i % CNT_N == CNT_FIRST_LINE) {
-            if (v < a.cnt[i])
-                a.cnt[i] = v;
-        } else {
+        if (i % CNT_N == CNT_FIRST_LINE && v < a.cnt[i]) {
+            a.cnt[i] = v; /* the column's first invalid field: kept */
+            unsigned c = i / CNT_N;
+            ull key = a.cnt_chunk[i + 1];
+            const char *f = a.buf + st->text_start + (key >> 17);
+            unsigned n = (unsigned)(key & 0xffff);
+            for (unsigned b = 0; b < n && b < RAW_FIELD_BYTES; b++)
+                a.inv_text[(size_t)c * RAW_FIELD_BYTES + b] = f[b];
+            a.inv_len[c] = n | (unsigned)((key >> 16) & 1) << 31;
+        } else if (!cnt_takes_min((int)i)) {
             a.cnt[i] += v;
         }
     }
@@ -522,7 +568,7 @@ __global__ void reset_kernel(ull *cnt, int ncols)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < ncols * CNT_N;
          i += gridDim.x * blockDim.x)
-        cnt[i] = i % CNT_N == CNT_FIRST_LINE ? ~0ull : 0;
+        cnt[i] = cnt_takes_min(i) ? ~0ull : 0;
 }
 
 unsigned seg_count(const csv_args *a)

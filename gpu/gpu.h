@@ -146,7 +146,8 @@ int gpu_pass(gpu_backend *g, const gpu_pass_col *cols, cs_error *e);
 typedef struct gpu_raw_format {
     int binary;     /* else CSV */
     char delim;     /* CSV */
-    int strict;     /* CSV: an invalid field stops the device */
+    int strict;     /* CSV: an invalid field of a column below it stops the
+                       device (--strict) */
     num_format num; /* CSV: how its numbers are written */
     /* binary: record size, and per field its type code and byte offset
        (io/binary_reader.h's spec) */
@@ -156,18 +157,32 @@ typedef struct gpu_raw_format {
     const int *map; /* field -> column, or -1 */
     int nmap;
     uint64_t size_hint; /* bytes of the input when known, else 0 */
+    /* CSV: the header line (io/csv_reader.h's csv_dialect.repeat): a
+       record identical to it is no row */
+    const char *repeat;
+    size_t repeat_len;
 } gpu_raw_format;
 
+#define GPU_FIELD_BYTES 96 /* gpu/raw.cuh's RAW_FIELD_BYTES */
+
 typedef struct gpu_raw_result {
-    uint64_t rows;     /* rows the device reduced */
-    uint64_t lines;    /* physical lines those rows span (CSV) */
-    uint64_t consumed; /* input bytes of those rows, from the first chunk */
-    int stopped;       /* the device stopped before the end of its input */
-    char reason[96];   /* why, when stopped */
+    uint64_t rows;        /* rows the device reduced */
+    uint64_t lines;       /* physical lines those rows span (CSV) */
+    uint64_t consumed;    /* input bytes of those rows, from the first chunk */
+    int stopped;          /* the device stopped before the end of its input */
+    char reason[96];      /* why, when stopped */
+    uint64_t repeats;     /* repeated header lines it skipped */
+    uint64_t repeat_line; /* the first one's physical line */
     /* per column; missing/invalid/nan are added to the caller's arrays */
     uint64_t *missing, *invalid, *nan;
     uint64_t *first_invalid_line; /* per column: kept if set, else the
                                      device's first, 0 for none */
+    /* per column, where the device set first_invalid_line: that field's
+       first GPU_FIELD_BYTES bytes as the input has them (in quotes: the
+       text inside, doubled quotes doubled), and its length (at most
+       65535; bit 31: doubled quotes in it) */
+    char *first_invalid_text; /* [ncols][GPU_FIELD_BYTES] */
+    unsigned *first_invalid_len;
 } gpu_raw_result;
 
 /* Bytes each raw chunk may hold (a multiple of a binary record). */

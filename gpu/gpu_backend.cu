@@ -68,7 +68,8 @@ int add_extra(gpu_backend *g, int col, double v, int32_t corr, uint64_t row)
         for (size_t j = 0; j < ncols; j++)
             stats_init(&g->extra[j]);
     }
-    stats_add_values(&g->extra[col], &v, &corr, 1, row, g->cfg.what);
+    if (stats_add_values(&g->extra[col], &v, &corr, 1, row, g->cfg.what))
+        return failf(g, "GPU: out of host memory");
     return gpu_kept_add_host(g, col, v, corr);
 }
 
@@ -410,16 +411,25 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
     return 0;
 }
 
-void to_sacc(sacc *dst, const long long *d)
+/* The device's digits of one sum, and its infinities, into a compact
+ * sum. Returns 0, or -1 when out of host memory. */
+int to_csum(csum *dst, const long long *d, unsigned long long pos_inf,
+            unsigned long long neg_inf)
 {
+    sacc s;
+    sacc_init(&s);
     for (int i = 0; i < SACC_DIGITS; i++)
-        dst->d[i] = d[i]; /* each within (-2^33, 2^33) */
-    dst->pending = 1;
-    sacc_normalize(dst);
+        s.d[i] = d[i]; /* each within (-2^33, 2^33) */
+    s.pending = 1;
+    sacc_normalize(&s);
+    s.pos_inf = pos_inf;
+    s.neg_inf = neg_inf;
+    return csum_add(dst, &s);
 }
 
-/* One stream's state as col_stats. */
-void dev_to_stats(const dev_col *a, col_stats *o)
+/* One stream's state as col_stats (stats_init'ed here). Returns 0, or -1
+ * when out of host memory. */
+int dev_to_stats(const dev_col *a, col_stats *o)
 {
     stats_init(o);
     o->count = a->count;
@@ -439,22 +449,23 @@ void dev_to_stats(const dev_col *a, col_stats *o)
         o->fmax = a->fmax + 0.0;
     }
     o->sum_r = a->sum_r;
-    to_sacc(&o->sum, a->sum);
-    o->sum.pos_inf = a->pos_inf;
-    o->sum.neg_inf = a->neg_inf;
-    to_sacc(&o->sumsq, a->sumsq);
-    o->sumsq.pos_inf = a->sq_inf;
-    to_sacc(&o->sumsq_corr, a->sumsq_corr);
+    int rc = to_csum(&o->sum, a->sum, a->pos_inf, a->neg_inf);
+    rc |= to_csum(&o->sumsq, a->sumsq, a->sq_inf, 0);
+    rc |= to_csum(&o->sumsq_corr, a->sumsq_corr, 0, 0);
+    return rc;
 }
 
 /* The two streams' states merged: their rows interleave, and stats_merge
- * breaks ties by the lower row wherever it came from. */
-void to_stats(const dev_col *a, const dev_col *b, col_stats *o)
+ * breaks ties by the lower row wherever it came from. Returns 0, or -1
+ * when out of host memory (o is stats_init'ed either way). */
+int to_stats(const dev_col *a, const dev_col *b, col_stats *o)
 {
     col_stats other;
-    dev_to_stats(a, o);
-    dev_to_stats(b, &other);
-    stats_merge(o, &other, 0);
+    int rc = dev_to_stats(a, o);
+    rc |= dev_to_stats(b, &other);
+    rc |= stats_merge(o, &other, 0);
+    stats_free(&other);
+    return rc;
 }
 
 /* A --range histogram, binned as the values came. */
@@ -505,16 +516,20 @@ int finish(gpu_backend *g, col_stats *out, hist *hists)
         rc = failf(g, "GPU: out of host memory");
     for (int s = 0; s < 2 && !rc; s++)
         rc = download(g, h + (size_t)s * ncols, g->dstate[s], bytes);
-    for (int j = 0; j < ncols && !rc; j++) {
-        to_stats(&h[j], &h[ncols + j], &cs[j]);
-        if (g->extra) /* ties to the lower row, whichever side */
-            stats_merge(&cs[j], &g->extra[j], 0);
+    int made = 0;
+    for (int j = 0; j < ncols && !rc; j++, made++) {
+        if (to_stats(&h[j], &h[ncols + j], &cs[j]) ||
+            (g->extra && /* ties to the lower row, whichever side */
+             stats_merge(&cs[j], &g->extra[j], 0)))
+            rc = failf(g, "GPU: out of host memory");
     }
     if (!rc && (g->cfg.what & STAT_HIST) && g->cfg.have_range && hists)
         rc = fetch_hists(g, hists);
-    if (!rc)
-        for (int j = 0; j < ncols; j++)
-            stats_merge(&out[j], &cs[j], 0);
+    for (int j = 0; !rc && j < ncols; j++)
+        if (stats_merge(&out[j], &cs[j], 0))
+            rc = failf(g, "GPU: out of host memory");
+    for (int j = 0; j < made; j++)
+        stats_free(&cs[j]);
     free(h);
     free(cs);
     return rc;
@@ -540,6 +555,8 @@ void release(gpu_backend *g)
     }
     cudaFree(g->dbins);
     cudaFree(g->dscales);
+    for (int j = 0; g->extra && j < g->cfg.ncols; j++)
+        stats_free(&g->extra[j]);
     free(g->extra);
     for (int i = 0; i < NSLOTS; i++) {
         cudaEvent_t e[4] = {g->slots[i].start, g->slots[i].copied,

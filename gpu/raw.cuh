@@ -38,8 +38,27 @@ struct hard_entry {
 };
 #define HARD_CAP 65536 /* per input; more stops the device */
 
-/* Per column counters, as the host's chunk keeps them. */
-enum { CNT_MISSING, CNT_INVALID, CNT_NAN, CNT_FIRST_LINE, CNT_N };
+/* Per column counters, as the host's chunk keeps them. CNT_FIRST_KEY
+ * (this chunk's only) locates the first invalid field in the chunk's
+ * text: offset << 17 | doubled quotes in it << 16 | its length (at most
+ * 65535); both FIRST counters take the least. */
+enum {
+    CNT_MISSING,
+    CNT_INVALID,
+    CNT_NAN,
+    CNT_FIRST_LINE,
+    CNT_FIRST_KEY,
+    CNT_N
+};
+
+__host__ __device__ inline bool cnt_takes_min(int i)
+{
+    return i % CNT_N == CNT_FIRST_LINE || i % CNT_N == CNT_FIRST_KEY;
+}
+
+/* Bytes kept of each column's first invalid field, for the warning that
+ * shows it (40 bytes of text, doubled quotes among them). */
+#define RAW_FIELD_BYTES 96
 
 /* Device-resident; one per backend. Fields marked (chunk) are rewritten
  * for every chunk. */
@@ -61,6 +80,9 @@ struct raw_state {
     unsigned end_off;              /* (chunk) just past the last record */
     int stop, stop_now;            /* enum raw_stop: sticky, (chunk) */
     unsigned hard_n, hard_at;      /* entries listed; (chunk) before it */
+    unsigned repeats_chunk;        /* (chunk) repeated header lines */
+    ull repeat_line_chunk;         /* (chunk) the first one's line, or ~0 */
+    ull repeats, repeat_line;      /* the input's, the first one's line */
 };
 
 /* What the host reads without a copy (mapped page-locked memory). */
@@ -75,9 +97,14 @@ struct csv_args {
     unsigned carry; /* carry region bytes: the longest carried record */
     unsigned n;     /* chunk bytes after the carry region */
     char delim;
-    int strict;
+    int strict;            /* columns below it: an invalid field stops the
+                              device */
     const num_format *num; /* how numbers are written (device) */
     const int *map;        /* field -> column or -1 (device) */
+    /* the header line (device; NULL: none): a record identical to it, a
+       UTF-8 BOM before it allowed, is a repeated header, no row */
+    const char *repeat;
+    unsigned repeat_len;
     int nmap, ncols;
     int nsm;     /* multiprocessors: sizes the grids */
     double *col; /* column j at col + j * ld */
@@ -86,6 +113,10 @@ struct csv_args {
     raw_status *status;   /* device view of the mapped status */
     char *carry_buf;      /* [carry] */
     ull *cnt, *cnt_chunk; /* [ncols][CNT_N]: totals, this chunk's */
+    /* per column: the first invalid field's first bytes, and its length
+       (bit 31: doubled quotes in it), written with the totals */
+    char *inv_text; /* [ncols][RAW_FIELD_BYTES] */
+    unsigned *inv_len;
     /* scratch, sized by csv_scratch_bytes */
     ull *seg, *pre;
     unsigned *rec_end, *rec_inlf;

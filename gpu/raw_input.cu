@@ -18,6 +18,8 @@ extern "C" {
 #include <stdlib.h>
 #include <string.h>
 
+static_assert(RAW_FIELD_BYTES == GPU_FIELD_BYTES, "one size, two names");
+
 namespace
 {
 
@@ -53,6 +55,10 @@ struct raw_input {
     char *dcarry;
     ull *dcnt, *dcnt_chunk;
     int *dmap;
+    char *dinv_text; /* [ncols][RAW_FIELD_BYTES]: first invalid fields */
+    unsigned *dinv_len;
+    char *drepeat; /* the header line, for repeated ones */
+    size_t drepeat_cap;
     unsigned char *dtype;
     unsigned short *doffset;
     void *dscratch;
@@ -126,9 +132,14 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     if (r->binary && r->chunk_bytes / r->record_size > r->ld)
         r->chunk_bytes = r->ld * r->record_size;
     CK(g, cudaStreamCreateWithFlags(&r->cs, cudaStreamNonBlocking));
-    for (int b = 0; b < NBUF; b++)
-        CK(g,
-           cudaMalloc((void **)&r->dbuf[b], r->carry + r->chunk_bytes + 128));
+    /* Zeroed once: the parse loads whole 64-byte segments, the first and
+       last of a chunk's text partly outside it (F11: initcheck flagged
+       those bytes, never used, as read uninitialised). */
+    for (int b = 0; b < NBUF; b++) {
+        size_t bytes = r->carry + r->chunk_bytes + 128;
+        CK(g, cudaMalloc((void **)&r->dbuf[b], bytes));
+        CK(g, cudaMemset(r->dbuf[b], 0, bytes));
+    }
     size_t ncols = (size_t)r->ncols;
     CK(g, cudaMalloc((void **)&r->dcol, ncols * r->ld * sizeof(double)));
     CK(g, cudaMalloc((void **)&r->dcorr, ncols * r->ld * sizeof(int)));
@@ -140,6 +151,8 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     CK(g, cudaMalloc((void **)&r->dcarry, r->carry + 1));
     CK(g, cudaMalloc((void **)&r->dcnt, ncols * CNT_N * sizeof(ull)));
     CK(g, cudaMalloc((void **)&r->dcnt_chunk, ncols * CNT_N * sizeof(ull)));
+    CK(g, cudaMalloc((void **)&r->dinv_text, ncols * RAW_FIELD_BYTES));
+    CK(g, cudaMalloc((void **)&r->dinv_len, ncols * sizeof(unsigned)));
     CK(g, cudaMalloc((void **)&r->dtype, ncols));
     CK(g, cudaMalloc((void **)&r->doffset, ncols * sizeof(unsigned short)));
     if (make_events(g, r))
@@ -199,6 +212,17 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
         return -1;
     csv_args *a = &r->a;
     a->num = r->dnum;
+    if (f->repeat_len > r->drepeat_cap) {
+        cudaFree(r->drepeat);
+        r->drepeat = NULL;
+        r->drepeat_cap = 0;
+        CK(g, cudaMalloc((void **)&r->drepeat, f->repeat_len));
+        r->drepeat_cap = f->repeat_len;
+    }
+    if (f->repeat_len && upload(g, r->drepeat, f->repeat, f->repeat_len))
+        return -1;
+    a->repeat = f->repeat_len ? r->drepeat : NULL;
+    a->repeat_len = (unsigned)f->repeat_len;
     a->delim = f->delim ? f->delim : ',';
     a->strict = f->strict;
     a->map = r->dmap;
@@ -211,6 +235,8 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->carry_buf = r->dcarry;
     a->cnt = r->dcnt;
     a->cnt_chunk = r->dcnt_chunk;
+    a->inv_text = r->dinv_text;
+    a->inv_len = r->dinv_len;
     a->hard = r->dhard;
     a->moved = r->dmoved;
     a->corr = r->dcorr;
@@ -240,8 +266,8 @@ int reset_state(gpu_backend *g, raw_input *r)
     ull *cnt = static_cast<ull *>(calloc(n, sizeof *cnt));
     if (!cnt)
         return failf(g, "GPU: out of host memory");
-    for (size_t i = CNT_FIRST_LINE; i < n; i += CNT_N)
-        cnt[i] = ~0ull;
+    for (size_t i = 0; i < n; i++)
+        cnt[i] = cnt_takes_min((int)(i % CNT_N)) ? ~0ull : 0;
     int rc = upload(g, r->dstate, &st, sizeof st);
     if (!rc)
         rc = upload(g, r->dcnt, cnt, n * sizeof *cnt);
@@ -489,15 +515,24 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
     if (!cnt)
         return failf(g, "GPU: out of host memory");
     int rc = download(g, cnt, r->dcnt, n * sizeof *cnt);
+    int texts = 0;
     for (int c = 0; !rc && c < r->ncols; c++) {
         const ull *k = cnt + (size_t)c * CNT_N;
         res->missing[c] += k[CNT_MISSING];
         res->invalid[c] += k[CNT_INVALID];
         res->nan[c] += k[CNT_NAN];
-        if (!res->first_invalid_line[c] && k[CNT_FIRST_LINE] != ~0ull)
+        if (!res->first_invalid_line[c] && k[CNT_FIRST_LINE] != ~0ull) {
             res->first_invalid_line[c] = k[CNT_FIRST_LINE];
+            texts = 1;
+        }
     }
     free(cnt);
+    if (!rc && texts && !r->binary)
+        rc = download(g, res->first_invalid_text, r->dinv_text,
+                      (size_t)r->ncols * RAW_FIELD_BYTES);
+    if (!rc && texts && !r->binary)
+        rc = download(g, res->first_invalid_len, r->dinv_len,
+                      (size_t)r->ncols * sizeof(unsigned));
     if (rc)
         return rc;
     if (!r->binary && take_hard(g, r, st.hard_n))
@@ -509,6 +544,8 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
     res->lines = r->binary ? 0 : st.line_base - r->first_line;
     res->consumed = r->binary ? res->rows * r->record_size : st.consumed;
     res->stopped = st.stop != 0;
+    res->repeats = r->binary ? 0 : st.repeats;
+    res->repeat_line = r->binary ? 0 : st.repeat_line;
     res->reason[0] = 0;
     if (st.stop)
         say_stop(st.stop, r->carry, res->reason, sizeof res->reason);
@@ -541,10 +578,11 @@ void raw_release(gpu_backend *g)
             if (e[k])
                 cudaEventDestroy(e[k]);
     }
-    void *dev[] = {r->dcol,       r->dstate,      r->dcarry, r->dcnt,
-                   r->dcnt_chunk, r->dmap,        r->dtype,  r->doffset,
-                   r->dscratch,   r->dhard,       r->dmoved, r->dcorr,
-                   r->dcorr_on,   r->dmoved_corr, r->dnum};
+    void *dev[] = {r->dcol,       r->dstate,      r->dcarry,  r->dcnt,
+                   r->dcnt_chunk, r->dmap,        r->dtype,   r->doffset,
+                   r->dscratch,   r->dhard,       r->dmoved,  r->dcorr,
+                   r->dcorr_on,   r->dmoved_corr, r->drepeat, r->dinv_text,
+                   r->dinv_len,   r->dnum};
     for (void *p : dev)
         cudaFree(p);
     if (r->hstatus)

@@ -56,6 +56,8 @@ int chunk_init(chunk *c, int ncols, size_t cap, const chunk_alloc *a)
 void chunk_clear(chunk *c)
 {
     c->nrows = 0;
+    c->repeats = 0;
+    c->repeat_line = 0;
     size_t n = c->ncols > 0 ? (size_t)c->ncols : 1;
     memset(c->missing, 0, 5 * n * sizeof(uint64_t));
 }

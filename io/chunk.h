@@ -33,6 +33,8 @@ typedef struct chunk {
     uint64_t *first_invalid;           /* per column: 1-based row in this
                                           chunk of the first invalid field,
                                           0 when none */
+    uint64_t repeats;     /* repeated header lines skipped (no rows) */
+    uint64_t repeat_line; /* the first one's physical line, 0: none */
 } chunk;
 
 /* a == NULL means malloc. Returns 0, or -1 when out of memory. */

@@ -201,14 +201,40 @@ size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
     return cut;
 }
 
-/* Whitespace text: the row-th line that is not blank. */
-static uint64_t plain_line_of_row(const char *buf, size_t n,
-                                  uint64_t first_line, uint64_t row)
+size_t csv_repeat_at(const csv_dialect *d, const char *s, size_t n)
+{
+    if (!d->repeat)
+        return 0;
+    const char *nl = memchr(s, '\n', n);
+    const char *e = nl ? nl : s + n;
+    size_t len = (size_t)(e - s) - (e > s && e[-1] == '\r');
+    const char *t = s;
+    if (len >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0) {
+        t += 3;
+        len -= 3;
+    }
+    if (len != d->repeat_len || memcmp(t, d->repeat, len) != 0)
+        return 0;
+    return (size_t)(e - s) + (nl != NULL);
+}
+
+/* Whitespace text: the row-th line that is neither blank nor a repeated
+ * header. */
+static uint64_t plain_line_of_row(const csv_dialect *d, const char *buf,
+                                  size_t n, uint64_t first_line, uint64_t row)
 {
     uint64_t line = first_line, seen = 0;
     int blank = 1;
     for (size_t i = 0; i < n; i++) {
         char ch = buf[i];
+        if (blank && (i == 0 || buf[i - 1] == '\n')) {
+            size_t skip = csv_repeat_at(d, buf + i, n - i);
+            if (skip) {
+                line += buf[i + skip - 1] == '\n';
+                i += skip - 1;
+                continue;
+            }
+        }
         if (ch == '\n') {
             line++;
             blank = 1;
@@ -225,12 +251,20 @@ uint64_t csv_line_of_row(const csv_dialect *d, const char *buf, size_t n,
                          uint64_t first_line, uint64_t row)
 {
     if (d->whitespace)
-        return plain_line_of_row(buf, n, first_line, row);
+        return plain_line_of_row(d, buf, n, first_line, row);
     scanner sc;
     scanner_init(&sc, d->delim);
     uint64_t line = first_line, seen = 0;
     int s = S_ROW;
     for (size_t i = 0; i < n; i++) {
+        size_t skip = d->repeat && s == S_ROW && (i == 0 || buf[i - 1] == '\n')
+                          ? csv_repeat_at(d, buf + i, n - i)
+                          : 0;
+        if (skip) {
+            line += buf[i + skip - 1] == '\n';
+            i += skip - 1;
+            continue;
+        }
         unsigned char ch = (unsigned char)buf[i];
         int t = next_state[s][sc.cls[ch]];
         if (s == S_ROW && t != S_ROW && ++seen == row)

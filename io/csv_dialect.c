@@ -290,7 +290,9 @@ static int fill_names(csv_head *h, sample *s, int header)
             num += k == NUM_OK || k == NUM_NAN;
             bad += k == NUM_INVALID;
         }
-        h->numeric[f] = num > bad;
+        h->numeric[f] = num > bad              ? CSV_NUMBERS
+                        : num == 0 && bad == 0 ? CSV_UNSEEN
+                                               : CSV_TEXT;
         if (header && s->first[f][0]) {
             h->names[f] = s->first[f];
             s->first[f] = NULL;
@@ -353,4 +355,124 @@ void csv_head_free(csv_head *h)
     free(h->names);
     free(h->numeric);
     memset(h, 0, sizeof *h);
+}
+
+/* Records of a stretch of a file, counted per field (csv_sample). */
+typedef struct stretch {
+    int nfields, field, exact, max;
+    int records;
+    unsigned *num, *bad;
+    unsigned char *cur;    /* per field of the current record: 1, 2 or 0 */
+    const num_format *fmt; /* the run's number format (NULL: C locale) */
+} stretch;
+
+static void stretch_field(void *f, size_t len, void *data)
+{
+    stretch *w = data;
+    int i = w->field++;
+    if (!w->num || i >= w->nfields)
+        return;
+    double v;
+    int32_t corr;
+    num_kind k = parse_number_fmt(f, len, w->fmt, &v, &corr);
+    w->cur[i] = k == NUM_OK || k == NUM_NAN ? 1 : k == NUM_INVALID ? 2 : 0;
+}
+
+static void stretch_record(int ch, void *data)
+{
+    stretch *w = data;
+    (void)ch;
+    int take = w->num && (!w->exact || w->field == w->nfields);
+    for (int i = 0; w->num && i < w->nfields; i++) {
+        w->num[i] += take && w->cur[i] == 1;
+        w->bad[i] += take && w->cur[i] == 2;
+        w->cur[i] = 0;
+    }
+    w->records += take || !w->num;
+    w->field = 0;
+}
+
+/* Whitespace text, a line at a time, split as csv_parse_block does; a
+ * line cut by the stretch's end is left out. */
+static void stretch_ws(stretch *w, const csv_dialect *d, const char *buf,
+                       size_t n, size_t at, int at_eof)
+{
+    while (at < n && w->records < w->max) {
+        const char *nl = memchr(buf + at, '\n', n - at);
+        if (!nl && !at_eof)
+            return;
+        const char *p = buf + at, *e = nl ? nl : buf + n;
+        at = (size_t)(e - buf) + (nl != NULL);
+        if (csv_repeat_at(d, p, (size_t)(buf + n - p)))
+            continue;
+        int fields = 0;
+        for (;; fields++) {
+            while (p < e && ws_blank(*p))
+                p++;
+            if (p == e)
+                break;
+            const char *fe = p;
+            while (fe < e && !ws_blank(*fe))
+                fe++;
+            int quoted = fe - p >= 2 && *p == '"' && fe[-1] == '"';
+            stretch_field((void *)(p + quoted),
+                          (size_t)(fe - p) - 2 * (size_t)quoted, w);
+            p = fe;
+        }
+        if (fields)
+            stretch_record(0, w);
+        else
+            w->field = 0;
+    }
+}
+
+int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
+               int from_middle, int max, int nfields, unsigned *num,
+               unsigned *bad)
+{
+    size_t at = 0;
+    if (from_middle) {
+        const char *nl = memchr(buf, '\n', n);
+        at = nl ? (size_t)(nl - buf) + 1 : n;
+    } else {
+        at = bom_len(buf, n);
+    }
+    stretch w = {nfields, 0, from_middle, max, 0, num, bad, NULL, d->num};
+    if (num && !(w.cur = calloc((size_t)(nfields ? nfields : 1), 1)))
+        return -1;
+    if (d->whitespace) {
+        stretch_ws(&w, d, buf, n, at, at_eof);
+        free(w.cur);
+        return w.records;
+    }
+    struct csv_parser p;
+    if (csv_init(&p, CSV_APPEND_NULL) != 0) {
+        free(w.cur);
+        return -1;
+    }
+    csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
+    int rc = 0;
+    size_t start = at;
+    while (at < n && w.records < max && rc == 0) {
+        size_t len = n - at < 65536 ? n - at : 65536;
+        if (d->repeat) { /* a line at a time: repeated headers are none */
+            const char *nl = memchr(buf + at, '\n', n - at);
+            len = nl ? (size_t)(nl - buf) + 1 - at : n - at;
+            if (p.pstate == 0 && (at == start || buf[at - 1] == '\n') &&
+                csv_repeat_at(d, buf + at, n - at)) {
+                at += len;
+                continue;
+            }
+        }
+        rc = csv_parse(&p, buf + at, len, stretch_field, stretch_record, &w) ==
+                     len
+                 ? 0
+                 : -1;
+        at += len;
+    }
+    if (rc == 0 && at == n && at_eof && w.records < max)
+        csv_fini(&p, stretch_field, stretch_record, &w);
+    csv_free(&p);
+    free(w.cur);
+    return rc ? -1 : w.records;
 }

@@ -11,6 +11,7 @@
 
 #include <csv.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "parse_number.h"
@@ -23,6 +24,7 @@
 #endif
 
 typedef struct block {
+    const csv_dialect *d;
     char delim;
     const num_format *num;
     chunk *out;
@@ -32,7 +34,7 @@ typedef struct block {
     int field;     /* index of the next field of the current record */
     size_t row;    /* chunk row being filled */
     uint64_t line; /* physical line being fed, 0 inside a batch */
-    int strict;
+    const csv_strict *strict;
     const char *file;
     cs_error *e;
     int failed;
@@ -40,6 +42,9 @@ typedef struct block {
     size_t err_row; /* with line 0: where the strict error was found */
     int err_field;
     int err_pending; /* e->line still to be found */
+    csv_spot *spots; /* as a cursor (csv_locate): what to find, */
+    int nspots, next;
+    uint64_t rec_line; /* where the record being fed starts */
 } block;
 
 #define BATCH ((size_t)1 << 16)
@@ -60,22 +65,27 @@ static uint64_t newlines(const char *s, size_t n)
     return k;
 }
 
-/* A field for a message: at most 40 bytes, control bytes shown as '?'. */
-static void show_field(const char *s, size_t len, char *dst, size_t cap)
+void csv_show_field(const char *s, size_t len, char *dst, size_t cap)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < len && i < 40 && k + 4 < cap; i++)
-        dst[k++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
-    if (len > 40 && k + 4 < cap)
-        for (int i = 0; i < 3; i++)
-            dst[k++] = '.';
-    dst[k] = 0;
+    while (len && (*s == ' ' || *s == '\t')) {
+        s++;
+        len--;
+    }
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+        len--;
+    size_t k = len;
+    if (len > 40) {
+        k = 40;
+        while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+            k--;
+    }
+    snprintf(dst, cap, "%.*s%s", (int)k, s, len > 40 ? "..." : "");
 }
 
-static COLD void strict_fail(block *b, int f, const char *s, size_t len)
+static COLD void strict_fail(block *b, int c, int f, const char *s, size_t len)
 {
-    char shown[64];
-    show_field(s, len, shown, sizeof shown);
+    char shown[CSV_SHOWN];
+    csv_show_field(s, len, shown, sizeof shown);
     if (!b->line && !b->failed) {
         b->err_pending = b->e->status == CS_OK;
         b->err_row = b->row;
@@ -85,7 +95,7 @@ static COLD void strict_fail(block *b, int f, const char *s, size_t len)
     /* The field ends on the line being fed; it began as many lines earlier
      * as it holds LFs. */
     cs_fail(b->e, CS_EDATA, b->file, b->line ? b->line - newlines(s, len) : 0,
-            "column %d: '%s' is not a number", f + 1, shown);
+            "column %s: '%s' is not a number", b->strict->labels[c], shown);
 }
 
 static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
@@ -100,8 +110,8 @@ static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
         o->invalid[c]++;
         if (!o->first_invalid[c])
             o->first_invalid[c] = b->row + 1;
-        if (b->strict)
-            strict_fail(b, f, s, len);
+        if (b->strict && c < b->strict->ncols)
+            strict_fail(b, c, f, s, len);
     }
 }
 
@@ -198,6 +208,13 @@ static void fast_record(block *b, const char *s, const char *e)
     on_record(0, b);
 }
 
+/* A repeated header line (csv_repeat_at), seen on the line being fed. */
+static COLD void note_repeat(block *b)
+{
+    if (!b->out->repeats++)
+        b->out->repeat_line = b->line;
+}
+
 static void fast_lines(block *b, const char *s, size_t n, uint64_t line)
 {
     const char *end = s + n;
@@ -206,7 +223,9 @@ static void fast_lines(block *b, const char *s, size_t n, uint64_t line)
         const char *le = nl ? nl : end;
         const char *stop = le > s && le[-1] == '\r' ? le - 1 : le;
         b->line = line++;
-        if (!blank_line(s, stop, b->delim))
+        if (b->d->repeat && csv_repeat_at(b->d, s, (size_t)(end - s)))
+            note_repeat(b);
+        else if (!blank_line(s, stop, b->delim))
             fast_record(b, s, stop);
         s = le + 1;
     }
@@ -248,6 +267,18 @@ static size_t feed_line(struct csv_parser *p, block *b, const char *buf,
     return len;
 }
 
+/* The batch buf[at, at + len) cut before the line where the header's
+ * text first appears (0: that line is the first). */
+static size_t before_repeat(const block *b, const char *buf, size_t at,
+                            size_t len)
+{
+    const char *hit = memmem(buf + at, len, b->d->repeat, b->d->repeat_len);
+    if (!hit)
+        return len;
+    const char *nl = memrchr(buf + at, '\n', (size_t)(hit - buf - at));
+    return nl ? (size_t)(nl - buf) + 1 - at : 0;
+}
+
 /* Feeds records from buf[*pos, n) until the block or the chunk ends;
  * *line is the physical line at *pos. */
 static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
@@ -256,6 +287,18 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
     size_t at = *pos;
     int rc = CS_OK;
     while (at < n && b->row < b->out->cap && rc == CS_OK) {
+        /* A repeated header, at a line start between records. */
+        size_t skip =
+            b->d->repeat && p->pstate == 0 && (at == 0 || buf[at - 1] == '\n')
+                ? csv_repeat_at(b->d, buf + at, n - at)
+                : 0;
+        if (skip) {
+            b->line = *line;
+            note_repeat(b);
+            *line += buf[at + skip - 1] == '\n';
+            at += skip;
+            continue;
+        }
         size_t room = b->out->cap - b->row;
         size_t w = min_size(min_size(n - at, BATCH), room - 1);
         const char *nl = w ? memrchr(buf + at, '\n', w) : NULL;
@@ -270,8 +313,15 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
                 fast_lines(b, buf + at, len, *line);
                 rc = b->failed ? CS_EDATA : CS_OK;
             } else {
-                b->line = 0;
-                rc = feed(p, b, buf + at, len);
+                if (b->d->repeat)
+                    len = before_repeat(b, buf, at, len);
+                /* The line that may repeat the header goes alone, so that
+                 * its start is checked between records (above). */
+                b->line = len ? 0 : *line;
+                if (len)
+                    rc = feed(p, b, buf + at, len);
+                else
+                    len = feed_line(p, b, buf, n, at, &rc);
             }
         } else {
             b->line = *line;
@@ -284,12 +334,19 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
     return rc;
 }
 
+/* A block reused as a cursor: row counts records from 1, field fields;
+ * l->line is the line being fed, where a field ends. */
 static void loc_field(void *s, size_t len, void *data)
 {
     block *l = data;
-    if (l->row == l->err_row && l->field == l->err_field && !l->failed) {
-        l->failed = 1;
-        l->line -= newlines(s, len);
+    if (l->field == 0)
+        l->rec_line = l->line - newlines(s, len);
+    while (l->next < l->nspots && l->spots[l->next].row == l->row &&
+           l->spots[l->next].field == l->field) {
+        csv_spot *sp = &l->spots[l->next++];
+        sp->line = l->line - newlines(s, len);
+        sp->record_line = l->rec_line;
+        csv_show_field(s, len, sp->text, sizeof sp->text);
     }
     l->field++;
 }
@@ -298,35 +355,47 @@ static void loc_record(int ch, void *data)
 {
     block *l = data;
     (void)ch;
+    /* a spot past the end of its record (a short row) is not there */
+    while (l->next < l->nspots && l->spots[l->next].row == l->row)
+        l->next++;
     l->row++;
     l->field = 0;
 }
 
-/* The line of field b->err_field of the block's record b->err_row - row0
- * (a block reused as a cursor: failed marks the field found):
- * the block parsed again, one line at a time, without storing values. */
-static uint64_t error_line(const block *b, const csv_dialect *d,
-                           const char *buf, size_t n, uint64_t first_line)
+void csv_locate(const csv_dialect *d, const char *buf, size_t n,
+                uint64_t first_line, csv_spot *spots, int nspots)
 {
     struct csv_parser p;
     block l = {0};
-    l.err_row = b->err_row - b->row0;
-    l.err_field = b->err_field;
+    l.row = 1;
     l.line = first_line;
+    l.spots = spots;
+    l.nspots = nspots;
+    for (int i = 0; i < nspots; i++)
+        spots[i].line = spots[i].record_line = 0;
     if (csv_init(&p, CSV_APPEND_NULL) != 0)
-        return 0;
+        return;
     csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
-    for (size_t at = 0; at < n && !l.failed;) {
+    for (size_t at = 0; at < n && l.next < nspots;) {
         const char *nl = memchr(buf + at, '\n', n - at);
         size_t len = nl ? (size_t)(nl - buf) + 1 - at : n - at;
-        csv_parse(&p, buf + at, len, loc_field, loc_record, &l);
+        if (!(p.pstate == 0 && csv_repeat_at(d, buf + at, n - at)))
+            csv_parse(&p, buf + at, len, loc_field, loc_record, &l);
         at += len;
-        l.line += nl && !l.failed;
+        l.line += nl != NULL;
     }
-    if (!l.failed)
+    if (l.next < nspots)
         csv_fini(&p, loc_field, loc_record, &l);
     csv_free(&p);
-    return l.failed ? l.line : 0;
+}
+
+/* The line of the strict error's field, found after a batch. */
+static uint64_t error_line(const block *b, const csv_dialect *d,
+                           const char *buf, size_t n, uint64_t first_line)
+{
+    csv_spot sp = {b->err_row - b->row0 + 1, b->err_field, 0, 0, ""};
+    csv_locate(d, buf, n, first_line, &sp, 1);
+    return sp.line;
 }
 
 /* Whitespace-separated text (-W): blanks split fields; CR is one, so a
@@ -382,7 +451,10 @@ static int ws_lines(block *b, const char *buf, size_t n, size_t *pos,
         const char *nl = memchr(s, '\n', n - at);
         const char *le = nl ? nl : buf + n;
         b->line = ln;
-        ws_record(b, s, le);
+        if (b->d->repeat && csv_repeat_at(b->d, s, n - at))
+            note_repeat(b);
+        else
+            ws_record(b, s, le);
         at = (size_t)(le - buf) + (nl != NULL);
         ln += nl != NULL;
     }
@@ -406,11 +478,12 @@ static int finish(struct csv_parser *p, block *b, const csv_dialect *d,
 }
 
 int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
-                    uint64_t first_line, const int *map, int nmap, int strict,
-                    const char *file, chunk *out, size_t *consumed,
-                    uint64_t *lines, cs_error *e)
+                    uint64_t first_line, const int *map, int nmap,
+                    const csv_strict *strict, const char *file, chunk *out,
+                    size_t *consumed, uint64_t *lines, cs_error *e)
 {
-    block b = {.delim = d->delim ? d->delim : ',',
+    block b = {.d = d,
+               .delim = d->delim ? d->delim : ',',
                .num = d->num,
                .out = out,
                .col = out->col,

@@ -24,7 +24,17 @@ typedef struct csv_dialect {
     int header;            /* 1 yes, 0 no, -1 detect */
     int whitespace;        /* -W: fields separated by runs of blanks */
     const num_format *num; /* how numbers are written; NULL: C locale */
+    /* The header line, its line end left out (set once the head is read;
+       NULL: none). A line identical to it, at a record's start, a UTF-8
+       BOM before it allowed, is a repeated header (files concatenated):
+       no record, and no row (csv_repeats). */
+    const char *repeat;
+    size_t repeat_len;
 } csv_dialect;
+
+/* For a line that starts at s, between records (n bytes follow): its
+ * length, its CR and LF included, when it repeats d's header; else 0. */
+size_t csv_repeat_at(const csv_dialect *d, const char *s, size_t n);
 
 /* Fills what d leaves to detection, from the first bytes of a file (at_eof
  * when buf holds the whole file). Delimiter (not with whitespace): the
@@ -35,11 +45,16 @@ typedef struct csv_dialect {
  * non-numbers in fields where later records hold numbers. */
 void csv_detect(const char *buf, size_t n, int at_eof, csv_dialect *d);
 
+/* What the sampled records show of a field (csv_head.numeric): more
+ * numbers than other texts; no number, or no more numbers than other
+ * texts; nothing but empty fields. */
+enum { CSV_TEXT = 0, CSV_NUMBERS = 1, CSV_UNSEEN = 2 };
+
 /* The head of one file. */
 typedef struct csv_head {
     int nfields;            /* fields of the first record */
     char **names;           /* header names, or "1", "2", ... without one */
-    unsigned char *numeric; /* per field: the sampled records hold numbers */
+    unsigned char *numeric; /* per field: CSV_TEXT, CSV_NUMBERS, CSV_UNSEEN */
     size_t skip_bytes;      /* BOM plus header record, to skip before data */
     uint64_t skip_lines;    /* physical lines those bytes span */
 } csv_head;
@@ -49,6 +64,20 @@ typedef struct csv_head {
 int csv_read_head(const char *buf, size_t n, int at_eof, const csv_dialect *d,
                   const char *file, csv_head *h, cs_error *e);
 void csv_head_free(csv_head *h);
+
+/* Samples the whole records of buf[0, n) (the last one only at_eof;
+ * repeated headers are none),
+ * stopping once max were counted (a few more may be): per field
+ * f < nfields, num[f] += the numbers (or NaN) among them and bad[f] +=
+ * the other non-empty texts. from_middle: buf starts anywhere in a file:
+ * the bytes up to its first LF are skipped, and only records of exactly
+ * nfields fields count, which leaves out most of what a start inside a
+ * quoted field misreads; else buf starts at a record (a BOM skipped).
+ * num NULL: records are only counted. Returns the records counted, or -1
+ * when out of memory. */
+int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
+               int from_middle, int max, int nfields, unsigned *num,
+               unsigned *bad);
 
 /* Cuts a stream into blocks that end on a record boundary, following the
  * same quote rules as the parser, so a cut never falls inside a field. */
@@ -71,6 +100,13 @@ void csv_cutter_init(csv_cutter *c, const csv_dialect *d, uint64_t first_line);
  * where the field began: returns (size_t)-1 with e filled. */
 size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
                const char *file, cs_error *e);
+
+/* --strict: the chunk columns [0, ncols) in which an invalid field is an
+ * error, and how a message names each ("'price'"). */
+typedef struct csv_strict {
+    int ncols;
+    const char *const *labels;
+} csv_strict;
 
 /* Splitting one file between processes: the cutter's state machine over a
  * range of bytes, summarised for every state the range could start in, so
@@ -100,15 +136,39 @@ size_t csv_first_record(const csv_dialect *d, const char *buf, size_t n,
  * chunk column for field f (f < nmap), or -1 to skip it. first_line is the
  * physical line of buf[0]. Stops early, at a record boundary, when out is
  * full: *consumed and *lines say how far it got (bytes, physical lines).
- * With strict, an invalid field is an error (CS_EDATA, e names its line);
- * otherwise it is counted. Returns CS_OK or CS_EDATA. */
+ * An invalid field in a strict column is an error (CS_EDATA, e names its
+ * line, the column and the field); otherwise it is counted. strict NULL:
+ * no column is. Returns CS_OK or CS_EDATA. */
 int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
-                    uint64_t first_line, const int *map, int nmap, int strict,
-                    const char *file, chunk *out, size_t *consumed,
-                    uint64_t *lines, cs_error *e);
+                    uint64_t first_line, const int *map, int nmap,
+                    const csv_strict *strict, const char *file, chunk *out,
+                    size_t *consumed, uint64_t *lines, cs_error *e);
 
-/* Physical line on which the row-th (1-based) record of a block starts:
- * for messages about a row found after parsing. */
+/* A field as messages show it: blanks around it left out, at most 40
+ * bytes (cut between UTF-8 sequences), "..." after a cut; into dst (cap
+ * bytes, CSV_SHOWN enough). Control bytes stay: main escapes them. */
+#define CSV_SHOWN 48
+void csv_show_field(const char *s, size_t len, char *dst, size_t cap);
+
+/* A field wanted for a message: the row-th (1-based) record of a block,
+ * its field-th (0-based) field; found, the physical lines where it and
+ * its record start (0: not there) and its text (csv_show_field). */
+typedef struct csv_spot {
+    uint64_t row;
+    int field;
+    uint64_t line, record_line;
+    char text[CSV_SHOWN];
+} csv_spot;
+
+/* Finds spots[0, n), sorted by row then field, in a block whose first
+ * byte is on first_line: the block parsed again, a line at a time (the
+ * rare path of messages). */
+void csv_locate(const csv_dialect *d, const char *buf, size_t n,
+                uint64_t first_line, csv_spot *spots, int nspots);
+
+/* Physical line on which the row-th (1-based) record of a block starts
+ * (repeated headers are no rows): for messages about a row found after
+ * parsing. */
 uint64_t csv_line_of_row(const csv_dialect *d, const char *buf, size_t n,
                          uint64_t first_line, uint64_t row);
 

@@ -35,15 +35,59 @@ typedef struct messages {
     time_t last_line; /* of the plain lines: one each PLAIN_EVERY seconds */
 } messages;
 
+/* Bytes of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,
+ * no surrogates, nothing past U+10FFFF), or 0. */
+static size_t utf8_seq(const unsigned char *s)
+{
+    size_t len = s[0] >= 0xC2 && s[0] <= 0xDF   ? 2
+                 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+                 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
+                                                : 0;
+    unsigned lo = s[0] == 0xE0 ? 0xA0 : s[0] == 0xF0 ? 0x90 : 0x80;
+    unsigned hi = s[0] == 0xED ? 0x9F : s[0] == 0xF4 ? 0x8F : 0xBF;
+    if (len == 0 || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    return len;
+}
+
+/* Every message is one line, whatever a file name, a field or an option
+ * holds: control bytes print as \n, \r, \t or \xNN, and so do bytes that
+ * are not UTF-8. The one place user text reaches the terminal. */
+static void put_escaped(FILE *f, const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    while (*s) {
+        size_t len = *s >= 0x80 ? utf8_seq(s) : 0;
+        if (len) {
+            fwrite(s, 1, len, f);
+            s += len;
+        } else if (*s == '\n' || *s == '\r' || *s == '\t') {
+            fputs(*s == '\n' ? "\\n" : *s == '\r' ? "\\r" : "\\t", f);
+            s++;
+        } else if (*s < 0x20 || *s >= 0x7F) {
+            fprintf(f, "\\x%02X", *s);
+            s++;
+        } else {
+            putc(*s++, f);
+        }
+    }
+}
+
 static void print_located(FILE *f, const char *file, unsigned long long line,
                           const char *text)
 {
     fputs("colstat: ", f);
-    if (file[0] && line)
-        fprintf(f, "%s:%llu: ", file, line);
-    else if (file[0])
-        fprintf(f, "%s: ", file);
-    fprintf(f, "%s\n", text);
+    if (file[0]) {
+        put_escaped(f, file);
+        if (line)
+            fprintf(f, ":%llu", line);
+        fputs(": ", f);
+    }
+    put_escaped(f, text);
+    putc('\n', f);
 }
 
 static void say(void *ctx, engine_msg kind, const char *file, uint64_t line,
@@ -55,12 +99,14 @@ static void say(void *ctx, engine_msg kind, const char *file, uint64_t line,
         time_t now = time(NULL);
         if (!m->progress_tty && kind == ENGINE_PROGRESS &&
             now - m->last_line >= PLAIN_EVERY) {
-            fprintf(stderr, "colstat: %s\n", text);
+            fputs("colstat: ", stderr);
+            put_escaped(stderr, text);
+            putc('\n', stderr);
             m->last_line = now;
         } else if (m->progress_tty) {
-            fprintf(stderr,
-                    kind == ENGINE_PROGRESS ? "\rcolstat: %s" : "\r\033[K",
-                    text);
+            fputs(kind == ENGINE_PROGRESS ? "\rcolstat: " : "\r\033[K", stderr);
+            if (kind == ENGINE_PROGRESS)
+                put_escaped(stderr, text);
         }
         fflush(stderr);
         return;
@@ -102,15 +148,32 @@ static void read_hooks(engine_hooks *h)
         h->spill = *v == '1';
 }
 
+/* The width bars are drawn for: COLUMNS, else the terminal's, else 80;
+ * never wider than MAX_WIDTH (COLUMNS=1000000000 must not build bars a
+ * billion characters wide). */
+enum { MAX_WIDTH = 1000 };
+
 static int term_width(FILE *out)
 {
     const char *env = getenv("COLUMNS");
-    if (env && atoi(env) > 0)
-        return atoi(env);
+    long w = env ? strtol(env, NULL, 10) : 0;
     struct winsize ws;
-    if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    return 80;
+    if (w <= 0 && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0)
+        w = ws.ws_col;
+    if (w <= 0)
+        w = 80;
+    return w > MAX_WIDTH ? MAX_WIDTH : (int)w;
+}
+
+/* Standard output written whole, or the error; a reader that closed it
+ * early (| head) is no error. */
+static int stdout_done(cs_error *e)
+{
+    int bad = fflush(stdout) != 0;
+    bad |= ferror(stdout);
+    if (bad && errno != EPIPE)
+        return cs_fail(e, CS_EDATA, "", 0, "write error: %s", strerror(errno));
+    return CS_OK;
 }
 
 /* Whether the locale's charset (LC_ALL, LC_CTYPE, LANG) is UTF-8: asked
@@ -159,8 +222,8 @@ static int write_result(const options *o, const engine_result *res, cs_error *e)
     for (int k = 0; k < res->ncols; k++) {
         cols[k].name = res->cols[k].name;
         cols[k].index = res->cols[k].index;
-        stats_finalize(&res->cols[k].st, &cols[k].s);
-        cols[k].h = (o->run.what & STAT_HIST) ? &res->cols[k].h : NULL;
+        stats_finalize(res->cols[k].st, &cols[k].s);
+        cols[k].h = (o->run.what & STAT_HIST) ? res->cols[k].h : NULL;
         /* the engine's quantiles: the median first, then the list */
         const qres *q = res->cols[k].q;
         int median = (o->run.what & STAT_MEDIAN) != 0;
@@ -178,9 +241,10 @@ static int write_result(const options *o, const engine_result *res, cs_error *e)
     int rc = CS_OK;
     if (bad)
         rc = cs_fail(e, CS_EDATA, "", 0, "out of memory for the report");
-    else if ((fwrite(text, 1, size, stdout) != size || fflush(stdout)) &&
-             errno != EPIPE)
+    else if (fwrite(text, 1, size, stdout) != size && errno != EPIPE)
         rc = cs_fail(e, CS_EDATA, "", 0, "write error: %s", strerror(errno));
+    else
+        rc = stdout_done(e);
     free(text);
     return rc;
 }
@@ -262,11 +326,13 @@ int main(int argc, char **argv)
     options o;
     cs_error e = {0};
     int rc = options_parse(argc, argv, &o, &e);
-    if (rc == CS_OK && o.action == ACT_HELP)
+    if (rc == CS_OK && o.action == ACT_HELP) {
         options_usage(stdout);
-    else if (rc == CS_OK && o.action == ACT_VERSION)
+        rc = stdout_done(&e);
+    } else if (rc == CS_OK && o.action == ACT_VERSION) {
         printf("colstat %s\n", COLSTAT_VERSION);
-    else if (rc == CS_OK && o.merge)
+        rc = stdout_done(&e);
+    } else if (rc == CS_OK && o.merge)
         rc = merge(&o, &e);
     else if (rc == CS_OK)
         rc = run(&o, &e);

@@ -402,6 +402,21 @@ static int opt_memory(options *o, const char *arg, cs_error *e)
     return CS_OK;
 }
 
+/* -c may be given again: its lists append. */
+static int opt_columns(options *o, const char *arg, cs_error *e)
+{
+    size_t had = o->columns ? strlen(o->columns) : 0, n = strlen(arg);
+    char *p = realloc(o->columns, had + 1 + n + 1);
+    if (!p)
+        return cs_fail(e, CS_EUSAGE, "", 0, "out of memory");
+    if (had)
+        p[had++] = ',';
+    memcpy(p + had, arg, n + 1);
+    o->columns = p;
+    o->run.columns = p;
+    return CS_OK;
+}
+
 /* Options that take an argument. */
 static int value_option(options *o, int c, const char *arg, unsigned *what,
                         cs_error *e)
@@ -412,8 +427,7 @@ static int value_option(options *o, int c, const char *arg, unsigned *what,
     case OPT_MEMORY:
         return opt_memory(o, arg, e);
     case 'c':
-        o->run.columns = arg;
-        return CS_OK;
+        return opt_columns(o, arg, e);
     case 'b':
         o->run.binary = arg;
         return CS_OK;
@@ -554,6 +568,9 @@ void options_free(options *o)
     qlist_free(&o->quantiles);
     o->run.quantiles = NULL;
     o->run.nquantiles = 0;
+    free(o->columns);
+    o->columns = NULL;
+    o->run.columns = NULL;
     if (o->run.files != stdin_name)
         free((void *)o->run.files);
     o->run.files = NULL;
@@ -568,10 +585,13 @@ void options_usage(FILE *f)
         "With no FILE, or when FILE is -, read standard input.\n"
         "\n"
         "Input:\n"
-        "  -c, --columns LIST     names, 1-based indices and ranges: "
-        "2,4-6,price\n"
-        "                         (default: every column that holds "
-        "numbers)\n"
+        "  -c, --columns LIST     names, 1-based indices and ranges, "
+        "/REGEX/ (names\n"
+        "                         matching it), !ITEM (all but it): "
+        "2,4-6,price,\n"
+        "                         '/^temp_/', '!id' (default: every column "
+        "that\n"
+        "                         holds numbers); repeatable\n"
         "  -d, --delimiter CHAR   field separator; 'tab' for tab "
         "(default: detected\n"
         "                         among , TAB ; |)\n"

@@ -14,7 +14,8 @@ typedef struct options {
     engine_config run; /* what the engine does; argv must outlive it */
     qlist quantiles;   /* --quantiles; run.quantiles points into it */
     out_format format;
-    int progress; /* 1, 0, -1: when stderr is a terminal */
+    int progress;  /* 1, 0, -1: when stderr is a terminal */
+    char *columns; /* -c lists joined by commas (run.columns points here) */
 
     /* How text is read and results are shown (run.num points at num) */
     num_format num;

@@ -153,6 +153,11 @@ START_TEST(value_options)
     ck_assert_int_eq(o.progress, 0);
     ck_assert_int_eq(o.run.verbose, 1);
     options_free(&o);
+
+    /* -c again appends its list (issue 12) */
+    OK(&o, "-c", "2,4-6", "--columns=/^temp_/", "-c!id");
+    ck_assert_str_eq(o.run.columns, "2,4-6,/^temp_/,!id");
+    options_free(&o);
 }
 END_TEST
 

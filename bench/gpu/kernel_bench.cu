@@ -125,6 +125,8 @@ void pipeline(unsigned what, const char *label)
     if (what & STAT_HIST)
         for (int j = 0; j < ncols; j++)
             hist_free(&h[j]);
+    for (int j = 0; j < ncols; j++)
+        stats_free(&out[j]);
     for (int k = 0; k < 3; k++)
         chunk_free(&ring[k], gpu_chunk_alloc(g));
     gpu_close(g);

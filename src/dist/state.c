@@ -79,6 +79,13 @@ static void put_sacc(out *o, const sacc *a)
     put_u64(o, c.neg_inf);
 }
 
+static void put_csum(out *o, const csum *c)
+{
+    sacc a;
+    csum_get(c, &a);
+    put_sacc(o, &a);
+}
+
 static void put_stats(out *o, const col_stats *s)
 {
     const uint64_t u[] = {s->count,
@@ -98,9 +105,9 @@ static void put_stats(out *o, const col_stats *s)
     put_u32(o, (uint32_t)s->min_corr);
     put_u32(o, (uint32_t)s->max_corr);
     put_u32(o, (uint32_t)s->all_int);
-    put_sacc(o, &s->sum);
-    put_sacc(o, &s->sumsq);
-    put_sacc(o, &s->sumsq_corr);
+    put_csum(o, &s->sum);
+    put_csum(o, &s->sumsq);
+    put_csum(o, &s->sumsq_corr);
 }
 
 static void put_hist(out *o, const hist *h)
@@ -142,8 +149,8 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
         const engine_column *c = &r->cols[k];
         put_text(&body, c->name);
         put_u32(&body, (uint32_t)c->index);
-        put_stats(&body, &c->st);
-        put_hist(&body, &c->h);
+        put_stats(&body, c->st);
+        put_hist(&body, c->h);
     }
     put(&all, MAGIC, sizeof MAGIC);
     put_u32(&all, STATE_VERSION);
@@ -233,6 +240,15 @@ static void get_sacc(in *i, sacc *a)
     a->neg_inf = get_u64(i);
 }
 
+/* Into a csum_init'ed c. */
+static void get_csum(in *i, csum *c)
+{
+    sacc a;
+    get_sacc(i, &a);
+    if (csum_add(c, &a))
+        i->bad = 1;
+}
+
 static void get_stats(in *i, col_stats *s)
 {
     stats_init(s);
@@ -247,9 +263,9 @@ static void get_stats(in *i, col_stats *s)
     s->min_corr = (int32_t)get_u32(i);
     s->max_corr = (int32_t)get_u32(i);
     s->all_int = (int)get_u32(i);
-    get_sacc(i, &s->sum);
-    get_sacc(i, &s->sumsq);
-    get_sacc(i, &s->sumsq_corr);
+    get_csum(i, &s->sum);
+    get_csum(i, &s->sumsq);
+    get_csum(i, &s->sumsq_corr);
 }
 
 static void get_hist(in *i, hist *h)
@@ -275,16 +291,21 @@ static int get_columns(in *i, engine_result *r)
     uint32_t n = get_u32(i);
     if (i->bad || n > MAX_COLS || (size_t)n > i->n / 64)
         return -1;
-    r->cols = calloc(n ? n : 1, sizeof *r->cols);
-    if (!r->cols)
+    size_t n1 = n ? n : 1;
+    r->cols = calloc(n1, sizeof *r->cols);
+    r->held_st = calloc(n1, sizeof *r->held_st);
+    r->held_h = calloc(n1, sizeof *r->held_h);
+    if (!r->cols || !r->held_st || !r->held_h)
         return -1;
-    r->ncols = (int)n;
+    r->ncols = r->nheld = (int)n;
     for (uint32_t k = 0; k < n && !i->bad; k++) {
         engine_column *c = &r->cols[k];
         c->name = get_text(i);
         c->index = (int)get_u32(i);
-        get_stats(i, &c->st);
-        get_hist(i, &c->h);
+        get_stats(i, &r->held_st[k]);
+        get_hist(i, &r->held_h[k]);
+        c->st = &r->held_st[k];
+        c->h = &r->held_h[k];
     }
     return i->bad ? -1 : 0;
 }
@@ -381,16 +402,18 @@ int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
     for (int k = 0; k < dst->ncols; k++) {
         const engine_column *a = &dst->cols[k], *b = &src->cols[k];
         if (strcmp(a->name, b->name) || a->index != b->index ||
-            !same_hist(&a->h, &b->h))
+            !same_hist(a->h, b->h))
             return cs_fail(e, CS_EDATA, "", 0,
                            "the states' column %d differs ('%s' and '%s')",
                            k + 1, a->name, b->name);
     }
     for (int k = 0; k < dst->ncols; k++) {
-        engine_column *a = &dst->cols[k];
-        stats_merge(&a->st, &src->cols[k].st, dst->rows);
-        if (a->h.bins)
-            hist_merge(&a->h, &src->cols[k].h);
+        /* the column's statistics are dst's own, in its held arrays */
+        ptrdiff_t at = dst->cols[k].st - dst->held_st;
+        if (stats_merge(&dst->held_st[at], src->cols[k].st, dst->rows))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        if (dst->held_h[at].bins)
+            hist_merge(&dst->held_h[at], src->cols[k].h);
     }
     dst->rows += src->rows;
     return CS_OK;

@@ -35,20 +35,26 @@ typedef struct backend backend;
 typedef struct bytes_format {
     const binary_spec *spec; /* binary records, else CSV */
     char delim;
-    int strict;
+    int strict;            /* --strict: columns [0, strict) stop at an
+                              invalid field */
     const num_format *num; /* CSV: how numbers are written; NULL: C locale */
     const int *map;        /* field -> column, or -1 */
     int nmap;
     uint64_t size_hint; /* bytes of the input when known, else 0 */
+    const char *repeat; /* CSV: the header line (csv_dialect), or NULL */
+    size_t repeat_len;
 } bytes_format;
 
 typedef struct bytes_result {
-    uint64_t rows;                /* rows the backend reduced */
-    uint64_t lines;               /* physical lines those rows span (CSV) */
-    uint64_t consumed;            /* input bytes of those rows */
-    int stopped;                  /* it stopped before the end of its input */
-    char reason[96];              /* why, when stopped */
-    uint64_t *first_invalid_line; /* per column, 0 when none (caller's) */
+    uint64_t rows;                 /* rows the backend reduced */
+    uint64_t lines;                /* physical lines those rows span (CSV) */
+    uint64_t consumed;             /* input bytes of those rows */
+    int stopped;                   /* it stopped before the end of its input */
+    char reason[96];               /* why, when stopped */
+    uint64_t repeats, repeat_line; /* repeated headers skipped, the first */
+    uint64_t *first_invalid_line;  /* per column, 0 when none (caller's) */
+    char (*first_invalid_text)[CSV_SHOWN]; /* per column: that field, as
+                                              csv_show_field shows it */
 } bytes_result;
 
 typedef struct backend_bytes_ops {
@@ -112,6 +118,7 @@ struct backend {
     size_t chunk_rows;              /* rows per parsed chunk */
     int keeps_chunks;               /* a job keeps every chunk until job_done */
     const chunk_alloc *alloc;       /* memory it reads fastest (NULL: malloc) */
+    size_t part_bytes; /* what one job's part holds, about (0: little) */
 };
 
 typedef struct backend_params {

@@ -1,27 +1,51 @@
-#include "columns.h"
+#include "src/engine/columns.h"
 
 #include <ctype.h>
-#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/csv_reader.h"
+#include "src/engine/names.h"
+
+/* The selection being built: per field whether an item chose it and
+ * whether an exclusion did, and the chosen fields in order. */
 typedef struct sel {
-    int *f;
-    int n, cap;
+    const col_fields *in;
+    name_index idx;
+    unsigned char *chosen, *excluded;
+    int *order;
+    int n, any_positive;
+    const char *list;
 } sel;
 
-static int sel_push(sel *s, int field)
+static int oom(cs_error *e)
 {
-    if (s->n == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 16;
-        int *f = realloc(s->f, (size_t)cap * sizeof *f);
-        if (!f)
-            return -1;
-        s->f = f;
-        s->cap = cap;
+    return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+}
+
+static void mark(sel *s, int f, int neg)
+{
+    if (neg) {
+        s->excluded[f] = 1;
+        return;
     }
-    s->f[s->n++] = field;
-    return 0;
+    s->any_positive = 1;
+    if (!s->chosen[f]) {
+        s->chosen[f] = 1;
+        s->order[s->n++] = f;
+    }
+}
+
+/* Without a header the names are 1, 2, ...: a name given was probably
+ * meant for a first line that was taken for data. */
+static const char *header_hint(const sel *s)
+{
+    return s->in->named || s->in->binary
+               ? ""
+               : " (no header line was detected: give --header if the first "
+                 "line names the columns)";
 }
 
 static int all_digits(const char *s, size_t n)
@@ -34,81 +58,180 @@ static int all_digits(const char *s, size_t n)
     return 1;
 }
 
+/* A 1-based index; past 9 digits it is past any file's fields. */
 static long to_index(const char *s, size_t n)
 {
     if (n > 9)
-        return -1;
+        return 1000000000L;
     long v = 0;
     for (size_t i = 0; i < n; i++)
         v = v * 10 + (s[i] - '0');
     return v;
 }
 
-/* An item is N, N-M, N- or a name. A name wins over the numeric reading
- * only when no field is named like that: "2020" selects a column headed
- * 2020 if there is one. */
-static int add_item(sel *s, const char *it, size_t n, char *const *names,
-                    int nfields, const char *file, cs_error *e)
+/* N, N-M or N-; returns 1 when it is one (marked or failed), 0 when the
+ * item has another form. */
+static int range_item(sel *s, const char *it, size_t n, int neg, int *rc,
+                      cs_error *e)
 {
-    for (int f = 0; f < nfields; f++)
-        if (strlen(names[f]) == n && memcmp(names[f], it, n) == 0)
-            return sel_push(s, f) ? cs_fail(e, CS_EDATA, "", 0, "out of memory")
-                                  : CS_OK;
     const char *dash = memchr(it, '-', n);
     size_t alen = dash ? (size_t)(dash - it) : n;
     size_t blen = dash ? n - alen - 1 : 0;
-    if (all_digits(it, alen) &&
-        (!dash || blen == 0 || all_digits(dash + 1, blen))) {
-        long lo = to_index(it, alen);
-        long hi = dash ? (blen ? to_index(dash + 1, blen) : nfields) : lo;
-        if (lo < 1 || hi < lo)
-            return cs_fail(e, CS_EUSAGE, "", 0, "--columns: bad range '%.*s'",
-                           (int)n, it);
-        if (hi > nfields)
-            return cs_fail(e, CS_EUSAGE, file, 0,
-                           "--columns: column %ld is past the last (%d)", hi,
-                           nfields);
-        for (long f = lo; f <= hi; f++)
-            if (sel_push(s, (int)f - 1))
-                return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-        return CS_OK;
-    }
-    return cs_fail(e, CS_EUSAGE, file, 0, "--columns: no column named '%.*s'",
-                   (int)n, it);
+    if (!all_digits(it, alen) || (dash && blen && !all_digits(dash + 1, blen)))
+        return 0;
+    int nf = s->in->n;
+    long lo = to_index(it, alen);
+    long hi = dash ? (blen ? to_index(dash + 1, blen) : nf) : lo;
+    if (lo < 1 || hi < lo)
+        *rc = cs_fail(e, CS_EUSAGE, "", 0, "--columns: bad range '%.*s'",
+                      (int)n, it);
+    else if (hi > nf)
+        *rc = cs_fail(e, CS_EUSAGE, s->in->file, 0,
+                      "--columns: column %ld is past the last (%d)%s", hi, nf,
+                      header_hint(s));
+    for (long f = lo; *rc == CS_OK && f <= hi && f <= nf; f++)
+        mark(s, (int)f - 1, neg);
+    return 1;
 }
 
-int columns_select(const char *list, char *const *names,
-                   const unsigned char *numeric, int nfields, const char *file,
-                   int **fields, int *nout, cs_error *e)
+/* /REGEX/: every field whose name matches. */
+static int regex_item(sel *s, const char *it, size_t n, int neg, cs_error *e)
 {
-    sel s = {0};
-    int rc = CS_OK;
-    if (!list) {
-        for (int f = 0; f < nfields && rc == CS_OK; f++)
-            if (numeric[f] && sel_push(&s, f))
-                rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    } else {
-        const char *p = list;
-        while (rc == CS_OK) {
-            const char *end = strchr(p, ',');
-            size_t n = end ? (size_t)(end - p) : strlen(p);
-            if (n == 0)
-                rc = cs_fail(e, CS_EUSAGE, "", 0,
-                             "--columns: empty item in '%s'", list);
-            else
-                rc = add_item(&s, p, n, names, nfields, file, e);
-            if (!end)
-                break;
-            p = end + 1;
+    char *pat = malloc(n);
+    if (!pat)
+        return oom(e);
+    memcpy(pat, it + 1, n - 2);
+    pat[n - 2] = '\0';
+    regex_t re;
+    int bad = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB);
+    free(pat);
+    if (bad) {
+        char why[128];
+        regerror(bad, &re, why, sizeof why);
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--columns: bad regular expression %.*s: %s", (int)n, it,
+                       why);
+    }
+    int hits = 0;
+    for (int f = 0; f < s->in->n; f++)
+        if (regexec(&re, s->in->names[f], 0, NULL, 0) == 0) {
+            mark(s, f, neg);
+            hits++;
         }
-    }
-    if (rc != CS_OK) {
-        free(s.f);
-        return rc;
-    }
-    *fields = s.f;
-    *nout = s.n;
+    regfree(&re);
+    if (!hits)
+        return cs_fail(e, CS_EUSAGE, s->in->file, 0,
+                       "--columns: no column name matches %.*s%s", (int)n, it,
+                       header_hint(s));
     return CS_OK;
+}
+
+/* Every field named it[0, n); returns how many. */
+static int name_item(sel *s, const char *it, size_t n, int neg)
+{
+    int count = 0;
+    names_nth(&s->idx, it, n, 0, &count);
+    for (int k = 0; k < count; k++)
+        mark(s, names_nth(&s->idx, it, n, k, NULL), neg);
+    return count;
+}
+
+static int is_regex(const char *it, size_t n)
+{
+    return n >= 2 && it[0] == '/' && it[n - 1] == '/';
+}
+
+static int add_item(sel *s, const char *it, size_t n, cs_error *e)
+{
+    if (name_item(s, it, n, 0))
+        return CS_OK;
+    int neg = it[0] == '!';
+    if (neg) {
+        it++;
+        n--;
+        if (n == 0 || name_item(s, it, n, 1))
+            return n ? CS_OK
+                     : cs_fail(e, CS_EUSAGE, "", 0,
+                               "--columns: '!' excludes nothing in '%s'",
+                               s->list);
+    }
+    if (is_regex(it, n))
+        return regex_item(s, it, n, neg, e);
+    int rc = CS_OK;
+    if (range_item(s, it, n, neg, &rc, e))
+        return rc;
+    return cs_fail(e, CS_EUSAGE, s->in->file, 0,
+                   "--columns: no column named '%.*s'%s", (int)n, it,
+                   header_hint(s));
+}
+
+static int blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* The end of the item that starts at p: the next comma, except that a
+ * pattern (/.../ or !/.../) runs to a '/' followed by blanks and a comma
+ * or the end, so that a comma may stand inside it. */
+static const char *item_end(const char *p)
+{
+    const char *q = p + (*p == '!');
+    if (*q == '/')
+        for (const char *r = strchr(q + 1, '/'); r; r = strchr(r + 1, '/')) {
+            const char *t = r + 1;
+            while (blank(*t))
+                t++;
+            if (*t == ',' || *t == '\0')
+                return t;
+        }
+    const char *c = strchr(p, ',');
+    return c ? c : p + strlen(p);
+}
+
+static int parse_list(sel *s, const char *list, cs_error *e)
+{
+    const char *p = list;
+    int rc = CS_OK;
+    while (rc == CS_OK) {
+        while (blank(*p))
+            p++;
+        const char *end = item_end(p);
+        size_t n = (size_t)(end - p);
+        while (n && blank(p[n - 1]))
+            n--;
+        if (n == 0)
+            rc = cs_fail(e, CS_EUSAGE, "", 0, "--columns: empty item in '%s'",
+                         list);
+        else
+            rc = add_item(s, p, n, e);
+        if (*end == '\0')
+            break;
+        p = end + 1;
+    }
+    return rc;
+}
+
+static void sel_free(sel *s)
+{
+    names_free(&s->idx);
+    free(s->chosen);
+    free(s->excluded);
+    free(s->order);
+}
+
+static int sel_init(sel *s, const col_fields *in, const char *list)
+{
+    memset(s, 0, sizeof *s);
+    s->in = in;
+    s->list = list;
+    size_t n = (size_t)(in->n ? in->n : 1);
+    s->chosen = calloc(n, 1);
+    s->excluded = calloc(n, 1);
+    s->order = malloc(n * sizeof *s->order);
+    if (!s->chosen || !s->excluded || !s->order ||
+        names_build(&s->idx, in->names, in->n))
+        return -1;
+    return 0;
 }
 
 static char *dup_string(const char *s)
@@ -118,53 +241,138 @@ static char *dup_string(const char *s)
     return p ? memcpy(p, s, n) : NULL;
 }
 
-int columns_learn(col_table *t, const char *list, char *const *names,
-                  const unsigned char *numeric, int nfields, int named,
-                  const char *file, cs_error *e)
+static int table_alloc(col_table *t, int n)
+{
+    size_t k = (size_t)(n ? n : 1);
+    t->names = calloc(k, sizeof *t->names);
+    t->labels = calloc(k, sizeof *t->labels);
+    t->fields = malloc(k * sizeof *t->fields);
+    t->rank = malloc(k * sizeof *t->rank);
+    return t->names && t->labels && t->fields && t->rank ? 0 : -1;
+}
+
+/* 'name', or 'name' (#index) when the name is not the field's alone. */
+static char *label(const sel *s, int f)
+{
+    const char *name = s->in->names[f];
+    int count = 0;
+    names_nth(&s->idx, name, strlen(name), 0, &count);
+    size_t n = strlen(name) + 32;
+    char *l = malloc(n);
+    if (l && count > 1)
+        snprintf(l, n, "'%s' (#%d)", name, f + 1);
+    else if (l)
+        snprintf(l, n, "'%s'", name);
+    return l;
+}
+
+/* Column k is field f: its name, and which field of that name it is. */
+static int table_put(col_table *t, const sel *s, int k, int f)
+{
+    t->fields[k] = f;
+    t->rank[k] = names_rank(&s->idx, f);
+    t->names[k] = dup_string(s->in->names[f]);
+    t->labels[k] = label(s, f);
+    return t->names[k] && t->labels[k] ? 0 : -1;
+}
+
+/* The chosen fields (or the default), less the excluded ones. */
+static int fill_table(col_table *t, const sel *s)
+{
+    const col_fields *in = s->in;
+    int n = 0;
+    int *pick = malloc((size_t)(in->n ? in->n : 1) * sizeof *pick);
+    if (!pick)
+        return -1;
+    if (s->any_positive) {
+        for (int i = 0; i < s->n; i++)
+            if (!s->excluded[s->order[i]])
+                pick[n++] = s->order[i];
+        t->nfirm = n;
+    } else {
+        for (int want = CSV_NUMBERS; want <= CSV_UNSEEN; want++) {
+            for (int f = 0; f < in->n; f++)
+                if (in->numeric[f] == want && !s->excluded[f])
+                    pick[n++] = f;
+            if (want == CSV_NUMBERS)
+                t->nfirm = n;
+        }
+    }
+    int rc = table_alloc(t, n);
+    t->ncols = n;
+    for (int k = 0; rc == 0 && k < n; k++)
+        rc = table_put(t, s, k, pick[k]);
+    free(pick);
+    return rc;
+}
+
+int columns_learn(col_table *t, const char *list, const col_fields *in,
+                  cs_error *e)
 {
     memset(t, 0, sizeof *t);
-    int rc = columns_select(list, names, numeric, nfields, file, &t->fields,
-                            &t->ncols, e);
+    t->by_name = in->named;
+    sel s;
+    int rc = sel_init(&s, in, list) ? oom(e) : CS_OK;
+    if (rc == CS_OK && list)
+        rc = parse_list(&s, list, e);
+    if (rc == CS_OK && fill_table(t, &s))
+        rc = oom(e);
+    if (rc == CS_OK && list && t->ncols == 0)
+        rc = cs_fail(e, CS_EUSAGE, in->file, 0,
+                     "--columns: '%s' leaves no column", list);
+    sel_free(&s);
     if (rc != CS_OK)
-        return rc;
-    t->names = calloc((size_t)(t->ncols ? t->ncols : 1), sizeof *t->names);
-    if (!t->names)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    for (int k = 0; k < t->ncols; k++)
-        if (!(t->names[k] = dup_string(names[t->fields[k]])))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    t->by_name = named;
-    return CS_OK;
+        columns_free(t);
+    return rc;
 }
 
 void columns_free(col_table *t)
 {
     for (int k = 0; t->names && k < t->ncols; k++)
         free(t->names[k]);
+    for (int k = 0; t->labels && k < t->ncols; k++)
+        free(t->labels[k]);
     free(t->names);
+    free(t->labels);
     free(t->fields);
+    free(t->rank);
     memset(t, 0, sizeof *t);
 }
 
-int columns_map(char *const *out_names, const int *out_fields, int nout,
-                int by_name, char *const *names, int nfields, const char *file,
-                int nmap, int *map, cs_error *e)
+static int map_by_name(const col_table *t, const col_fields *in, int *map,
+                       cs_error *e)
+{
+    name_index x;
+    if (names_build(&x, in->names, in->n))
+        return oom(e);
+    int rc = CS_OK;
+    for (int j = 0; j < t->ncols && rc == CS_OK; j++) {
+        int count = 0;
+        const char *name = t->names[j];
+        int f = names_nth(&x, name, strlen(name), t->rank[j], &count);
+        if (f < 0 && count == 0)
+            rc =
+                cs_fail(e, CS_EDATA, in->file, 1, "no column named '%s'", name);
+        else if (f < 0)
+            rc = cs_fail(e, CS_EDATA, in->file, 1,
+                         "%d column%s named '%s', where the first input has "
+                         "more",
+                         count, count == 1 ? "" : "s", name);
+        else
+            map[f] = j;
+    }
+    names_free(&x);
+    return rc;
+}
+
+int columns_map(const col_table *t, const col_fields *in, int nmap, int *map,
+                cs_error *e)
 {
     for (int f = 0; f < nmap; f++)
         map[f] = -1;
-    for (int j = 0; j < nout; j++) {
-        int f = -1;
-        if (by_name) {
-            for (int k = 0; k < nfields && f < 0; k++)
-                if (strcmp(names[k], out_names[j]) == 0)
-                    f = k;
-            if (f < 0)
-                return cs_fail(e, CS_EDATA, file, 1, "no column named '%s'",
-                               out_names[j]);
-        } else {
-            f = out_fields[j];
-        }
-        map[f] = j;
-    }
+    if (t->by_name && in->named)
+        return map_by_name(t, in, map, e);
+    for (int j = 0; j < t->ncols; j++)
+        map[t->fields[j]] = j;
     return CS_OK;
 }

@@ -1,43 +1,63 @@
-/* Which input fields become output columns. -c LIST holds names, 1-based
- * indices and ranges ("2,4-6,price", "3-" to the last field); without it,
- * every field the sample shows to hold numbers. */
+/* Which input fields become output columns, and how each input's fields
+ * map to them.
+ *
+ * -c LIST is comma-separated items, blanks around each ignored:
+ *   NAME     every field of that name (an exact name wins over any other
+ *            reading of the item: a column headed 2020 is selected by 2020)
+ *   N, N-M, N-   1-based indices and ranges ("N-": to the last field)
+ *   /REGEX/  every field whose name matches the POSIX extended regular
+ *            expression (it ends at a '/' followed by a comma or the end)
+ *   !ITEM    excludes what ITEM selects
+ * The selection is the fields the items select, in the order first
+ * selected, each once, less those the exclusions select; with only
+ * exclusions (or no list), the default less those. The default is every
+ * field the sample shows numbers in (CSV_NUMBERS), then, tentatively,
+ * those it saw no value in (CSV_UNSEEN): the engine reports a tentative
+ * column only if it turns out to hold numbers. */
 #ifndef COLSTAT_SRC_COLUMNS_H
 #define COLSTAT_SRC_COLUMNS_H
 
 #include "io/error.h"
 
 /* The output columns: learned from the first input that shows its fields,
- * then matched in every input. */
+ * then matched in every input. Columns [0, nfirm) are the chosen ones in
+ * output order; [nfirm, ncols) the tentative ones, in field order. */
 typedef struct col_table {
-    int ncols;
-    char **names; /* as the first input names them */
-    int *fields;  /* 0-based field in the first input */
-    int by_name;  /* later inputs with a header are matched by name */
+    int ncols, nfirm;
+    char **names;  /* as the first input names them */
+    int *fields;   /* 0-based field in the first input */
+    int *rank;     /* 0 for the first field of its name, 1 for the second... */
+    char **labels; /* how messages name it: 'price', or 'value' (#3) where
+                      the first input has more fields of that name */
+    int by_name;   /* later inputs with a header are matched by name */
 } col_table;
 
-/* Resolves list (NULL: the numeric default) against the first input's
- * fields into t. named: the names come from a header line. Returns CS_OK
- * or the error of columns_select. */
-int columns_learn(col_table *t, const char *list, char *const *names,
-                  const unsigned char *numeric, int nfields, int named,
-                  const char *file, cs_error *e);
+/* A field sample (numeric[f]) says one of CSV_TEXT, CSV_NUMBERS,
+ * CSV_UNSEEN (io/csv_reader.h). named: the names come from a header line
+ * (messages then suggest --header when a name is not found). */
+typedef struct col_fields {
+    char *const *names;
+    const unsigned char *numeric;
+    int n;
+    int named;
+    const char *file; /* for messages */
+    int binary;       /* binary records: no header to suggest */
+} col_fields;
+
+/* Resolves list (NULL: the default) against the first input's fields
+ * into t. Returns CS_OK, or CS_EUSAGE naming the item that does not
+ * resolve (CS_EDATA when out of memory). */
+int columns_learn(col_table *t, const char *list, const col_fields *in,
+                  cs_error *e);
 void columns_free(col_table *t);
 
-/* Resolves list (NULL: the numeric default) against a file's fields.
- * *fields receives the 0-based fields in output order (malloc'ed).
- * Returns CS_OK, or CS_EUSAGE naming what does not resolve (file names
- * the input in the message). */
-int columns_select(const char *list, char *const *names,
-                   const unsigned char *numeric, int nfields, const char *file,
-                   int **fields, int *nout, cs_error *e);
-
-/* Fills map[0, nmap) for one file of the table: map[f] = output column
- * for its field f, or -1. By name when the files have headers, else by
- * index (nmap must then exceed every out_fields[j], so that fields a
- * short file lacks still map and count as missing). Returns CS_OK, or
- * CS_EDATA when a named column is not in the file. */
-int columns_map(char *const *out_names, const int *out_fields, int nout,
-                int by_name, char *const *names, int nfields, const char *file,
-                int nmap, int *map, cs_error *e);
+/* Fills map[0, nmap) for one input: map[f] = the column of its field f,
+ * or -1. By name when the table and the input have headers (the rank-th
+ * field of a column's name), else by index (nmap must then exceed every
+ * t->fields[j], so that fields a short record lacks still map and count
+ * as missing). Returns CS_OK, or CS_EDATA when a named column is not in
+ * the input. */
+int columns_map(const col_table *t, const col_fields *in, int nmap, int *map,
+                cs_error *e);
 
 #endif

@@ -19,6 +19,14 @@
 #define CPU_BLOCK (1u << 20)
 #define CPU_BINARY_BLOCK (4u << 20)
 #define CPU_CHUNK_ROWS 8192
+/* ... but no more than CPU_CHUNK_VALUES values a chunk (F4: 8192 rows of
+ * 100000 columns took 400 MB a job): wide tables get fewer rows. */
+#define CPU_CHUNK_VALUES (1u << 20)
+#define CPU_CHUNK_MIN_ROWS 16
+/* A job's state is a col_stats a column: a job reads at least
+ * CPU_BYTES_PER_COLUMN bytes a column, so that its state stays within a
+ * few times its bytes (F4: 100000 columns, 40 MB of state a job). */
+#define CPU_BYTES_PER_COLUMN 64
 
 typedef struct cpu_part {
     col_stats *st;
@@ -39,8 +47,10 @@ typedef struct cpu_backend {
 
 static void part_clear(const cpu_backend *c, cpu_part *pt)
 {
-    for (int k = 0; pt->st && k < c->p.ncols; k++)
+    for (int k = 0; pt->st && k < c->p.ncols; k++) {
+        stats_free(&pt->st[k]);
         stats_init(&pt->st[k]);
+    }
     for (int k = 0; pt->h && k < c->p.ncols; k++) {
         memset(pt->h[k].bins, 0, (size_t)pt->h[k].nbins * sizeof(uint64_t));
         pt->h[k].underflow = pt->h[k].overflow = 0;
@@ -50,6 +60,8 @@ static void part_clear(const cpu_backend *c, cpu_part *pt)
 
 static void part_release(const cpu_backend *c, cpu_part *pt)
 {
+    for (int k = 0; pt->st && k < c->p.ncols; k++)
+        stats_free(&pt->st[k]);
     for (int k = 0; pt->h && k < c->p.ncols; k++)
         hist_free(&pt->h[k]);
     free(pt->h);
@@ -64,7 +76,9 @@ static int part_make(const cpu_backend *c, cpu_part *pt, const kept_limits *lim)
     const backend_params *p = &c->p;
     size_t n = (size_t)(p->ncols ? p->ncols : 1);
     memset(pt, 0, sizeof *pt);
-    pt->st = calloc(n, sizeof *pt->st);
+    pt->st = malloc(n * sizeof *pt->st);
+    for (size_t k = 0; pt->st && k < n; k++)
+        stats_init(&pt->st[k]);
     int ok = pt->st != NULL;
     if (ok && (p->what & STAT_HIST) && p->have_range) {
         pt->h = calloc(n, sizeof *pt->h);
@@ -102,16 +116,19 @@ static void cpu_part_free(backend *b, void *part)
 }
 
 /* Values, then the fields that did not enter, of each column. */
-static void reduce(const chunk *c, uint64_t first_row, col_stats *s,
-                   unsigned what)
+static int reduce(const chunk *c, uint64_t first_row, col_stats *s,
+                  unsigned what)
 {
+    int rc = 0;
     for (int k = 0; k < c->ncols; k++) {
-        stats_add_values(&s[k], c->col[k], c->has_corr[k] ? c->corr[k] : NULL,
-                         c->nrows, first_row, what);
+        rc |= stats_add_values(&s[k], c->col[k],
+                               c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
+                               first_row, what);
         stats_add_counts(
             &s[k], c->missing[k], c->invalid[k], c->nan[k],
             c->first_invalid[k] ? first_row - 1 + c->first_invalid[k] : 0);
     }
+    return rc;
 }
 
 /* A pass over the input read again: the job counts into its tally. */
@@ -141,7 +158,8 @@ static int cpu_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
     cpu_part *pt = j->part;
     if (cb->plan)
         return count_chunk(cb, pt, c, e);
-    reduce(c, j->rows + 1, pt->st, cb->p.what);
+    if (reduce(c, j->rows + 1, pt->st, cb->p.what))
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     for (int k = 0; pt->h && k < c->ncols; k++)
         hist_add_values(&pt->h[k], c->col[k], c->nrows);
     if (pt->keep && atomic_load_explicit(&cb->keeping, memory_order_relaxed))
@@ -159,7 +177,8 @@ static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
     if (cb->plan)
         return pt->tally_set ? tally_add(pt->tally, e) : CS_OK;
     for (int k = 0; k < cb->p.ncols; k++) {
-        stats_merge(&cb->run.st[k], &pt->st[k], first_row - 1);
+        if (stats_merge(&cb->run.st[k], &pt->st[k], first_row - 1))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
         if (pt->h)
             hist_merge(&cb->run.h[k], &pt->h[k]);
     }
@@ -175,8 +194,11 @@ static int cpu_finish(backend *b, col_stats *out, hist *h, cs_error *e)
     cpu_backend *c = (cpu_backend *)b;
     const backend_params *p = &c->p;
     (void)e;
-    for (int k = 0; k < p->ncols; k++)
-        stats_merge(&out[k], &c->run.st[k], 0);
+    for (int k = 0; k < p->ncols; k++) { /* moved: out[k] is empty */
+        stats_free(&out[k]);
+        out[k] = c->run.st[k];
+        stats_init(&c->run.st[k]);
+    }
     if (!(p->what & STAT_HIST) || !p->have_range)
         return CS_OK;
     for (int k = 0; k < p->ncols; k++) {
@@ -259,9 +281,16 @@ int backend_cpu_open(const backend_params *p, backend **out, cs_error *e)
     c->p = *p;
     c->need_values = stats_need_values(p->what, p->have_range);
     atomic_init(&c->keeping, 1);
-    c->base = (backend){
-        &cpu_ops,       NULL, "cpu", p->spec ? CPU_BINARY_BLOCK : CPU_BLOCK,
-        CPU_CHUNK_ROWS, 0,    NULL};
+    size_t rows = CPU_CHUNK_VALUES / (size_t)(p->ncols ? p->ncols : 1);
+    rows = rows > CPU_CHUNK_ROWS       ? CPU_CHUNK_ROWS
+           : rows < CPU_CHUNK_MIN_ROWS ? CPU_CHUNK_MIN_ROWS
+                                       : rows;
+    size_t block = p->spec ? CPU_BINARY_BLOCK : CPU_BLOCK;
+    if (block < (size_t)p->ncols * CPU_BYTES_PER_COLUMN)
+        block = (size_t)p->ncols * CPU_BYTES_PER_COLUMN;
+    c->base =
+        (backend){&cpu_ops, NULL, "cpu", block,
+                  rows,     0,    NULL,  (size_t)p->ncols * sizeof(col_stats)};
     kept_limits lim = {p->memory, p->spill, p->tmpdir};
     if (part_make(c, &c->run, &lim)) {
         cpu_close(&c->base);

@@ -12,6 +12,7 @@
 
 #include "src/engine/backend.h"
 #include "src/engine/feed.h"
+#include "src/engine/hint.h"
 #include "src/engine/passes.h"
 #include "src/engine/policy.h"
 
@@ -28,6 +29,9 @@ struct engine {
     int nthreads;
     int next; /* the next input to open */
     col_table table;
+    csv_strict strict; /* --strict: the chosen columns, not the tentative */
+    cs_error none;     /* the error should no column hold numbers */
+    int *order;        /* the reported columns, in output order */
     int use_gpu;
     gpu_opener *opener; /* opening the GPU while the first input is read */
     backend *be;
@@ -53,15 +57,18 @@ static int threads_wanted(const engine_config *cfg)
 /* How every input's text is read, on every pass. */
 static csv_dialect dialect_of(const engine_config *cfg)
 {
-    csv_dialect d = {cfg->delim, cfg->header, cfg->whitespace, cfg->num};
+    csv_dialect d = {cfg->delim, cfg->header, cfg->whitespace,
+                     cfg->num,   NULL,        0};
     return d;
 }
 
-static int open_next(run *r, size_t head_bytes, input **in, cs_error *e)
+/* first: the input may be the one whose fields set the columns. */
+static int open_next(run *r, size_t head_bytes, int first, input **in,
+                     cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     return input_open(cfg->files[r->next++], r->bin, dialect_of(cfg),
-                      head_bytes, &r->acc, in, e);
+                      head_bytes, first, &r->acc, in, e);
 }
 
 /* --device auto asks the policy, from the inputs' kinds and sizes. */
@@ -105,7 +112,7 @@ static int open_first(run *r, input **in, cs_error *e)
     size_t head = r->bin ? BINARY_HEAD_BYTES : HEAD_BYTES;
     *in = NULL;
     while (r->next < r->cfg->nfiles) {
-        if (open_next(r, head, in, e) != CS_OK)
+        if (open_next(r, head, 1, in, e) != CS_OK)
             return e->status;
         if (!input_empty(*in))
             return CS_OK;
@@ -115,12 +122,34 @@ static int open_first(run *r, input **in, cs_error *e)
     return CS_OK;
 }
 
+/* No input shows a field: an answer without columns is no answer. */
+static int all_empty(const run *r, cs_error *e)
+{
+    const char *f = r->cfg->files[0];
+    if (r->cfg->nfiles > 1)
+        return cs_fail(e, CS_EDATA, "", 0, "no data: every input is empty");
+    return cs_fail(e, CS_EDATA, strcmp(f, "-") ? f : "(standard input)", 0,
+                   "no data: the input is empty");
+}
+
 static int learn_columns(run *r, const input *in, cs_error *e)
 {
     if (!in)
-        return CS_OK;
-    return columns_learn(&r->table, r->cfg->columns, in->names, in->numeric,
-                         in->nfields, in->named, in->name, e);
+        return all_empty(r, e);
+    col_fields f = {in->names, in->numeric, in->nfields,
+                    in->named, in->name,    in->spec != NULL};
+    if (columns_learn(&r->table, r->cfg->columns, &f, e) != CS_OK)
+        return e->status;
+    char why[256];
+    hint_no_numbers(in, why, sizeof why);
+    cs_fail(&r->none, CS_EDATA, in->name, 0, "%s", why);
+    if (r->table.ncols == 0) {
+        *e = r->none;
+        return e->status;
+    }
+    r->strict.ncols = r->cfg->strict ? r->table.nfirm : 0;
+    r->strict.labels = (const char *const *)r->table.labels;
+    return CS_OK;
 }
 
 size_t engine_default_memory(void)
@@ -195,12 +224,16 @@ static int start_backend(run *r, cs_error *e)
 
 static int start_jobs(run *r, cs_error *e)
 {
-    jobs_params p = {r->be,  r->nthreads,    r->table.ncols,
-                     r->bin, r->cfg->strict, &r->acc};
+    jobs_params p = {r->be,
+                     r->nthreads,
+                     r->table.ncols,
+                     r->bin,
+                     r->cfg->strict ? &r->strict : NULL,
+                     &r->acc};
     if (jobs_start(&p, &r->js, e) != CS_OK)
         return e->status;
     feed_init(&r->fd, r->js, r->be, &r->acc, r->nthreads, r->table.ncols,
-              r->cfg->strict);
+              r->strict.ncols);
     return CS_OK;
 }
 
@@ -215,7 +248,7 @@ static int feed_all(run *r, input *in, cs_error *e)
         in = NULL;
         rc = e->status;
         if (rc == CS_OK && r->next < r->cfg->nfiles)
-            rc = open_next(r, r->be->block_bytes, &in, e);
+            rc = open_next(r, r->be->block_bytes, 0, &in, e);
     }
     return rc;
 }
@@ -228,7 +261,7 @@ static int refeed(run *r, cs_error *e)
     for (int i = 0; i < cfg->nfiles && e->status == CS_OK; i++) {
         input *in = NULL;
         if (input_open(cfg->files[i], r->bin, dialect_of(cfg),
-                       r->be->block_bytes, &r->acc, &in, e) != CS_OK)
+                       r->be->block_bytes, 0, &r->acc, &in, e) != CS_OK)
             break;
         if (!input_empty(in) && input_map(in, &r->table, e) == CS_OK)
             feed_input(&r->fd, in, e);
@@ -263,31 +296,34 @@ static int one_pass(run *r, passes *ps, cs_error *e)
 static int hist_edges(run *r, engine_result *out, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
-    for (int k = 0; k < out->ncols; k++) {
+    for (int k = 0; k < out->nheld; k++) {
         double lo, hi;
-        stats_hist_edges(&out->cols[k].st, &lo, &hi);
-        if (hist_init(&out->cols[k].h, cfg->nbins, lo, hi))
+        stats_hist_edges(&out->held_st[k], &lo, &hi);
+        hist_free(&out->held_h[k]);
+        if (hist_init(&out->held_h[k], cfg->nbins, lo, hi))
             return cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist");
     }
     return CS_OK;
 }
 
+/* nq quantiles a column, in the column table's order. */
 static int take_results(run *r, passes *ps, engine_result *out, cs_error *e)
 {
+    size_t n = (size_t)out->nheld;
     out->nq = r->nq;
-    for (int k = 0; r->nq && k < out->ncols; k++) {
-        qres *q = calloc(r->nq, sizeof *q);
-        out->cols[k].q = q;
-        if (!q)
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    if (!r->nq)
+        return CS_OK;
+    out->held_q = calloc(n ? n * r->nq : 1, sizeof *out->held_q);
+    if (!out->held_q)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i < r->nq; i++)
-            passes_result(ps, k, i, &q[i]);
-    }
+            passes_result(ps, (int)k, i, &out->held_q[k * r->nq + i]);
     return CS_OK;
 }
 
-/* The passes after the input: quantiles and histograms whose edges are
- * the final min and max. */
+/* The passes after the input, over every column the backend reduced:
+ * quantiles and histograms whose edges are the final min and max. */
 static int select_values(run *r, engine_result *out, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
@@ -296,78 +332,124 @@ static int select_values(run *r, engine_result *out, cs_error *e)
         return CS_OK;
     if (bins && hist_edges(r, out, e) != CS_OK)
         return e->status;
-    int n = out->ncols;
-    col_stats *st = calloc((size_t)(n ? n : 1), sizeof *st);
-    hist *h = calloc((size_t)(n ? n : 1), sizeof *h);
     passes *ps = NULL;
-    int rc = st && h ? CS_OK : cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    for (int k = 0; rc == CS_OK && k < n; k++) {
-        st[k] = out->cols[k].st;
-        h[k] = out->cols[k].h; /* shares the bins: the passes add to them */
-    }
-    passes_params pp = {n, st, r->q, r->nq, bins ? h : NULL, 0};
+    passes_params pp = {
+        out->nheld, out->held_st, r->q, r->nq, bins ? out->held_h : NULL, 0};
     double t0 = account_now();
-    if (rc == CS_OK)
-        rc = passes_new(&pp, &ps, e);
+    int rc = passes_new(&pp, &ps, e);
     while (rc == CS_OK && !passes_done(ps))
         rc = one_pass(r, ps, e);
-    for (int k = 0; rc == CS_OK && k < n; k++) { /* under- and overflow */
-        out->cols[k].h.underflow = h[k].underflow;
-        out->cols[k].h.overflow = h[k].overflow;
-    }
     account_time(&r->acc, ACC_PASSES, account_now() - t0);
     r->npass = ps ? passes_run(ps) : 0;
     if (rc == CS_OK)
         rc = take_results(r, ps, out, e);
     passes_free(ps);
-    free(st);
-    free(h);
     return rc;
+}
+
+/* A chosen column is reported; a tentative one only if it turned out to
+ * hold numbers: the sample's rule, applied to the whole input. */
+static int reported(run *r, int k, const col_stats *s)
+{
+    const col_table *t = &r->table;
+    if (k < t->nfirm || s->count + s->nan > s->invalid)
+        return 1;
+    account_say(&r->acc,
+                "column %s held no numbers (the sample showed none): not "
+                "reported",
+                t->labels[k]);
+    return 0;
+}
+
+/* The reported columns in output order: the chosen ones as chosen, the
+ * tentative ones (only the default has any, in field order as its chosen
+ * ones are) merged in by field. */
+static int output_order(run *r, const col_stats *st)
+{
+    const col_table *t = &r->table;
+    int i = 0, j = t->nfirm, n = 0;
+    for (;;) {
+        while (j < t->ncols && !reported(r, j, &st[j]))
+            j++;
+        if (i < t->nfirm && (j >= t->ncols || t->fields[i] < t->fields[j]))
+            r->order[n++] = i++;
+        else if (j < t->ncols)
+            r->order[n++] = j++;
+        else
+            return n;
+    }
+}
+
+/* The reported columns, pointing into the statistics out holds. */
+static int take_columns(run *r, engine_result *out, cs_error *e)
+{
+    int n = output_order(r, out->held_st);
+    out->cols = calloc((size_t)(n ? n : 1), sizeof *out->cols);
+    if (!out->cols)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int i = 0; i < n; i++) {
+        int k = r->order[i];
+        engine_column *c = &out->cols[i];
+        c->index = r->table.fields[k] + 1;
+        c->st = &out->held_st[k];
+        c->h = &out->held_h[k];
+        c->q = out->nq ? &out->held_q[(size_t)k * out->nq] : NULL;
+        out->ncols = i + 1;
+        if (!(c->name = strdup(r->table.names[k])))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    }
+    if (n == 0)
+        *e = r->none;
+    return e->status;
 }
 
 static int finish(run *r, engine_result *out, cs_error *e)
 {
     int n = r->table.ncols;
-    out->cols = calloc((size_t)(n ? n : 1), sizeof *out->cols);
-    if (!out->cols)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    out->ncols = n;
+    size_t k1 = (size_t)(n ? n : 1);
     out->rows = jobs_rows(r->js);
-    col_stats *st = calloc((size_t)(n ? n : 1), sizeof *st);
-    hist *h = calloc((size_t)(n ? n : 1), sizeof *h);
-    int rc = st && h ? CS_OK : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    out->held_st = calloc(k1, sizeof *out->held_st);
+    out->held_h = calloc(k1, sizeof *out->held_h);
+    r->order = malloc(k1 * sizeof *r->order);
+    if (!out->held_st || !out->held_h || !r->order)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    out->nheld = n;
     for (int k = 0; k < n; k++)
-        stats_init(&st[k]);
-    if (rc == CS_OK)
-        rc = r->be->ops->finish(r->be, st, h, e);
-    for (int k = 0; k < n; k++) {
-        engine_column *c = &out->cols[k];
-        c->name = strdup(r->table.names[k]);
-        c->index = r->table.fields[k] + 1;
-        c->st = st[k];
-        c->h = h[k];
-        if (!c->name && rc == CS_OK)
-            rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    }
-    free(st);
-    free(h);
-    return rc;
+        stats_init(&out->held_st[k]);
+    return r->be->ops->finish(r->be, out->held_st, out->held_h, e);
 }
 
 static void warn_invalid(run *r, const engine_result *res)
 {
-    for (int k = 0; k < res->ncols; k++) {
-        const col_stats *s = &res->cols[k].st;
+    for (int i = 0; i < res->ncols; i++) {
+        int k = r->order[i];
+        const col_stats *s = res->cols[i].st;
         uint64_t line;
-        const char *file = jobs_first_invalid(r->js, k, &line);
+        const char *text;
+        const char *file = jobs_first_invalid(r->js, k, &line, &text);
         if (!s->invalid || !file)
             continue;
         account_warn(&r->acc, file, line,
-                     "warning: column '%s': %llu field%s not a number "
-                     "(counted as invalid; the first is here)",
-                     r->table.names[k], (unsigned long long)s->invalid,
-                     s->invalid == 1 ? " is" : "s are");
+                     "warning: column %s: %llu field%s not a number "
+                     "(counted as invalid; the first, '%s', is here)",
+                     r->table.labels[k], (unsigned long long)s->invalid,
+                     s->invalid == 1 ? " is" : "s are", text);
     }
+}
+
+/* Item 3: said once, not a warning: the rows are as if each file had
+ * been given alone. */
+static void say_repeats(run *r)
+{
+    const char *file;
+    uint64_t line, n = jobs_repeats(r->js, &file, &line);
+    if (n)
+        account_warn(&r->acc, file ? file : "", line,
+                     "%llu repeated header line%s skipped (line%s identical "
+                     "to the header, as where files were joined; the first "
+                     "is here)",
+                     (unsigned long long)n, n == 1 ? "" : "s",
+                     n == 1 ? "" : "s");
 }
 
 static void report_times(run *r, uint64_t rows)
@@ -378,6 +460,12 @@ static void report_times(run *r, uint64_t rows)
                 r->be->name, r->nthreads, r->nthreads == 1 ? "" : "s",
                 r->table.ncols, r->table.ncols == 1 ? "" : "s",
                 (unsigned long long)rows);
+    if (r->table.ncols > r->table.nfirm)
+        account_say(a,
+                    "%d column%s tentative: the sample showed no value in "
+                    "them",
+                    r->table.ncols - r->table.nfirm,
+                    r->table.ncols - r->table.nfirm == 1 ? "" : "s");
     account_say(a,
                 "read    %8.3f s  %8.1f MB/s  (%.1f MB; summed over "
                 "readers)",
@@ -410,6 +498,7 @@ void engine_close(engine *r)
     backend_gpu_opener_free(r->opener);
     columns_free(&r->table);
     free(r->q);
+    free(r->order);
     free(r);
 }
 
@@ -445,14 +534,20 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         input_release(in);
     if (r->js)
         rc = jobs_drain(r->js, e);
+    if (r->js) /* their memory is the results' now (F4: wide tables) */
+        jobs_trim(r->js);
     account_progress_end(&r->acc);
     if (rc == CS_OK)
         rc = finish(r, out, e);
     if (rc == CS_OK)
         rc = select_values(r, out, e);
+    if (rc == CS_OK)
+        rc = take_columns(r, out, e);
     account_progress_end(&r->acc); /* passes that read the input again */
     if (rc == CS_OK)
         warn_invalid(r, out);
+    if (rc == CS_OK)
+        say_repeats(r);
     if (rc == CS_OK)
         report_times(r, out->rows);
     if (rc != CS_OK)
@@ -462,11 +557,15 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
 
 void engine_result_free(engine_result *res)
 {
-    for (int k = 0; res->cols && k < res->ncols; k++) {
+    for (int k = 0; res->cols && k < res->ncols; k++)
         free(res->cols[k].name);
-        hist_free(&res->cols[k].h);
-        free(res->cols[k].q);
+    for (int k = 0; k < res->nheld; k++) {
+        stats_free(&res->held_st[k]);
+        hist_free(&res->held_h[k]);
     }
     free(res->cols);
+    free(res->held_st);
+    free(res->held_h);
+    free(res->held_q);
     memset(res, 0, sizeof *res);
 }

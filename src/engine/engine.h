@@ -78,9 +78,9 @@ typedef struct engine_sink {
 typedef struct engine_column {
     char *name;
     int index; /* 1-based field of the input */
-    col_stats st;
-    hist h;  /* with STAT_HIST; bins NULL otherwise */
-    qres *q; /* engine_result.nq quantiles, or NULL */
+    const col_stats *st;
+    const hist *h; /* with STAT_HIST; bins NULL otherwise */
+    const qres *q; /* engine_result.nq quantiles, or NULL */
 } engine_column;
 
 typedef struct engine_result {
@@ -89,6 +89,12 @@ typedef struct engine_result {
     engine_column *cols;
     size_t nq; /* quantiles per column: the median first (STAT_MEDIAN),
                   then cfg->quantiles (STAT_QUANTILES) */
+    /* where st, h and q point: one of each a column the engine reduced
+       (nq quantiles each), the reported ones among them */
+    int nheld;
+    col_stats *held_st;
+    hist *held_h;
+    qres *held_q;
 } engine_result;
 
 /* The memory for kept values without --memory: a quarter of the

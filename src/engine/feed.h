@@ -20,6 +20,7 @@ typedef struct feed {
     size_t carry_len, carry_cap;
 } feed;
 
+/* strict: the columns [0, strict) in which an invalid field is an error. */
 void feed_init(feed *f, jobs *js, backend *be, account *acc, int nthreads,
                int ncols, int strict);
 

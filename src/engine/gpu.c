@@ -20,6 +20,9 @@
 #define GPU_BLOCK (16u << 20)
 #define GPU_CSV_BLOCK (8u << 20)
 #define GPU_CHUNK_ROWS 65536
+/* ... and no more values than this in a chunk or a staging slot: fewer
+ * rows for a wide table (F4), at least 16. */
+#define GPU_CHUNK_VALUES ((size_t)1 << 22)
 
 typedef struct gpu_part {
     chunk *pin;    /* the staging slot holding the job's rows, or NULL */
@@ -311,7 +314,9 @@ static int gpu_bytes_begin(backend *b, const bytes_format *f,
                           .offset = s ? s->offset : NULL,
                           .map = f->map,
                           .nmap = f->nmap,
-                          .size_hint = f->size_hint};
+                          .size_hint = f->size_hint,
+                          .repeat = f->repeat,
+                          .repeat_len = f->repeat_len};
     if (f->num)
         fmt.num = *f->num;
     return gpu_raw_begin(g->dev, &fmt, first_row, first_line, e);
@@ -347,6 +352,27 @@ static int gpu_bytes_wait(backend *b, const void *bytes, int *stopped,
     return rc;
 }
 
+/* Column k's first invalid field as the device kept it: its doubled
+ * quotes undone, shown as the host shows its own (csv_show_field). Cut
+ * short, it is longer than what is shown: a last byte keeps the cut's
+ * end from looking like blanks to trim. */
+static void show_first_invalid(const gpu_raw_result *d, size_t k,
+                               char shown[CSV_SHOWN])
+{
+    const char *s = d->first_invalid_text + k * GPU_FIELD_BYTES;
+    unsigned len = d->first_invalid_len[k] & 0xffff;
+    int doubled = (d->first_invalid_len[k] >> 31) & 1;
+    size_t have = len < GPU_FIELD_BYTES ? len : GPU_FIELD_BYTES, n = 0;
+    char text[GPU_FIELD_BYTES + 1];
+    for (size_t i = 0; i < have; i++) {
+        text[n++] = s[i];
+        i += doubled && s[i] == '"' && i + 1 < have && s[i + 1] == '"';
+    }
+    if (have < len)
+        text[n++] = '.';
+    csv_show_field(text, n, shown, CSV_SHOWN);
+}
+
 static int gpu_bytes_end(backend *b, bytes_result *r, char *tail,
                          size_t *tail_len, cs_error *e)
 {
@@ -361,6 +387,9 @@ static int gpu_bytes_end(backend *b, bytes_result *r, char *tail,
     if (gpu_raw_end(g->dev, d, tail, tail_len, e) != CS_OK)
         return e->status;
     for (size_t k = 0; k < n; k++)
+        if (!r->first_invalid_line[k] && d->first_invalid_line[k])
+            show_first_invalid(d, k, r->first_invalid_text[k]);
+    for (size_t k = 0; k < n; k++)
         stats_add_counts(&g->counts[k], d->missing[k], d->invalid[k], d->nan[k],
                          0);
     memcpy(r->first_invalid_line, d->first_invalid_line,
@@ -369,6 +398,8 @@ static int gpu_bytes_end(backend *b, bytes_result *r, char *tail,
     r->lines = d->lines;
     r->consumed = d->consumed;
     r->stopped = d->stopped;
+    r->repeats = d->repeats;
+    r->repeat_line = d->repeat_line;
     memcpy(r->reason, d->reason, sizeof r->reason);
     return CS_OK;
 }
@@ -385,7 +416,8 @@ static int gpu_finish_run(backend *b, col_stats *out, hist *h, cs_error *e)
     gpu_engine *g = (gpu_engine *)b;
     const backend_params *p = &g->p;
     for (int k = 0; k < p->ncols; k++)
-        stats_merge(&out[k], &g->counts[k], 0);
+        if (stats_merge(&out[k], &g->counts[k], 0))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     double t0 = account_now();
     int binned = (p->what & STAT_HIST) && p->have_range;
     if (gpu_finish(g->dev, out, binned ? h : NULL, e))
@@ -498,11 +530,15 @@ static void gpu_close_run(backend *b)
     pthread_mutex_destroy(&g->stage_mu);
     pthread_mutex_destroy(&g->alloc_mu);
     gpu_close(g->dev);
+    for (int k = 0; g->counts && k < g->p.ncols; k++)
+        stats_free(&g->counts[k]);
     free(g->counts);
     free(g->raw.missing);
     free(g->raw.invalid);
     free(g->raw.nan);
     free(g->raw.first_invalid_line);
+    free(g->raw.first_invalid_text);
+    free(g->raw.first_invalid_len);
     free(g);
 }
 
@@ -530,8 +566,11 @@ static int make_counts(gpu_engine *g, cs_error *e)
     g->raw.invalid = calloc(n, sizeof(uint64_t));
     g->raw.nan = calloc(n, sizeof(uint64_t));
     g->raw.first_invalid_line = calloc(n, sizeof(uint64_t));
+    g->raw.first_invalid_text = calloc(n, GPU_FIELD_BYTES);
+    g->raw.first_invalid_len = calloc(n, sizeof(unsigned));
     if (!g->counts || !g->raw.missing || !g->raw.invalid || !g->raw.nan ||
-        !g->raw.first_invalid_line)
+        !g->raw.first_invalid_line || !g->raw.first_invalid_text ||
+        !g->raw.first_invalid_len)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     for (size_t k = 0; k < n; k++)
         stats_init(&g->counts[k]);
@@ -579,11 +618,21 @@ int backend_gpu_open(const backend_params *p, gpu_opener *opener, backend **out,
     /* Rows a staging slot holds: a job adds a chunk when it needs one, so
      * this only has to fit typical records. */
     size_t per_row = p->spec ? p->spec->record_size : 16;
+    size_t wide = GPU_CHUNK_VALUES / (size_t)(p->ncols ? p->ncols : 1);
+    wide = wide < 16 ? 16 : wide;
     g->stage_rows = block / per_row + 1;
     if (g->stage_rows > gpu_chunk_rows(g->dev))
         g->stage_rows = gpu_chunk_rows(g->dev);
-    g->base = (backend){&gpu_ops,       &gpu_bytes, "gpu",    block,
-                        GPU_CHUNK_ROWS, 1,          &g->alloc};
+    if (g->stage_rows > wide)
+        g->stage_rows = wide;
+    g->base = (backend){&gpu_ops,
+                        &gpu_bytes,
+                        "gpu",
+                        block,
+                        wide < GPU_CHUNK_ROWS ? wide : GPU_CHUNK_ROWS,
+                        1,
+                        &g->alloc,
+                        0};
     *out = &g->base;
     return CS_OK;
 }

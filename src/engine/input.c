@@ -5,6 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/parse_number.h"
+
+/* The head grows until it holds HEAD_RECORDS whole records (a header and
+ * data to detect it by) or the whole input, but past HEAD_LIMIT only for
+ * nothing: a first record longer than that is an error. */
+#define HEAD_LIMIT ((size_t)256 << 20)
+#define HEAD_LIMIT_TEXT "256 MiB"
+#define HEAD_RECORDS 3
+/* Sampling the first input for its default columns: a stream's head is
+ * read this far; a plain file is sampled at WINDOWS more places, each
+ * WINDOW_BYTES long, after its head. */
+#define STREAM_HEAD ((size_t)4 << 20)
+#define WINDOWS 3
+#define WINDOW_BYTES ((size_t)256 << 10)
+
 static void free_names(char **names, int n)
 {
     for (int i = 0; names && i < n; i++)
@@ -18,6 +33,7 @@ static void input_free(input *in)
         source_close(in->src);
     free(in->name);
     free(in->head);
+    free(in->header_line);
     free_names(in->names, in->nfields);
     free(in->numeric);
     free(in->map);
@@ -54,12 +70,14 @@ static int binary_fields(input *in, cs_error *e)
     return CS_OK;
 }
 
-/* Reads up to n bytes, fewer only at the end (head_eof). */
+/* Reads the head on to n bytes, fewer only at the end (head_eof). */
 static int read_head(input *in, size_t n, account *acc, cs_error *e)
 {
-    in->head = malloc(n ? n : 1);
-    if (!in->head)
+    char *p = realloc(in->head, n ? n : 1);
+    if (!p)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    in->head = p;
+    size_t had = in->head_len;
     double t0 = account_now();
     while (in->head_len < n) {
         ssize_t r =
@@ -73,7 +91,66 @@ static int read_head(input *in, size_t n, account *acc, cs_error *e)
         in->head_len += (size_t)r;
     }
     account_time(acc, ACC_READ, account_now() - t0);
-    account_bytes(acc, in->head_len);
+    account_bytes(acc, in->head_len - had);
+    return CS_OK;
+}
+
+/* F3: the head grows (doubling) until it holds a few whole records, so
+ * that a first record (a header of 150000 names) longer than the first
+ * read is read whole, as the same record later in the input would be. */
+static int grow_head(input *in, account *acc, cs_error *e)
+{
+    for (;;) {
+        csv_dialect d = in->dialect;
+        d.header = 0;
+        d.repeat = NULL;
+        d.repeat_len = 0;
+        csv_detect(in->head, in->head_len, in->head_eof, &d);
+        int got = csv_sample(in->head, in->head_len, in->head_eof, &d, 0,
+                             HEAD_RECORDS, 0, NULL, NULL);
+        if (got < 0)
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        if (got >= HEAD_RECORDS || in->head_eof)
+            return CS_OK;
+        if (in->head_len >= HEAD_LIMIT && got == 0)
+            return cs_fail(e, CS_EDATA, in->name, 1,
+                           "the first record does not end within %s (the "
+                           "longest first record colstat reads)",
+                           HEAD_LIMIT_TEXT);
+        if (in->head_len >= HEAD_LIMIT)
+            return CS_OK;
+        size_t n = 2 * in->head_len > HEAD_LIMIT ? HEAD_LIMIT
+                                                 : 2 * in->head_len + 4096;
+        if (read_head(in, n, acc, e) != CS_OK)
+            return e->status;
+    }
+}
+
+/* Item 3: the header line, once more inside the data (files joined by
+ * cat or zcat), is a repeated header: kept as the dialect's repeat. Not
+ * for a header of numbers alone (--header on numbers), where a line like
+ * it is a record, nor for a header spanning lines. */
+static int keep_header_line(input *in, size_t end, cs_error *e)
+{
+    size_t at =
+        in->head_len >= 3 && !memcmp(in->head, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    end -= end > at && in->head[end - 1] == '\n';
+    end -= end > at && in->head[end - 1] == '\r';
+    int text = 0;
+    for (int f = 0; f < in->nfields; f++) {
+        double v;
+        text |=
+            parse_number(in->names[f], strlen(in->names[f]), &v) == NUM_INVALID;
+    }
+    if (!text || memchr(in->head + at, '\n', end - at) ||
+        memchr(in->head + at, '\r', end - at))
+        return CS_OK;
+    if (!(in->header_line = malloc(end - at + 1)))
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    memcpy(in->header_line, in->head + at, end - at);
+    in->header_line[end - at] = '\0';
+    in->dialect.repeat = in->header_line;
+    in->dialect.repeat_len = end - at;
     return CS_OK;
 }
 
@@ -93,6 +170,8 @@ static int csv_fields(input *in, cs_error *e)
     in->names = h.names;
     in->numeric = h.numeric;
     in->named = in->dialect.header == 1;
+    if (in->named && keep_header_line(in, h.skip_bytes, e) != CS_OK)
+        return e->status;
     in->head_len -= h.skip_bytes;
     memmove(in->head, in->head + h.skip_bytes, in->head_len);
     in->data_off = h.skip_bytes;
@@ -100,8 +179,65 @@ static int csv_fields(input *in, cs_error *e)
     return CS_OK;
 }
 
+/* Counts of numbers and other texts per field over the head's data and,
+ * in a plain file, WINDOWS stretches after it, spread to its end. */
+static int sample_counts(input *in, unsigned *num, unsigned *bad, cs_error *e)
+{
+    if (csv_sample(in->head, in->head_len, in->head_eof, &in->dialect, 0,
+                   INT32_MAX, in->nfields, num, bad) < 0)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    if (in->head_eof || !source_can_pread(in->src))
+        return CS_OK;
+    uint64_t from = in->data_off + in->head_len;
+    uint64_t size = source_file_size(in->src);
+    char *w = malloc(WINDOW_BYTES);
+    if (!w)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    int rc = CS_OK;
+    for (int k = 1; k <= WINDOWS && rc == CS_OK && size > from; k++) {
+        uint64_t at = from + (size - from) * (uint64_t)k / WINDOWS;
+        at = at > WINDOW_BYTES ? at - WINDOW_BYTES : 0;
+        at = at < from ? from : at;
+        size_t n =
+            size - at < WINDOW_BYTES ? (size_t)(size - at) : WINDOW_BYTES;
+        if (source_pread(in->src, w, n, at, e) < 0)
+            rc = e->status;
+        else if (csv_sample(w, n, at + n == size, &in->dialect, 1, INT32_MAX,
+                            in->nfields, num, bad) < 0)
+            rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    }
+    free(w);
+    return rc;
+}
+
+/* Item 6: which fields hold numbers, from a larger sample than the
+ * header's detection needs: the whole head (of a stream, STREAM_HEAD
+ * bytes) and, in a plain file, stretches spread to its end; so that a
+ * column empty in the first records and numeric later (a sensor that
+ * comes online late) is chosen. What stays unseen is left to the engine
+ * (tentative columns). */
+static int sample_fields(input *in, account *acc, cs_error *e)
+{
+    if (!in->head_eof && !source_can_pread(in->src) &&
+        in->data_off + in->head_len < STREAM_HEAD &&
+        read_head(in, STREAM_HEAD - in->data_off, acc, e) != CS_OK)
+        return e->status;
+    size_t n = (size_t)(in->nfields ? in->nfields : 1);
+    unsigned *num = calloc(n, sizeof *num), *bad = calloc(n, sizeof *bad);
+    int rc = num && bad ? sample_counts(in, num, bad, e)
+                        : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int f = 0; rc == CS_OK && f < in->nfields; f++)
+        in->numeric[f] = num[f] > bad[f]              ? CSV_NUMBERS
+                         : num[f] == 0 && bad[f] == 0 ? CSV_UNSEEN
+                                                      : CSV_TEXT;
+    free(num);
+    free(bad);
+    return rc;
+}
+
 int input_open(const char *path, const binary_spec *spec, csv_dialect dialect,
-               size_t head_bytes, account *acc, input **out, cs_error *e)
+               size_t head_bytes, int sample, account *acc, input **out,
+               cs_error *e)
 {
     *out = NULL;
     input *in = calloc(1, sizeof *in);
@@ -119,8 +255,12 @@ int input_open(const char *path, const binary_spec *spec, csv_dialect dialect,
             source_can_pread(in->src) && source_file_size(in->src) > 0;
     if (rc == CS_OK && !in->by_range)
         rc = read_head(in, head_bytes, acc, e);
+    if (rc == CS_OK && !spec)
+        rc = grow_head(in, acc, e);
     if (rc == CS_OK)
         rc = spec ? binary_fields(in, e) : csv_fields(in, e);
+    if (rc == CS_OK && !spec && sample && in->nfields)
+        rc = sample_fields(in, acc, e);
     if (rc != CS_OK) {
         input_free(in);
         return e->status;
@@ -139,6 +279,7 @@ int input_map(input *in, const col_table *t, cs_error *e)
     in->map = malloc((size_t)(nmap ? nmap : 1) * sizeof *in->map);
     if (!in->map)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    return columns_map(t->names, t->fields, t->ncols, t->by_name && in->named,
-                       in->names, in->nfields, in->name, nmap, in->map, e);
+    col_fields f = {in->names, in->numeric, in->nfields,
+                    in->named, in->name,    in->spec != NULL};
+    return columns_map(t, &f, nmap, in->map, e);
 }

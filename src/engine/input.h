@@ -34,20 +34,24 @@ typedef struct input {
      * header), which hold numbers; nfields 0 for an empty CSV. */
     int nfields;
     char **names;
-    unsigned char *numeric;
-    int named; /* the names come from a header line */
+    unsigned char *numeric; /* CSV_TEXT, CSV_NUMBERS, CSV_UNSEEN */
+    int named;              /* the names come from a header line */
+    char *header_line;      /* dialect.repeat\'s bytes, or NULL */
     /* field -> output column, or -1 (input_map) */
     int *map;
     int nmap;
     int refs;
 } input;
 
-/* Opens path and reads its head (head_bytes at most, except a plain binary
- * file, which needs none). spec: binary records, or NULL for CSV with the
- * given dialect (0 / -1 to detect). Returns CS_OK with *out (one
- * reference), or CS_EDATA. */
+/* Opens path and reads its head: head_bytes, more where the first
+ * records are longer (CSV), none for a plain binary file. spec: binary
+ * records, or NULL for CSV with the given dialect (0 / -1 to detect).
+ * sample: the input's fields decide the default columns, from a larger
+ * sample (numeric). Returns CS_OK with *out (one reference), or
+ * CS_EDATA. */
 int input_open(const char *path, const binary_spec *spec, csv_dialect dialect,
-               size_t head_bytes, account *acc, input **out, cs_error *e);
+               size_t head_bytes, int sample, account *acc, input **out,
+               cs_error *e);
 
 /* Maps the input's fields to the columns of t. */
 int input_map(input *in, const col_table *t, cs_error *e);

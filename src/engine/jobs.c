@@ -2,11 +2,16 @@
  * that order, each by the backend, once its worker is done. */
 #include "src/engine/jobs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "src/engine/backend.h"
 #include "src/engine/worker.h"
+
+/* What the jobs' backend parts may take together, unless that leaves
+ * fewer jobs than workers. */
+#define JOBS_PART_BUDGET ((size_t)128 << 20)
 
 struct jobs {
     jobs_params p;
@@ -19,6 +24,10 @@ struct jobs {
     uint64_t rows;
     char **inv_file; /* per column: where its first invalid field is */
     uint64_t *inv_line;
+    char (*inv_text)[CSV_SHOWN]; /* and what it says */
+    int err_retired;             /* e holds an error met in retiring: final */
+    uint64_t repeats, repeat_line;
+    char *repeat_file;
 };
 
 int job_reserve(job *j, size_t bytes)
@@ -81,6 +90,7 @@ static void job_reset(jobs *js, job *j)
 {
     memset(&j->err, 0, sizeof j->err);
     j->rows = 0;
+    j->repeats = j->repeat_line = 0;
     j->len = 0;
     j->off = 0;
     j->pread = 0;
@@ -97,14 +107,23 @@ int jobs_start(const jobs_params *p, jobs **out, cs_error *e)
     if (!js)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     js->p = *p;
-    /* Enough to keep every worker busy while the main thread feeds. */
+    /* Enough to keep every worker busy while the main thread feeds; fewer
+     * where each job's state is large (a wide table, F4), but never fewer
+     * than one per worker and one being fed. */
     js->max_jobs = 2 * p->nthreads + 2;
+    size_t part = p->be->part_bytes;
+    if (part && (size_t)js->max_jobs * part > JOBS_PART_BUDGET) {
+        size_t fit = JOBS_PART_BUDGET / part;
+        js->max_jobs =
+            fit > (size_t)p->nthreads + 1 ? (int)fit : p->nthreads + 1;
+    }
     js->ring_cap = js->max_jobs;
     size_t n = (size_t)(p->ncols ? p->ncols : 1);
     js->ring = calloc((size_t)js->ring_cap, sizeof *js->ring);
     js->inv_file = calloc(n, sizeof *js->inv_file);
     js->inv_line = calloc(n, sizeof *js->inv_line);
-    if (js->ring && js->inv_file && js->inv_line)
+    js->inv_text = calloc(n, sizeof *js->inv_text);
+    if (js->ring && js->inv_file && js->inv_line && js->inv_text)
         js->q = workq_start(p->nthreads);
     *out = js;
     if (!js->q)
@@ -112,35 +131,79 @@ int jobs_start(const jobs_params *p, jobs **out, cs_error *e)
     return CS_OK;
 }
 
-void jobs_note_invalid(jobs *js, int col, const char *file, uint64_t line)
+void jobs_add_repeats(jobs *js, uint64_t n, const char *file, uint64_t line)
+{
+    if (n && !js->repeats && line && (js->repeat_file = strdup(file)))
+        js->repeat_line = line;
+    js->repeats += n;
+}
+
+uint64_t jobs_repeats(const jobs *js, const char **file, uint64_t *line)
+{
+    *file = js->repeat_file;
+    *line = js->repeat_line;
+    return js->repeats;
+}
+
+void jobs_note_invalid(jobs *js, int col, const char *file, uint64_t line,
+                       const char *text)
 {
     if (js->inv_line[col] || !line)
         return;
     js->inv_file[col] = strdup(file);
     if (js->inv_file[col])
         js->inv_line[col] = line;
+    snprintf(js->inv_text[col], sizeof js->inv_text[col], "%s", text);
 }
 
-const char *jobs_first_invalid(const jobs *js, int col, uint64_t *line)
+const char *jobs_first_invalid(const jobs *js, int col, uint64_t *line,
+                               const char **text)
 {
     *line = js->inv_line[col];
+    *text = js->inv_text[col];
     return js->inv_file[col];
 }
 
+/* Spots in the order csv_locate wants them: by row, then field. */
+static int spot_order(const void *a, const void *b)
+{
+    const csv_spot *x = a, *y = b;
+    if (x->row != y->row)
+        return x->row < y->row ? -1 : 1;
+    return (x->field > y->field) - (x->field < y->field);
+}
+
+/* The job holds the first invalid field of some columns: found in its
+ * bytes again (line and text), all at once. A spot's field leads to its
+ * column through the input's map. */
 static void note_invalid(jobs *js, const job *j)
 {
-    if (js->p.spec)
+    int n = 0;
+    for (int k = 0; k < js->p.ncols && !js->p.spec; k++)
+        n += j->first_invalid[k] && !js->inv_line[k];
+    csv_spot *sp = n ? malloc((size_t)n * sizeof *sp) : NULL;
+    if (!sp)
         return;
-    for (int k = 0; k < js->p.ncols; k++)
-        if (j->first_invalid[k] && !js->inv_line[k])
-            jobs_note_invalid(js, k, j->in->name,
-                              csv_line_of_row(&j->in->dialect, j->buf, j->len,
-                                              j->first_line,
-                                              j->first_invalid[k]));
+    const input *in = j->in;
+    int i = 0;
+    for (int f = 0; f < in->nmap; f++) {
+        int k = in->map[f];
+        if (k >= 0 && j->first_invalid[k] && !js->inv_line[k])
+            sp[i++] = (csv_spot){j->first_invalid[k], f, 0, 0, ""};
+    }
+    qsort(sp, (size_t)i, sizeof *sp, spot_order);
+    csv_locate(&in->dialect, j->buf, j->len, j->first_line, sp, i);
+    for (int s = 0; s < i; s++)
+        jobs_note_invalid(js, in->map[sp[s].field], in->name, sp[s].record_line,
+                          sp[s].text);
+    free(sp);
 }
 
 /* Waits for the oldest job and retires it. After an error, nothing more
- * is merged; the first error in input order is the one kept. */
+ * is merged; the first error in input order is the one kept. An error the
+ * main thread met (reading, cutting, opening the next input) lies past
+ * every job in flight, whose bytes it had already handed out: a job's
+ * error, retired later, replaces it (F10: else thread timing decided). */
 static int retire_one(jobs *js, cs_error *e)
 {
     job *j = js->ring[js->ring_head];
@@ -149,18 +212,22 @@ static int retire_one(jobs *js, cs_error *e)
     account_time(js->p.acc, ACC_RETIRE, account_now() - t0);
     js->ring_head = (js->ring_head + 1) % js->ring_cap;
     js->ring_n--;
-    int abandon = e->status || j->err.status;
-    if (!e->status && j->err.status)
+    int abandon = e->status || j->err.status, had = e->status;
+    if (j->err.status && !js->err_retired) {
         *e = j->err;
+        js->err_retired = 1;
+    }
     if (!abandon) {
         account_time(js->p.acc, ACC_READ, j->t_read);
         account_time(js->p.acc, ACC_PARSE, j->t_parse);
         account_time(js->p.acc, ACC_REDUCE, j->t_reduce);
         account_time(js->p.acc, ACC_HANDOFF, j->t_handoff);
         note_invalid(js, j);
+        jobs_add_repeats(js, j->repeats, j->in->name, j->repeat_line);
     }
     backend *be = js->p.be;
     be->ops->retire(be, j, js->rows + 1, abandon, e);
+    js->err_retired |= !had && e->status;
     if (!abandon)
         js->rows += j->rows;
     input_release(j->in);
@@ -257,6 +324,16 @@ int jobs_drain(jobs *js, cs_error *e)
     return e->status;
 }
 
+void jobs_trim(jobs *js)
+{
+    while (js->free_jobs && !js->ring_n) {
+        job *j = js->free_jobs;
+        js->free_jobs = j->next_free;
+        job_free(js, j);
+        js->njobs--;
+    }
+}
+
 uint64_t jobs_rows(const jobs *js)
 {
     return js->rows;
@@ -281,6 +358,8 @@ void jobs_stop(jobs *js)
         free(js->inv_file[k]);
     free(js->inv_file);
     free(js->inv_line);
+    free(js->inv_text);
+    free(js->repeat_file);
     free(js->ring);
     free(js);
 }

@@ -22,8 +22,8 @@ typedef struct jobs_params {
     struct backend *be;
     int nthreads;
     int ncols;
-    const binary_spec *spec; /* binary records, else CSV */
-    int strict;
+    const binary_spec *spec;  /* binary records, else CSV */
+    const csv_strict *strict; /* --strict: its columns; NULL: none */
     account *acc;
 } jobs_params;
 
@@ -41,8 +41,9 @@ typedef struct job {
     /* what the worker made of them */
     cs_error err;
     uint64_t rows;
-    uint64_t *first_invalid; /* per column: 1-based row in the job, 0 */
-    chunk *cks;              /* parsed rows */
+    uint64_t *first_invalid;       /* per column: 1-based row in the job, 0 */
+    uint64_t repeats, repeat_line; /* repeated headers skipped, the first */
+    chunk *cks;                    /* parsed rows */
     int ncks, nck_cap, ncks_used;
     void *part; /* the backend's state for this job */
     double t_read, t_parse, t_reduce, t_handoff; /* worker thread time */
@@ -64,17 +65,32 @@ void jobs_dispatch(jobs *js, job *j, size_t len, uint64_t first_line);
 void jobs_dispatch_range(jobs *js, job *j, uint64_t off, size_t len);
 
 /* Retires every job in flight; returns e's status. After an error the
- * jobs still running finish, and nothing more is merged. */
+ * jobs still running finish, and nothing more is merged. The first error
+ * in input order wins: a job's error replaces one the main thread put in
+ * e after handing the job out. */
 int jobs_drain(jobs *js, cs_error *e);
+
+/* After jobs_drain: frees every job (their buffers, chunks and parts),
+ * keeping what was retired; jobs_get makes new ones. */
+void jobs_trim(jobs *js);
 
 /* Rows retired so far, plus those the backend parsed itself. */
 uint64_t jobs_rows(const jobs *js);
 void jobs_add_rows(jobs *js, uint64_t n);
 
-/* For each column, the first invalid field retired so far (file, line);
- * file NULL when none. Valid until jobs_stop. */
-const char *jobs_first_invalid(const jobs *js, int col, uint64_t *line);
-void jobs_note_invalid(jobs *js, int col, const char *file, uint64_t line);
+/* Repeated header lines skipped so far (io/csv_reader.h, repeat), and
+ * where the first was (file NULL: none); jobs_add_repeats adds those a
+ * backend skipped itself. */
+uint64_t jobs_repeats(const jobs *js, const char **file, uint64_t *line);
+void jobs_add_repeats(jobs *js, uint64_t n, const char *file, uint64_t line);
+
+/* For each column, the first invalid field retired so far (file, the line
+ * of its record, its text as csv_show_field shows it); file NULL when
+ * none. Valid until jobs_stop. */
+const char *jobs_first_invalid(const jobs *js, int col, uint64_t *line,
+                               const char **text);
+void jobs_note_invalid(jobs *js, int col, const char *file, uint64_t line,
+                       const char *text);
 
 void jobs_stop(jobs *js); /* stops the workers, frees every job */
 

@@ -365,11 +365,6 @@ static int put_back(pump *p, const input *in, const char *tail, size_t tail_len,
     return CS_OK;
 }
 
-static uint64_t *first_invalid_lines(const rawfeed *rf)
-{
-    return calloc((size_t)(rf->ncols ? rf->ncols : 1), sizeof(uint64_t));
-}
-
 /* The backend's end of an input: its rows join the count, its first
  * invalid fields the notes, and its wall time since t0 -v's stream
  * line. */
@@ -377,18 +372,26 @@ static int end_input(rawfeed *rf, const input *in, bytes_result *r, char *tail,
                      size_t *tail_len, double t0, cs_error *e)
 {
     backend *be = rf->be;
-    r->first_invalid_line = first_invalid_lines(rf);
-    if (!r->first_invalid_line)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    int rc = be->bytes->end(be, r, tail, tail_len, e);
+    size_t n = (size_t)(rf->ncols ? rf->ncols : 1);
+    r->first_invalid_line = calloc(n, sizeof *r->first_invalid_line);
+    r->first_invalid_text = calloc(n, sizeof *r->first_invalid_text);
+    int rc = r->first_invalid_line && r->first_invalid_text
+                 ? CS_OK
+                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    if (rc == CS_OK)
+        rc = be->bytes->end(be, r, tail, tail_len, e);
     account_stream(rf->acc, account_now() - t0, r->consumed);
     if (rc == CS_OK) {
         jobs_add_rows(rf->js, r->rows);
+        jobs_add_repeats(rf->js, r->repeats, in->name, r->repeat_line);
         for (int k = 0; k < rf->ncols; k++)
-            jobs_note_invalid(rf->js, k, in->name, r->first_invalid_line[k]);
+            jobs_note_invalid(rf->js, k, in->name, r->first_invalid_line[k],
+                              r->first_invalid_text[k]);
     }
     free(r->first_invalid_line);
+    free(r->first_invalid_text);
     r->first_invalid_line = NULL;
+    r->first_invalid_text = NULL;
     return rc;
 }
 
@@ -401,7 +404,9 @@ static int begin(rawfeed *rf, const input *in, uint64_t first_line, cs_error *e)
         .num = in->dialect.num,
         .map = in->map,
         .nmap = in->nmap,
-        .size_hint = source_can_pread(in->src) ? source_file_size(in->src) : 0};
+        .size_hint = source_can_pread(in->src) ? source_file_size(in->src) : 0,
+        .repeat = in->dialect.repeat,
+        .repeat_len = in->dialect.repeat_len};
     /* rows are numbered in input order: earlier jobs first */
     if (jobs_drain(rf->js, e) != CS_OK)
         return e->status;

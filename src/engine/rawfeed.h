@@ -24,8 +24,8 @@ typedef struct rawfeed {
     backend *be;
     jobs *js; /* drained before an input starts: rows stay in order */
     account *acc;
-    int nthreads, ncols, strict;
-    char **slot; /* the ring, made at first use */
+    int nthreads, ncols, strict; /* strict: columns [0, strict) are */
+    char **slot;                 /* the ring, made at first use */
     size_t slot_bytes;
 } rawfeed;
 

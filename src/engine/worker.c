@@ -34,6 +34,9 @@ static chunk *next_chunk(job *j)
 
 static int chunk_full(job *j, const chunk *c)
 {
+    if (!j->repeats)
+        j->repeat_line = c->repeat_line;
+    j->repeats += c->repeats;
     for (int k = 0; k < c->ncols; k++)
         if (!j->first_invalid[k] && c->first_invalid[k])
             j->first_invalid[k] = j->rows + c->first_invalid[k];

@@ -7,6 +7,7 @@
 #include "exact.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define M32 0xffffffffu
@@ -287,11 +288,13 @@ double sacc_value(const sacc *a)
     return round_limbs(mag, SACC_DIGITS, SACC_LSB_EXP, 0, neg);
 }
 
-/* l[0..n) /= d in place; returns the remainder. */
+/* l[0..n) /= d in place; returns the remainder. The zero limbs on top
+ * stay zero: the division starts below them (most of a wide product's
+ * 280 are). */
 static uint64_t div_limbs(uint32_t *l, int n, uint64_t d)
 {
     u128 rem = 0;
-    for (int i = n - 1; i >= 0; i--) {
+    for (int i = top_limb(l, n); i >= 0; i--) {
         u128 cur = (rem << 32) | l[i];
         l[i] = (uint32_t)(cur / d);
         rem = cur % d;
@@ -427,4 +430,94 @@ int sacc_integer_string(const sacc *a, char *buf, size_t len)
         buf[o++] = rev[--k];
     buf[o] = '\0';
     return 1;
+}
+
+/* ---- the compact sum ---------------------------------------------- */
+
+/* Digits to [-2^31, 2^31) (the top one takes what is left): the balanced
+ * form keeps a negative value's digits as few as a positive one's. */
+static void balance(sacc *a)
+{
+    int64_t carry = 0;
+    for (int i = 0; i < SACC_DIGITS - 1; i++) {
+        int64_t v = a->d[i] + carry;
+        carry = (v + ((int64_t)1 << 31)) >> 32; /* arithmetic: floor */
+        a->d[i] = v - carry * ((int64_t)1 << 32);
+    }
+    a->d[SACC_DIGITS - 1] += carry;
+    a->pending = 0;
+}
+
+void csum_init(csum *c)
+{
+    memset(c, 0, sizeof *c);
+    c->lo = -1;
+}
+
+void csum_free(csum *c)
+{
+    free(c->all);
+    csum_init(c);
+}
+
+void csum_get(const csum *c, sacc *a)
+{
+    if (c->all) {
+        *a = *c->all;
+        return;
+    }
+    sacc_init(a);
+    for (int i = 0; c->lo >= 0 && i < CSUM_WINDOW; i++)
+        a->d[c->lo + i] = c->w[i];
+    a->pos_inf = c->pos_inf;
+    a->neg_inf = c->neg_inf;
+}
+
+/* c = t (balanced here): in the window when its digits fit, else whole. */
+static int store(csum *c, sacc *t)
+{
+    balance(t);
+    int a = 0, b = SACC_DIGITS - 1;
+    while (a < SACC_DIGITS && t->d[a] == 0)
+        a++;
+    while (b > a && t->d[b] == 0)
+        b--;
+    if (a < SACC_DIGITS && b - a >= CSUM_WINDOW) {
+        sacc *all = malloc(sizeof *all);
+        if (!all)
+            return -1;
+        *all = *t;
+        c->all = all;
+        return 0;
+    }
+    memset(c->w, 0, sizeof c->w);
+    c->lo = a < SACC_DIGITS ? a : -1;
+    if (c->lo > SACC_DIGITS - CSUM_WINDOW)
+        c->lo = SACC_DIGITS - CSUM_WINDOW;
+    for (int i = 0; c->lo >= 0 && i < CSUM_WINDOW; i++)
+        c->w[i] = t->d[c->lo + i];
+    c->pos_inf = t->pos_inf;
+    c->neg_inf = t->neg_inf;
+    return 0;
+}
+
+int csum_add(csum *c, const sacc *a)
+{
+    if (c->all) {
+        sacc_merge(c->all, a);
+        return 0;
+    }
+    sacc t;
+    csum_get(c, &t);
+    sacc_merge(&t, a);
+    return store(c, &t);
+}
+
+int csum_merge(csum *dst, const csum *src)
+{
+    if (!src->all && src->lo < 0 && !src->pos_inf && !src->neg_inf)
+        return 0;
+    sacc t;
+    csum_get(src, &t);
+    return csum_add(dst, &t);
 }

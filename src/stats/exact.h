@@ -59,4 +59,28 @@ double sacc_std(const sacc *sum, const sacc *sumsq, uint64_t n);
  * does not fit in len bytes. */
 int sacc_integer_string(const sacc *a, char *buf, size_t len);
 
+/* A sum kept compact (F4: a file of 100000 columns holds one per column
+ * per job and more): the few digits a sum usually spans, in a window of
+ * CSUM_WINDOW; the whole superaccumulator, on the heap, only once its
+ * digits spread wider (numbers of very different magnitudes). Same value,
+ * same results as a sacc, exactly. Digits are kept normalised to
+ * [-2^31, 2^31), so that a negative sum is as compact as a positive. */
+#define CSUM_WINDOW 8
+
+typedef struct csum {
+    int64_t w[CSUM_WINDOW]; /* digits lo .. lo + CSUM_WINDOW - 1 */
+    int32_t lo;             /* -1: the finite part is 0 */
+    sacc *all;              /* the whole, once spread (then w is unused) */
+    uint64_t pos_inf, neg_inf;
+} csum;
+
+void csum_init(csum *c);
+void csum_free(csum *c); /* csum_init'ed again */
+/* c += a. Returns 0, or -1 when out of memory (c unchanged). */
+int csum_add(csum *c, const sacc *a);
+/* dst += src. Returns 0, or -1 when out of memory. */
+int csum_merge(csum *dst, const csum *src);
+/* The value as a sacc. */
+void csum_get(const csum *c, sacc *a);
+
 #endif

@@ -17,9 +17,16 @@ void stats_init(col_stats *s)
     s->fmin = NAN;
     s->fmax = NAN;
     s->all_int = 1;
-    sacc_init(&s->sum);
-    sacc_init(&s->sumsq);
-    sacc_init(&s->sumsq_corr);
+    csum_init(&s->sum);
+    csum_init(&s->sumsq);
+    csum_init(&s->sumsq_corr);
+}
+
+void stats_free(col_stats *s)
+{
+    csum_free(&s->sum);
+    csum_free(&s->sumsq);
+    csum_free(&s->sumsq_corr);
 }
 
 /* v is an integer of magnitude at most 2^64 (the integer view's range, as
@@ -151,9 +158,12 @@ static ext extremum(const double *v, const int32_t *corr, size_t n, size_t i,
 }
 
 /* The corrections' part of the sums (rare: only chunks that carry any). */
-static void add_corrections(col_stats *s, const double *v, const int32_t *corr,
-                            size_t n, unsigned what)
+static int add_corrections(col_stats *s, const double *v, const int32_t *corr,
+                           size_t n, unsigned what)
 {
+    sacc sq;
+    int squares = 0;
+    sacc_init(&sq);
     for (size_t i = 0; i < n; i++) {
         int32_t c = corr[i];
         if (c == 0 || !is_int_range(v[i]))
@@ -164,10 +174,12 @@ static void add_corrections(col_stats *s, const double *v, const int32_t *corr,
         }
         s->sum_r += c;
         if (what & STAT_STD) { /* (d + r)^2 = d^2 + (2*d*r + r^2) */
-            sacc_add_product(&s->sumsq_corr, v[i], 2 * (int64_t)c);
-            sacc_add(&s->sumsq_corr, (double)c * (double)c);
+            sacc_add_product(&sq, v[i], 2 * (int64_t)c);
+            sacc_add(&sq, (double)c * (double)c);
+            squares = 1;
         }
     }
+    return squares ? csum_add(&s->sumsq_corr, &sq) : 0;
 }
 
 /* Folds finite extremes lo <= hi into s's; zeros as +0, so that the result
@@ -197,9 +209,10 @@ static void finite_pass(col_stats *s, const double *v, size_t n)
 }
 
 /* The sums run as a second pass over the same cached values, so each loop
- * stays tight. */
-void stats_add_values(col_stats *s, const double *v, const int32_t *corr,
-                      size_t n, uint64_t first_row, unsigned what)
+ * stays tight: into full superaccumulators here, then once into the
+ * column's compact sums. */
+int stats_add_values(col_stats *s, const double *v, const int32_t *corr,
+                     size_t n, uint64_t first_row, unsigned what)
 {
     lanes r = scan(v, n);
     if (r.count > 0) {
@@ -212,12 +225,22 @@ void stats_add_values(col_stats *s, const double *v, const int32_t *corr,
     }
     s->count += r.count;
     s->all_int &= r.all_int;
-    if (what & STAT_STD)
-        sacc_add_values(&s->sum, &s->sumsq, v, n);
-    else if (what & (STAT_SUM | STAT_MEAN))
-        sacc_add_values(&s->sum, NULL, v, n);
+    int rc = 0;
+    if (r.count > 0 && (what & (STAT_SUM | STAT_MEAN | STAT_STD))) {
+        sacc sum, sq;
+        sacc_init(&sum);
+        if (what & STAT_STD) {
+            sacc_init(&sq);
+            sacc_add_values(&sum, &sq, v, n);
+            rc |= csum_add(&s->sumsq, &sq);
+        } else {
+            sacc_add_values(&sum, NULL, v, n);
+        }
+        rc |= csum_add(&s->sum, &sum);
+    }
     if (corr)
-        add_corrections(s, v, corr, n, what);
+        rc |= add_corrections(s, v, corr, n, what);
+    return rc ? -1 : 0;
 }
 
 void stats_add_counts(col_stats *s, uint64_t missing, uint64_t invalid,
@@ -231,7 +254,7 @@ void stats_add_counts(col_stats *s, uint64_t missing, uint64_t invalid,
         s->first_invalid_row = first_invalid_row;
 }
 
-void stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset)
+int stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset)
 {
     stats_add_counts(
         dst, src->missing, src->invalid, src->nan,
@@ -249,9 +272,10 @@ void stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset)
     dst->count += src->count;
     dst->all_int &= src->all_int;
     dst->sum_r += src->sum_r;
-    sacc_merge(&dst->sum, &src->sum);
-    sacc_merge(&dst->sumsq, &src->sumsq);
-    sacc_merge(&dst->sumsq_corr, &src->sumsq_corr);
+    int rc = csum_merge(&dst->sum, &src->sum);
+    rc |= csum_merge(&dst->sumsq, &src->sumsq);
+    rc |= csum_merge(&dst->sumsq_corr, &src->sumsq_corr);
+    return rc ? -1 : 0;
 }
 
 /* d + r as a decimal integer; d integral, |d| <= 2^64. */
@@ -272,16 +296,26 @@ static void int_text(char *buf, double d, int32_t r)
     *buf = '\0';
 }
 
+static int no_squares(const col_stats *s)
+{
+    const csum *q = &s->sumsq;
+    return !q->all && q->lo < 0 && !q->pos_inf && !q->neg_inf;
+}
+
 /* An integer column: the exact sums are the doubles' plus the
  * corrections'. */
 static void finalize_int(const col_stats *s, col_summary *out)
 {
-    sacc sum = s->sum, sq = s->sumsq;
+    sacc sum, sq, corr;
+    csum_get(&s->sum, &sum);
+    csum_get(&s->sumsq, &sq);
+    csum_get(&s->sumsq_corr, &corr);
     sacc_add_product(&sum, 1.0, s->sum_r);
-    sacc_merge(&sq, &s->sumsq_corr);
+    sacc_merge(&sq, &corr);
     out->sum = sacc_value(&sum);
     out->mean = sacc_mean(&sum, s->count);
-    out->std = sacc_std(&sum, &sq, s->count);
+    out->std =
+        no_squares(s) && out->sum != 0 ? NAN : sacc_std(&sum, &sq, s->count);
     out->min_row = s->min_row_int;
     out->max_row = s->max_row_int;
     out->is_int = sacc_integer_string(&sum, out->sum_int, sizeof out->sum_int);
@@ -303,9 +337,14 @@ void stats_finalize(const col_stats *s, col_summary *out)
         finalize_int(s, out);
         return;
     }
-    out->sum = sacc_value(&s->sum);
-    out->mean = s->count ? sacc_mean(&s->sum, s->count) : NAN;
-    out->std = sacc_std(&s->sum, &s->sumsq, s->count);
+    sacc sum, sq;
+    csum_get(&s->sum, &sum);
+    csum_get(&s->sumsq, &sq);
+    out->sum = sacc_value(&sum);
+    out->mean = s->count ? sacc_mean(&sum, s->count) : NAN;
+    /* no squares of values that are not all zero: std was not asked for */
+    out->std =
+        no_squares(s) && out->sum != 0 ? NAN : sacc_std(&sum, &sq, s->count);
     out->min_row = s->count ? s->min_row : 0;
     out->max_row = s->count ? s->max_row : 0;
 }

@@ -59,20 +59,26 @@ typedef struct col_stats {
     double fmin, fmax;
     int all_int;     /* every value an integer, |v| <= 2^64 */
     int64_t sum_r;   /* sum of the corrections (see stats_add_values) */
-    sacc sum;        /* of d: with STAT_SUM, STAT_MEAN or STAT_STD */
-    sacc sumsq;      /* of d*d: with STAT_STD */
-    sacc sumsq_corr; /* of 2*d*r + r*r: with STAT_STD; sumsq + sumsq_corr is
+    csum sum;        /* of d: with STAT_SUM, STAT_MEAN or STAT_STD */
+    csum sumsq;      /* of d*d: with STAT_STD */
+    csum sumsq_corr; /* of 2*d*r + r*r: with STAT_STD; sumsq + sumsq_corr is
                         the sum of the integers' squares */
 } col_stats;
 
+/* A col_stats is plain data but for its sums, which may hold memory once
+ * their digits spread (csum): stats_free releases it. Moving a col_stats
+ * (a struct copy, the original dropped) is fine; merging is the way to
+ * combine two. */
 void stats_init(col_stats *s);
+void stats_free(col_stats *s);
 
 /* Adds v[0..n), skipping NaN; v[i] is row first_row + i, corr[i] its
  * correction (corr NULL: all 0; a correction counts only beside an
  * integral double of at most 2^64, CORR_NOT_INT as 0). Rows are those of
- * the numbering s uses (a chunk's own, 1-based, until merged). */
-void stats_add_values(col_stats *s, const double *v, const int32_t *corr,
-                      size_t n, uint64_t first_row, unsigned what);
+ * the numbering s uses (a chunk's own, 1-based, until merged). Returns 0,
+ * or -1 when out of memory. */
+int stats_add_values(col_stats *s, const double *v, const int32_t *corr,
+                     size_t n, uint64_t first_row, unsigned what);
 
 /* Fields that did not enter: missing, invalid, NaN, and the row of the
  * first invalid one (0: none), numbered as s numbers its rows. The one
@@ -81,9 +87,9 @@ void stats_add_counts(col_stats *s, uint64_t missing, uint64_t invalid,
                       uint64_t nan, uint64_t first_invalid_row);
 
 /* dst += src, where src's row r is row r + row_offset in dst. Ties go to
- * the lower row, wherever it came from. */
-
-void stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset);
+ * the lower row, wherever it came from. Returns 0, or -1 when out of
+ * memory. */
+int stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset);
 
 /* What the report prints. NaN where undefined (mean of nothing, std of
  * fewer than two values, min/max of nothing). */

@@ -38,19 +38,26 @@ static void make(engine_result *r, double (*v)[N], size_t from, size_t to,
     memset(r, 0, sizeof *r);
     r->ncols = COLS;
     r->rows = to - from;
+    r->nheld = COLS;
     r->cols = calloc(COLS, sizeof *r->cols);
+    r->held_st = calloc(COLS, sizeof *r->held_st);
+    r->held_h = calloc(COLS, sizeof *r->held_h);
+    ck_assert(r->cols && r->held_st && r->held_h);
     for (int k = 0; k < COLS; k++) {
         engine_column *c = &r->cols[k];
+        col_stats *st = &r->held_st[k];
         char name[16];
         snprintf(name, sizeof name, "c%d", k);
         c->name = strdup(name);
         c->index = 2 * k + 1;
-        stats_init(&c->st);
-        stats_add_values(&c->st, v[k] + from, NULL, to - from, 1, STAT_ALL);
-        stats_add_counts(&c->st, k, 2 * k, 0, k ? 1 + k : 0);
+        c->st = st;
+        c->h = &r->held_h[k];
+        stats_init(st);
+        stats_add_values(st, v[k] + from, NULL, to - from, 1, STAT_ALL);
+        stats_add_counts(st, k, 2 * k, 0, k ? 1 + k : 0);
         if (with_hist) {
-            ck_assert_int_eq(hist_init(&c->h, 17, -1e6, 1e6), 0);
-            hist_add_values(&c->h, v[k] + from, to - from);
+            ck_assert_int_eq(hist_init(&r->held_h[k], 17, -1e6, 1e6), 0);
+            hist_add_values(&r->held_h[k], v[k] + from, to - from);
         }
     }
 }
@@ -64,17 +71,17 @@ static void same(const engine_result *a, const engine_result *b)
         ck_assert_str_eq(x->name, y->name);
         ck_assert_int_eq(x->index, y->index);
         col_summary s, t;
-        stats_finalize(&x->st, &s);
-        stats_finalize(&y->st, &t);
+        stats_finalize(x->st, &s);
+        stats_finalize(y->st, &t);
         ck_assert(!memcmp(&s.sum, &t.sum, 8) && !memcmp(&s.std, &t.std, 8));
         ck_assert(!memcmp(&s.min, &t.min, 8) && !memcmp(&s.max, &t.max, 8));
         ck_assert(s.count == t.count && s.min_row == t.min_row &&
                   s.max_row == t.max_row && s.missing == t.missing &&
                   s.invalid == t.invalid &&
                   s.first_invalid_row == t.first_invalid_row);
-        ck_assert_int_eq(x->h.nbins, y->h.nbins);
-        for (int i = 0; x->h.bins && i < x->h.nbins; i++)
-            ck_assert_uint_eq(x->h.bins[i], y->h.bins[i]);
+        ck_assert_int_eq(x->h->nbins, y->h->nbins);
+        for (int i = 0; x->h->bins && i < x->h->nbins; i++)
+            ck_assert_uint_eq(x->h->bins[i], y->h->bins[i]);
     }
 }
 
@@ -140,9 +147,9 @@ START_TEST(round_trip_and_merge)
     }
     /* counts added per part: compare the rest */
     for (int k = 0; k < COLS; k++) {
-        acc.cols[k].st.missing = whole.cols[k].st.missing;
-        acc.cols[k].st.invalid = whole.cols[k].st.invalid;
-        acc.cols[k].st.first_invalid_row = whole.cols[k].st.first_invalid_row;
+        acc.held_st[k].missing = whole.cols[k].st->missing;
+        acc.held_st[k].invalid = whole.cols[k].st->invalid;
+        acc.held_st[k].first_invalid_row = whole.cols[k].st->first_invalid_row;
     }
     same(&whole, &acc);
     engine_result_free(&whole);

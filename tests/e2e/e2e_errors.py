@@ -275,11 +275,66 @@ def test_head(suite):
                     f"status {r.returncode}, stderr {err!r}")
 
 
+CONTROL = ["\n", "\r", "\t", "\x1b", "\x7f", "\x01"]
+
+
+def one_line(suite, tag, err):
+    """A message is one line: 'colstat: ' and no raw control byte."""
+    body = err[:-1] if err.endswith("\n") else err
+    ok = err.startswith("colstat: ") and err.endswith("\n") and \
+        not any(c in body for c in CONTROL)
+    return suite.check(ok, tag + ": one line, control bytes escaped", repr(err))
+
+
+def test_escaped(suite):
+    """F7: user text in a message (a file name, -b's spec, -d's argument, a
+    column name in -c, a field under --strict) never splits the line."""
+    rng = suite.rng
+    ctl = rng.choice(CONTROL)
+    odd = suite.path(f"odd{ctl}name.csv")
+    write(odd, b"a\n1\n")
+    missing = suite.path(f"no{ctl}such.csv")
+    bad = suite.path("strict.csv")
+    write(bad, f"a,b\n1,2\n3,x{ctl}y\n".encode()
+          if ctl not in "\n\r" else b'a,b\n1,2\n3,"x\ny"\n')
+    for args, status in (([missing], 1), ([odd, "-b", f"f64{ctl}"], 2),
+                         ([odd, "-d", f"{ctl};"], 2), ([odd, "-c", f"z{ctl}"], 2),
+                         ([bad, "--strict", "-c", "1-2"], 1)):
+        rc, out, err = suite.run(args)
+        t = cmdline(args)
+        suite.check(rc == status, t + f" exits {status}", f"status {rc}: {err!r}")
+        suite.check(out == b"", t + " prints nothing on stdout", out[:200])
+        one_line(suite, t, err)
+    rc, out, err = suite.run([missing])
+    want = "\\n" if ctl == "\n" else "\\r" if ctl == "\r" else \
+        "\\t" if ctl == "\t" else "\\x%02X" % ord(ctl)
+    suite.check(want in err, f"{cmdline([missing])}: the byte shows as {want}",
+                repr(err))
+
+
+def test_write_error(suite):
+    """F6: --help, --version and a result written to a full device: exit 1
+    with one line; a reader that closes early is no error."""
+    if not os.path.exists("/dev/full"):
+        return
+    p = suite.path("w.csv")
+    write(p, b"a\n1\n")
+    for args in (["--help"], ["--version"], [p], [p, "--json"]):
+        with open("/dev/full", "wb") as full:
+            r = subprocess.run([suite.exe] + args, stdout=full,
+                               stderr=subprocess.PIPE, timeout=60)
+        err = r.stderr.decode("utf-8", "replace")
+        t = cmdline(args) + " > /dev/full"
+        suite.check(r.returncode == 1, t + " exits 1", f"status {r.returncode}")
+        one_line(suite, t, err)
+        suite.check("write error" in err, t + " says write error", repr(err))
+
+
 def main():
     suite = Suite("e2e_errors", sys.argv)
     suite.run_tests((test_unreadable, test_gzip, test_quote, test_strict, test_large,
               test_binary,
-              test_usage, test_head))
+              test_usage, test_head, test_escaped, test_write_error))
 
 
 if __name__ == "__main__":

@@ -137,6 +137,18 @@ def test_table(suite):
                         f"COLUMNS={width} {cmdline([p] + cols + extra)}: names every column")
 
 
+def test_width_clamped(suite):
+    """F5: COLUMNS past any screen draws bars no wider than 1000."""
+    p = suite.path("wbars.csv")
+    write(p, "a\n" + "".join(f"{i % 7}\n" for i in range(200)))
+    for width in ("1000000000", "99999", "2000"):
+        env = dict(os.environ, COLUMNS=width)
+        out = ok_run(suite, [p, "--hist", "--bins", "4"], env=env).decode()
+        widest = max(len(line) for line in out.split("\n"))
+        suite.check(widest <= 1000, f"COLUMNS={width} --hist: lines of at "
+                    "most 1000 characters", widest)
+
+
 SIG = re.compile(r"-?(\d*)\.?(\d*)(?:[eE][+-]?\d+)?\Z")
 
 
@@ -263,7 +275,7 @@ def test_stderr_only(suite):
 
 def main():
     suite = Suite("e2e_formats", sys.argv)
-    suite.run_tests((test_info, test_delimited, test_table, test_json_contract,
+    suite.run_tests((test_info, test_delimited, test_table, test_width_clamped, test_json_contract,
                      test_integer_columns, test_stderr_only))
 
 

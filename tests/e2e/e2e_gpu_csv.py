@@ -50,7 +50,10 @@ NaN in any case, -0, 17 to 25 digit mantissas, exact halfway points between
 doubles and their neighbours, subnormals, 1e400); invalid words; --strict
 with and without an invalid field; blank and blanks-only lines in the middle
 and at the end; stray quotes (ab"c, "a"b); bare CRs; an unterminated quote
-at EOF; records longer than small chunks. Some inputs are gzip-compressed
+at EOF; records longer than small chunks; the header line again between
+rows, also after a BOM (files joined by cat: no rows, and the count said on
+stderr must match). Some shapes name two columns alike, and some -c lists
+select a column twice (printed once). Some inputs are gzip-compressed
 (one or more members), some come on stdin, some cases name two files. Two
 large inputs (about 16 MB, 250k rows; COLSTAT_TEST_QUICK: 60k) run with
 the default chunk size, 4096 and 1 MiB, one of them turning irregular late
@@ -295,6 +298,8 @@ class Shape:
         self.odd_names = rng.random() < 0.15  # quoted names with delimiters
         self.fmt = None  # harness.NumFormat: --decimal, --thousands, --null
         self.ws = False  # -W text
+        # two columns of one name (issue 11.1): kept apart by index
+        self.dup_name = self.ncols > 1 and rng.random() < 0.15
 
     def numeric(self):
         return [i + 1 for i, c in enumerate(self.cols) if c.kind != "text"]
@@ -310,6 +315,8 @@ class Shape:
                     name = rng.choice(["%s%s unit" % (c.name, self.delim),
                                        '%s "q"' % c.name, "%s (\u00b5s)" % c.name])
                 self.names.append(name)
+            if self.dup_name:
+                self.names[-1] = self.names[0]
         return self.names
 
     def blank(self, rng):
@@ -334,6 +341,7 @@ class Doc:
         self.rows = []
         self.names = None
         self.invalid_in = set()  # numeric columns (1-based) holding invalids
+        self.nrepeats = 0  # repeated header lines
         self.build()
 
     # -- pieces
@@ -445,7 +453,8 @@ class Doc:
         rng, s, f = self.rng, self.shape, self.f
         if s.header:
             raws, self.names = self.header_cells()
-            self.add(s.delim.join(raws) + self.nl())
+            self.header_text = s.delim.join(raws)
+            self.add(self.header_text + self.nl())
         if "blank_first" in f:  # a blank line before everything
             self.lines.insert(0, (self.nl(), False))
             self.reasons.add("blank line")
@@ -501,6 +510,13 @@ class Doc:
             if self.at("blanks_only", r) and r > 0:
                 self.add(s.blank(rng) + self.nl(), False)
                 self.reasons.add("blank line")
+            after_cr = self.lines and self.lines[-1][0].endswith("\r")
+            if self.at("repeat", r) and s.header and r > 0 and not after_cr:
+                # (after a bare CR it is no line of its own: a record)
+                # the header line again (files joined by cat): no row
+                bom = "\ufeff" if rng.random() < 0.2 else ""
+                self.add(bom + self.header_text + self.nl(), False)
+                self.nrepeats += 1
             end = self.nl()
             if self.at("bare_cr", r):
                 end = "\r"
@@ -660,11 +676,18 @@ def gen_long_records(rng, n, shape):
     return Doc(rng, shape, n, {"long": some_rows(rng, n, max(1, n // 10), first=0)})
 
 
+def gen_repeat_headers(rng, n, shape):
+    """Regular: the header line again between rows, also after a BOM or
+    with another line end (files joined by cat or zcat: item 3), no rows."""
+    shape.header = True
+    return Doc(rng, shape, n, {"repeat": some_rows(rng, n, rng.randint(1, 5))})
+
+
 def gen_kitchen_sink(rng, n, shape):
     """Several of the above at once."""
     f = {}
     for k in rng.sample(["ragged", "blank_mid", "stray_quote", "bare_cr", "long",
-                         "hard", "blank_end"], rng.randint(2, 4)):
+                         "hard", "blank_end", "repeat"], rng.randint(2, 4)):
         f[k] = True if k == "blank_end" else some_rows(rng, n, rng.randint(1, 3))
     if rng.random() < 0.3:
         for c in shape.cols:
@@ -736,8 +759,8 @@ def gen_whitespace(rng, n, shape):
 GENERATORS = [gen_plain, gen_quoted, gen_ragged, gen_number_zoo, gen_invalid,
               gen_strict_ok, gen_strict_bad, gen_blank_lines, gen_blank_end,
               gen_stray_quotes, gen_quote_then_text, gen_bare_cr,
-              gen_unterminated, gen_long_records, gen_kitchen_sink,
-              gen_formats, gen_whitespace]
+              gen_unterminated, gen_long_records, gen_repeat_headers,
+              gen_kitchen_sink, gen_formats, gen_whitespace]
 
 
 class LargeDoc(Doc):
@@ -832,6 +855,11 @@ class Case:
                         i.doc.status = 1
         st = [i.doc.status for i in inputs]
         self.status = None if None in st else max(st)
+        if selected is None and not any(i.doc.rows for i in inputs) \
+                and self.status == 0:
+            # The default columns of no data: "no column holds numbers",
+            # an error, not an empty table (issue 11.4).
+            self.status = 1
         if selected is not None and not self.shape.header and not inputs[0].doc.rows:
             # No first record, so no columns: colstat answers an empty file
             # with no columns, a BOM or blank lines alone with a usage
@@ -891,12 +919,14 @@ def make_case(suite, rng, name, gens, nrows, shape=None, large=False):
         selected = shape.numeric()
         if rng.random() < 0.3 and len(selected) > 1:
             selected = sorted(rng.sample(selected, rng.randint(1, len(selected))))
-        simple = shape.header and not shape.odd_names
+        simple = shape.header and not shape.odd_names and not shape.dup_name
         spelled = [shape.cols[i - 1].name if simple and rng.random() < 0.3 else str(i)
                    for i in selected]
         if selected == list(range(1, shape.ncols + 1)) and shape.ncols > 1 \
                 and rng.random() < 0.5:
             spelled = ["1-%d" % shape.ncols]
+        if rng.random() < 0.3:  # selected again: printed once (item 1)
+            spelled.append(rng.choice(spelled))
         args += ["-c", ",".join(spelled)]
     if strict:
         args.append("--strict")
@@ -1123,7 +1153,9 @@ def cross_check_encoding(suite, case):
         if d.shape.header:
             suite.check(recs[:1] == [d.names], "%s: csv module reads the header" % case.name,
                         "%r != %r" % (recs[:1], d.names))
-            recs = recs[1:]
+            # the repeated headers (a BOM inside the text starts only those)
+            recs = [r for r in recs[1:]
+                    if r != d.names and not r[0].startswith("\ufeff")]
         bad = [k for k, (a, b) in enumerate(zip(recs, d.rows)) if a != b]
         suite.check(len(recs) == len(d.rows) and not bad,
                     "%s: csv module reads %s as generated" % (case.name, inp.path),
@@ -1150,8 +1182,13 @@ def check_cpu(suite, case, res, selfcheck, tally):
         except ValueError as e:
             suite.check(False, t + " prints JSON", str(e))
         bad = [ln for ln in err.splitlines()
-               if not re.match(r"colstat: .+:[0-9]+: warning: column ", ln)]
+               if not re.match(r"colstat: .+:[0-9]+: (warning: column |"
+                               r"[0-9]+ repeated header lines? skipped)", ln)]
         suite.check(not bad, t + ": stderr holds only warnings", "%r" % bad[:3])
+        want = sum(i.doc.nrepeats for i in case.inputs)
+        said = re.search(r": ([0-9]+) repeated header lines? skipped", err)
+        suite.check((int(said.group(1)) if said else 0) == want,
+                    t + ": says %d repeated header lines skipped" % want, err[-300:])
     elif rc == 1:
         suite.check(out == b"" and err.count("\n") == 1 and err.startswith("colstat: "),
                     t + ": one error line, nothing on stdout", "%r %r" % (out[:100], err))

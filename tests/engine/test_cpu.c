@@ -115,8 +115,10 @@ static void whole(double (*v)[N], size_t n, const backend_params *p,
     fill(&c, v, 0, n);
     for (int k = 0; k < COLS; k++) {
         stats_init(&st[k]);
-        stats_add_values(&st[k], c.col[k], c.has_corr[k] ? c.corr[k] : NULL, n,
-                         1, p->what);
+        ck_assert_int_eq(stats_add_values(&st[k], c.col[k],
+                                          c.has_corr[k] ? c.corr[k] : NULL, n,
+                                          1, p->what),
+                         0);
         stats_add_counts(&st[k], 0, c.invalid[k], c.nan[k], c.first_invalid[k]);
         double lo = p->have_range ? p->range_lo : st[k].min;
         double hi = p->have_range ? p->range_hi : st[k].max;
@@ -297,6 +299,8 @@ START_TEST(jobs_merge_as_whole)
         sorted_quantiles(v, n, k, q, nq, want);
         for (size_t i = 0; i < nq; i++)
             same_quantile(&got[k][i], &want[i]);
+        stats_free(&a[k]);
+        stats_free(&b[k]);
     }
     free(v);
     free(corr);

@@ -78,10 +78,22 @@ static void field(text *t, test_rng *r)
     }
 }
 
+/* The header, and the text as it is once more between rows (files joined
+ * by cat: item 3). */
+static const char header[] = "a,b,c";
+static int repeats_made;
+
 static void make_csv(text *t, test_rng *r, int rows)
 {
     puts_(t, "a,b,c\n");
+    repeats_made = 0;
     for (int i = 0; i < rows; i++) {
+        if (rng_below(r, 40) == 0) {
+            puts_(t, rng_below(r, 4) ? "a,b,c\n"
+                                     : "\xEF\xBB\xBF"
+                                       "a,b,c\r\n");
+            repeats_made++;
+        }
         for (int f = 0; f < NCOLS; f++) {
             if (f)
                 puts_(t, ",");
@@ -117,7 +129,10 @@ static void add_chunk(rows *out, const chunk *c, uint64_t first_row)
 static void reference(const text *t, rows *ref)
 {
     memset(ref, 0, sizeof *ref);
-    csv_dialect d = {.delim = ',', .header = 1};
+    csv_dialect d = {.delim = ',',
+                     .header = 1,
+                     .repeat = header,
+                     .repeat_len = strlen(header)};
     int map[NCOLS] = {0, 1, 2};
     chunk c;
     ck_assert_int_eq(chunk_init(&c, NCOLS, MAX_ROWS, NULL), 0);
@@ -168,6 +183,9 @@ typedef struct fake {
     uint64_t first_row, first_line;
     const int *map;
     int nmap;
+    const char *repeat;
+    size_t repeat_len;
+    uint64_t repeats; /* the device skipped */
 } fake;
 
 static void *fake_part_new(backend *b)
@@ -284,6 +302,8 @@ static int dev_begin(backend *b, const bytes_format *fmt, uint64_t first_row,
     f->first_line = first_line;
     f->map = fmt->map;
     f->nmap = fmt->nmap;
+    f->repeat = fmt->repeat;
+    f->repeat_len = fmt->repeat_len;
     f->bytes.n = 0;
     f->nslots = 0;
     ck_assert_uint_eq(first_row, f->rows_retired + 1);
@@ -318,7 +338,10 @@ static int dev_end(backend *b, bytes_result *r, char *tail, size_t *tail_len,
     if (stop_at > f->bytes.n)
         stop_at = f->bytes.n;
     /* the last record boundary at or before the stop */
-    csv_dialect d = {.delim = ',', .header = 1};
+    csv_dialect d = {.delim = ',',
+                     .header = 1,
+                     .repeat = f->repeat,
+                     .repeat_len = f->repeat_len};
     csv_cutter c;
     csv_cutter_init(&c, &d, f->first_line);
     size_t consumed = csv_cut(&c, f->bytes.p, stop_at, 0, "dev", e);
@@ -335,6 +358,8 @@ static int dev_end(backend *b, bytes_result *r, char *tail, size_t *tail_len,
     r->lines = c.line - f->first_line;
     r->consumed = consumed;
     r->stopped = stop_at < f->bytes.n || f->stop_slot < f->nslots;
+    r->repeats = ck.repeats;
+    r->repeat_line = ck.repeat_line;
     f->rows_retired += ck.nrows;
     chunk_free(&ck, NULL);
     *tail_len = stop_at - consumed;
@@ -388,12 +413,12 @@ static void feed_through(fake *f, const char *path, const rows *ref,
     feed_init(&fd, js, &f->base, &acc, nthreads, NCOLS, 0);
     input *in = NULL;
     csv_dialect d = {.delim = ',', .header = 1};
-    ck_assert_int_eq(input_open(path, NULL, d, head, &acc, &in, &e), CS_OK);
+    ck_assert_int_eq(input_open(path, NULL, d, head, 1, &acc, &in, &e), CS_OK);
     col_table t;
     char *names[] = {"a", "b", "c"};
     unsigned char num[] = {1, 1, 1};
-    ck_assert_int_eq(columns_learn(&t, NULL, names, num, 3, 1, path, &e),
-                     CS_OK);
+    col_fields cf = {names, num, 3, 1, path, 0};
+    ck_assert_int_eq(columns_learn(&t, NULL, &cf, &e), CS_OK);
     ck_assert_int_eq(input_map(in, &t, &e), CS_OK);
     int rc = feed_input(&fd, in, &e);
     ck_assert_msg(rc == CS_OK, "%s:%llu: %s", e.file, e.line, e.msg);
@@ -401,6 +426,9 @@ static void feed_through(fake *f, const char *path, const rows *ref,
     ck_assert_int_eq(jobs_drain(js, &e), CS_OK);
     ck_assert_uint_eq(jobs_rows(js), ref->n);
     same_rows(&f->got, ref);
+    const char *rfile;
+    uint64_t rline;
+    ck_assert_uint_eq(jobs_repeats(js, &rfile, &rline), (uint64_t)repeats_made);
     feed_free(&fd);
     jobs_stop(js);
     columns_free(&t);
@@ -415,7 +443,8 @@ static void fake_init(fake *f, test_rng *r)
                         1 + rng_below(r, 300),
                         1 + rng_below(r, 40),
                         (int)rng_below(r, 2),
-                        NULL};
+                        NULL,
+                        0};
     f->delay = (int)rng_below(r, 2);
 }
 
@@ -479,6 +508,99 @@ START_TEST(device_hands_over)
 }
 END_TEST
 
+/* F10: with an invalid field (--strict) in the first input and an
+ * unterminated quote in the second, the first error in input order is
+ * reported, however the threads run. The worker holding the first input's
+ * job is held back until the main thread has met the quote: before the
+ * fix, that error stayed. */
+static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
+static int gate_open;
+
+static int gated_job_done(backend *b, job *j, cs_error *e)
+{
+    (void)b, (void)j;
+    pthread_mutex_lock(&gate_mu);
+    while (!gate_open)
+        pthread_cond_wait(&gate_cv, &gate_mu);
+    pthread_mutex_unlock(&gate_mu);
+    return e->status;
+}
+
+static int any_retire(backend *b, job *j, uint64_t first_row, int abandon,
+                      cs_error *e)
+{
+    (void)b, (void)j, (void)first_row, (void)abandon;
+    return e->status;
+}
+
+static const backend_ops gated_ops = {
+    .part_new = fake_part_new,
+    .part_reset = fake_part_reset,
+    .part_free = fake_part_free,
+    .chunk_done = fake_chunk_done,
+    .job_done = gated_job_done,
+    .retire = any_retire,
+    .finish = fake_finish,
+    .describe = fake_describe,
+    .close = fake_close,
+};
+
+START_TEST(first_error_in_input_order)
+{
+    text a = {0}, b = {0};
+    puts_(&a, "a,b,c\n1,2,3\n4,oops,6\n7,8,9\n");
+    puts_(&b, "a,b,c\n1,2,3\n4,\"never closed,6\n7,8,9\n");
+    char *pa = write_file(&a, 0), *pb = write_file(&b, 0);
+    fake *f = calloc(1, sizeof *f);
+    f->base = (backend){&gated_ops, NULL, "gated", 1 << 20, 64, 0, NULL, 0};
+    account acc;
+    account_init(&acc, &sink, 0, 0);
+    static const char *const labels[] = {"'a'", "'b'", "'c'"};
+    csv_strict strict = {NCOLS, labels};
+    jobs *js = NULL;
+    cs_error e = {0};
+    jobs_params jp = {&f->base, 2, NCOLS, NULL, &strict, &acc};
+    ck_assert_int_eq(jobs_start(&jp, &js, &e), CS_OK);
+    feed fd;
+    feed_init(&fd, js, &f->base, &acc, 2, NCOLS, NCOLS);
+    char *names[] = {"a", "b", "c"};
+    unsigned char num[] = {1, 1, 1};
+    col_fields cf = {names, num, 3, 1, pa, 0};
+    col_table t;
+    ck_assert_int_eq(columns_learn(&t, NULL, &cf, &e), CS_OK);
+    gate_open = 0;
+    csv_dialect d = {.delim = ',', .header = 1};
+    input *in = NULL;
+    for (int k = 0; k < 2 && e.status == CS_OK; k++) {
+        ck_assert_int_eq(
+            input_open(k ? pb : pa, NULL, d, 1 << 16, 0, &acc, &in, &e), CS_OK);
+        ck_assert_int_eq(input_map(in, &t, &e), CS_OK);
+        feed_input(&fd, in, &e);
+        input_release(in);
+    }
+    ck_assert_msg(strstr(e.msg, "unterminated") != NULL, "%s", e.msg);
+    pthread_mutex_lock(&gate_mu);
+    gate_open = 1;
+    pthread_cond_broadcast(&gate_cv);
+    pthread_mutex_unlock(&gate_mu);
+    ck_assert_int_eq(jobs_drain(js, &e), CS_EDATA);
+    ck_assert_str_eq(e.file, pa);
+    ck_assert_uint_eq(e.line, 3);
+    ck_assert_str_eq(e.msg, "column 'b': 'oops' is not a number");
+    feed_free(&fd);
+    jobs_stop(js);
+    columns_free(&t);
+    unlink(pa);
+    unlink(pb);
+    free(pa);
+    free(pb);
+    free(a.p);
+    free(b.p);
+    free(f);
+}
+END_TEST
+
 int main(void)
 {
     g_seed = test_seed("test_feed");
@@ -487,6 +609,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, cut_anywhere_same_rows);
     tcase_add_test(tc, device_hands_over);
+    tcase_add_test(tc, first_error_in_input_order);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }

@@ -71,6 +71,7 @@ typedef struct result {
     double *v[MAXC];
     int32_t *corr[MAXC]; /* 0 where the chunk kept no correction */
     uint64_t missing[MAXC], invalid[MAXC], nan[MAXC], first_invalid[MAXC];
+    uint64_t repeats, repeat_line; /* repeated headers skipped, the first */
 } result;
 
 static void result_init(result *r, int ncols)
@@ -107,6 +108,9 @@ static void take_chunk(result *r, chunk *ch)
                         ch->has_corr[c] ? ch->corr[c][i] : 0);
         r->rows++;
     }
+    if (!r->repeats)
+        r->repeat_line = ch->repeat_line;
+    r->repeats += ch->repeats;
     for (int c = 0; c < r->ncols; c++) {
         uint64_t base = r->rows - ch->nrows;
         r->missing[c] += ch->missing[c];
@@ -148,9 +152,9 @@ static void assert_same(const result *a, const result *b, uint64_t seed)
 /* ---- driving the reader like the engine does ---- */
 
 typedef struct run_opts {
-    size_t window; /* bytes offered to csv_cut at a time; 0: all */
-    size_t cap;    /* chunk rows */
-    int strict;
+    size_t window;    /* bytes offered to csv_cut at a time; 0: all */
+    size_t cap;       /* chunk rows */
+    int strict;       /* --strict: columns [0, strict) are */
     uint64_t *starts; /* if set: check csv_line_of_row against these */
     size_t nstarts;
 } run_opts;
@@ -187,8 +191,12 @@ static int parse_cut_block(const csv_dialect *d, const char *blk, size_t k,
             take_chunk(r, ch);
         size_t consumed = 0;
         uint64_t lines = 0, nl = 0;
+        static const char *const labels[] = {"'a'", "'b'", "'c'", "'d'",
+                                             "'e'", "'f'", "'g'", "'h'"};
+        csv_strict st = {o->strict, labels};
         int rc = csv_parse_block(d, blk + off, k - off, at_line, map, nmap,
-                                 o->strict, "t.csv", ch, &consumed, &lines, e);
+                                 o->strict ? &st : NULL, "t.csv", ch, &consumed,
+                                 &lines, e);
         if (rc != CS_OK)
             return rc;
         for (size_t i = off; i < off + consumed; i++)
@@ -376,8 +384,9 @@ START_TEST(head_edges)
     result r;
     ck_assert_int_eq(parse_all(t.s, ',', 1, &r, 1, &e), CS_EDATA);
     ck_assert_uint_eq(e.line, 2);
-    ck_assert_int_eq(strlen(e.msg),
-                     strlen("column 1: '' is not a number") + 43);
+    ck_assert_str_eq(e.msg,
+                     "column 'a': 'zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz..."
+                     "' is not a number");
     result_free(&r);
     free(t.s);
 }
@@ -582,7 +591,7 @@ START_TEST(strict_error_line)
     cs_error e = {0};
     csv_dialect d = {.delim = ',', .header = 0};
     int map[2] = {0, 1};
-    run_opts o = {0, 2, 1, NULL, 0};
+    run_opts o = {0, 2, 2, NULL, 0};
     ck_assert_int_eq(run_reader(&d, s, strlen(s), 17, map, 2, 2, &o, &r, &e),
                      CS_EDATA);
     ck_assert_uint_eq(e.line, 19); /* "4\n" spans lines 19 and 20 */
@@ -592,15 +601,24 @@ START_TEST(strict_error_line)
     ck_assert_int_eq(run_reader(&d, s, strlen(s), 17, map, 2, 2, &o, &r, &e),
                      CS_EDATA);
     ck_assert_uint_eq(e.line, 19);
-    ck_assert_str_eq(e.msg, "column 2: '4?' is not a number");
+    ck_assert_str_eq(e.msg, "column 'b': '4\n' is not a number");
     result_free(&r);
     memset(&e, 0, sizeof e);
     ck_assert_int_eq(
         run_reader(&d, s + 12, strlen(s) - 12, 21, map, 2, 2, &o, &r, &e),
         CS_EDATA);
     ck_assert_uint_eq(e.line, 22);
-    ck_assert_str_eq(e.msg, "column 2: 'abc' is not a number");
+    ck_assert_str_eq(e.msg, "column 'b': 'abc' is not a number");
     result_free(&r);
+    /* Only the strict columns: 'abc' is the second's, which is not. */
+    o.strict = 1;
+    memset(&e, 0, sizeof e);
+    ck_assert_int_eq(
+        run_reader(&d, s + 12, strlen(s) - 12, 21, map, 2, 2, &o, &r, &e),
+        CS_OK);
+    ck_assert_uint_eq(r.rows, 3);
+    result_free(&r);
+    o.strict = 2;
     /* An unmapped invalid field is no error. */
     int map1[2] = {0, -1};
     memset(&e, 0, sizeof e);
@@ -820,9 +838,9 @@ static ref_kind ref_number(const char *s, double *v)
 }
 
 /* What the reader should give for rf under map; the strict error line (0 if
- * none) goes to *strict_line. */
+ * none) of columns [0, nstrict) goes to *strict_line. */
 static void ref_expect(const ref_file *rf, const int *map, int nmap, int ncols,
-                       result *r, uint64_t *strict_line)
+                       int nstrict, result *r, uint64_t *strict_line)
 {
     result_init(r, ncols);
     *strict_line = 0;
@@ -846,7 +864,7 @@ static void ref_expect(const ref_file *rf, const int *map, int nmap, int ncols,
                 r->invalid[c]++;
                 if (!r->first_invalid[c])
                     r->first_invalid[c] = i + 1;
-                if (!*strict_line)
+                if (!*strict_line && c < nstrict)
                     *strict_line = rf->r[i].f[f].line;
             }
         }
@@ -954,7 +972,8 @@ START_TEST(differential_random)
             map[f] = rndn(4) == 0 || ncols == MAXC ? -1 : ncols++;
         result want, got;
         uint64_t strict_line;
-        ref_expect(&rf, map, nmap, ncols, &want, &strict_line);
+        int nstrict = ncols ? 1 + (int)rndn((size_t)ncols) : 0;
+        ref_expect(&rf, map, nmap, ncols, nstrict, &want, &strict_line);
 
         uint64_t *starts = malloc((rf.nr + 1) * sizeof *starts);
         for (size_t i = 0; i < rf.nr; i++)
@@ -969,8 +988,9 @@ START_TEST(differential_random)
         assert_same(&want, &got, seed);
         result_free(&got);
 
-        /* --strict: the first invalid mapped field, on its line. */
-        o.strict = 1;
+        /* --strict: the first invalid field of a strict column, on its
+         * line. */
+        o.strict = nstrict;
         o.starts = NULL;
         int rc = run_reader(&d, t.s, t.n, first_line, map, nmap, ncols, &o,
                             &got, &e);
@@ -1001,6 +1021,185 @@ START_TEST(differential_random)
         ref_free(&rf);
         free(t.s);
     }
+}
+END_TEST
+
+/* Item 3: a line identical to the header (a BOM before it, CRLF or LF
+ * after it) between records is no row; inside a quoted field it is text.
+ * Records with header lines between them parse as the same records
+ * without, for any cut and chunk size; rows map to their lines; the
+ * skipped lines are counted and the first is located. */
+START_TEST(repeated_headers)
+{
+    uint64_t seed = start_seed();
+    static const char delims[] = {',', '\t', ';', '|'};
+    int iters = quick() ? 60 : 300;
+    for (int it = 0; it < iters; it++) {
+        char delim = delims[rndn(4)];
+        int nfields = 1 + (int)rndn(5);
+        text hdr = {0}, with = {0}, clean = {0};
+        for (int f = 0; f < nfields; f++) {
+            if (f)
+                put(&hdr, &delim, 1);
+            int quoted = rndn(4) == 0;
+            puts_(&hdr, quoted ? "\"q,n\"\"x" : "name");
+            put(&hdr, &"abcdefgh"[f], 1);
+            puts_(&hdr, quoted ? "\"" : "");
+        }
+        uint64_t line = 1 + rndn(50), first_line = line, inserted = 0;
+        uint64_t first_repeat = 0;
+        uint64_t *skip = calloc(2000, sizeof *skip);
+        size_t nrec = 1 + rndn(150);
+        for (size_t i = 0; i < nrec; i++) {
+            if (rndn(4) == 0) { /* a repeated header between records */
+                if (rndn(5) == 0)
+                    puts_(&with, "\xEF\xBB\xBF");
+                put(&with, hdr.s, hdr.n);
+                puts_(&with, rndn(3) ? "\n" : "\r\n");
+                first_repeat = first_repeat ? first_repeat : line;
+                skip[inserted++] = line++;
+            }
+            text rec = {0};
+            if (rndn(10) == 0) { /* the header inside a quoted field */
+                puts_(&rec, "\"x\n");
+                put(&rec, hdr.s, hdr.n);
+                puts_(&rec, "\ny\"");
+                put(&rec, &delim, 1);
+                puts_(&rec, "1\n");
+            } else {
+                random_csv(&rec, delim, nfields, 1);
+                if (rec.s[rec.n - 1] != '\n')
+                    puts_(&rec, "\n");
+            }
+            for (size_t k = 0; k < rec.n; k++)
+                line += rec.s[k] == '\n';
+            put(&with, rec.s, rec.n);
+            put(&clean, rec.s, rec.n);
+            free(rec.s);
+        }
+        /* the rows' lines: every record of the text with the headers,
+         * less the inserted lines */
+        ref_file rf;
+        ref_parse(with.s, with.n, delim, first_line, &rf);
+        uint64_t *starts = malloc((rf.nr + 1) * sizeof *starts);
+        size_t ns = 0;
+        for (size_t i = 0, k = 0; i < rf.nr; i++) {
+            while (k < inserted && skip[k] < rf.r[i].line)
+                k++;
+            if (k == inserted || skip[k] != rf.r[i].line)
+                starts[ns++] = rf.r[i].line;
+        }
+        int map[MAXC], nmap = nfields, ncols = nfields;
+        for (int f = 0; f < nfields; f++)
+            map[f] = f;
+        csv_dialect plain = {.delim = delim, .header = 1};
+        csv_dialect d = {
+            .delim = delim, .header = 1, .repeat = hdr.s, .repeat_len = hdr.n};
+        run_opts o = {0, 1000, 0, NULL, 0};
+        result want, got;
+        cs_error e = {0};
+        ck_assert_int_eq(run_reader(&plain, clean.s, clean.n, 1, map, nmap,
+                                    ncols, &o, &want, &e),
+                         CS_OK);
+        o = (run_opts){1 + rndn(300), rndn(2) ? 1 + rndn(40) : 1000, 0, starts,
+                       ns};
+        ck_assert_int_eq(run_reader(&d, with.s, with.n, first_line, map, nmap,
+                                    ncols, &o, &got, &e),
+                         CS_OK);
+        assert_same(&want, &got, seed);
+        ck_assert_uint_eq(got.repeats, inserted);
+        ck_assert_uint_eq(got.repeat_line, first_repeat);
+        ck_assert_uint_eq(ns, want.rows);
+        result_free(&want);
+        result_free(&got);
+        ref_free(&rf);
+        free(starts);
+        free(skip);
+        free(hdr.s);
+        free(with.s);
+        free(clean.s);
+    }
+}
+END_TEST
+
+static int by_row_field(const void *a, const void *b)
+{
+    const csv_spot *x = a, *y = b;
+    if (x->row != y->row)
+        return x->row < y->row ? -1 : 1;
+    return (x->field > y->field) - (x->field < y->field);
+}
+
+/* csv_locate, what messages show of a field found again after parsing
+ * (a warning's first invalid field, a strict error's line): random spots,
+ * some past a short record's fields, against the reference parse: the
+ * field's line, its record's line, its text as csv_show_field shows the
+ * reference's. */
+START_TEST(locate_fields)
+{
+    uint64_t seed = start_seed();
+    static const char delims[] = {',', '\t', ';', '|'};
+    int iters = quick() ? 60 : 400;
+    for (int it = 0; it < iters; it++) {
+        char delim = delims[rndn(4)];
+        int nfields = 1 + (int)rndn(6);
+        text t = {0};
+        random_csv(&t, delim, nfields, 1 + rndn(80));
+        uint64_t first_line = 1 + rndn(100);
+        ref_file rf;
+        ref_parse(t.s, t.n, delim, first_line, &rf);
+        csv_spot sp[8] = {{0}};
+        int n = 0;
+        for (int k = 0; rf.nr && k < 8; k++) {
+            csv_spot c = {1 + rndn(rf.nr), (int)rndn((size_t)nfields + 2), 0, 0,
+                          ""};
+            int again = 0; /* each spot once */
+            for (int j = 0; j < n; j++)
+                again |= sp[j].row == c.row && sp[j].field == c.field;
+            if (!again)
+                sp[n++] = c;
+        }
+        qsort(sp, (size_t)n, sizeof *sp, by_row_field);
+        csv_dialect d = {.delim = delim, .header = 0};
+        csv_locate(&d, t.s, t.n, first_line, sp, n);
+        for (int i = 0; i < n; i++) {
+            const ref_record *r = &rf.r[sp[i].row - 1];
+            if (sp[i].field >= r->nf) {
+                ck_assert_msg(sp[i].line == 0, "seed %llu: row %llu field %d",
+                              (unsigned long long)seed,
+                              (unsigned long long)sp[i].row, sp[i].field);
+                continue;
+            }
+            const ref_field *f = &r->f[sp[i].field];
+            char want[CSV_SHOWN];
+            csv_show_field(f->s, f->n, want, sizeof want);
+            ck_assert_msg(
+                sp[i].line == f->line && sp[i].record_line == r->line,
+                "seed %llu: row %llu field %d: lines %llu %llu, want "
+                "%llu %llu",
+                (unsigned long long)seed, (unsigned long long)sp[i].row,
+                sp[i].field, (unsigned long long)sp[i].line,
+                (unsigned long long)sp[i].record_line,
+                (unsigned long long)f->line, (unsigned long long)r->line);
+            ck_assert_msg(!strcmp(sp[i].text, want),
+                          "seed %llu: '%s' shown, want '%s'",
+                          (unsigned long long)seed, sp[i].text, want);
+        }
+        ref_free(&rf);
+        free(t.s);
+    }
+    /* shown: blanks around left out, 40 bytes at most, cut between UTF-8
+     * sequences, "..." after a cut */
+    char out[CSV_SHOWN];
+    csv_show_field(" \t x y \t", strlen(" \t x y \t"), out, sizeof out);
+    ck_assert_str_eq(out, "x y");
+    char u[64] = "";
+    for (int i = 0; i < 19; i++)
+        strcat(u, "\xc3\xa9");
+    strcat(u, "a\xc3\xa9z"); /* 39 bytes, then one of 2 */
+    csv_show_field(u, strlen(u), out, sizeof out);
+    ck_assert_uint_eq(strlen(out), 39 + 3);
+    ck_assert_str_eq(out + 39, "...");
 }
 END_TEST
 
@@ -1078,10 +1277,10 @@ START_TEST(whitespace_fixed)
     ck_assert_uint_eq(r.invalid[1], 1);
     ck_assert_uint_eq(r.invalid[2], 1); /* b" */
     result_free(&r);
-    /* --strict names the line, blank lines counted */
-    ck_assert_int_eq(parse_ws("1 2\n\n3 x\n", 2, NULL, &r, 1, &e), CS_EDATA);
+    /* --strict (both columns) names the line, blank lines counted */
+    ck_assert_int_eq(parse_ws("1 2\n\n3 x\n", 2, NULL, &r, 2, &e), CS_EDATA);
     ck_assert_uint_eq(e.line, 3);
-    ck_assert_msg(strstr(e.msg, "column 2: 'x'"), "%s", e.msg);
+    ck_assert_msg(strstr(e.msg, "column 'b': 'x'"), "%s", e.msg);
     result_free(&r);
 }
 END_TEST
@@ -1283,6 +1482,8 @@ static Suite *suite(void)
     tcase_add_test(tc, integer_corrections);
     tcase_add_test(tc, unterminated_quote_line);
     tcase_add_test(tc, strict_error_line);
+    tcase_add_test(tc, repeated_headers);
+    tcase_add_test(tc, locate_fields);
     tcase_add_test(tc, chunk_full_resume);
     tcase_add_test(tc, differential_random);
     tcase_add_test(tc, cut_agrees_with_libcsv);

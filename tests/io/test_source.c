@@ -49,7 +49,9 @@ typedef struct buf {
 /* Appends n bytes and returns where they go (to be filled). */
 static unsigned char *buf_grow(buf *b, size_t n)
 {
-    if (b->n + n > b->cap) {
+    /* also on the first append, empty or not: NULL + 0 is undefined (F9:
+     * clang's UBSan stopped the suite) */
+    if (b->n + n > b->cap || !b->p) {
         b->cap = (b->n + n) * 2 + 16;
         b->p = realloc(b->p, b->cap);
         ck_assert_ptr_nonnull(b->p);

@@ -280,6 +280,79 @@ START_TEST(test_merge_splits)
 }
 END_TEST
 
+/* The compact sum (F4): the values of every regime, with infinities and
+ * cancellations, in random parts added as superaccumulators, the parts'
+ * compact sums merged in random order: the value of one whole
+ * superaccumulator, digit for digit; kept in its window, no memory, when
+ * its digits fit one (narrow values), negative sums included. */
+START_TEST(test_compact_sums)
+{
+    double x[400];
+    int windowed = 0, spread = 0;
+    for (int it = 0; it < iters(600); it++) {
+        int n = gen(it % R_NREGIMES, x, 8 + (int)(test_rand(&rng_state) % 380));
+        if (it % 5 == 0)
+            x[test_rand(&rng_state) % (uint64_t)n] =
+                test_rand(&rng_state) % 2 ? INFINITY : -INFINITY;
+        if (it % 7 == 0) /* to exactly zero */
+            for (int i = 0; i + 1 < n; i += 2)
+                x[i + 1] = -x[i];
+        sacc whole;
+        sacc_init(&whole);
+        for (int i = 0; i < n; i++)
+            sacc_add(&whole, x[i]);
+        int np = 1 + (int)(test_rand(&rng_state) % 8);
+        csum parts[8], merged;
+        for (int p = 0, at = 0; p < np; p++) {
+            int len =
+                p + 1 == np
+                    ? n - at
+                    : (int)(test_rand(&rng_state) % (uint64_t)(n - at + 1));
+            sacc s;
+            sacc_init(&s);
+            for (int i = at; i < at + len; i++)
+                sacc_add(&s, x[i]);
+            csum_init(&parts[p]);
+            ck_assert_int_eq(csum_add(&parts[p], &s), 0);
+            at += len;
+        }
+        csum_init(&merged);
+        for (int p = np - 1; p >= 0; p--) {
+            int k = (int)(test_rand(&rng_state) % (uint64_t)(p + 1));
+            ck_assert_int_eq(csum_merge(&merged, &parts[k]), 0);
+            csum_free(&parts[k]);
+            parts[k] = parts[p];
+        }
+        sacc got;
+        csum_get(&merged, &got);
+        sacc_normalize(&whole);
+        sacc_normalize(&got);
+        ck_assert(memcmp(whole.d, got.d, sizeof whole.d) == 0);
+        ck_assert(whole.pos_inf == got.pos_inf && whole.neg_inf == got.neg_inf);
+        ck_assert(bits_of(sacc_value(&whole)) == bits_of(sacc_value(&got)));
+        windowed += merged.all == NULL;
+        spread += merged.all != NULL;
+        csum_free(&merged);
+    }
+    ck_assert(windowed > 0 && spread > 0);
+    /* narrow values, positive or negative: in the window */
+    for (int sign = -1; sign <= 1; sign += 2) {
+        sacc s;
+        csum c;
+        sacc_init(&s);
+        csum_init(&c);
+        for (int i = 0; i < 100000; i++)
+            sacc_add(&s, sign * (i * 0.01 + 1e6));
+        ck_assert_int_eq(csum_add(&c, &s), 0);
+        ck_assert_ptr_null(c.all);
+        sacc got;
+        csum_get(&c, &got);
+        ck_assert(bits_of(sacc_value(&got)) == bits_of(sacc_value(&s)));
+        csum_free(&c);
+    }
+}
+END_TEST
+
 static void sacc_to_mpq(mpq_t q, const sacc *a)
 {
     mpz_t z, t;
@@ -505,6 +578,7 @@ int main(void)
     tcase_add_test(tc, test_known_cases);
     tcase_add_test(tc, test_zero_and_inf);
     tcase_add_test(tc, test_merge_splits);
+    tcase_add_test(tc, test_compact_sums);
     tcase_add_test(tc, test_pending_limit);
     tcase_add_test(tc, test_many_adds);
     tcase_add_test(tc, test_integer_string);

@@ -149,7 +149,10 @@ static void chunked(const double *v, size_t n, unsigned what, col_stats *out)
     }
     while (ng > 1) {
         int k = (int)(test_rand(&rng_state) % (uint64_t)(ng - 1));
-        stats_merge(&g[k].st, &g[k + 1].st, g[k + 1].start - g[k].start);
+        ck_assert_int_eq(
+            stats_merge(&g[k].st, &g[k + 1].st, g[k + 1].start - g[k].start),
+            0);
+        stats_free(&g[k + 1].st);
         memmove(&g[k + 1], &g[k + 2], (size_t)(ng - k - 2) * sizeof g[0]);
         ng--;
     }
@@ -168,18 +171,22 @@ START_TEST(test_extrema_and_merge)
         ref r;
         reference(v, n, &r);
         unsigned what = test_rand(&rng_state) % 2 ? STAT_ALL : STAT_COUNT;
+        stats_free(&whole);
         stats_init(&whole);
         stats_add_values(&whole, v, NULL, n, 1, what);
         assert_matches(&whole, &r);
+        stats_free(&merged);
         chunked(v, n, what, &merged);
         assert_matches(&merged, &r);
         /* successive adds into one state, rows numbered globally */
+        stats_free(&merged);
         stats_init(&merged);
         for (size_t at = 0, len; at < n; at += len) {
             len = 1 + test_rand(&rng_state) % (n - at);
             stats_add_values(&merged, v + at, NULL, len, at + 1, what);
         }
         assert_matches(&merged, &r);
+        stats_free(&merged);
         chunked(v, n, what, &merged);
         col_summary a, b;
         stats_finalize(&whole, &a);
@@ -189,6 +196,8 @@ START_TEST(test_extrema_and_merge)
         ck_assert(memcmp(&a.std, &b.std, sizeof a.std) == 0);
         ck_assert_str_eq(a.sum_int, b.sum_int);
     }
+    stats_free(&whole);
+    stats_free(&merged);
 }
 END_TEST
 
@@ -239,6 +248,7 @@ START_TEST(test_finalize_empty)
     ck_assert(o.mean == -2.5 && o.min == -2.5 && o.max == -2.5);
     ck_assert_uint_eq(o.min_row, 4);
     ck_assert(isnan(o.std));
+    stats_free(&s);
 }
 END_TEST
 
@@ -260,6 +270,7 @@ START_TEST(test_finalize_exact)
         stats_init(&s);
         stats_add_values(&s, v, NULL, n, 1, STAT_DEFAULT);
         stats_finalize(&s, &o);
+        stats_free(&s);
         mpq_t q, t;
         mpq_inits(q, t, NULL);
         for (size_t i = 0; i < n; i++) {
@@ -420,7 +431,9 @@ static void reduce_column(const icol *c, unsigned what, col_stats *out)
     }
     while (ng > 1) {
         int k = (int)(test_rand(&rng_state) % (uint64_t)(ng - 1));
-        stats_merge(&g[k], &g[k + 1], start[k + 1] - start[k]);
+        ck_assert_int_eq(stats_merge(&g[k], &g[k + 1], start[k + 1] - start[k]),
+                         0);
+        stats_free(&g[k + 1]);
         memmove(&g[k + 1], &g[k + 2], (size_t)(ng - k - 2) * sizeof g[0]);
         memmove(&start[k + 1], &start[k + 2],
                 (size_t)(ng - k - 2) * sizeof start[0]);
@@ -515,6 +528,7 @@ START_TEST(test_integer_view)
         col_summary o;
         reduce_column(&c, STAT_ALL, &st);
         stats_finalize(&st, &o);
+        stats_free(&st);
         if (o.count == 0)
             continue;
         ck_assert_int_eq(o.is_int, !c.mixed);
@@ -553,6 +567,7 @@ START_TEST(test_integer_examples)
     ck_assert_uint_eq(o.max_row, 3);
     ck_assert(o.mean == 1735704000123456790.0);
     ck_assert(o.std == 1.0);
+    stats_free(&s);
     i128 w[3] = {((i128)1 << 53) + 1, ((i128)1 << 53) + 1, 1};
     for (int i = 0; i < 3; i++) {
         d[i] = nearest(w[i]);
@@ -563,6 +578,7 @@ START_TEST(test_integer_examples)
     stats_finalize(&s, &o);
     ck_assert_str_eq(o.sum_int, "18014398509481987");
     ck_assert_str_eq(o.max_int, "9007199254740993");
+    stats_free(&s);
 }
 END_TEST
 #endif
