@@ -1,0 +1,155 @@
+#include "io/block_finder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/gz_format.h"
+
+struct bfind {
+    ddec *probe;
+};
+
+bfind *bfind_new(void)
+{
+    bfind *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->probe = ddec_new();
+    if (!f->probe) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void bfind_free(bfind *f)
+{
+    if (!f)
+        return;
+    ddec_free(f->probe);
+    free(f);
+}
+
+static uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static uint64_t bits_at(const uint8_t *buf, uint64_t bit)
+{
+    return load64(buf + bit / 8) >> (bit % 8);
+}
+
+/* The cheap part of a dynamic header's check, at bit `bit` of buf: block
+ * type 2, counts zlib accepts, and a complete code-length code (the sum
+ * of 2^-len over its codes is exactly 1). */
+static int dynamic_plausible(const uint8_t *buf, uint64_t bit)
+{
+    uint64_t w = bits_at(buf, bit);
+    if ((w & 6) != 4 || ((w >> 3) & 31) > 29 || ((w >> 8) & 31) > 29)
+        return 0;
+    unsigned ncode = 4 + (unsigned)((w >> 13) & 15);
+    unsigned kraft = 0;
+    uint64_t l = bits_at(buf, bit + 17);
+    for (unsigned i = 0; i < ncode; i++) {
+        if (i == 16)
+            l = bits_at(buf, bit + 17 + 48);
+        unsigned len = (unsigned)(l & 7);
+        l >>= 3;
+        if (len)
+            kraft += 128u >> len;
+    }
+    return kraft == 128;
+}
+
+/* Whether a block header at bit `bit` of buf[0..len) looks valid: not
+ * type 3; a stored block's lengths agree; a dynamic header passes the
+ * probe. Beyond the buffer it is given the benefit of the doubt. */
+static int block_ok(bfind *f, const uint8_t *buf, size_t len, uint64_t bit)
+{
+    if (bit / 8 + 8 >= len)
+        return 1;
+    unsigned type = (unsigned)(bits_at(buf, bit) >> 1) & 3;
+    if (type == 3)
+        return 0;
+    if (type == 1)
+        return 1;
+    if (type == 0) {
+        size_t at = (size_t)((bit + 3 + 7) / 8);
+        if (at + 4 > len)
+            return 1;
+        unsigned n = buf[at] | buf[at + 1] << 8;
+        unsigned nn = buf[at + 2] | buf[at + 3] << 8;
+        return n == (~nn & 0xffff);
+    }
+    return dynamic_plausible(buf, bit) &&
+           ddec_probe_dynamic(f->probe, buf, len, bit);
+}
+
+static int member_at(bfind *f, const uint8_t *buf, size_t len, size_t i)
+{
+    const uint8_t *p = buf + i;
+    if (len - i < 18 || p[0] != 0x1f || p[1] != 0x8b || p[2] != 8 ||
+        (p[3] & 0xe0) || (p[8] != 0 && p[8] != 2 && p[8] != 4) ||
+        (p[9] > 13 && p[9] != 255))
+        return 0;
+    gzf_parser h;
+    gzf_begin(&h);
+    size_t used;
+    if (gzf_feed(&h, p, len - i, &used) != GZF_DONE)
+        return 0;
+    return block_ok(f, buf, len, (uint64_t)(i + used) * 8);
+}
+
+static int stored_at(bfind *f, const uint8_t *buf, size_t len, size_t i)
+{
+    if (i < 5)
+        return 0;
+    unsigned n = buf[i - 4] | buf[i - 3] << 8;
+    unsigned nn = buf[i - 2] | buf[i - 1] << 8;
+    if (n != (~nn & 0xffff) || (buf[i - 5] & 0xc0))
+        return 0;
+    return block_ok(f, buf, len, (uint64_t)(i + n) * 8);
+}
+
+int bfind_next(bfind *f, const uint8_t *buf, size_t len, uint64_t base, int eof,
+               uint64_t from, uint64_t limit, gz_point *at, uint64_t *searched)
+{
+    /* Without the stream's end, keep a dynamic header's worth of bytes
+     * ahead of every position tried. */
+    uint64_t end = (base + (eof                 ? len
+                            : len > DDEC_MARGIN ? len - DDEC_MARGIN
+                                                : 0)) *
+                   8;
+    if (end > limit)
+        end = limit;
+    if (from < base * 8)
+        from = base * 8;
+    for (uint64_t p = from; p < end; p++) {
+        size_t i = (size_t)(p / 8 - base);
+        if (p % 8 == 0) {
+            if (member_at(f, buf, len, i)) {
+                *at = (gz_point){.kind = GZP_MEMBER, .pos = p};
+                return 1;
+            }
+            if (stored_at(f, buf, len, i)) {
+                unsigned n = buf[i - 4] | buf[i - 3] << 8;
+                *at = (gz_point){.kind = GZP_STORED, .pos = p, .len = n};
+                return 1;
+            }
+        }
+        uint64_t rel = p - base * 8;
+        if (dynamic_plausible(buf, rel) &&
+            ddec_probe_dynamic(f->probe, buf, len, rel)) {
+            *at = (gz_point){.kind = GZP_BLOCK, .pos = p};
+            return 1;
+        }
+    }
+    *searched = end > from ? end : from;
+    return 0;
+}
