@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -142,9 +143,9 @@ static void advance(gzp *g)
     gzp_chain(g);
 }
 
-/* The reader decodes piece cur again itself. Lock held (let go while
- * the decoder starts: it takes slices from the pool). */
-static int take_redo(gzp *g, piece *p)
+/* The reader decodes piece cur again itself, to the stop. Lock held (let
+ * go while the decoder starts: it takes slices from the pool). */
+static int take_redo(gzp *g, piece *p, uint64_t stop)
 {
     p->taken = 1;
     p->redo_wanted = 0;
@@ -157,7 +158,7 @@ static int take_redo(gzp *g, piece *p)
     p->win_valid = g->win_valid;
     p->win_known = 1;
     g->redo_active = 1;
-    uint64_t stop = (g->cur + 1) * g->chunk * 8;
+    g->redo_piece = p;
     gz_point start = p->start;
     /* g->win changes only in this thread: it can be read unlocked. */
     pthread_mutex_unlock(&g->mu);
@@ -170,13 +171,16 @@ static int take_redo(gzp *g, piece *p)
  * exit. Returns 0, or -1 (e filled). */
 static int redo_step(gzp *g, cs_error *e)
 {
-    piece *p = gzp_slot(g, g->cur);
+    piece *p = g->redo_piece;
     gz_slice *s = NULL;
     pthread_mutex_unlock(&g->mu);
     int r = gzc_next(g->rgz, &s);
     pthread_mutex_lock(&g->mu);
     if (r == GZC_DONE || r == GZC_FAIL) {
-        gzp_record_end(g, p, g->rgz, s, r);
+        /* Its slices are not queued: the end can be noted at once. */
+        if (r == GZC_DONE)
+            gzp_record_tail(p, g->rgz, s);
+        gzp_record_end(p, g->rgz, r);
         g->redo_active = 0;
         gzp_chain(g);
         pthread_cond_broadcast(&g->cv_work);
@@ -207,11 +211,27 @@ static int next_slice(gzp *g, cs_error *e)
             rc = redo_step(g, e);
             continue;
         }
+        if (g->npieces == UINT64_MAX && gzin_size(g->in) != UINT64_MAX)
+            g->npieces = (gzin_size(g->in) + g->chunk - 1) / g->chunk;
+        if (g->cur >= g->npieces) {
+            /* The piece before ended at a junction past the last piece's
+             * range (a stream cut short there): decode on from it. */
+            piece *b = &g->beyond;
+            memset(b, 0, offsetof(piece, win));
+            b->redo_from = g->prev_end;
+            if (take_redo(g, b, UINT64_MAX) != 0)
+                rc = fail(g, GZE_MEMORY, NULL, NULL, e);
+            continue;
+        }
         piece *p = gzp_slot(g, g->cur);
         gzp_chain(g);
+        if (g->cur >= g->next || p->idx != g->cur || p->retired) {
+            pthread_cond_wait(&g->cv_out, &g->mu);
+            continue;
+        }
         if (p->link == LK_BAD) {
             if (p->redo_wanted && !p->taken) {
-                if (take_redo(g, p) != 0)
+                if (take_redo(g, p, (g->cur + 1) * g->chunk * 8) != 0)
                     rc = fail(g, GZE_MEMORY, NULL, NULL, e);
                 continue;
             }

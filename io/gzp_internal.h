@@ -87,6 +87,8 @@ struct gzp {
     gz_slice *out;
     size_t out_pos;
     int redo_active;
+    piece *redo_piece; /* what the reader decodes itself */
+    piece beyond;      /* past the last piece (see next_slice) */
     gzc *rgz;
     gzin_cursor rcur;
     gz_point prev_end;
@@ -121,9 +123,11 @@ void gzp_cancel(gzp *g, piece *p);
 gz_slice *gzp_slice_get(void *g);
 void gzp_slice_put(gzp *g, gz_slice *s);
 
-/* Notes how piece p's decoding by c ended (r: GZC_DONE or GZC_FAIL),
- * its tail taken from its last slice. */
-void gzp_record_end(gzp *g, piece *p, gzc *c, const gz_slice *last, int r);
+/* How piece p's decoding by c ended: its tail, taken from its last slice
+ * before that is handed over; then the end itself (r: GZC_DONE or
+ * GZC_FAIL), once the last slice is queued. */
+void gzp_record_tail(piece *p, gzc *c, const gz_slice *last);
+void gzp_record_end(piece *p, gzc *c, int r);
 
 /* The window a redo of piece j starts with, or NULL while unknown. */
 const uint8_t *gzp_pred_window(gzp *g, uint64_t j, size_t *valid);

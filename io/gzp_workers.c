@@ -121,23 +121,11 @@ static int search(worker *w, uint64_t j, gz_point *at, int *err)
     }
 }
 
-/* Notes how piece p's decoding ended; its last slice gives its tail.
- * Lock held. */
-void gzp_record_end(gzp *g, piece *p, gzc *c, const gz_slice *last, int r)
+/* Keeps the tail of piece p (its last 32 KiB of output) from its last
+ * slice, before the slice is handed over. Lock held. */
+void gzp_record_tail(piece *p, gzc *c, const gz_slice *last)
 {
-    (void)g;
-    p->out_total = gzc_out_total(c);
-    if (r != GZC_DONE) {
-        p->state = PS_FAIL;
-        p->err = gzc_fail_kind(c);
-        snprintf(p->msg, sizeof p->msg, "%s", gzc_fail_msg(c));
-        p->io = *gzc_fail_io(c);
-        return;
-    }
-    p->state = PS_DONE;
-    p->eos = gzc_end_eos(c);
-    gzc_end_point(c, &p->end);
-    if (p->eos || !last)
+    if (!last)
         return;
     size_t tot = last->hist + last->n;
     size_t k = tot < DDEC_WINDOW ? tot : DDEC_WINDOW;
@@ -149,8 +137,27 @@ void gzp_record_end(gzp *g, piece *p, gzc *c, const gz_slice *last, int r)
     } else {
         memcpy(p->tail + DDEC_WINDOW - k, last->mem + tot - k, k);
         p->tail_valid = gzc_hist_valid(c);
-        p->tail_known = 1;
+        p->tail_wide = 0;
     }
+}
+
+/* Notes how piece p's decoding by c ended (GZC_DONE or GZC_FAIL), once
+ * its last slice is queued: the reader may then move past it. Lock
+ * held. */
+void gzp_record_end(piece *p, gzc *c, int r)
+{
+    p->out_total = gzc_out_total(c);
+    if (r != GZC_DONE) {
+        p->state = PS_FAIL;
+        p->err = gzc_fail_kind(c);
+        snprintf(p->msg, sizeof p->msg, "%s", gzc_fail_msg(c));
+        p->io = *gzc_fail_io(c);
+        return;
+    }
+    p->state = PS_DONE;
+    p->eos = gzc_end_eos(c);
+    gzc_end_point(c, &p->end);
+    p->tail_known = !p->eos && !p->tail_wide;
 }
 
 /* Queues a slice of piece p, waiting while p holds held_max of them.
@@ -200,13 +207,14 @@ static void decode(worker *w, const task *t, const gz_point *start,
             gzp_slice_put(g, gzc_abandon(w->c));
             break;
         }
-        if (r == GZC_DONE || r == GZC_FAIL)
-            gzp_record_end(g, p, w->c, s, r);
+        if (r == GZC_DONE)
+            gzp_record_tail(p, w->c, s);
         if (s && queue(g, p, t->version, s) != 0) {
             gzp_slice_put(g, gzc_abandon(w->c));
             break;
         }
         if (r == GZC_DONE || r == GZC_FAIL) {
+            gzp_record_end(p, w->c, r);
             gzp_chain(g);
             pthread_cond_broadcast(&g->cv_out);
             break;
