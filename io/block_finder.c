@@ -5,8 +5,14 @@
 
 #include "io/gz_format.h"
 
+/* A stored block's candidate is tried by decoding what follows its
+ * payload for up to this many bytes (16-bit, the window unknown). */
+#define TRIAL_OUT 65536
+#define TRIAL_BLOCKS 3
+
 struct bfind {
     ddec *probe;
+    uint16_t *trial; /* 32 KiB of markers, then TRIAL_OUT elements */
 };
 
 bfind *bfind_new(void)
@@ -15,8 +21,10 @@ bfind *bfind_new(void)
     if (!f)
         return NULL;
     f->probe = ddec_new();
-    if (!f->probe) {
-        free(f);
+    f->trial =
+        malloc((DDEC_WINDOW + TRIAL_OUT + DDEC_OUT_SLACK) * sizeof *f->trial);
+    if (!f->probe || !f->trial) {
+        bfind_free(f);
         return NULL;
     }
     return f;
@@ -27,6 +35,7 @@ void bfind_free(bfind *f)
     if (!f)
         return;
     ddec_free(f->probe);
+    free(f->trial);
     free(f);
 }
 
@@ -106,7 +115,34 @@ static int member_at(bfind *f, const uint8_t *buf, size_t len, size_t i)
     return block_ok(f, buf, len, (uint64_t)(i + used) * 8);
 }
 
-static int stored_at(bfind *f, const uint8_t *buf, size_t len, size_t i)
+/* Decodes the blocks after a stored block's payload (the bits of a false
+ * candidate are random: in a few symbols they break a rule). A payload
+ * past the end of the stream is false; what the buffer does not hold yet
+ * gets the benefit of the doubt. */
+static int trial(bfind *f, const uint8_t *buf, size_t len, int eof, size_t end)
+{
+    if (end > len || (!eof && len - end < DDEC_MARGIN))
+        return !eof || end < len;
+    for (unsigned k = 0; k < DDEC_WINDOW; k++)
+        f->trial[k] = (uint16_t)(256 + k);
+    gz_point pt = {.kind = GZP_BLOCK, .pos = (uint64_t)end * 8};
+    ddec_start(f->probe, &pt);
+    ddec_report_blocks(f->probe, 1);
+    ddec_set_input(f->probe, buf, len, 0, eof);
+    ddec_set_output(f->probe, f->trial, DDEC_WINDOW,
+                    DDEC_WINDOW + TRIAL_OUT + DDEC_OUT_SLACK, 0, 1);
+    for (int blocks = 0; blocks < TRIAL_BLOCKS; blocks++) {
+        int r = ddec_run(f->probe);
+        if (r == DDEC_ERROR || r == DDEC_TRUNCATED)
+            return 0;
+        if (r != DDEC_BLOCK_END)
+            return 1;
+    }
+    return 1;
+}
+
+static int stored_at(bfind *f, const uint8_t *buf, size_t len, int eof,
+                     size_t i)
 {
     if (i < 5)
         return 0;
@@ -114,7 +150,7 @@ static int stored_at(bfind *f, const uint8_t *buf, size_t len, size_t i)
     unsigned nn = buf[i - 2] | buf[i - 1] << 8;
     if (n != (~nn & 0xffff) || (buf[i - 5] & 0xc0))
         return 0;
-    return block_ok(f, buf, len, (uint64_t)(i + n) * 8);
+    return trial(f, buf, len, eof, i + n);
 }
 
 int bfind_next(bfind *f, const uint8_t *buf, size_t len, uint64_t base, int eof,
@@ -137,7 +173,7 @@ int bfind_next(bfind *f, const uint8_t *buf, size_t len, uint64_t base, int eof,
                 *at = (gz_point){.kind = GZP_MEMBER, .pos = p};
                 return 1;
             }
-            if (stored_at(f, buf, len, i)) {
+            if (stored_at(f, buf, len, eof, i)) {
                 unsigned n = buf[i - 4] | buf[i - 3] << 8;
                 *at = (gz_point){.kind = GZP_STORED, .pos = p, .len = n};
                 return 1;

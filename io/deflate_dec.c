@@ -573,9 +573,10 @@ int ddec_run(ddec *d)
             break;
         }
     }
-    /* Damage found past the end of a truncated stream is the truncation
-     * (zlib would have stopped there, waiting for more input). */
-    if (r == DDEC_ERROR && past_end(d))
+    /* Whatever used bits past the end of a truncated stream, damage or
+     * the last code, is the truncation (zlib would have stopped there,
+     * waiting for more input). */
+    if (past_end(d))
         r = DDEC_TRUNCATED;
     d->pos = position(d, d->in, d->bc);
     return r;
