@@ -1,5 +1,6 @@
 #include "io/block_finder.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +16,31 @@ struct bfind {
     uint16_t *trial; /* 32 KiB of markers, then TRIAL_OUT elements */
 };
 
+/* Tables for the cheap part of a dynamic header's check: whether the
+ * first 13 bits (BFINAL, BTYPE 2, HLIT <= 29, HDIST <= 29) can start one,
+ * and the Kraft sum (in 128ths) of four 3-bit code-length lengths. */
+static uint8_t head_ok[1 << 13];
+static uint16_t kraft4[1 << 12];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void build_tables(void)
+{
+    for (unsigned v = 0; v < (1u << 13); v++)
+        head_ok[v] =
+            (v & 6) == 4 && ((v >> 3) & 31) <= 29 && ((v >> 8) & 31) <= 29;
+    for (unsigned v = 0; v < (1u << 12); v++) {
+        unsigned sum = 0;
+        for (unsigned i = 0; i < 4; i++) {
+            unsigned len = (v >> (3 * i)) & 7;
+            sum += len ? 128u >> len : 0;
+        }
+        kraft4[v] = (uint16_t)sum;
+    }
+}
+
 bfind *bfind_new(void)
 {
+    pthread_once(&tables_once, build_tables);
     bfind *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
@@ -60,20 +84,23 @@ static uint64_t bits_at(const uint8_t *buf, uint64_t bit)
 static int dynamic_plausible(const uint8_t *buf, uint64_t bit)
 {
     uint64_t w = bits_at(buf, bit);
-    if ((w & 6) != 4 || ((w >> 3) & 31) > 29 || ((w >> 8) & 31) > 29)
+    if (!head_ok[w & 0x1fff])
         return 0;
     unsigned ncode = 4 + (unsigned)((w >> 13) & 15);
-    unsigned kraft = 0;
+    /* The ncode lengths: 3 bits each from bit 17 (57 at most). */
     uint64_t l = bits_at(buf, bit + 17);
-    for (unsigned i = 0; i < ncode; i++) {
-        if (i == 16)
-            l = bits_at(buf, bit + 17 + 48);
-        unsigned len = (unsigned)(l & 7);
-        l >>= 3;
-        if (len)
-            kraft += 128u >> len;
+    uint64_t m = bits_at(buf, bit + 17 + 48) & 0x1ff;
+    unsigned sum;
+    if (ncode <= 16) {
+        l &= ((uint64_t)1 << (3 * ncode)) - 1;
+        m = 0;
+    } else {
+        l &= ((uint64_t)1 << 48) - 1;
+        m &= ((uint64_t)1 << (3 * (ncode - 16))) - 1;
     }
-    return kraft == 128;
+    sum = kraft4[l & 0xfff] + kraft4[(l >> 12) & 0xfff] +
+          kraft4[(l >> 24) & 0xfff] + kraft4[(l >> 36) & 0xfff] + kraft4[m];
+    return sum == 128;
 }
 
 /* Whether a block header at bit `bit` of buf[0..len) looks valid: not

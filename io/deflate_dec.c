@@ -36,6 +36,7 @@ struct ddec {
     const char *why;
     const uint32_t *lt, *dt;
     int (*run8)(ddec *), (*run16)(ddec *);
+    int probing; /* ddec_probe_dynamic: the tables are only checked */
     uint32_t litlen[HUFF_LITLEN_SIZE];
     uint32_t dist[HUFF_DIST_SIZE];
     uint32_t codelen[HUFF_CODELEN_SIZE];
@@ -261,6 +262,8 @@ static int dynamic_header(ddec *d)
         return fail(d, "invalid literal/lengths set");
     if (huff_build(d->dist, HUFF_T_DIST, lens + nlen, ndist) != 0)
         return fail(d, "invalid distances set");
+    if (!d->probing)
+        huff_pair_literals(d->litlen);
     d->lt = d->litlen;
     d->dt = d->dist;
     return GO_ON;
@@ -404,13 +407,24 @@ static ALWAYS_INLINE void copy16(uint16_t *o, unsigned dist, unsigned len)
 
 #define LIT_MASK ((1u << HUFF_LITLEN_BITS) - 1)
 
-static ALWAYS_INLINE void put(uint8_t *o8, uint16_t *o16, const int wide,
-                              size_t at, uint32_t e)
+/* One or two literals (huff_pair_literals): both bytes are stored either
+ * way, the position moves by the count (a second byte that is not one is
+ * overwritten next). Returns the new position. */
+static ALWAYS_INLINE size_t put(uint8_t *o8, uint16_t *o16, const int wide,
+                                size_t at, uint32_t e)
 {
-    if (wide)
-        o16[at] = (uint16_t)huff_value(e);
-    else
-        o8[at] = (uint8_t)huff_value(e);
+    unsigned v = huff_value(e);
+    if (wide) {
+        o16[at] = (uint16_t)(v & 0xff);
+        o16[at + 1] = (uint16_t)(v >> 8);
+    } else {
+        uint16_t two = (uint16_t)v;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        two = (uint16_t)(two >> 8 | two << 8);
+#endif
+        memcpy(o8 + at, &two, 2);
+    }
+    return at + huff_extra(e);
 }
 
 /* The symbols of a Huffman block until its end, a full output or the end
@@ -453,17 +467,17 @@ static ALWAYS_INLINE int huffman(ddec *d, const int wide)
             /* Up to three literals per refill (3 x 15 bits); then the
              * next symbol starts on a full buffer again. */
             drop(&bb, &bc, huff_len(e));
-            put(o8, o16, wide, op++, e);
+            op = put(o8, o16, wide, op, e);
             e = lt[bb & LIT_MASK];
             if (!(e & HUFF_LIT))
                 goto refilled;
             drop(&bb, &bc, huff_len(e));
-            put(o8, o16, wide, op++, e);
+            op = put(o8, o16, wide, op, e);
             e = lt[bb & LIT_MASK];
             if (!(e & HUFF_LIT))
                 goto refilled;
             drop(&bb, &bc, huff_len(e));
-            put(o8, o16, wide, op++, e);
+            op = put(o8, o16, wide, op, e);
             continue;
         refilled:
             refill(&in, &bb, &bc);
@@ -473,7 +487,7 @@ static ALWAYS_INLINE int huffman(ddec *d, const int wide)
                    ((bb >> HUFF_LITLEN_BITS) & ((1u << huff_extra(e)) - 1))];
             if (e & HUFF_LIT) {
                 drop(&bb, &bc, huff_len(e));
-                put(o8, o16, wide, op++, e);
+                op = put(o8, o16, wide, op, e);
                 continue;
             }
         }
@@ -591,5 +605,8 @@ int ddec_probe_dynamic(ddec *d, const uint8_t *buf, size_t len, uint64_t pos)
     if ((d->bb & 6) != 4)
         return 0;
     drop(&d->bb, &d->bc, 3);
-    return dynamic_header(d) == GO_ON && !past_end(d);
+    d->probing = 1;
+    int ok = dynamic_header(d) == GO_ON && !past_end(d);
+    d->probing = 0;
+    return ok;
 }

@@ -517,6 +517,9 @@ int gzc_report(cs_error *e, const char *name, int kind, const char *msg,
             return cs_fail(e, io->status, io->file[0] ? io->file : name,
                            io->line, "%s", io->msg);
         return cs_fail(e, CS_EDATA, name, 0, "cannot read");
+    case GZE_INTERNAL:
+        return cs_fail(e, CS_EDATA, name, 0,
+                       "gzip decoder inconsistency: output withheld");
     case GZE_MEMORY:
     case GZE_GONE:
         return cs_fail(e, CS_EDATA, name, 0, "out of memory in gzip decoder");

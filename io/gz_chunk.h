@@ -47,6 +47,7 @@ enum gzc_error {
     GZE_GONE,   /* a pipe's bytes were let go: the piece is no longer needed */
     GZE_CRC,    /* a member's CRC-32 differs from its trailer's */
     GZE_LENGTH, /* a member's length differs from its ISIZE */
+    GZE_INTERNAL, /* the decoder's own bookkeeping disagrees (a bug) */
 };
 
 /* Fills e with the one-line message for an error of that kind in the

@@ -38,6 +38,7 @@ void gzslice_reset(gz_slice *s)
     s->hist = s->n = s->ncut = 0;
     s->wide = s->crc_done = 0;
     s->next = NULL;
+    s->busy = s->bad = s->orphan = 0;
 }
 
 int gzslice_cut(gz_slice *s, uint32_t crc, uint32_t isize)

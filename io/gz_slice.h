@@ -35,7 +35,11 @@ typedef struct gz_slice {
     uint32_t *seg_crc; /* ncut + 1 values, once crc_done */
     size_t seg_cap;
     int crc_done;
-    struct gz_slice *next; /* for the owner's lists */
+    /* For the owner's lists and its threads (io/gzip_parallel.c): being
+     * resolved by a thread; refers before its member; thrown away while
+     * busy (the resolving thread frees it). */
+    struct gz_slice *next;
+    int busy, bad, orphan;
 } gz_slice;
 
 /* A slice of cap elements, empty. NULL when out of memory. */

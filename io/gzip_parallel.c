@@ -143,6 +143,25 @@ static void advance(gzp *g)
     gzp_chain(g);
 }
 
+/* Piece cur is wholly delivered: on to the next, or the end. Every byte
+ * decoded must have been delivered, and the stream must end after a
+ * member's trailer: checks against the decoder's own faults, which would
+ * otherwise pass for a short stream. Lock held. */
+static int finish_piece(gzp *g, piece *p, cs_error *e)
+{
+    if (g->piece_out != p->out_total || (p->eos && g->mlen != 0) ||
+        (p->eos && g->members == 0))
+        return fail(g, GZE_INTERNAL, NULL, NULL, e);
+    g->piece_out = 0;
+    if (!p->eos) {
+        advance(g);
+        return 0;
+    }
+    g->done = 1;
+    g->t_end = now();
+    return 0;
+}
+
 /* The reader decodes piece cur again itself, to the stop. Lock held (let
  * go while the decoder starts: it takes slices from the pool). */
 static int take_redo(gzp *g, piece *p, uint64_t stop)
@@ -192,6 +211,7 @@ static int redo_step(gzp *g, cs_error *e)
     if (s && (s->n || s->ncut)) {
         g->out = s;
         g->out_pos = 0;
+        g->piece_out += s->n;
         pthread_mutex_unlock(&g->mu);
         int rc = prepare(g, s, e);
         pthread_mutex_lock(&g->mu);
@@ -237,6 +257,14 @@ static int next_slice(gzp *g, cs_error *e)
             }
         } else if (p->link == LK_OK && p->q_head) {
             gz_slice *s = p->q_head;
+            if (s->busy) { /* a thread resolves it */
+                pthread_cond_wait(&g->cv_out, &g->mu);
+                continue;
+            }
+            if (s->bad) {
+                rc = fail(g, GZE_DATA, NULL, NULL, e);
+                continue;
+            }
             p->q_head = s->next;
             if (!p->q_head)
                 p->q_tail = NULL;
@@ -244,17 +272,13 @@ static int next_slice(gzp *g, cs_error *e)
             pthread_cond_broadcast(&g->cv_room);
             g->out = s;
             g->out_pos = 0;
+            g->piece_out += s->n;
             pthread_mutex_unlock(&g->mu);
             rc = prepare(g, s, e);
             pthread_mutex_lock(&g->mu);
             continue;
         } else if (p->link == LK_OK && p->state == PS_DONE) {
-            if (p->eos) {
-                g->done = 1;
-                g->t_end = now();
-            } else {
-                advance(g);
-            }
+            rc = finish_piece(g, p, e);
             continue;
         } else if (p->link == LK_OK && p->state == PS_FAIL) {
             rc = fail(g, p->err, p->msg, &p->io, e);

@@ -42,7 +42,10 @@ void gzp_cancel(gzp *g, piece *p)
     while (p->q_head) {
         gz_slice *s = p->q_head;
         p->q_head = s->next;
-        gzp_slice_put(g, s);
+        if (s->busy)
+            s->orphan = 1; /* its resolving thread frees it */
+        else
+            gzp_slice_put(g, s);
     }
     p->q_tail = NULL;
     p->q_len = 0;

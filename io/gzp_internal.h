@@ -92,6 +92,7 @@ struct gzp {
     gzc *rgz;
     gzin_cursor rcur;
     gz_point prev_end;
+    uint64_t piece_out;       /* bytes of piece cur taken for delivery */
     uint8_t win[DDEC_WINDOW]; /* the window before piece cur */
     size_t win_valid;
     uint8_t roll[2 * DDEC_WINDOW]; /* the last bytes delivered */

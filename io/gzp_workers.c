@@ -27,13 +27,40 @@ typedef struct task {
     int redo;
     gz_point start;
     size_t valid;
+    gz_slice *resolve; /* a 16-bit slice to resolve, not a decode */
 } task;
 
 static const uint8_t zero_window[DDEC_WINDOW];
 
-/* A redo whose window is known, else the next piece. Lock held. */
+/* A 16-bit slice of an accepted piece whose window is known: resolved
+ * here, in parallel, rather than by the reader. Lock held. */
+static int pick_resolve(gzp *g, worker *w, task *t)
+{
+    for (uint64_t j = g->cur; j < g->next; j++) {
+        piece *p = gzp_slot(g, j);
+        if (p->link != LK_OK || !p->win_known || p->retired)
+            continue;
+        for (gz_slice *s = p->q_head; s; s = s->next) {
+            if (!s->wide || s->busy)
+                continue;
+            s->busy = 1;
+            memcpy(w->win, p->win, DDEC_WINDOW);
+            *t = (task){.j = j,
+                        .version = p->version,
+                        .valid = p->win_valid,
+                        .resolve = s};
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A slice to resolve, a redo whose window is known, else the next piece.
+ * Lock held. */
 static int pick(gzp *g, worker *w, task *t)
 {
+    if (pick_resolve(g, w, t))
+        return 1;
     for (uint64_t j = g->cur; j < g->next; j++) {
         piece *p = gzp_slot(g, j);
         size_t valid;
@@ -231,9 +258,27 @@ static void decode(worker *w, const task *t, const gz_point *start,
     pthread_mutex_unlock(&g->mu);
 }
 
+static void resolve(worker *w, const task *t)
+{
+    gzp *g = w->g;
+    gz_slice *s = t->resolve;
+    int r = gzslice_resolve(s, w->win, t->valid);
+    pthread_mutex_lock(&g->mu);
+    s->busy = 0;
+    s->bad = r != 0;
+    if (s->orphan)
+        gzp_slice_put(g, s);
+    pthread_cond_broadcast(&g->cv_out);
+    pthread_mutex_unlock(&g->mu);
+}
+
 static void run(worker *w, const task *t)
 {
     gzp *g = w->g;
+    if (t->resolve) {
+        resolve(w, t);
+        return;
+    }
     gz_point start = t->start;
     const uint8_t *win = NULL;
     size_t valid = t->valid;

@@ -30,12 +30,12 @@ static uint32_t entry(uint32_t kind, unsigned value, unsigned extra,
 static uint32_t symbol_entry(enum huff_kind kind, unsigned sym, unsigned len)
 {
     if (kind == HUFF_T_CODELEN)
-        return entry(HUFF_LIT, sym, 0, len);
+        return entry(HUFF_LIT, sym, 1, len);
     if (kind == HUFF_T_DIST)
         return sym < 30 ? entry(HUFF_LEN, dist_base[sym], dist_extra[sym], len)
                         : entry(HUFF_BAD, 0, 0, len);
     if (sym < 256)
-        return entry(HUFF_LIT, sym, 0, len);
+        return entry(HUFF_LIT, sym, 1, len);
     if (sym == 256)
         return entry(HUFF_EOB, 0, 0, len);
     if (sym < 286)
@@ -135,6 +135,27 @@ int huff_build(uint32_t *table, enum huff_kind kind, const uint8_t *lens,
     return 0;
 }
 
+void huff_pair_literals(uint32_t *table)
+{
+    enum { N = 1 << HUFF_LITLEN_BITS };
+    uint32_t one[N];
+    memcpy(one, table, sizeof one);
+    for (unsigned i = 0; i < N; i++) {
+        uint32_t a = one[i];
+        if (!(a & HUFF_LIT))
+            continue;
+        unsigned la = huff_len(a);
+        /* The bits after the first code, as far as the lookup saw them:
+         * the second code must lie wholly inside them. */
+        uint32_t b = one[i >> la];
+        unsigned lb = huff_len(b);
+        if (!(b & HUFF_LIT) || la + lb > HUFF_LITLEN_BITS)
+            continue;
+        table[i] =
+            entry(HUFF_LIT, huff_value(a) | huff_value(b) << 8, 2, la + lb);
+    }
+}
+
 static uint32_t fixed_litlen[HUFF_LITLEN_SIZE];
 static uint32_t fixed_dist[HUFF_DIST_SIZE];
 static pthread_once_t fixed_once = PTHREAD_ONCE_INIT;
@@ -147,6 +168,7 @@ static void build_fixed(void)
     memset(lens + 256, 7, 24);
     memset(lens + 280, 8, 8);
     huff_build(fixed_litlen, HUFF_T_LITLEN, lens, 288);
+    huff_pair_literals(fixed_litlen);
     memset(lens, 5, 32);
     huff_build(fixed_dist, HUFF_T_DIST, lens, 32);
 }

@@ -11,10 +11,12 @@
  * significant bit first, as deflate packs them). An entry is 32 bits:
  *   bits  0..3   code length in bits (the whole code, also for entries
  *                reached through a subtable)
- *   bits  4..7   extra bits after the code (lengths, distances), or for
- *                HUFF_SUB the subtable's index width
- *   bits  8..23  value: literal byte, length or distance base, or for
- *                HUFF_SUB the subtable's offset in the same array
+ *   bits  4..7   extra bits after the code (lengths, distances); for
+ *                HUFF_SUB the subtable's index width; for HUFF_LIT the
+ *                number of literals (1, or 2 after huff_pair_literals)
+ *   bits  8..23  value: literal byte (two: the first in bits 8..15),
+ *                length or distance base, or for HUFF_SUB the subtable's
+ *                offset in the same array
  *   bits 27..31  kind (one of the HUFF_* flags)
  * A HUFF_SUB entry's subtable is indexed by the bits after the first
  * HUFF_*_BITS ones. Code-length code entries are HUFF_LIT with the symbol
@@ -60,6 +62,11 @@ static inline unsigned huff_value(uint32_t e)
  * lens[0..n). Returns 0, or -1 when zlib would refuse the code. */
 int huff_build(uint32_t *table, enum huff_kind kind, const uint8_t *lens,
                unsigned n);
+
+/* Where a literal's code leaves room in the primary lookup for the whole
+ * code of a second literal, makes the entry decode both (one lookup for
+ * two bytes: most of text). Only for decoding: the codes are unchanged. */
+void huff_pair_literals(uint32_t *table);
 
 /* The fixed codes of RFC 1951, 3.2.6 (built once, shared, read-only). */
 const uint32_t *huff_fixed_litlen(void);

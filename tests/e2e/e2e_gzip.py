@@ -325,6 +325,20 @@ def test_tools(s):
         r.case("bgzip", tool(["bgzip", "-c"], data))
 
 
+def test_many_pieces(s):
+    """A larger file cut into hundreds of pieces, decoded several times
+    with every thread count: the races of hand-over, window passing,
+    resolving and redoes get their chances."""
+    r = Runner(s)
+    rng = s.rng
+    data = text_data(rng, (6 << 20) if not QUICK else (2 << 20))
+    blob = member(rng, data, 6)
+    modes = [(t, c, False) for t in (2, 3, 4, 8) for c in ("16k", "64k")]
+    modes += [(t, "32k", True) for t in (2, 4)]
+    for _ in range(1 if QUICK else 3):
+        r.case("6 MiB of text in pieces", blob, modes)
+
+
 def test_high_ratio(s):
     """Zeros compress 1000:1: a piece decodes to far more than it holds
     in memory; the reader takes it slice by slice."""
@@ -376,7 +390,7 @@ def main():
     s = Suite("e2e_gzip", sys.argv)
     s.run_tests([test_zlib_forms, test_stored_across_edges,
                  test_header_fields, test_members, test_tools,
-                 test_high_ratio, test_damage])
+                 test_many_pieces, test_high_ratio, test_damage])
 
 
 if __name__ == "__main__":
