@@ -379,6 +379,9 @@ int gzp_open(gzp **out, const gzin_reader *r, const uint8_t *head,
     else if (gzin_seekable(g->in) && gzin_size(g->in) < 2 * g->chunk)
         g->why = "input smaller than two pieces";
     g->parallel = g->why == NULL;
+    /* A small file needs no megabyte per thread to read it. */
+    if (gzin_seekable(g->in) && gzin_size(g->in) + 4096 < g->cursor_cap)
+        g->cursor_cap = (size_t)gzin_size(g->in) + 4096;
     int bad = g->parallel ? setup_parallel(g)
                           : !(g->serial = gzs_new(g->in, g->name));
     if (bad) {

@@ -563,7 +563,7 @@ START_TEST(code_acceptance_as_zlib)
             ll[256] = ll[256] ? ll[256] : 15; /* usually an end of block */
         uint8_t comp[4096 + DDEC_PAD] = {0};
         size_t clen = dynamic_block(&r, comp, ll, nlen, dl, ndist);
-        uint8_t zout[8192], out[8192 + DDEC_OUT_SLACK];
+        uint8_t zout[8192] = {0}, out[8192 + DDEC_OUT_SLACK] = {0};
         z_stream z = {0};
         inflateInit2(&z, -15);
         z.next_in = comp;
