@@ -97,15 +97,19 @@ static void report(gzp *g, double s, unsigned long long total)
     gzp_stats st;
     gzp_get_stats(g, &st);
     fprintf(stderr,
-            "colstat_gzcat: %s (%s%s%s), decoder %s, %u thread%s, %llu -> "
-            "%llu bytes, %.3f s, %.3f GB/s, %llu pieces (%llu decoded "
-            "again), %llu members\n",
-            st.mode, st.why ? "" : "", st.why ? st.why : "parallel", "",
-            st.decoder, st.threads, st.threads == 1 ? "" : "s",
+            "colstat_gzcat: %s%s%s, decoder %s, %u thread%s, %llu -> %llu "
+            "bytes, %.3f s, %.3f GB/s",
+            st.mode, st.why ? ": " : "", st.why ? st.why : "", st.decoder,
+            st.threads, st.threads == 1 ? "" : "s",
             (unsigned long long)st.bytes_in, total, s,
-            s > 0 ? (double)total / s / 1e9 : 0.0,
-            (unsigned long long)st.pieces, (unsigned long long)st.redone,
-            (unsigned long long)st.members);
+            s > 0 ? (double)total / s / 1e9 : 0.0);
+    if (st.parallel)
+        fprintf(stderr,
+                ", %llu pieces (%llu started at a member, %llu at a block, "
+                "%llu decoded again)",
+                (unsigned long long)st.pieces, (unsigned long long)st.at_member,
+                (unsigned long long)st.at_block, (unsigned long long)st.redone);
+    fprintf(stderr, ", %llu members\n", (unsigned long long)st.members);
 }
 
 int main(int argc, char **argv)

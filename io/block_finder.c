@@ -180,8 +180,29 @@ static int stored_at(bfind *f, const uint8_t *buf, size_t len, int eof,
     return trial(f, buf, len, eof, i + n);
 }
 
+/* Members only: the magic's first byte found at memchr's speed. */
+static int next_member(bfind *f, const uint8_t *buf, size_t len, uint64_t base,
+                       uint64_t from, uint64_t end, gz_point *at)
+{
+    size_t i = (size_t)((from + 7) / 8 - base);
+    size_t stop = (size_t)(end / 8 - base);
+    while (i < stop) {
+        const uint8_t *p = memchr(buf + i, 0x1f, stop - i);
+        if (!p)
+            break;
+        i = (size_t)(p - buf);
+        if (buf[i + 1] == 0x8b && member_at(f, buf, len, i)) {
+            *at = (gz_point){.kind = GZP_MEMBER, .pos = (base + i) * 8};
+            return 1;
+        }
+        i++;
+    }
+    return 0;
+}
+
 int bfind_next(bfind *f, const uint8_t *buf, size_t len, uint64_t base, int eof,
-               uint64_t from, uint64_t limit, gz_point *at, uint64_t *searched)
+               int members_only, uint64_t from, uint64_t limit, gz_point *at,
+               uint64_t *searched)
 {
     /* Without the stream's end, keep a dynamic header's worth of bytes
      * ahead of every position tried. */
@@ -193,6 +214,12 @@ int bfind_next(bfind *f, const uint8_t *buf, size_t len, uint64_t base, int eof,
         end = limit;
     if (from < base * 8)
         from = base * 8;
+    if (members_only) {
+        if (next_member(f, buf, len, base, from, end, at))
+            return 1;
+        *searched = end > from ? end : from;
+        return 0;
+    }
     for (uint64_t p = from; p < end; p++) {
         size_t i = (size_t)(p / 8 - base);
         if (p % 8 == 0) {

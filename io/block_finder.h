@@ -29,10 +29,12 @@ void bfind_free(bfind *f);
 
 /* Searches bit positions [from, limit) of buf (the stream's bytes [base,
  * base + len), DDEC_PAD zero bytes after; eof when the stream ends
- * there). Returns 1 with the first candidate in *at; or 0 with *searched:
- * every position before it was searched (limit, or less when the buffer
- * ended first: then search on from there with more bytes). */
+ * there), for member headers only (members_only) or for any candidate.
+ * Returns 1 with the first candidate in *at; or 0 with *searched: every
+ * position before it was searched (limit, or less when the buffer ended
+ * first: then search on from there with more bytes). */
 int bfind_next(bfind *f, const uint8_t *buf, size_t len, uint64_t base, int eof,
-               uint64_t from, uint64_t limit, gz_point *at, uint64_t *searched);
+               int members_only, uint64_t from, uint64_t limit, gz_point *at,
+               uint64_t *searched);
 
 #endif

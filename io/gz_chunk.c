@@ -20,7 +20,7 @@ struct gzc {
     gzc_alloc alloc;
     gz_slice *cur;
     int phase, first, wide;
-    uint64_t stop;
+    uint64_t stop, block_stop;
     uint64_t at; /* byte offset, for the member phases */
     gzf_parser hdr;
     size_t floor;        /* oldest element of cur a reference may reach */
@@ -228,7 +228,7 @@ static size_t held_from(const gzc *c, uint64_t off)
 static void start_deflate(gzc *c, const gz_point *at)
 {
     ddec_start(c->d, at);
-    ddec_set_stop(c->d, c->stop);
+    ddec_set_stop(c->d, c->block_stop);
     ddec_report_blocks(c->d, c->wide);
     ddec_set_input(c->d, c->in->buf, c->in->len, c->in->base, c->in->eof);
     aim(c);
@@ -387,10 +387,12 @@ static int member_header(gzc *c, gz_slice **out)
 }
 
 int gzc_begin(gzc *c, gzin_cursor *in, const gz_point *start,
-              const uint8_t *window, size_t valid, uint64_t stop, int first)
+              const uint8_t *window, size_t valid, uint64_t stop,
+              uint64_t block_stop, int first)
 {
     c->in = in;
     c->stop = stop;
+    c->block_stop = block_stop;
     c->first = first;
     c->eos = 0;
     c->err = 0;
@@ -417,7 +419,7 @@ int gzc_begin(gzc *c, gzin_cursor *in, const gz_point *start,
         c->hist_valid = valid;
     }
     uint64_t byte = start->pos / 8;
-    if (start->pos >= stop) {
+    if (start->pos >= (start->kind == GZP_MEMBER ? stop : block_stop)) {
         /* Already at the stop: an empty piece. */
         c->end = *start;
         c->phase = PH_OVER;

@@ -61,10 +61,13 @@ gzc *gzc_new(gzc_alloc alloc);
 void gzc_free(gzc *c);
 
 /* window: NULL when unknown, else 32768 bytes whose last `valid` are the
- * output before start. first: start is the stream's first byte. Returns
- * 0, or -1 when out of memory. */
+ * output before start. The piece ends at the first member boundary at or
+ * past bit `stop`, or the first block junction at or past `block_stop`
+ * (>= stop), whichever comes first. first: start is the stream's first
+ * byte. Returns 0, or -1 when out of memory. */
 int gzc_begin(gzc *c, gzin_cursor *in, const gz_point *start,
-              const uint8_t *window, size_t valid, uint64_t stop, int first);
+              const uint8_t *window, size_t valid, uint64_t stop,
+              uint64_t block_stop, int first);
 
 int gzc_next(gzc *c, gz_slice **out);
 

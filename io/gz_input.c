@@ -303,6 +303,7 @@ int gzin_cursor_fill(gzin_cursor *c, uint64_t keep, size_t want, cs_error *e)
     if (keep > c->base + c->len || keep < c->base) {
         c->base = keep;
         c->len = 0;
+        c->eof = 0; /* a jump: the end may lie elsewhere */
     } else if (keep > c->base) {
         size_t drop = (size_t)(keep - c->base);
         memmove(c->buf, c->buf + drop, c->len - drop);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io/block_finder.h"
 #include "io/gz_crc.h"
 #include "io/gzp_internal.h"
 #include "io/inflate.h"
@@ -129,6 +130,8 @@ static void advance(gzp *g)
     g->prev_end = p->end;
     g->pieces++;
     g->redone += p->redo;
+    if (!p->redo && g->cur > 0)
+        g->starts[p->start.kind & 3]++;
     p->retired = 1;
     gzp_cancel(g, p);
     g->cur++;
@@ -179,9 +182,13 @@ static int take_redo(gzp *g, piece *p, uint64_t stop)
     g->redo_active = 1;
     g->redo_piece = p;
     gz_point start = p->start;
+    uint64_t j = g->cur;
     /* g->win changes only in this thread: it can be read unlocked. */
     pthread_mutex_unlock(&g->mu);
-    int r = gzc_begin(g->rgz, &g->rcur, &start, g->win, g->win_valid, stop, 0);
+    uint64_t block_stop =
+        stop == UINT64_MAX ? stop : gzp_block_stop(g, g->rfind, &g->rcur, j);
+    int r = gzc_begin(g->rgz, &g->rcur, &start, g->win, g->win_valid, stop,
+                      block_stop, 0);
     pthread_mutex_lock(&g->mu);
     return r;
 }
@@ -335,8 +342,9 @@ static int setup_parallel(gzp *g)
 {
     g->slots = calloc(g->nslots, sizeof *g->slots);
     g->rgz = gzc_new((gzc_alloc){.ctx = g, .get = gzp_slice_get});
+    g->rfind = bfind_new();
     cs_error e = {0};
-    if (!g->slots || !g->rgz ||
+    if (!g->slots || !g->rgz || !g->rfind ||
         gzin_cursor_init(&g->rcur, g->in, 0, g->cursor_cap, &e) != 0)
         return -1;
     g->rcur.oldest = 1;
@@ -415,9 +423,10 @@ void gzp_get_stats(gzp *g, gzp_stats *st)
     st->pieces = g->pieces;
     st->redone = g->redone;
     st->members = g->members;
-    st->mode = g->members > 1 && g->members + 1 >= g->pieces
-                   ? "members in parallel"
-                   : "one stream in parallel";
+    st->at_member = g->starts[GZP_MEMBER];
+    st->at_block = g->starts[GZP_BLOCK] + g->starts[GZP_STORED];
+    st->mode =
+        g->members > 1 ? "members in parallel" : "one stream in parallel";
     pthread_mutex_unlock(&g->mu);
     st->bytes_in =
         gzin_seekable(g->in) ? gzin_size(g->in) : gzin_bytes_read(g->in);
@@ -440,6 +449,7 @@ void gzp_close(gzp *g)
         gzslice_free(s);
     }
     gzc_free(g->rgz);
+    bfind_free(g->rfind);
     if (g->rcur.buf)
         gzin_cursor_done(&g->rcur);
     free(g->slots);

@@ -75,8 +75,8 @@ ssize_t gzp_read(gzp *g, void *buf, size_t n, cs_error *e);
 /* What -v shows. */
 typedef struct gzp_stats {
     int parallel;        /* 0: sequential */
-    const char *mode;    /* "members in parallel", "one stream in
-                            parallel", "sequential" */
+    const char *mode;    /* "members in parallel" (more than one member),
+                            "one stream in parallel", "sequential" */
     const char *why;     /* sequential: why ("one thread", "input smaller
                             than two pieces") */
     const char *decoder; /* the inflater: "ISA-L", "zlib", or "colstat"
@@ -86,7 +86,11 @@ typedef struct gzp_stats {
     uint64_t bytes_out; /* inflated bytes delivered */
     double seconds;     /* from gzp_open to the end (or to now) */
     uint64_t pieces;    /* pieces delivered (parallel) */
-    uint64_t redone;    /* of them, decoded again from a known point */
+    uint64_t at_member; /* of them, found their start at a member header */
+    uint64_t at_block;  /* ... at a deflate block (dynamic or stored) */
+    uint64_t redone;    /* ... decoded again from where the one before
+                           ended (a false or no start): the first piece
+                           started at the stream's start */
     uint64_t members;   /* gzip members checked */
 } gzp_stats;
 

@@ -90,6 +90,7 @@ struct gzp {
     piece *redo_piece; /* what the reader decodes itself */
     piece beyond;      /* past the last piece (see next_slice) */
     gzc *rgz;
+    struct bfind *rfind;
     gzin_cursor rcur;
     gz_point prev_end;
     uint64_t piece_out;       /* bytes of piece cur taken for delivery */
@@ -132,6 +133,12 @@ void gzp_record_end(piece *p, gzc *c, int r);
 
 /* The window a redo of piece j starts with, or NULL while unknown. */
 const uint8_t *gzp_pred_window(gzp *g, uint64_t j, size_t *valid);
+
+/* Where piece j's block junctions start to count (gz_chunk.h's
+ * block_stop): past the next piece's range when that holds a member
+ * header (piece j then ends at the member boundary the next one starts
+ * at), else at its own end. Reads the next range through cur. */
+uint64_t gzp_block_stop(gzp *g, struct bfind *f, gzin_cursor *cur, uint64_t j);
 
 /* Starts and stops the decoding threads. */
 int gzp_workers_start(gzp *g);

@@ -123,29 +123,50 @@ static void detach(gzp *g, piece *p)
     pthread_cond_broadcast(&g->cv_work);
 }
 
-/* The first start in piece j's range. Returns 1 (found), 0 (none), or -1
- * (its input failed: *err says how). */
-static int search(worker *w, uint64_t j, gz_point *at, int *err)
+/* The first candidate (of members only, or of any kind) in piece j's
+ * range, read through cur. Returns 1 (found), 0 (none), or -1 (the input
+ * failed: *err says how). */
+static int scan(gzp *g, bfind *f, gzin_cursor *cur, uint64_t j,
+                int members_only, gz_point *at, int *err)
 {
-    gzp *g = w->g;
     uint64_t from = j * g->chunk * 8, limit = from + g->chunk * 8;
     uint64_t keep = j * g->chunk >= 8 ? j * g->chunk - 8 : 0;
     for (;;) {
         cs_error e = {0};
-        int r = gzin_cursor_fill(&w->cur, keep, g->cursor_cap, &e);
+        int r = gzin_cursor_fill(cur, keep, g->cursor_cap, &e);
         if (r != 0) {
             *err = r == GZIN_GONE ? GZE_GONE : GZE_READ;
             return -1;
         }
         uint64_t searched;
-        if (bfind_next(w->f, w->cur.buf, w->cur.len, w->cur.base, w->cur.eof,
+        if (bfind_next(f, cur->buf, cur->len, cur->base, cur->eof, members_only,
                        from, limit, at, &searched))
             return 1;
-        if (searched >= limit || w->cur.eof)
+        if (searched >= limit || cur->eof)
             return 0;
         from = searched;
         keep = searched / 8 >= 8 ? searched / 8 - 8 : 0;
     }
+}
+
+/* Where piece j starts: the first member header in its range, else the
+ * first candidate of any kind (io/block_finder.h). Members first: a piece
+ * that starts at one knows its window (none) and decodes bytes at once. */
+static int search(worker *w, uint64_t j, gz_point *at, int *err)
+{
+    int r = scan(w->g, w->f, &w->cur, j, 1, at, err);
+    return r != 0 ? r : scan(w->g, w->f, &w->cur, j, 0, at, err);
+}
+
+uint64_t gzp_block_stop(gzp *g, bfind *f, gzin_cursor *cur, uint64_t j)
+{
+    uint64_t stop = (j + 1) * g->chunk * 8;
+    if (j + 1 >= g->npieces)
+        return UINT64_MAX;
+    gz_point at;
+    int err;
+    return scan(g, f, cur, j + 1, 1, &at, &err) > 0 ? stop + g->chunk * 8
+                                                    : stop;
 }
 
 /* Keeps the tail of piece p (its last 32 KiB of output) from its last
@@ -218,7 +239,9 @@ static void decode(worker *w, const task *t, const gz_point *start,
     gzp *g = w->g;
     piece *p = gzp_slot(g, t->j);
     uint64_t stop = (t->j + 1) * g->chunk * 8;
-    int began = gzc_begin(w->c, &w->cur, start, win, valid, stop, t->j == 0);
+    uint64_t block_stop = gzp_block_stop(g, w->f, &w->cur, t->j);
+    int began = gzc_begin(w->c, &w->cur, start, win, valid, stop, block_stop,
+                          t->j == 0);
     pthread_mutex_lock(&g->mu);
     for (;;) {
         gz_slice *s = NULL;
@@ -306,7 +329,10 @@ static void run(worker *w, const task *t)
         } else {
             found = -1;
         }
-        if (found > 0 && p->win_known) {
+        if (found > 0 && start.kind == GZP_MEMBER) {
+            win = zero_window; /* a member refers to nothing before it */
+            valid = 0;
+        } else if (found > 0 && p->win_known) {
             memcpy(w->win, p->win, DDEC_WINDOW);
             win = w->win;
             valid = p->win_valid;

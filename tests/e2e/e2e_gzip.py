@@ -331,10 +331,13 @@ def test_many_pieces(s):
     resolving and redoes get their chances."""
     r = Runner(s)
     rng = s.rng
-    data = text_data(rng, (6 << 20) if not QUICK else (2 << 20))
+    data = text_data(rng, (6 << 20) if not QUICK else (3 << 20))
     blob = member(rng, data, 6)
     modes = [(t, c, False) for t in (2, 3, 4, 8) for c in ("16k", "64k")]
     modes += [(t, "32k", True) for t in (2, 4)]
+    # Pieces larger than a thread's 1 MiB read buffer: it slides, looks
+    # ahead into the next piece's range and comes back.
+    modes += [(2, "1200k", False), (3, "1200k", True)]
     for _ in range(1 if QUICK else 3):
         r.case("6 MiB of text in pieces", blob, modes)
 

@@ -55,8 +55,7 @@ static ssize_t mem_pread(void *ctx, void *buf, size_t n, uint64_t off,
 /* zlib, member by member, with io/source.c's rules after a member: the
  * end, another member (1f 8b), zeros to the end, else an error. Returns
  * 1 (decoded) or 0, the bytes in *out (up to OUT_CAP). */
-static int zlib_decode(const uint8_t *in, size_t n, uint8_t *out,
-                       size_t *made)
+static int zlib_decode(const uint8_t *in, size_t n, uint8_t *out, size_t *made)
 {
     size_t at = 0;
     *made = 0;
@@ -70,11 +69,10 @@ static int zlib_decode(const uint8_t *in, size_t n, uint8_t *out,
         do {
             uint8_t sink[1 << 16];
             z.next_out = *made < OUT_CAP ? out + *made : sink;
-            z.avail_out = *made < OUT_CAP
-                              ? (uInt)(OUT_CAP - *made < 65536
-                                           ? OUT_CAP - *made
-                                           : 65536)
-                              : sizeof sink;
+            z.avail_out =
+                *made < OUT_CAP
+                    ? (uInt)(OUT_CAP - *made < 65536 ? OUT_CAP - *made : 65536)
+                    : sizeof sink;
             uInt before = z.avail_out;
             r = inflate(&z, Z_NO_FLUSH);
             if (*made < OUT_CAP)

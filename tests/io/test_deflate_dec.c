@@ -360,7 +360,7 @@ START_TEST(finder_from_random_offsets)
         for (int t = 0; t < 4; t++) {
             uint64_t from = rng_below(&r, s.clen * 8 + 1), searched;
             gz_point pt;
-            if (!bfind_next(f, s.comp, s.clen, 0, 1, from, UINT64_MAX, &pt,
+            if (!bfind_next(f, s.comp, s.clen, 0, 1, 0, from, UINT64_MAX, &pt,
                             &searched))
                 continue;
             EXPECT(pt.pos >= from, "candidate before the search start");
