@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "io/gz_format.h"
+#include "io/inflate.h"
 
 enum {
     PH_NEXT,    /* after a member: what follows? */
@@ -11,11 +12,13 @@ enum {
     PH_DEFLATE, /* its deflate data */
     PH_TRAILER, /* its trailer */
     PH_PADDING, /* zeros to the end */
+    PH_WHOLE,   /* a whole member by the one-thread inflater */
     PH_OVER,
 };
 
 struct gzc {
     ddec *d;
+    inflater *z; /* for whole members, when it is the faster (ISA-L) */
     gzin_cursor *in;
     gzc_alloc alloc;
     gz_slice *cur;
@@ -41,8 +44,9 @@ gzc *gzc_new(gzc_alloc alloc)
     if (!c)
         return NULL;
     c->d = ddec_new();
-    if (!c->d) {
-        free(c);
+    c->z = inflater_is_fastest() ? inflater_new() : NULL;
+    if (!c->d || (inflater_is_fastest() && !c->z)) {
+        gzc_free(c);
         return NULL;
     }
     c->alloc = alloc;
@@ -54,6 +58,7 @@ void gzc_free(gzc *c)
     if (!c)
         return;
     ddec_free(c->d);
+    inflater_free(c->z);
     free(c);
 }
 
@@ -325,8 +330,66 @@ static int next_member(gzc *c, gz_slice **out)
         c->end = (gz_point){.kind = GZP_MEMBER, .pos = c->at * 8};
         return finish(c, out, GZC_DONE);
     }
+    /* When the piece ends at a member boundary (the next piece starts at
+     * a member header: block_stop lies past stop), a member can be decoded
+     * whole by the faster inflater: no block junction inside it can be
+     * where the piece ends (and were the next piece's header false, that
+     * piece is decoded again anyway). */
+    if (c->z && !c->wide && c->block_stop > c->stop) {
+        c->hist_valid = 0;
+        c->floor = total(c->cur);
+        inflater_reset(c->z, INFL_GZIP, NULL, 0);
+        c->phase = PH_WHOLE;
+        return -1;
+    }
     gzf_begin(&c->hdr);
     c->phase = PH_HEADER;
+    return -1;
+}
+
+static int whole_fail(gzc *c, gz_slice **out)
+{
+    int err = inflater_error(c->z);
+    fail(c,
+         err == INFL_E_CRC      ? GZE_CRC
+         : err == INFL_E_LENGTH ? GZE_LENGTH
+         : err == INFL_E_MEMORY ? GZE_MEMORY
+                                : GZE_DATA,
+         err == INFL_E_HEADER ? inflater_message(c->z) : NULL);
+    return finish(c, out, GZC_FAIL);
+}
+
+/* A whole member by the one-thread inflater, into the slices. */
+static int whole_member(gzc *c, gz_slice **out)
+{
+    size_t room = c->cur->cap - DDEC_OUT_SLACK - total(c->cur);
+    if (room == 0)
+        return hand_over(c, out, 0);
+    if (held_from(c, c->at) == 0 && !c->in->eof &&
+        fill(c, c->at, 4 * DDEC_MARGIN) != 0)
+        return finish(c, out, GZC_FAIL);
+    size_t in_len = held_from(c, c->at), out_len = room;
+    int r = inflater_run(c->z, c->in->buf + (c->at - c->in->base), &in_len,
+                         c->cur->mem + total(c->cur), &out_len);
+    c->at += in_len;
+    c->cur->n += out_len;
+    grow_valid(c, out_len);
+    if (r == INFL_ERROR)
+        return whole_fail(c, out);
+    if (r == INFL_END) {
+        uint32_t crc, isize;
+        inflater_trailer(c->z, &crc, &isize);
+        if (gzslice_cut(c->cur, crc, isize) != 0) {
+            fail(c, GZE_MEMORY, "out of memory");
+            return finish(c, out, GZC_FAIL);
+        }
+        c->phase = PH_NEXT;
+        return -1;
+    }
+    if (in_len == 0 && out_len == 0 && c->in->eof && held_from(c, c->at) == 0) {
+        fail(c, GZE_TRUNCATED, "unexpected end of gzip data");
+        return finish(c, out, GZC_FAIL);
+    }
     return -1;
 }
 
@@ -464,6 +527,9 @@ int gzc_next(gzc *c, gz_slice **out)
             break;
         case PH_PADDING:
             r = padding(c, out);
+            break;
+        case PH_WHOLE:
+            r = whole_member(c, out);
             break;
         default:
             if (c->cur)

@@ -41,6 +41,21 @@ const char *inflater_backend(void)
 #endif
 }
 
+int inflater_is_fastest(void)
+{
+#ifdef COLSTAT_HAVE_ISAL
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+void inflater_trailer(const inflater *z, uint32_t *crc, uint32_t *isize)
+{
+    *crc = gzf_le32(z->trailer);
+    *isize = gzf_le32(z->trailer + 4);
+}
+
 inflater *inflater_new(void)
 {
     return calloc(1, sizeof(inflater));

@@ -40,6 +40,10 @@ void inflater_free(inflater *z);
 /* "ISA-L" or "zlib". */
 const char *inflater_backend(void);
 
+/* Whether the backend inflates faster than io/deflate_dec.h on one thread
+ * (ISA-L does; zlib does not). */
+int inflater_is_fastest(void);
+
 /* Starts a stream; dict: up to 32768 bytes of output before it (INFL_RAW
  * only), or NULL. Returns 0, or -1 when out of memory. */
 int inflater_reset(inflater *z, enum infl_mode mode, const uint8_t *dict,
@@ -56,6 +60,9 @@ int inflater_run(inflater *z, const uint8_t *in, size_t *in_len, uint8_t *out,
  * most 8 bytes, copied to out; they come before the caller's next input.
  * Returns their count. */
 size_t inflater_carry(inflater *z, uint8_t *out);
+
+/* After INFL_END of a member: its trailer's CRC-32 and ISIZE. */
+void inflater_trailer(const inflater *z, uint32_t *crc, uint32_t *isize);
 
 /* After INFL_ERROR. */
 int inflater_error(const inflater *z);

@@ -1,6 +1,7 @@
 /* io/inflate (ISA-L or zlib, whichever the build has: the suite prints
  * which) against zlib itself, on random streams fed and drained in random
- * pieces: gzip members with every optional header field, followed by
+ * pieces (the output into a fresh buffer each time): gzip members with
+ * every optional header field, followed by
  * other bytes (the member's end must be found exactly, also when ISA-L
  * read past it); raw streams resumed with a preset window; damage (a
  * flipped bit anywhere, header fields, CRC, ISIZE): an error exactly where
@@ -95,8 +96,14 @@ static int ours(test_rng *r, inflater *z, enum infl_mode mode,
             a = a < 1 ? a : 1 + rng_below(r, a);
             b = b < 1 ? b : 1 + rng_below(r, b);
         }
+        /* Into a fresh buffer each time, as a reader's caller gives: the
+         * inflater must keep its own history of the output. */
+        uint8_t *fresh = malloc(b ? b : 1);
         size_t in_len = a, out_len = b;
-        st = inflater_run(z, in + at, &in_len, out + got, &out_len);
+        st = inflater_run(z, in + at, &in_len, fresh, &out_len);
+        memcpy(out + got, fresh, out_len);
+        memset(fresh, 0xa5, out_len);
+        free(fresh);
         at += in_len;
         got += out_len;
         if (st == INFL_OK && at == n && in_len == 0 && out_len == 0)
