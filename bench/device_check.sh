@@ -14,12 +14,13 @@ cd "$(dirname "$0")/.." || exit 1
 python3 --version; python3 -c 'import numpy, pyarrow; print("numpy", numpy.__version__, "pyarrow", pyarrow.__version__)' 2>&1
 nproc; free -g | head -2; df -h /tmp | tail -1
 
-BUILD=$B OUT=$OUT bash bench/gpu/run_device.sh > "$OUT/gpu_unit.log" 2>&1
+BUILD=$B OUT=$OUT SAN_TOOLS="${UNIT_SAN_TOOLS:-memcheck racecheck synccheck initcheck}" \
+    bash bench/gpu/run_device.sh > "$OUT/gpu_unit.log" 2>&1
 grep -E "rc=|ERROR SUMMARY|GB/s|ratio" "$OUT/gpu_unit.log" | head -40
 
 echo "== end-to-end tests with a GPU present"
 : > "$OUT/e2e.log"
-for t in tests/e2e/e2e_*.py; do
+for t in ${E2E:-tests/e2e/e2e_*.py}; do
     start=$(date +%s)
     timeout 300 python3 "$t" "$B/colstat" >> "$OUT/e2e.log" 2>&1
     echo "$t rc=$? $(( $(date +%s) - start )) s" | tee -a "$OUT/e2e.log"
@@ -61,8 +62,8 @@ for k, n in ((0, 100001), (1, 77777)):
     open("/tmp/san_m%d.bin" % k, "wb").write(b"".join(struct.pack("<idB", r.randint(-2**31, 2**31 - 1), r.gauss(0, 1e6), r.randrange(256)) for _ in range(n)))'
 # the device's CSV parse from a file (several readers), from a pipe in
 # small chunks (carried records), with --range, and binary records
-for tool in memcheck racecheck synccheck; do
-    for how in file pipe range f64 multi hard blank parse; do
+for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
+    for how in ${RUN_CASES:-file pipe range f64 multi hard blank parse}; do
         case $how in
         file) cmd=("$B/colstat" --device gpu -a --json /tmp/san.csv) ;;
         pipe) cmd=(env COLSTAT_GPU_RAW_BYTES=65537 "$B/colstat" --device gpu -a --json -) ;;
@@ -74,7 +75,9 @@ for tool in memcheck racecheck synccheck; do
         parse) cmd=(env COLSTAT_TEST_QUICK=1 "$B/test_gpu_parse") ;;
         esac
         timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "${cmd[@]}" < /tmp/san.csv > "$OUT/san_colstat.tmp" 2>&1
-        echo "colstat $tool $how rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_colstat.tmp" | tr '\n' ' ')" | tee -a "$OUT/san_colstat.log"
+        rc=$?
+        echo "colstat $tool $how rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_colstat.tmp" | tr '\n' ' ')" | tee -a "$OUT/san_colstat.log"
+        [ $rc -ne 0 ] && grep -A8 -m 3 -E "^========= (Uninitialized|Invalid|Race|Barrier)" "$OUT/san_colstat.tmp" >> "$OUT/san_colstat.log"
     done
 done
 rm -f "$OUT/san_colstat.tmp"

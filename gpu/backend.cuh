@@ -5,6 +5,7 @@
 #define COLSTAT_GPU_BACKEND_CUH
 
 #include "gpu.h"
+#include "kept.cuh"
 #include "kernels.cuh"
 
 constexpr int NSLOTS = 8;                  /* submissions in flight */
@@ -21,26 +22,22 @@ struct slot {
     bool busy;
 };
 
-/* Values kept for a histogram binned at the end: on the device (d) or in
- * host memory (h); column j at + j * ld. */
-struct segment {
-    double *d, *h;
-    size_t n, ld;
-};
-
 struct raw_input; /* raw_input.cu */
 
 struct gpu_backend {
     gpu_config cfg;
     int nsm, nb2, maxblocks;
-    char device[128];
     char err[256]; /* the first error; later calls repeat it */
     bool failed;
     size_t rows, ld;
     cudaStream_t st[2];
     double *dbuf[2];
+    int *dcorr[2];    /* the chunks' corrections: [ncols][ld] */
+    int *dcorr_on[2]; /* [ncols] */
+    int *hcorr_on;    /* [ncols], host: the flags of a submission */
     dev_col *dstate[2];
     dev_ext *dpart[2];
+    dev_iext *dipart[2];
     unsigned long long *dbins;
     hist_scale *dscales;
     slot slots[NSLOTS];
@@ -48,16 +45,15 @@ struct gpu_backend {
     unsigned long long nchunks;
     double h2d_ms, kernel_ms, hist_ms;
     double context_s;
+    double open_s[GPU_OPEN_NPHASES];
+    double open_t; /* clock at the end of the last phase */
     uint64_t h2d_bytes;
-    segment *segs;
-    size_t nsegs, capsegs;
-    size_t budget, used; /* device bytes for kept values */
+    kept_store kept; /* values kept to the end (kept.cuh) */
     chunk_alloc alloc;
     raw_input *raw; /* NULL until the first raw input */
-    /* values the host parsed for the device (hard numbers): per column */
+    /* statistics of the values the host parsed for the device (hard
+       numbers), per column; the values themselves go to kept */
     col_stats *extra;
-    double **extra_v;
-    size_t *extra_n, *extra_cap;
 };
 
 /* Records the first error (later ones are dropped); returns -1. */
@@ -73,6 +69,11 @@ int report(const gpu_backend *g, int rc, cs_error *e);
             return cuda_fail((g), #call, ck_);                                 \
     } while (0)
 
+/* Opening's time by phase (gpu_times.open_s): a phase starts at the end of
+ * the last one, or at gpu_open_phase_start. */
+void gpu_open_phase_start(gpu_backend *g);
+void gpu_open_phase_done(gpu_backend *g, int phase);
+
 /* Synchronous copies on stream 0. */
 int upload(gpu_backend *g, void *dst, const void *src, size_t bytes);
 int download(gpu_backend *g, void *dst, const void *src, size_t bytes);
@@ -81,18 +82,12 @@ int download(gpu_backend *g, void *dst, const void *src, size_t bytes);
 slot *take_slot(gpu_backend *g);
 void harvest(gpu_backend *g, slot *sl);
 
-/* Where n rows of values go: a kept segment (*keep) when the histogram is
- * binned at the end, else buf. */
-int piece_target(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
-                 double **dst, segment **keep);
+/* Adds value v (correction corr, io/chunk.h) of row (absolute) to column
+ * col's host-parsed extras, merged with the device's statistics and
+ * histograms by gpu_finish. */
+int add_extra(gpu_backend *g, int col, double v, int32_t corr, uint64_t row);
 
-/* Adds value v of row (absolute) to column col's host-parsed extras,
- * merged with the device's statistics and histograms by gpu_finish. */
-int add_extra(gpu_backend *g, int col, double v, uint64_t row);
-
-/* raw_input.cu: bins the values the raw path kept (scales uploaded), and
- * frees what it owns. */
-int raw_bin_kept(gpu_backend *g, cudaStream_t st);
+/* raw_input.cu: frees what the raw path owns. */
 void raw_release(gpu_backend *g);
 
 #endif

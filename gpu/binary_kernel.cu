@@ -1,6 +1,7 @@
 /* Binary records on the device: fixed-width little-endian fields into
  * column values, with the same conversions as io/binary_reader.c
- * (integers round to the nearest double; a float NaN counts as nan). */
+ * (integers round to the nearest double, i64 and u64 with the exact
+ * correction beside it; a float NaN counts as nan). */
 #include "raw.cuh"
 
 #include <math.h>
@@ -80,6 +81,18 @@ __device__ __forceinline__ double convert(int type, ull v)
     }
 }
 
+/* v - d for an i64 or u64 v and its double d, in wrapping unsigned
+ * arithmetic (d may be 2^63 or 2^64, which no integer type holds). */
+__device__ __forceinline__ int wide_corr(int type, ull v, double d)
+{
+    ull back;
+    if (type == BT_I64)
+        back = d >= 0x1p63 ? 1ull << 63 : (ull)(long long)d;
+    else
+        back = d >= 0x1p64 ? 0 : (ull)d;
+    return (int)(long long)(v - back);
+}
+
 /* Column blockIdx.y, rows spread over the grid. */
 __global__ void __launch_bounds__(THREADS) bin_kernel(bin_args a)
 {
@@ -91,14 +104,24 @@ __global__ void __launch_bounds__(THREADS) bin_kernel(bin_args a)
     const unsigned off = a.offset[c];
     const bool aligned = off % w == 0 && a.record_size % w == 0;
     double *dst = a.col + (size_t)c * a.ld;
+    int *corr = a.corr + (size_t)c * a.corr_ld;
+    const bool wide = type == BT_I64 || type == BT_U64;
     unsigned nan = 0;
+    bool any = false;
     for (size_t r = (size_t)blockIdx.x * THREADS + threadIdx.x; r < a.nrec;
          r += (size_t)gridDim.x * THREADS) {
-        double v =
-            convert(type, load_le(a.buf + r * a.record_size + off, w, aligned));
+        ull bits = load_le(a.buf + r * a.record_size + off, w, aligned);
+        double v = convert(type, bits);
         dst[r] = v;
         nan += v != v;
+        int k = wide ? wide_corr(type, bits, v) : 0;
+        if (k) { /* the buffer is zero elsewhere */
+            corr[r] = k;
+            any = true;
+        }
     }
+    if (any)
+        a.corr_on[c] = 1;
     if (nan)
         atomicAdd(&s_nan, nan);
     __syncthreads();

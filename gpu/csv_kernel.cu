@@ -200,10 +200,16 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
         return;
     int c = a.map[f];
     double v = NAN;
+    int r = 0;
     /* a doubled quote leaves a quote in the text: never a number */
-    int kind = escaped ? NUM_INVALID : dev_parse_number(s, e, &v);
-    if (rec < a.ld)
+    int kind = escaped ? NUM_INVALID : dev_parse_number_corr(s, e, &v, &r);
+    if (rec < a.ld) {
         a.col[(size_t)c * a.ld + rec] = kind == NUM_OK ? v : NAN;
+        if (r) { /* rare: the buffer is zero elsewhere */
+            a.corr[(size_t)c * a.ld + rec] = r;
+            a.corr_on[c] = 1;
+        }
+    }
     if (kind == NUM_OK)
         return;
     if (kind == DEV_NUM_HARD) {
@@ -382,8 +388,8 @@ __global__ void __launch_bounds__(SCAN_THREADS) row_scan_kernel(csv_args a)
         st->rows = base;
 }
 
-/* Values of row records to their rows, through a second buffer (the moves
- * overlap). */
+/* Values (and corrections, in the columns that have any) of row records
+ * to their rows, through second buffers (the moves overlap). */
 __global__ void move_kernel(csv_args a)
 {
     const raw_state *st = a.st;
@@ -393,21 +399,32 @@ __global__ void move_kernel(csv_args a)
     for (unsigned r = blockIdx.x * blockDim.x + threadIdx.x; r < n;
          r += gridDim.x * blockDim.x)
         if (a.row_flag[r])
-            for (int c = 0; c < a.ncols; c++)
-                a.moved[(size_t)c * a.ld + a.row_of[r]] =
-                    a.col[(size_t)c * a.ld + r];
+            for (int c = 0; c < a.ncols; c++) {
+                size_t to = (size_t)c * a.ld + a.row_of[r];
+                size_t from = (size_t)c * a.ld + r;
+                a.moved[to] = a.col[from];
+                if (a.corr_on[c])
+                    a.moved_corr[to] = a.corr[from];
+            }
 }
 
+/* The rows back; the corrections of the records past them (moved up) back
+ * to zero. */
 __global__ void move_back_kernel(csv_args a)
 {
     const raw_state *st = a.st;
     if (!compacting(a))
         return;
-    unsigned rows = st->rows;
-    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < rows;
+    unsigned rows = st->rows, n = st->nonblank_end;
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += gridDim.x * blockDim.x)
-        for (int c = 0; c < a.ncols; c++)
-            a.col[(size_t)c * a.ld + i] = a.moved[(size_t)c * a.ld + i];
+        for (int c = 0; c < a.ncols; c++) {
+            size_t at = (size_t)c * a.ld + i;
+            if (i < rows)
+                a.col[at] = a.moved[at];
+            if (a.corr_on[c])
+                a.corr[at] = i < rows ? a.moved_corr[at] : 0;
+        }
 }
 
 /* One thread: judges the chunk, then either stops the device here or

@@ -3,8 +3,8 @@
  * overlaps the kernels of the previous one), and hands back the same
  * col_stats and hist the CPU backend makes, so results are bit-identical.
  * The engine keeps the missing/invalid/nan counters; the GPU computes the
- * value statistics (count, sum, sum of squares, min/max with row, int-ness)
- * and the histogram. */
+ * value statistics (count, sum, sum of squares, min/max with row, int-ness,
+ * the integer view of chunks' corrections) and the histogram. */
 #ifndef COLSTAT_GPU_GPU_H
 #define COLSTAT_GPU_GPU_H
 
@@ -27,14 +27,40 @@ typedef struct gpu_config {
     int nbins;
     int have_range; /* else the histogram spans the true min and max */
     double lo, hi;
+    /* For tests and benchmarks; 0 means the default. */
+    size_t chunk_rows; /* rows of a value chunk on the device */
+    size_t raw_bytes;  /* bytes of a raw chunk */
+    int keep_set;      /* keep_bytes given: */
+    size_t keep_bytes; /*   device bytes for values kept to the end */
+    int terms;         /* expansion terms of the exact sums (2, 3, 4) */
 } gpu_config;
+
+/* Where opening spends its time (gpu_times.open_s). */
+enum gpu_open_phase {
+    GPU_OPEN_CONTEXT, /* finding the device, creating the CUDA context */
+    GPU_OPEN_QUERY,   /* its multiprocessors and free memory */
+    GPU_OPEN_BUFFERS, /* streams, device buffers, states */
+    GPU_OPEN_EVENTS,  /* the events that time and order the work */
+    GPU_OPEN_LAUNCH,  /* a first launch: loads the kernels it uses */
+    GPU_OPEN_RAW,     /* the raw path's buffers, at its first input */
+    GPU_OPEN_NPHASES
+};
 
 typedef struct gpu_times {
     double h2d_s, kernel_s, hist_s; /* device time, from events */
     uint64_t h2d_bytes;
     double context_s; /* of opening: creating the CUDA context */
+    double open_s[GPU_OPEN_NPHASES];
     char device[128]; /* name of the device used */
 } gpu_times;
+
+/* 1 in a build with CUDA, 0 in one without (gpu/stub.c). */
+int gpu_built(void);
+
+/* Creates the CUDA context of the first device: the slow part of opening
+ * (0.1 to 0.3 s), safe to run on a thread of its own while the caller
+ * reads its input; gpu_open then finds it made. */
+int gpu_prepare(cs_error *e);
 
 /* Opens the first usable device. Returns CS_OK, or CS_EDATA with e
  * saying why (no device, no driver, too little memory, built without
@@ -132,11 +158,12 @@ int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
                 cs_error *e);
 
 /* For tests: parses n fields (text + off[i], len[i] bytes) on the device
- * as parse_number would; kind[i] gets a num_kind, or 4 where only the
- * host's exact fallback can round it, and val[i] the value. */
+ * as parse_number_corr would; kind[i] gets a num_kind, or 4 where only the
+ * host's exact fallback can round it, val[i] the value and corr[i] its
+ * integer correction (io/parse_number.h). */
 int gpu_parse_fields(const char *text, size_t text_len, const size_t *off,
                      const size_t *len, size_t n, int *kind, double *val,
-                     cs_error *e);
+                     int32_t *corr, cs_error *e);
 
 void gpu_get_times(const gpu_backend *g, gpu_times *t);
 

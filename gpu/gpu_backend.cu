@@ -18,6 +18,25 @@ extern "C" {
 #include <string.h>
 #include <time.h>
 
+static double clock_s()
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void gpu_open_phase_start(gpu_backend *g)
+{
+    g->open_t = clock_s();
+}
+
+void gpu_open_phase_done(gpu_backend *g, int phase)
+{
+    double now = clock_s();
+    g->open_s[phase] += now - g->open_t;
+    g->open_t = now;
+}
+
 int failf(gpu_backend *g, const char *fmt, ...)
 {
     if (!g->failed) {
@@ -43,31 +62,18 @@ int report(const gpu_backend *g, int rc, cs_error *e)
                    g->failed ? g->err : "GPU: unknown error");
 }
 
-int add_extra(gpu_backend *g, int col, double v, uint64_t row)
+int add_extra(gpu_backend *g, int col, double v, int32_t corr, uint64_t row)
 {
     size_t ncols = (size_t)g->cfg.ncols;
     if (!g->extra) {
         g->extra = static_cast<col_stats *>(calloc(ncols, sizeof *g->extra));
-        g->extra_v = static_cast<double **>(calloc(ncols, sizeof(double *)));
-        g->extra_n = static_cast<size_t *>(calloc(ncols, sizeof(size_t)));
-        g->extra_cap = static_cast<size_t *>(calloc(ncols, sizeof(size_t)));
-        if (!g->extra || !g->extra_v || !g->extra_n || !g->extra_cap)
+        if (!g->extra)
             return failf(g, "GPU: out of host memory");
         for (size_t j = 0; j < ncols; j++)
             stats_init(&g->extra[j]);
     }
-    if (g->extra_n[col] == g->extra_cap[col]) {
-        size_t cap = g->extra_cap[col] ? 2 * g->extra_cap[col] : 16;
-        double *p = static_cast<double *>(
-            realloc(g->extra_v[col], cap * sizeof(double)));
-        if (!p)
-            return failf(g, "GPU: out of host memory");
-        g->extra_v[col] = p;
-        g->extra_cap[col] = cap;
-    }
-    g->extra_v[col][g->extra_n[col]++] = v;
-    stats_add_values(&g->extra[col], &v, 1, row, g->cfg.what);
-    return 0;
+    stats_add_values(&g->extra[col], &v, &corr, 1, row, g->cfg.what);
+    return gpu_kept_add_host(g, col, v);
 }
 
 namespace
@@ -93,7 +99,7 @@ void pinned_free(void *p, void *ctx)
 
 /* 64 MB of doubles per column set, less when memory is short; even, so
  * every column of a buffer starts 16-byte aligned. */
-size_t pick_rows(int ncols, size_t free_bytes)
+size_t pick_rows(int ncols, size_t free_bytes, size_t forced)
 {
     size_t per_row = (size_t)ncols * sizeof(double);
     size_t rows = TARGET_BYTES / per_row;
@@ -103,9 +109,8 @@ size_t pick_rows(int ncols, size_t free_bytes)
         rows = MIN_ROWS;
     while (rows > MIN_ROWS && 2 * rows * per_row > free_bytes / 4)
         rows /= 2;
-    const char *env = getenv("COLSTAT_GPU_CHUNK_ROWS"); /* test hook */
-    if (env && atol(env) > 0)
-        rows = (size_t)atol(env);
+    if (forced)
+        rows = forced;
     if (rows > DEV_MAX_ROWS_PER_LAUNCH)
         rows = DEV_MAX_ROWS_PER_LAUNCH;
     return rows;
@@ -199,8 +204,8 @@ int alloc_hist(gpu_backend *g)
 int setup(gpu_backend *g)
 {
     int count = 0;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0); /* the driver starts here */
+    gpu_open_phase_start(g); /* the driver starts here */
+    double t0 = g->open_t;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess)
         return failf(g, "%s%s", NO_GPU, cudaGetErrorString(e));
@@ -209,19 +214,18 @@ int setup(gpu_backend *g)
     e = cudaSetDevice(0);
     if (e == cudaSuccess)
         e = cudaFree(0); /* creates the context */
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    g->context_s = (double)(t1.tv_sec - t0.tv_sec) +
-                   1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    gpu_open_phase_done(g, GPU_OPEN_CONTEXT);
+    g->context_s = g->open_t - t0;
     if (e != cudaSuccess)
         return failf(g, "%s%s", NO_GPU, cudaGetErrorString(e));
-    cudaDeviceProp prop;
-    CK(g, cudaGetDeviceProperties(&prop, 0));
-    snprintf(g->device, sizeof g->device, "%.127s", prop.name);
-    g->nsm = prop.multiProcessorCount;
+    /* One attribute, not cudaGetDeviceProperties, which reads them all
+     * (slow); the device's name is read only when -v asks for it. */
+    CK(g, cudaDeviceGetAttribute(&g->nsm, cudaDevAttrMultiProcessorCount, 0));
     size_t free_b = 0, total_b = 0;
     CK(g, cudaMemGetInfo(&free_b, &total_b));
+    gpu_open_phase_done(g, GPU_OPEN_QUERY);
     int ncols = g->cfg.ncols;
-    g->rows = pick_rows(ncols, free_b);
+    g->rows = pick_rows(ncols, free_b, g->cfg.chunk_rows);
     g->ld = (g->rows + 1) & ~(size_t)1;
     size_t buf = (size_t)ncols * g->ld * sizeof(double);
     if (4 * buf > free_b)
@@ -231,26 +235,43 @@ int setup(gpu_backend *g)
     for (int s = 0; s < 2; s++) {
         CK(g, cudaStreamCreateWithFlags(&g->st[s], cudaStreamNonBlocking));
         CK(g, cudaMalloc((void **)&g->dbuf[s], buf));
+        CK(g, cudaMalloc((void **)&g->dcorr[s],
+                         (size_t)ncols * g->ld * sizeof(int)));
+        CK(g,
+           cudaMalloc((void **)&g->dcorr_on[s], (size_t)ncols * sizeof(int)));
+        CK(g, cudaMemsetAsync(g->dcorr_on[s], 0, (size_t)ncols * sizeof(int),
+                              g->st[s]));
         CK(g,
            cudaMalloc((void **)&g->dstate[s], (size_t)ncols * sizeof(dev_col)));
         CK(g,
            cudaMalloc((void **)&g->dpart[s],
                       (size_t)ncols * (size_t)g->maxblocks * sizeof(dev_ext)));
+        CK(g, cudaMalloc((void **)&g->dipart[s],
+                         (size_t)ncols * DEV_CORR_BLOCKS * sizeof(dev_iext)));
     }
-    if (make_slots(g) || upload_empty_states(g))
+    g->hcorr_on = static_cast<int *>(calloc((size_t)ncols, sizeof(int)));
+    if (!g->hcorr_on)
+        return failf(g, "GPU: out of host memory");
+    if (upload_empty_states(g))
         return -1;
     if ((g->cfg.what & STAT_HIST) && alloc_hist(g))
         return -1;
+    gpu_open_phase_done(g, GPU_OPEN_BUFFERS);
+    if (make_slots(g))
+        return -1;
+    gpu_open_phase_done(g, GPU_OPEN_EVENTS);
     size_t taken = 2 * buf + RESERVE_BYTES + total_b / 16;
-    g->budget = free_b > taken ? free_b - taken : 0;
-    const char *env = getenv("COLSTAT_GPU_KEEP_BYTES"); /* test hook */
-    if (env)
-        g->budget = (size_t)strtoull(env, NULL, 10);
+    g->kept.budget = free_b > taken ? free_b - taken : 0;
+    if (g->cfg.keep_set)
+        g->kept.budget = g->cfg.keep_bytes;
     /* a first launch proves the kernels load on this device */
-    reduce_args a = {g->dbuf[0], g->ld,        0,           1, 1,
-                     1,          g->dstate[0], g->dpart[0], 1, NULL};
+    reduce_args a = {
+        g->dbuf[0],     g->ld,        0,           1,    1,           1,
+        g->dstate[0],   g->dpart[0],  1,           NULL, g->dcorr[0], g->ld,
+        g->dcorr_on[0], g->dipart[0], g->cfg.terms};
     CK(g, reduce_launch(&a, ncols, g->st[0]));
     CK(g, cudaStreamSynchronize(g->st[0]));
+    gpu_open_phase_done(g, GPU_OPEN_LAUNCH);
     return 0;
 }
 
@@ -284,50 +305,33 @@ slot *take_slot(gpu_backend *g)
     return sl;
 }
 
-/* Where this piece's values go: a kept segment when the histogram is
- * binned at the end, else the stream's buffer. */
-int piece_target(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
-                 double **dst, segment **keep)
-{
-    *dst = buf;
-    *keep = NULL;
-    if (!(g->cfg.what & STAT_HIST) || g->cfg.have_range)
-        return 0;
-    if (g->nsegs == g->capsegs) {
-        size_t cap = g->capsegs ? 2 * g->capsegs : 64;
-        segment *s = static_cast<segment *>(realloc(g->segs, cap * sizeof *s));
-        if (!s)
-            return failf(g, "GPU: out of host memory");
-        g->segs = s;
-        g->capsegs = cap;
-    }
-    segment *sg = &g->segs[g->nsegs];
-    memset(sg, 0, sizeof *sg);
-    sg->n = n;
-    sg->ld = (n + 1) & ~(size_t)1;
-    size_t bytes = (size_t)g->cfg.ncols * sg->ld * sizeof(double);
-    if (g->used + bytes <= g->budget) {
-        if (cudaMallocAsync((void **)&sg->d, bytes, st) == cudaSuccess) {
-            g->used += bytes;
-            *dst = sg->d;
-        } else {
-            (void)cudaGetLastError(); /* out of memory: keep on the host */
-            sg->d = NULL;
-            g->budget = g->used;
-        }
-    }
-    if (!sg->d) {
-        sg->h = static_cast<double *>(malloc(bytes ? bytes : 1));
-        if (!sg->h)
-            return failf(g, "GPU: out of host memory for histogram values");
-    }
-    g->nsegs++;
-    *keep = sg;
-    return 0;
-}
-
 namespace
 {
+
+/* The corrections of the piece's columns that carry any, and the flags
+ * saying which: *any when there is one. */
+int copy_corr(gpu_backend *g, const chunk *c, size_t off, size_t n, int s,
+              bool *any)
+{
+    cudaStream_t st = g->st[s];
+    *any = false;
+    for (int j = 0; j < g->cfg.ncols; j++) {
+        g->hcorr_on[j] = c->has_corr[j] != 0;
+        *any = *any || g->hcorr_on[j];
+    }
+    if (!*any)
+        return 0;
+    /* pageable sources: the copies take them before returning */
+    for (int j = 0; j < g->cfg.ncols; j++)
+        if (g->hcorr_on[j])
+            CK(g, cudaMemcpyAsync(g->dcorr[s] + (size_t)j * g->ld,
+                                  c->corr[j] + off, n * sizeof(int),
+                                  cudaMemcpyHostToDevice, st));
+    CK(g, cudaMemcpyAsync(g->dcorr_on[s], g->hcorr_on,
+                          (size_t)g->cfg.ncols * sizeof(int),
+                          cudaMemcpyHostToDevice, st));
+    return 0;
+}
 
 int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
                  unsigned long long first_row, int s, bool last)
@@ -335,8 +339,8 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
     cudaStream_t st = g->st[s];
     int ncols = g->cfg.ncols;
     double *dst;
-    segment *keep;
-    if (piece_target(g, n, st, g->dbuf[s], &dst, &keep))
+    kept_piece *keep;
+    if (gpu_kept_piece(g, n, st, g->dbuf[s], &dst, &keep))
         return -1;
     size_t ld = keep ? keep->ld : g->ld;
     slot *sl = take_slot(g);
@@ -350,6 +354,9 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
             memcpy(keep->h + (size_t)j * ld, c->col[j] + off,
                    n * sizeof(double));
     }
+    bool corr;
+    if (copy_corr(g, c, off, n, s, &corr))
+        return -1;
     CK(g, cudaEventRecord(sl->copied, st));
     g->h2d_bytes += (uint64_t)n * (uint64_t)ncols * sizeof(double);
     unsigned what = g->cfg.what;
@@ -362,7 +369,12 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
                      g->dstate[s],
                      g->dpart[s],
                      reduce_grid(g->nsm, n),
-                     NULL};
+                     NULL,
+                     corr ? g->dcorr[s] : NULL,
+                     g->ld,
+                     g->dcorr_on[s],
+                     g->dipart[s],
+                     g->cfg.terms};
     CK(g, reduce_launch(&a, ncols, st));
     CK(g, cudaEventRecord(sl->reduced, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
@@ -373,46 +385,56 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
     return 0;
 }
 
-/* (v, r) pairs of the two streams: the lower value, ties to the lower row
- * (the streams interleave chunks, so neither covers the earlier rows). */
-void pick(double av, uint64_t ar, double bv, uint64_t br, int want_min,
-          double *v, uint64_t *r)
-{
-    bool a_first;
-    if (ar == DEV_NO_ROW)
-        a_first = false;
-    else if (br == DEV_NO_ROW)
-        a_first = true;
-    else if (av == bv)
-        a_first = ar < br;
-    else
-        a_first = want_min ? av < bv : av > bv;
-    *v = a_first ? av : bv;
-    *r = a_first ? ar : br;
-}
-
-void to_sacc(sacc *dst, const long long *a, const long long *b)
+void to_sacc(sacc *dst, const long long *d)
 {
     for (int i = 0; i < SACC_DIGITS; i++)
-        dst->d[i] = a[i] + b[i]; /* each within (-2^33, 2^33) */
+        dst->d[i] = d[i]; /* each within (-2^33, 2^33) */
     dst->pending = 1;
     sacc_normalize(dst);
 }
 
-void to_stats(const dev_col *a, const dev_col *b, col_stats *o)
+/* One stream's state as col_stats. */
+void dev_to_stats(const dev_col *a, col_stats *o)
 {
     stats_init(o);
-    o->count = a->count + b->count;
-    o->all_int = a->all_int & b->all_int;
+    o->count = a->count;
+    o->all_int = a->all_int;
     if (o->count) {
-        pick(a->min, a->min_row, b->min, b->min_row, 1, &o->min, &o->min_row);
-        pick(a->max, a->max_row, b->max, b->max_row, 0, &o->max, &o->max_row);
+        o->min = a->min;
+        o->max = a->max;
+        o->min_row = a->min_row;
+        o->max_row = a->max_row;
+        o->min_corr = a->min_corr;
+        o->max_corr = a->max_corr;
+        o->min_row_int = a->min_row_int;
+        o->max_row_int = a->max_row_int;
     }
-    to_sacc(&o->sum, a->sum, b->sum);
-    o->sum.pos_inf = a->pos_inf + b->pos_inf;
-    o->sum.neg_inf = a->neg_inf + b->neg_inf;
-    to_sacc(&o->sumsq, a->sumsq, b->sumsq);
-    o->sumsq.pos_inf = a->sq_inf + b->sq_inf;
+    o->sum_r = a->sum_r;
+    to_sacc(&o->sum, a->sum);
+    o->sum.pos_inf = a->pos_inf;
+    o->sum.neg_inf = a->neg_inf;
+    to_sacc(&o->sumsq, a->sumsq);
+    o->sumsq.pos_inf = a->sq_inf;
+    to_sacc(&o->sumsq_corr, a->sumsq_corr);
+}
+
+/* The two streams' states merged: their rows interleave, and stats_merge
+ * breaks ties by the lower row wherever it came from. */
+void to_stats(const dev_col *a, const dev_col *b, col_stats *o)
+{
+    col_stats other;
+    dev_to_stats(a, o);
+    dev_to_stats(b, &other);
+    stats_merge(o, &other, 0);
+}
+
+int bin_range(gpu_backend *g, const double *col, size_t ld, size_t n,
+              const unsigned long long *dn, cudaStream_t st, void *ctx)
+{
+    (void)ctx;
+    CK(g, hist_launch(col, ld, n, g->cfg.ncols, g->cfg.nbins, g->dscales,
+                      g->dbins, g->nsm, st, dn));
+    return 0;
 }
 
 /* Bins the kept values once the edges (the final min and max) are known. */
@@ -438,43 +460,10 @@ int bin_kept(gpu_backend *g, const col_stats *cs)
     CK(g, cudaEventRecord(sl->start, st));
     CK(g, cudaEventRecord(sl->copied, st));
     CK(g, cudaEventRecord(sl->reduced, st));
-    for (size_t i = 0; i < g->nsegs; i++) {
-        segment *sg = &g->segs[i];
-        const double *src = sg->d;
-        if (!src) {
-            size_t bytes = (size_t)ncols * sg->ld * sizeof(double);
-            size_t room = (size_t)ncols * g->ld * sizeof(double);
-            if (bytes > room) /* pieces never exceed a buffer */
-                return failf(g, "GPU: internal: segment too large");
-            CK(g, cudaMemcpyAsync(g->dbuf[0], sg->h, bytes,
-                                  cudaMemcpyHostToDevice, st));
-            g->h2d_bytes += bytes;
-            src = g->dbuf[0];
-        }
-        CK(g, hist_launch(src, sg->ld, sg->n, ncols, g->cfg.nbins, g->dscales,
-                          g->dbins, g->nsm, st));
-    }
-    if (raw_bin_kept(g, st))
+    if (gpu_kept_visit(g, st, bin_range, NULL))
         return -1;
     CK(g, cudaEventRecord(sl->binned, st));
     return 0;
-}
-
-/* The lower row wins a tie, whichever side it came from. */
-void merge_extra(col_stats *cs, const col_stats *x)
-{
-    col_stats before = *cs;
-    stats_merge(cs, x, 0);
-    if (!before.count || !x->count)
-        return;
-    if (x->min == before.min && x->min_row < before.min_row) {
-        cs->min = x->min;
-        cs->min_row = x->min_row;
-    }
-    if (x->max == before.max && x->max_row < before.max_row) {
-        cs->max = x->max;
-        cs->max_row = x->max_row;
-    }
 }
 
 int fetch_hists(gpu_backend *g, const col_stats *cs, hist *hists)
@@ -503,8 +492,10 @@ int fetch_hists(gpu_backend *g, const col_stats *cs, hist *hists)
         for (int k = 0; k < nbins; k++)
             hists[j].bins[k] = b[k + 1];
         hists[j].overflow = b[nbins + 1];
-        if (g->extra)
-            hist_add_values(&hists[j], g->extra_v[j], g->extra_n[j]);
+        const double *v;
+        size_t n;
+        gpu_kept_host(g, j, &v, &n);
+        hist_add_values(&hists[j], v, n);
     }
     free(h);
     return rc;
@@ -526,8 +517,8 @@ int finish(gpu_backend *g, col_stats *out, hist *hists)
         rc = download(g, h + (size_t)s * ncols, g->dstate[s], bytes);
     for (int j = 0; j < ncols && !rc; j++) {
         to_stats(&h[j], &h[ncols + j], &cs[j]);
-        if (g->extra)
-            merge_extra(&cs[j], &g->extra[j]);
+        if (g->extra) /* ties to the lower row, whichever side */
+            stats_merge(&cs[j], &g->extra[j], 0);
     }
     bool hist_on = (g->cfg.what & STAT_HIST) && hists;
     if (!rc && hist_on && !g->cfg.have_range)
@@ -548,25 +539,20 @@ void release(gpu_backend *g)
         if (g->st[s])
             cudaStreamSynchronize(g->st[s]);
     raw_release(g);
-    for (size_t i = 0; i < g->nsegs; i++) {
-        cudaFree(g->segs[i].d);
-        free(g->segs[i].h);
-    }
-    free(g->segs);
+    gpu_kept_release(g);
+    free(g->hcorr_on);
     for (int s = 0; s < 2; s++) {
         cudaFree(g->dbuf[s]);
+        cudaFree(g->dcorr[s]);
+        cudaFree(g->dcorr_on[s]);
         cudaFree(g->dstate[s]);
         cudaFree(g->dpart[s]);
+        cudaFree(g->dipart[s]);
         if (g->st[s])
             cudaStreamDestroy(g->st[s]);
     }
     cudaFree(g->dbins);
     cudaFree(g->dscales);
-    for (int j = 0; g->extra_v && j < g->cfg.ncols; j++)
-        free(g->extra_v[j]);
-    free(g->extra_v);
-    free(g->extra_n);
-    free(g->extra_cap);
     free(g->extra);
     for (int i = 0; i < NSLOTS; i++) {
         cudaEvent_t e[4] = {g->slots[i].start, g->slots[i].copied,
@@ -581,6 +567,27 @@ void release(gpu_backend *g)
 } // namespace
 
 extern "C" {
+
+int gpu_built(void)
+{
+    return 1;
+}
+
+int gpu_prepare(cs_error *e)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaSuccess && count < 1)
+        err = cudaErrorNoDevice;
+    if (err == cudaSuccess)
+        err = cudaSetDevice(0);
+    if (err == cudaSuccess)
+        err = cudaFree(0); /* creates the context */
+    if (err != cudaSuccess)
+        return cs_fail(e, CS_EDATA, "", 0, "%s%s", NO_GPU,
+                       cudaGetErrorString(err));
+    return CS_OK;
+}
 
 int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e)
 {
@@ -675,7 +682,10 @@ void gpu_get_times(const gpu_backend *g, gpu_times *t)
     t->hist_s = g->hist_ms / 1e3;
     t->h2d_bytes = g->h2d_bytes;
     t->context_s = g->context_s;
-    snprintf(t->device, sizeof t->device, "%s", g->device);
+    memcpy(t->open_s, g->open_s, sizeof t->open_s);
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+        snprintf(t->device, sizeof t->device, "%.127s", prop.name);
 }
 
 void gpu_close(gpu_backend *g)

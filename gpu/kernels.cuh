@@ -21,13 +21,19 @@ extern "C" {
 
 /* One column's running state on the device. Between launches every digit
  * is within (-2^33, 2^33): the finish kernel carries once per launch, and
- * one launch adds at most 2^27 values of magnitude < 2^32 to a digit. */
+ * one launch adds at most 2^27 values (2^28 terms of the squares'
+ * corrections) of magnitude < 2^32 to a digit. The integer view's fields
+ * are col_stats's (src/stats/stats.h). */
 struct dev_col {
     long long sum[SACC_DIGITS];
     long long sumsq[SACC_DIGITS];
+    long long sumsq_corr[SACC_DIGITS];
     unsigned long long count, pos_inf, neg_inf, sq_inf;
     double min, max;
     unsigned long long min_row, max_row; /* DEV_NO_ROW when empty */
+    unsigned long long min_row_int, max_row_int;
+    long long sum_r;
+    int min_corr, max_corr;
     int all_int, pad;
 };
 
@@ -37,8 +43,20 @@ struct dev_ext {
     unsigned long long mnr, mxr;
 };
 
+/* One block's extrema of one column in the integer view: (value,
+ * correction) ordered, then the row. */
+struct dev_iext {
+    double mn, mx;
+    int mnc, mxc;
+    unsigned long long mnr, mxr;
+};
+
 /* Values a launch may give one column: keeps digits inside int64. */
 #define DEV_MAX_ROWS_PER_LAUNCH (1ull << 27)
+
+/* Blocks per column of the corrections' kernel: it runs only on chunks
+ * that carry corrections, and otherwise returns at once. */
+#define DEV_CORR_BLOCKS 128
 
 struct reduce_args {
     const double *col; /* column j starts at col + j * ld */
@@ -53,15 +71,26 @@ struct reduce_args {
        rows of a chunk the device parsed are unknown to the host (n is
        then only the bound the grid is sized for) */
     const unsigned long long *dyn;
+    /* corrections (io/chunk.h), NULL when the chunk can carry none: column
+       j's at corr + j * corr_ld, used where corr_on[j] (device memory) is
+       set; the kernels leave both zero, so a parser writes only nonzero
+       corrections */
+    int *corr;
+    size_t corr_ld;
+    int *corr_on;    /* [ncols] */
+    dev_iext *ipart; /* [ncols][DEV_CORR_BLOCKS] */
+    int terms;       /* expansion terms (2, 3, 4; -2, -3 ordered), 0: default */
 };
 
 /* Blocks per column for n values on a device of nsm multiprocessors. */
 int reduce_grid(int nsm, size_t n);
 
-/* The fused pass (count, exact sums, extrema, integrality), then the
- * small kernel that folds the block extrema into the state and carries the
- * digits. a->nblocks must come from reduce_grid (an upper bound: the
- * launch uses fewer blocks when fewer fit on the device at once). */
+/* The fused pass (count, exact sums, extrema, integrality), with
+ * a->corr the corrections' pass (their sum, the squares' cross terms, the
+ * integer view's extrema), then the small kernel that folds the block
+ * extrema into the state and carries the digits. a->nblocks must come from
+ * reduce_grid (an upper bound: the launch uses fewer blocks when fewer fit
+ * on the device at once). */
 cudaError_t reduce_launch(const reduce_args *a, int ncols, cudaStream_t s);
 
 /* The same with an expansion of terms (2, 3 or 4) doubles per thread; the

@@ -16,6 +16,7 @@ extern "C" {
  * parse unrelated fields, so their table indices diverge, which constant
  * memory would serialize. */
 #define NUM_FN static __device__ __forceinline__
+#define NUM_RARE_FN static __device__ __noinline__
 #define NUM_TABLE static __device__ const
 #define NUM_LOAD(p) __ldg(p)
 #include "io/number_core.h"
@@ -35,6 +36,17 @@ dev_parse_number(const char *s, const char *e, double *out)
 {
     num_decimal d;
     return num_parse_core(s, e, out, &d);
+}
+
+/* The same with the integer correction parse_number_corr gives (0 unless
+ * NUM_OK). */
+static __device__ __forceinline__ int
+dev_parse_number_corr(const char *s, const char *e, double *out, int *corr)
+{
+    num_decimal d;
+    int k = num_parse_core(s, e, out, &d);
+    *corr = k == NUM_OK ? num_int_corr(&d, *out) : 0;
+    return k;
 }
 
 #endif

@@ -1,4 +1,4 @@
-/* gpu_parse_fields (gpu.h): the test hook that runs dev_parse_number over
+/* gpu_parse_fields (gpu.h): the test hook that runs dev_parse_number_corr over
  * fields the caller lays out, one thread a field. Synchronous and
  * self-contained: its own buffers, the default stream, nothing kept. */
 #include "gpu.h"
@@ -14,15 +14,17 @@ constexpr int THREADS = 256;
 
 __global__ void parse_fields_kernel(const char *text, const size_t *off,
                                     const size_t *len, size_t n, int *kind,
-                                    double *val)
+                                    double *val, int *corr)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += stride) {
         const char *s = text + off[i];
         double x = 0;
-        kind[i] = dev_parse_number(s, s + len[i], &x);
+        int r = 0;
+        kind[i] = dev_parse_number_corr(s, s + len[i], &x, &r);
         val[i] = x;
+        corr[i] = r;
     }
 }
 
@@ -66,7 +68,8 @@ int upload(dev_mem &m, const void *src, size_t bytes, cs_error *err)
 
 extern "C" int gpu_parse_fields(const char *text, size_t text_len,
                                 const size_t *off, const size_t *len, size_t n,
-                                int *kind, double *val, cs_error *err)
+                                int *kind, double *val, int32_t *corr,
+                                cs_error *err)
 {
     for (size_t i = 0; i < n; i++)
         if (off[i] > text_len || len[i] > text_len - off[i])
@@ -84,21 +87,23 @@ extern "C" int gpu_parse_fields(const char *text, size_t text_len,
     if (n == 0)
         return 0; /* a probe */
 
-    dev_mem dtext, doff, dlen, dkind, dval;
+    dev_mem dtext, doff, dlen, dkind, dval, dcorr;
     if (upload(dtext, text, text_len, err) ||
         upload(doff, off, n * sizeof *off, err) ||
         upload(dlen, len, n * sizeof *len, err))
         return CS_EDATA;
     CK(cudaMalloc(&dkind.p, n * sizeof *kind));
     CK(cudaMalloc(&dval.p, n * sizeof *val));
+    CK(cudaMalloc(&dcorr.p, n * sizeof *corr));
     size_t blocks = (n + THREADS - 1) / THREADS;
     if (blocks > 65536)
         blocks = 65536; /* the kernel strides over the rest */
     parse_fields_kernel<<<(unsigned)blocks, THREADS>>>(
         (const char *)dtext.p, (const size_t *)doff.p, (const size_t *)dlen.p,
-        n, (int *)dkind.p, (double *)dval.p);
+        n, (int *)dkind.p, (double *)dval.p, (int *)dcorr.p);
     CK(cudaGetLastError());
     CK(cudaMemcpy(kind, dkind.p, n * sizeof *kind, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(val, dval.p, n * sizeof *val, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(corr, dcorr.p, n * sizeof *corr, cudaMemcpyDeviceToHost));
     return 0;
 }

@@ -87,6 +87,10 @@ struct csv_args {
     unsigned char *row_flag; /* record is a row (not blank) */
     unsigned *row_of;        /* record -> row, when blank lines intervene */
     double *moved;           /* [ncols][ld]: rows while compacting */
+    /* the integer corrections (io/chunk.h): nonzero ones written, and the
+       column flagged; the reductions clear both */
+    int *corr, *corr_on; /* [ncols][ld], [ncols] */
+    int *moved_corr;     /* [ncols][ld]: their rows while compacting */
     void *scan_tmp;
     size_t scan_bytes;
     /* histogram values kept to the end (keep): column j at arena + j *
@@ -108,7 +112,8 @@ cudaError_t csv_chunk_launch(const csv_args *a, cudaStream_t s);
 /* After the reductions: copies this chunk's rows into the arena. */
 cudaError_t raw_keep_launch(const csv_args *a, cudaStream_t s);
 
-/* Binary records: n whole records of record_size bytes into columns. */
+/* Binary records: n whole records of record_size bytes into columns, i64
+ * and u64 exact as the double plus a correction. */
 struct bin_args {
     const unsigned char *buf;
     size_t nrec, record_size;
@@ -117,7 +122,10 @@ struct bin_args {
     int ncols;
     double *col;
     size_t ld;
-    ull *cnt; /* [ncols][CNT_N]: NaNs counted */
+    ull *cnt;  /* [ncols][CNT_N]: NaNs counted */
+    int *corr; /* i64, u64: nonzero corrections at corr + c * corr_ld */
+    size_t corr_ld;
+    int *corr_on; /* [ncols]: set where one was written */
 };
 
 cudaError_t bin_chunk_launch(const bin_args *a, cudaStream_t s);

@@ -7,6 +7,7 @@
  * the carried record, why it stopped) stays on the device, so nothing
  * waits for the host between chunks. */
 extern "C" {
+#include "io/binary_reader.h"
 #include "io/parse_number.h"
 #include "src/stats/stats.h"
 }
@@ -24,11 +25,6 @@ constexpr int NBUF = 3;                  /* device byte buffers */
 constexpr int NRAW = 64;                 /* chunks tracked in flight */
 constexpr size_t CHUNK_BYTES = 8u << 20; /* what page-cache reads like */
 constexpr unsigned CARRY_MAX = 1u << 20; /* the longest carried record */
-constexpr size_t ARENA_MAX = 1ull << 31; /* rows kept per column */
-
-struct kept_rows { /* binary: one input's rows in the arena */
-    ull at, n;
-};
 
 struct raw_sub {
     cudaEvent_t start, copied, kstart, done;
@@ -48,6 +44,9 @@ struct raw_input {
     cudaEvent_t buf_free[NBUF];
     bool buf_used[NBUF];
     double *dcol, *dmoved;
+    int *dcorr, *dmoved_corr; /* corrections: [ncols][ld], zero at rest */
+    int *dcorr_on;            /* [ncols] */
+    bool wide;                /* binary: an i64 or u64 column */
     size_t ld;
     raw_state *dstate;
     raw_status *hstatus, *dstatus;
@@ -58,12 +57,7 @@ struct raw_input {
     unsigned short *doffset;
     void *dscratch;
     hard_entry *dhard;
-    double *arena;
-    size_t arena_ld;
-    ull arena_used;
-    bool bin_keep;   /* binary: this input's values go to the arena */
-    kept_rows *kept; /* binary: each input's rows in the arena */
-    int nkept;
+    bool bin_keep; /* binary: this input's values go to the arena */
     raw_sub subs[NRAW];
     ull nsub;
     ull first_row, first_line, next_row;
@@ -73,11 +67,9 @@ struct raw_input {
 namespace
 {
 
-size_t chunk_bytes_wanted()
+size_t chunk_bytes_wanted(const gpu_backend *g)
 {
-    const char *env = getenv("COLSTAT_GPU_RAW_BYTES"); /* test hook */
-    long long v = env ? atoll(env) : 0;
-    return v > 0 ? (size_t)v : CHUNK_BYTES;
+    return g->cfg.raw_bytes ? g->cfg.raw_bytes : CHUNK_BYTES;
 }
 
 int make_events(gpu_backend *g, raw_input *r)
@@ -101,7 +93,8 @@ size_t pick_ld(const raw_input *r, size_t free_b)
     size_t want = r->binary ? r->chunk_bytes / r->record_size
                             : ((size_t)r->carry + r->chunk_bytes) / 2 + 1;
     size_t per_row = (size_t)r->ncols * sizeof(double);
-    size_t room = free_b / 16 / per_row; /* two such buffers for CSV */
+    /* two such buffers for CSV, and two of corrections half their size */
+    size_t room = free_b / 16 / per_row;
     if (want > room)
         want = room > 4096 ? room : 4096;
     if (want > DEV_MAX_ROWS_PER_LAUNCH)
@@ -109,79 +102,12 @@ size_t pick_ld(const raw_input *r, size_t free_b)
     return (want + 1) & ~(size_t)1;
 }
 
-/* Room in the arena for this input's values: as many rows as its bytes
- * could hold (rows, from the file's size), or a quarter of the budget for a
- * stream (rows 0). What the arena held so far moves to the larger one.
- * Short of room, a CSV stops the device at the first chunk past it and the
- * host goes on; binary keeps its values in pieces (piece_target). */
-int grow_arena(gpu_backend *g, raw_input *r, size_t rows)
-{
-    size_t per_row = (size_t)r->ncols * sizeof(double);
-    size_t room = g->budget > g->used ? (g->budget - g->used) / per_row : 0;
-    size_t want = rows ? rows : room / 4;
-    if (want > room)
-        want = room;
-    want = r->arena_used + want;
-    if (want > ARENA_MAX)
-        want = ARENA_MAX;
-    want = (want + 1) & ~(size_t)1; /* columns start 16-byte aligned */
-    if (r->arena && want <= r->arena_ld)
-        return 0;
-    double *p = NULL;
-    if (cudaMalloc((void **)&p, want * per_row) != cudaSuccess) {
-        (void)cudaGetLastError(); /* keep the old one: the device stops */
-        return 0;
-    }
-    g->used += want * per_row;
-    if (r->arena && r->arena_used) {
-        CK(g, cudaMemcpy2DAsync(
-                  p, want * sizeof(double), r->arena,
-                  r->arena_ld * sizeof(double), r->arena_used * sizeof(double),
-                  (size_t)r->ncols, cudaMemcpyDeviceToDevice, g->st[0]));
-        CK(g, cudaStreamSynchronize(g->st[0]));
-    }
-    cudaFree(r->arena);
-    g->used -= r->arena_ld * per_row;
-    r->arena = p;
-    r->arena_ld = want;
-    return 0;
-}
-
-/* Binary with histograms but no range: this input's rows go to the arena
- * when it holds them all (one allocation, instead of one per chunk);
- * otherwise to pieces. Each input starts 16-byte aligned there. */
-int keep_binary(gpu_backend *g, raw_input *r, size_t rows)
-{
-    r->bin_keep = false;
-    if (rows == 0)
-        return 0;
-    ull at = (r->arena_used + 1) & ~1ull;
-    size_t per_row = (size_t)r->ncols * sizeof(double);
-    size_t room = g->budget > g->used ? (g->budget - g->used) / per_row : 0;
-    size_t gap = (size_t)(at - r->arena_used);
-    if ((r->chunk_bytes / r->record_size) % 2 || rows + gap > room)
-        return 0;
-    if (grow_arena(g, r, rows + gap))
-        return -1;
-    if (!r->arena || at + rows > r->arena_ld)
-        return 0;
-    kept_rows *k = static_cast<kept_rows *>(
-        realloc(r->kept, (size_t)(r->nkept + 1) * sizeof *k));
-    if (!k)
-        return failf(g, "GPU: out of host memory");
-    r->kept = k;
-    r->kept[r->nkept++] = kept_rows{at, 0};
-    r->arena_used = at;
-    r->bin_keep = true;
-    return 0;
-}
-
 int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
 {
     r->binary = f->binary;
     r->ncols = g->cfg.ncols;
     r->record_size = f->binary ? f->record_size : 1;
-    size_t want = chunk_bytes_wanted();
+    size_t want = chunk_bytes_wanted(g);
     /* binary: an even number of records, so each chunk's values start
        16-byte aligned in the arena (the kernels load pairs) */
     size_t unit = r->record_size * (f->binary ? 2 : 1);
@@ -204,6 +130,8 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
            cudaMalloc((void **)&r->dbuf[b], r->carry + r->chunk_bytes + 128));
     size_t ncols = (size_t)r->ncols;
     CK(g, cudaMalloc((void **)&r->dcol, ncols * r->ld * sizeof(double)));
+    CK(g, cudaMalloc((void **)&r->dcorr, ncols * r->ld * sizeof(int)));
+    CK(g, cudaMalloc((void **)&r->dcorr_on, ncols * sizeof(int)));
     CK(g, cudaMalloc((void **)&r->dstate, sizeof(raw_state)));
     CK(g, cudaHostAlloc((void **)&r->hstatus, sizeof(raw_status),
                         cudaHostAllocMapped));
@@ -224,7 +152,10 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
         CK(g, cudaMalloc(&r->dscratch, bytes));
         csv_scratch(a, r->dscratch);
         CK(g, cudaMalloc((void **)&r->dhard, HARD_CAP * sizeof(hard_entry)));
+        g->kept.arena_count = &r->dstate->arena_used; /* counted there */
         CK(g, cudaMalloc((void **)&r->dmoved, ncols * r->ld * sizeof(double)));
+        CK(g,
+           cudaMalloc((void **)&r->dmoved_corr, ncols * r->ld * sizeof(int)));
     }
     return 0;
 }
@@ -237,10 +168,12 @@ int upload_binary_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     unsigned short *off =
         static_cast<unsigned short *>(calloc(ncols, sizeof *off));
     int rc = type && off ? 0 : failf(g, "GPU: out of host memory");
+    r->wide = false;
     for (int i = 0; !rc && i < f->nmap; i++)
         if (f->map[i] >= 0) {
             type[f->map[i]] = f->type[i];
             off[f->map[i]] = f->offset[i];
+            r->wide = r->wide || f->type[i] == BT_I64 || f->type[i] == BT_U64;
         }
     if (!rc)
         rc = upload(g, r->dtype, type, ncols);
@@ -274,19 +207,27 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->cnt_chunk = r->dcnt_chunk;
     a->hard = r->dhard;
     a->moved = r->dmoved;
+    a->corr = r->dcorr;
+    a->corr_on = r->dcorr_on;
+    a->moved_corr = r->dmoved_corr;
     a->keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
-    a->arena = r->arena;
-    a->arena_ld = r->arena_ld;
+    a->arena = g->kept.arena;
+    a->arena_ld = g->kept.arena_ld;
     return 0;
 }
 
 int reset_state(gpu_backend *g, raw_input *r)
 {
+    /* a chunk the device stopped at may have left corrections behind (the
+       uploads below wait for these) */
+    size_t ncols = (size_t)r->ncols;
+    CK(g, cudaMemsetAsync(r->dcorr, 0, ncols * r->ld * sizeof(int), g->st[0]));
+    CK(g, cudaMemsetAsync(r->dcorr_on, 0, ncols * sizeof(int), g->st[0]));
     raw_state st;
     memset(&st, 0, sizeof st);
     st.row_base = r->first_row;
     st.line_base = r->first_line;
-    st.arena_used = r->arena_used;
+    st.arena_used = g->kept.arena_used;
     memset(r->hstatus, 0, sizeof *r->hstatus);
     size_t n = (size_t)r->ncols * CNT_N;
     ull *cnt = static_cast<ull *>(calloc(n, sizeof *cnt));
@@ -346,7 +287,12 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
                       g->dstate[0],
                       g->dpart[0],
                       blocks(g, r->ld),
-                      r->dstate->n_row0};
+                      r->dstate->n_row0,
+                      r->dcorr,
+                      r->ld,
+                      r->dcorr_on,
+                      g->dipart[0],
+                      g->cfg.terms};
     CK(g, reduce_launch(&ra, r->ncols, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
         CK(g, hist_launch(r->dcol, r->ld, r->ld, r->ncols, g->cfg.nbins,
@@ -359,17 +305,14 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
 /* Where a binary chunk's values go: the arena, a kept piece, or the
  * chunk buffer when nothing is kept. */
 int binary_target(gpu_backend *g, raw_input *r, size_t nrec, double **dst,
-                  size_t *ld, segment **keep)
+                  size_t *ld, kept_piece **keep)
 {
     *keep = NULL;
     if (r->bin_keep) {
-        *dst = r->arena + r->arena_used;
-        *ld = r->arena_ld;
-        r->arena_used += nrec;
-        r->kept[r->nkept - 1].n += nrec;
+        *dst = gpu_kept_span_rows(g, nrec, ld);
         return 0;
     }
-    if (piece_target(g, nrec, g->st[0], r->dcol, dst, keep))
+    if (gpu_kept_piece(g, nrec, g->st[0], r->dcol, dst, keep))
         return -1;
     *ld = *keep ? (*keep)->ld : r->ld;
     return 0;
@@ -380,7 +323,7 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
     cudaStream_t st = g->st[0];
     size_t nrec = n / r->record_size, ld;
     double *dst;
-    segment *keep;
+    kept_piece *keep;
     if (binary_target(g, r, nrec, &dst, &ld, &keep))
         return -1;
     bin_args b = {reinterpret_cast<const unsigned char *>(buf),
@@ -391,7 +334,10 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
                   r->ncols,
                   dst,
                   ld,
-                  r->dcnt};
+                  r->dcnt,
+                  r->dcorr,
+                  r->ld,
+                  r->dcorr_on};
     CK(g, bin_chunk_launch(&b, st));
     if (keep && keep->h)
         CK(g, cudaMemcpyAsync(keep->h, dst, (size_t)r->ncols * ld * 8,
@@ -406,7 +352,12 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
                       g->dstate[0],
                       g->dpart[0],
                       blocks(g, nrec),
-                      NULL};
+                      NULL,
+                      r->wide ? r->dcorr : NULL,
+                      r->ld,
+                      r->dcorr_on,
+                      g->dipart[0],
+                      g->cfg.terms};
     r->next_row += nrec;
     CK(g, reduce_launch(&ra, r->ncols, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
@@ -455,9 +406,10 @@ int take_hard(gpu_backend *g, raw_input *r, unsigned n)
     int rc = download(g, h, r->dhard, n * sizeof *h);
     for (unsigned i = 0; !rc && i < n; i++) {
         double v = 0;
+        int32_t corr = 0;
         int c = (int)h[i].col;
-        if (parse_number(h[i].text, h[i].len, &v) == NUM_OK)
-            rc = add_extra(g, c, v, h[i].row);
+        if (parse_number_corr(h[i].text, h[i].len, &v, &corr) == NUM_OK)
+            rc = add_extra(g, c, v, corr, h[i].row);
         else /* the device saw a number's grammar: cannot happen */
             rc = failf(g, "GPU: internal: '%.*s' is no number", (int)h[i].len,
                        h[i].text);
@@ -525,7 +477,7 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
     if (!r->binary && take_hard(g, r, st.hard_n))
         return -1;
     if (!r->binary)
-        r->arena_used = st.arena_used;
+        g->kept.arena_used = st.arena_used;
     res->rows =
         r->binary ? r->next_row - r->first_row : st.row_base - r->first_row;
     res->lines = r->binary ? 0 : st.line_base - r->first_line;
@@ -541,23 +493,6 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
 }
 
 } // namespace
-
-int raw_bin_kept(gpu_backend *g, cudaStream_t st)
-{
-    raw_input *r = g->raw;
-    if (!r || !r->arena || !r->arena_used)
-        return 0;
-    for (int i = 0; r->binary && i < r->nkept; i++)
-        CK(g, hist_launch(r->arena + r->kept[i].at, r->arena_ld, r->kept[i].n,
-                          r->ncols, g->cfg.nbins, g->dscales, g->dbins, g->nsm,
-                          st));
-    if (r->binary)
-        return 0;
-    CK(g,
-       hist_launch(r->arena, r->arena_ld, r->arena_ld, r->ncols, g->cfg.nbins,
-                   g->dscales, g->dbins, g->nsm, st, &r->dstate->arena_used));
-    return 0;
-}
 
 void raw_release(gpu_backend *g)
 {
@@ -580,14 +515,14 @@ void raw_release(gpu_backend *g)
             if (e[k])
                 cudaEventDestroy(e[k]);
     }
-    void *dev[] = {r->dcol,       r->dstate, r->dcarry, r->dcnt,
-                   r->dcnt_chunk, r->dmap,   r->dtype,  r->doffset,
-                   r->dscratch,   r->arena,  r->dhard,  r->dmoved};
+    void *dev[] = {r->dcol,       r->dstate,     r->dcarry, r->dcnt,
+                   r->dcnt_chunk, r->dmap,       r->dtype,  r->doffset,
+                   r->dscratch,   r->dhard,      r->dmoved, r->dcorr,
+                   r->dcorr_on,   r->dmoved_corr};
     for (void *p : dev)
         cudaFree(p);
     if (r->hstatus)
         cudaFreeHost(r->hstatus);
-    free(r->kept);
     free(r);
     g->raw = NULL;
     (void)cudaGetLastError();
@@ -597,7 +532,7 @@ extern "C" {
 
 size_t gpu_raw_chunk_bytes(const gpu_backend *g)
 {
-    return g->raw ? g->raw->chunk_bytes : chunk_bytes_wanted();
+    return g->raw ? g->raw->chunk_bytes : chunk_bytes_wanted(g);
 }
 
 int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
@@ -608,7 +543,9 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
     int rc = 0;
     if (!g->raw) {
         g->raw = static_cast<raw_input *>(calloc(1, sizeof *g->raw));
+        gpu_open_phase_start(g);
         rc = g->raw ? setup(g, g->raw, f) : failf(g, "GPU: out of host memory");
+        gpu_open_phase_done(g, GPU_OPEN_RAW);
     } else if (g->raw->binary != f->binary) {
         rc = failf(g, "GPU: raw inputs of two kinds");
     }
@@ -618,10 +555,17 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
         r->first_line = first_line;
         r->nsub = 0;
         bool keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
+        /* CSV: room for as many rows as the file's bytes could hold, a
+           quarter of what is left for a stream; past it the device stops
+           and the host goes on. Binary: the arena when the whole input
+           fits, else pieces. */
         if (keep && !f->binary)
-            rc = grow_arena(g, r, f->size_hint ? f->size_hint / 2 + 2 : 0);
+            rc =
+                gpu_kept_grow_arena(g, f->size_hint ? f->size_hint / 2 + 2 : 0);
+        bool even = (r->chunk_bytes / r->record_size) % 2 == 0;
         if (keep && f->binary)
-            rc = keep_binary(g, r, f->size_hint / r->record_size);
+            rc = gpu_kept_begin_span(g, f->size_hint / r->record_size, even,
+                                     &r->bin_keep);
     }
     if (!rc) {
         rc = f->binary ? upload_binary_map(g, r, f) : upload_csv_map(g, r, f);

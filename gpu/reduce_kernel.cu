@@ -1,6 +1,8 @@
 /* The fused reduction: one pass over each column of a chunk gives the
  * count, the exact sum (and sum of squares), the extrema with their first
- * row and the integrality flag.
+ * row and the integrality flag. Chunks that carry integer corrections
+ * (io/chunk.h) get a second pass over those: their sum, the squares' cross
+ * terms and the integer view's extrema, as src/stats/stats.c computes them.
  *
  * Exact sums follow S. Collange, D. Defour, S. Graillat, R. Iakymchuk,
  * "Numerical reproducibility for the parallel reduction on multi- and
@@ -17,6 +19,7 @@
  * so ties go to the lower row whatever the order. */
 #include "kernels.cuh"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -84,6 +87,24 @@ __device__ void digits_add_square(long long *acc, double x)
     digit_add(acc, i + 4, thi >> 32);
 }
 
+/* acc += x*k exactly; x finite, |k| < 2^32. m*|k| spans five digits, as
+ * a square does. */
+__device__ void digits_add_product(long long *acc, double x, long long k)
+{
+    ull bits = (ull)__double_as_longlong(x), m;
+    int shift = split(bits, &m);
+    int i = shift >> 5, r = shift & 31, s = 32 - r;
+    ull uk = k < 0 ? 0 - (ull)k : (ull)k;
+    ull lo = m * uk, hi = __umul64hi(m, uk);
+    ull tlo = (lo >> s) | (hi << (64 - s)), thi = hi >> s;
+    ull part[5] = {(lo << r) & 0xffffffffull, tlo & 0xffffffffull, tlo >> 32,
+                   thi & 0xffffffffull, thi >> 32};
+    bool neg = (bits >> 63) != (ull)(k < 0);
+#pragma unroll
+    for (int j = 0; j < 5; j++)
+        digit_add(acc, i + j, neg ? 0 - part[j] : part[j]);
+}
+
 /* Adds x to the expansion a, one error-free sum per term; returns what is
  * left over (0 when a absorbed x exactly). TwoSum (Knuth, 6 additions), or
  * with FAST the operands ordered by magnitude and Fast2Sum (Dekker, 3
@@ -111,11 +132,11 @@ __device__ __forceinline__ double absorb(double (&a)[K], double x)
     return x;
 }
 
-/* Same test as stats.c: an integer of magnitude below 2^63. */
-__device__ __forceinline__ bool is_int64(double v)
+/* Same test as stats.c: an integer of magnitude at most 2^64. */
+__device__ __forceinline__ bool is_int_range(double v)
 {
     double a = fabs(v);
-    return (a < 0x1p63) & ((a >= 0x1p52) | ((a + 0x1p52) - 0x1p52 == a));
+    return (a <= 0x1p64) & ((a >= 0x1p52) | ((a + 0x1p52) - 0x1p52 == a));
 }
 
 /* (av, ar) comes before (bv, br) as a minimum; rows break ties. */
@@ -236,7 +257,7 @@ __device__ __forceinline__ void visit(lane_acc<K> &t, double x, unsigned i,
         add_rare<SUMS, SQUARES>(x, s_sum, s_sq, s_inf);
     }
     if (t.all_int)
-        t.all_int = is_int64(xs);
+        t.all_int = is_int_range(xs);
     r.s = r.q1 = r.q2 = 0;
     if (SUMS)
         r.s = absorb<K, FAST>(t.es, xs);
@@ -425,6 +446,150 @@ __global__ void __launch_bounds__(THREADS) reduce_kernel(const reduce_args a)
     }
 }
 
+/* The integer view's order of extrema: (value, correction), then the row;
+ * an empty one (DEV_NO_ROW) comes last. */
+__device__ __forceinline__ bool imin_first(double av, int ac, ull ar, double bv,
+                                           int bc, ull br)
+{
+    return ar != DEV_NO_ROW &&
+           (br == DEV_NO_ROW || av < bv ||
+            (av == bv && (ac < bc || (ac == bc && ar < br))));
+}
+
+__device__ __forceinline__ bool imax_first(double av, int ac, ull ar, double bv,
+                                           int bc, ull br)
+{
+    return ar != DEV_NO_ROW &&
+           (br == DEV_NO_ROW || av > bv ||
+            (av == bv && (ac > bc || (ac == bc && ar < br))));
+}
+
+__device__ __forceinline__ void iext_fold(dev_iext &e, const dev_iext &o)
+{
+    if (imin_first(o.mn, o.mnc, o.mnr, e.mn, e.mnc, e.mnr)) {
+        e.mn = o.mn;
+        e.mnc = o.mnc;
+        e.mnr = o.mnr;
+    }
+    if (imax_first(o.mx, o.mxc, o.mxr, e.mx, e.mxc, e.mxr)) {
+        e.mx = o.mx;
+        e.mxc = o.mxc;
+        e.mxr = o.mxr;
+    }
+}
+
+__device__ __forceinline__ void iext_warp(dev_iext &e)
+{
+    for (int off = 16; off > 0; off >>= 1) {
+        dev_iext o{__shfl_down_sync(FULL, e.mn, off),
+                   __shfl_down_sync(FULL, e.mx, off),
+                   __shfl_down_sync(FULL, e.mnc, off),
+                   __shfl_down_sync(FULL, e.mxc, off),
+                   __shfl_down_sync(FULL, e.mnr, off),
+                   __shfl_down_sync(FULL, e.mxr, off)};
+        iext_fold(e, o);
+    }
+}
+
+/* Block-wide fold of each thread's e; the result is valid in thread 0. */
+__device__ dev_iext iext_block(dev_iext e)
+{
+    __shared__ dev_iext s_e[WARPS];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    iext_warp(e);
+    if (lane == 0)
+        s_e[warp] = e;
+    __syncthreads();
+    if (warp == 0) {
+        e = lane < WARPS ? s_e[lane]
+                         : dev_iext{NAN, NAN, 0, 0, DEV_NO_ROW, DEV_NO_ROW};
+        iext_warp(e);
+    }
+    return e;
+}
+
+/* The corrections of a column (src/stats/stats.c's add_corrections and
+ * extremum): their sum, the squares' cross terms 2*d*r + r*r, the integer
+ * view's extrema, CORR_NOT_INT beside an integral double clearing all_int.
+ * A correction counts only beside an integral double of at most 2^64.
+ * Each one read is cleared, and the finish kernel clears corr_on: the
+ * buffers are zero between chunks. */
+template <bool SQUARES>
+__global__ void __launch_bounds__(THREADS) corr_kernel(const reduce_args a)
+{
+    __shared__ long long s_sq[SQUARES ? SACC_DIGITS : 1];
+    __shared__ ull s_sum_r;
+    const int col = blockIdx.y;
+    if (!a.corr_on[col])
+        return; /* the whole block: no correction in this column */
+    for (int i = threadIdx.x; SQUARES && i < SACC_DIGITS; i += THREADS)
+        s_sq[i] = 0;
+    if (threadIdx.x == 0)
+        s_sum_r = 0;
+    __syncthreads();
+    const double *v = a.col + (size_t)col * a.ld;
+    int *corr = a.corr + (size_t)col * a.corr_ld;
+    const unsigned n = (unsigned)(a.dyn ? a.dyn[0] : a.n);
+    const unsigned stride = gridDim.x * THREADS;
+    long long sum_r = 0;
+    bool not_int = false;
+    double mn = INFINITY, mx = -INFINITY;
+    int mnc = INT_MAX, mxc = INT_MIN;
+    unsigned mni = NO_IDX, mxi = NO_IDX;
+    /* indices rise within a thread: strict tests keep the first; NaN
+       fails every test */
+    for (unsigned i = blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
+        double x = v[i];
+        int c = corr[i];
+        if (c != 0)
+            corr[i] = 0;
+        bool in = is_int_range(x);
+        not_int |= in && c == CORR_NOT_INT;
+        int cc = in && c != CORR_NOT_INT ? c : 0;
+        if (x < mn || (x == mn && cc < mnc)) {
+            mn = x;
+            mnc = cc;
+            mni = i;
+        }
+        if (x > mx || (x == mx && cc > mxc)) {
+            mx = x;
+            mxc = cc;
+            mxi = i;
+        }
+        if (cc == 0)
+            continue;
+        sum_r += cc;
+        if (SQUARES) { /* (d + r)^2 = d^2 + (2*d*r + r*r) */
+            digits_add_product(s_sq, x, 2 * (long long)cc);
+            digits_add_product(s_sq, (double)cc, cc);
+        }
+    }
+    for (int off = 16; off > 0; off >>= 1)
+        sum_r += __shfl_down_sync(FULL, sum_r, off);
+    if ((threadIdx.x & 31) == 0 && sum_r)
+        atomicAdd(&s_sum_r, (ull)sum_r);
+    int any_not_int = __syncthreads_or(not_int);
+    const ull row0 = a.dyn ? a.dyn[1] : a.first_row;
+    dev_iext e{mn,
+               mx,
+               mnc,
+               mxc,
+               mni == NO_IDX ? DEV_NO_ROW : row0 + mni,
+               mxi == NO_IDX ? DEV_NO_ROW : row0 + mxi};
+    e = iext_block(e); /* ends with the digits complete too */
+    __syncthreads();
+    dev_col *st = a.state + col;
+    if (threadIdx.x == 0) {
+        a.ipart[(size_t)col * DEV_CORR_BLOCKS + blockIdx.x] = e;
+        if (s_sum_r)
+            atomicAdd(reinterpret_cast<ull *>(&st->sum_r), s_sum_r);
+        if (any_not_int)
+            atomicAnd(&st->all_int, 0);
+    }
+    for (int i = threadIdx.x; SQUARES && i < SACC_DIGITS; i += THREADS)
+        digit_add(st->sumsq_corr, i, (ull)s_sq[i]);
+}
+
 /* One carry pass: each digit keeps its low 32 bits plus the carry of the
  * one below, which brings every digit back within (-2^33, 2^33). */
 __device__ void carry_pass(long long *d, long long *s)
@@ -439,19 +604,39 @@ __device__ void carry_pass(long long *d, long long *s)
     __syncthreads();
 }
 
-/* Per column: folds the block extrema into the state, carries digits. */
+/* Per column: folds the block extrema into the state (the integer view's
+ * from the corrections' pass where the column had corrections, else the
+ * doubles' with correction 0), carries digits, clears corr_on. */
 __global__ void __launch_bounds__(THREADS)
     reduce_finish_kernel(dev_col *state, const dev_ext *part, int nblocks,
+                         const dev_iext *ipart, int cblocks, int *corr_on,
                          int sums, int squares)
 {
     __shared__ long long s_d[SACC_DIGITS];
     dev_col *st = state + blockIdx.x;
+    const bool on = corr_on && corr_on[blockIdx.x];
     const dev_ext *pp = part + (size_t)blockIdx.x * nblocks;
     dev_ext e{NAN, NAN, DEV_NO_ROW, DEV_NO_ROW};
     for (int j = threadIdx.x; j < nblocks; j += THREADS)
         ext_fold(e, pp[j].mn, pp[j].mnr, pp[j].mx, pp[j].mxr);
     e = ext_block(e);
+    dev_iext ie{NAN, NAN, 0, 0, DEV_NO_ROW, DEV_NO_ROW};
+    if (on) { /* the same for every thread of the block */
+        const dev_iext *ip = ipart + (size_t)blockIdx.x * DEV_CORR_BLOCKS;
+        for (int j = threadIdx.x; j < cblocks; j += THREADS)
+            iext_fold(ie, ip[j]);
+        ie = iext_block(ie);
+    }
     if (threadIdx.x == 0) {
+        if (!on)
+            ie = dev_iext{e.mn, e.mx, 0, 0, e.mnr, e.mxr};
+        dev_iext gi{st->min,      st->max,         st->min_corr,
+                    st->max_corr, st->min_row_int, st->max_row_int};
+        iext_fold(gi, ie);
+        st->min_corr = gi.mnc;
+        st->min_row_int = gi.mnr;
+        st->max_corr = gi.mxc;
+        st->max_row_int = gi.mxr;
         dev_ext g{st->min, st->max, st->min_row, st->max_row};
         ext_fold(g, e.mn, e.mnr, e.mx, e.mxr);
         st->min = g.mn;
@@ -463,6 +648,11 @@ __global__ void __launch_bounds__(THREADS)
         carry_pass(st->sum, s_d);
     if (squares)
         carry_pass(st->sumsq, s_d);
+    if (squares && on)
+        carry_pass(st->sumsq_corr, s_d);
+    /* every thread read corr_on before ext_block's barrier */
+    if (on && threadIdx.x == 0)
+        corr_on[blockIdx.x] = 0;
 }
 
 /* Resident blocks per multiprocessor of one variant, times the count of
@@ -522,10 +712,13 @@ int reduce_grid(int nsm, size_t n)
 void dev_col_empty(dev_col *c)
 {
     for (int i = 0; i < SACC_DIGITS; i++)
-        c->sum[i] = c->sumsq[i] = 0;
+        c->sum[i] = c->sumsq[i] = c->sumsq_corr[i] = 0;
     c->count = c->pos_inf = c->neg_inf = c->sq_inf = 0;
     c->min = c->max = NAN;
     c->min_row = c->max_row = DEV_NO_ROW;
+    c->min_row_int = c->max_row_int = DEV_NO_ROW;
+    c->sum_r = 0;
+    c->min_corr = c->max_corr = 0;
     c->all_int = 1;
     c->pad = 0;
 }
@@ -554,17 +747,23 @@ cudaError_t reduce_launch_terms(const reduce_args *args, int ncols,
     }
     if (err != cudaSuccess)
         return err;
-    reduce_finish_kernel<<<ncols, THREADS, 0, s>>>(a.state, a.part, a.nblocks,
-                                                   a.sums, a.squares);
+    int cblocks = a.nblocks < DEV_CORR_BLOCKS ? a.nblocks : DEV_CORR_BLOCKS;
+    if (a.corr) {
+        dim3 grid((unsigned)cblocks, (unsigned)ncols);
+        if (a.squares)
+            corr_kernel<true><<<grid, THREADS, 0, s>>>(a);
+        else
+            corr_kernel<false><<<grid, THREADS, 0, s>>>(a);
+        if ((err = cudaGetLastError()) != cudaSuccess)
+            return err;
+    }
+    reduce_finish_kernel<<<ncols, THREADS, 0, s>>>(
+        a.state, a.part, a.nblocks, a.ipart, cblocks,
+        a.corr ? a.corr_on : nullptr, a.sums, a.squares);
     return cudaGetLastError();
 }
 
 cudaError_t reduce_launch(const reduce_args *a, int ncols, cudaStream_t s)
 {
-    static int terms; /* COLSTAT_GPU_TERMS: test hook to run each variant */
-    if (!terms) {
-        const char *env = getenv("COLSTAT_GPU_TERMS");
-        terms = env && atoi(env) ? atoi(env) : EXP_TERMS;
-    }
-    return reduce_launch_terms(a, ncols, s, terms);
+    return reduce_launch_terms(a, ncols, s, a->terms ? a->terms : EXP_TERMS);
 }

@@ -1,7 +1,12 @@
 /* A chunk is a batch of parsed rows, column by column: the unit every
  * backend consumes. Readers fill it; a backend reduces it. A value that did
  * not enter the statistics (missing, invalid, NaN) is stored as NaN, and the
- * per-column counters say which it was: backends only skip NaN. */
+ * per-column counters say which it was: backends only skip NaN.
+ *
+ * Each value is a double plus an integer correction (parse_number.h,
+ * parse_number_corr: integers up to 2^64 stay exact). Corrections are rare,
+ * so a column's are kept only from its first nonzero one on: until then
+ * has_corr[c] is 0 and corr[c] is not read. */
 #ifndef COLSTAT_IO_CHUNK_H
 #define COLSTAT_IO_CHUNK_H
 
@@ -21,6 +26,9 @@ typedef struct chunk {
     size_t cap;   /* rows each column array can hold */
     int ncols;
     double **col;                      /* col[c][r] */
+    int32_t **corr;                    /* corr[c][r], while has_corr[c];
+                                          plain memory, not chunk_alloc's */
+    uint64_t *has_corr;                /* per column: corr[c] is in use */
     uint64_t *missing, *invalid, *nan; /* per column, over the rows held */
     uint64_t *first_invalid;           /* per column: 1-based row in this
                                           chunk of the first invalid field,
@@ -31,5 +39,14 @@ typedef struct chunk {
 int chunk_init(chunk *c, int ncols, size_t cap, const chunk_alloc *a);
 void chunk_clear(chunk *c); /* nrows and counters to zero */
 void chunk_free(chunk *c, const chunk_alloc *a);
+
+/* Puts column col's corrections in use, those of rows [0, rows) zero
+ * (rows <= cap): a reader calls it when a first nonzero correction
+ * appears. */
+void chunk_corr_start(chunk *c, int col, size_t rows);
+
+/* Appends src's values and corrections (not its counters) to dst, which
+ * must have room for them. */
+void chunk_append_values(chunk *dst, const chunk *src);
 
 #endif

@@ -206,3 +206,49 @@ uint64_t csv_line_of_row(const csv_dialect *d, const char *buf, size_t n,
     }
     return 0;
 }
+
+int csv_start_state(void)
+{
+    return S_ROW;
+}
+
+void csv_summarize(const csv_dialect *d, const char *buf, size_t n,
+                   csv_summary *s)
+{
+    scanner sc;
+    scanner_init(&sc, d->delim);
+    unsigned char st[CSV_NSTATES];
+    for (int k = 0; k < CSV_NSTATES; k++)
+        st[k] = (unsigned char)k;
+    /* six lanes at once: the table is small, the bytes are read once */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char cls = sc.cls[(unsigned char)buf[i]];
+        for (int k = 0; k < CSV_NSTATES; k++)
+            st[k] = next_state[st[k]][cls];
+    }
+    memcpy(s->end, st, sizeof st);
+    s->lfs = count_newlines(buf, n);
+}
+
+void csv_summary_then(csv_summary *a, const csv_summary *b)
+{
+    for (int k = 0; k < CSV_NSTATES; k++)
+        a->end[k] = b->end[a->end[k]];
+    a->lfs += b->lfs;
+}
+
+/* Between records the machine is in S_ROW (blank lines too, which hold no
+ * record): the first such place is where the part begins. */
+size_t csv_first_record(const csv_dialect *d, const char *buf, size_t n,
+                        int state)
+{
+    scanner sc;
+    scanner_init(&sc, d->delim);
+    int s = state;
+    for (size_t i = 0; i < n; i++) {
+        if (s == S_ROW)
+            return i;
+        s = next_state[s][sc.cls[(unsigned char)buf[i]]];
+    }
+    return s == S_ROW ? n : (size_t)-1;
+}

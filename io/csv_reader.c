@@ -104,6 +104,17 @@ static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
     }
 }
 
+/* A nonzero correction (rare: kept out of the callback's frame). The
+ * first of a column zeroes its corrections up to the chunk's capacity, so
+ * that the rows without one need no write. */
+static COLD void put_corr(block *b, int c, int32_t r)
+{
+    chunk *o = b->out;
+    if (!o->has_corr[c])
+        chunk_corr_start(o, c, o->cap);
+    o->corr[c][b->row] = r;
+}
+
 static void on_field(void *s, size_t len, void *data)
 {
     block *b = data;
@@ -112,9 +123,12 @@ static void on_field(void *s, size_t len, void *data)
         return;
     int c = b->map[f];
     double v;
-    num_kind k = parse_number(s, len, &v);
+    int32_t r;
+    num_kind k = parse_number_corr(s, len, &v, &r);
     if (k == NUM_OK) {
         b->col[c][b->row] = v;
+        if (r != 0)
+            put_corr(b, c, r);
         return;
     }
     b->col[c][b->row] = NAN;

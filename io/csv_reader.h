@@ -61,6 +61,30 @@ void csv_cutter_init(csv_cutter *c, const csv_dialect *d, uint64_t first_line);
 size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
                const char *file, cs_error *e);
 
+/* Splitting one file between processes: the cutter's state machine over a
+ * range of bytes, summarised for every state the range could start in, so
+ * that each process can learn, from the summaries of the ranges before its
+ * own, whether its range starts inside a quoted field (the two-state quote
+ * parity of ParPaRaw, Stehle & Jacobsen, PVLDB 2020, here over the cutter's
+ * six states), and its first line. */
+#define CSV_NSTATES 6
+typedef struct csv_summary {
+    unsigned char end[CSV_NSTATES]; /* state after the range, by start */
+    uint64_t lfs;                   /* LFs in the range */
+} csv_summary;
+
+/* The state at the start of the data (after a header). */
+int csv_start_state(void);
+void csv_summarize(const csv_dialect *d, const char *buf, size_t n,
+                   csv_summary *s);
+/* a := a followed by b. */
+void csv_summary_then(csv_summary *a, const csv_summary *b);
+/* The first place in buf[0, n] between records, buf starting in state
+ * (from the summaries): where a part of a file that starts at buf begins,
+ * and where the part before it ends. (size_t)-1 when there is none. */
+size_t csv_first_record(const csv_dialect *d, const char *buf, size_t n,
+                        int state);
+
 /* Parses a record-aligned block into out, appending rows. map[f] is the
  * chunk column for field f (f < nmap), or -1 to skip it. first_line is the
  * physical line of buf[0]. Stops early, at a record boundary, when out is

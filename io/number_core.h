@@ -7,6 +7,9 @@
  * Header-only, C11 and CUDA C++. An includer may define, before including:
  *   NUM_FN       qualifiers of every function (default static inline; the
  *                device: static __device__ __forceinline__)
+ *   NUM_RARE_FN  those of rare paths kept out of line, so that the common
+ *                ones stay lean (default static, noinline with GNU C; the
+ *                device: static __device__ __noinline__)
  *   NUM_TABLE    storage of the constant tables (default static const; the
  *                device: static __device__ const, global memory, because
  *                the lanes of a warp index them at unrelated places and
@@ -27,6 +30,13 @@
 
 #ifndef NUM_FN
 #define NUM_FN static inline
+#endif
+#ifndef NUM_RARE_FN
+#if defined(__GNUC__)
+#define NUM_RARE_FN static __attribute__((noinline))
+#else
+#define NUM_RARE_FN static
+#endif
 #endif
 #ifndef NUM_TABLE
 #define NUM_TABLE static const
@@ -68,8 +78,9 @@ typedef struct num_decimal {
 #else
 #define NUM_SWAR 0
 #endif
-__extension__ typedef unsigned __int128 num_u128;
 #endif
+/* Host and device: integers up to 2^64 and their products by 10^19. */
+__extension__ typedef unsigned __int128 num_u128;
 
 /* Extended-precision intermediates would round Clinger's one operation
  * twice; CUDA's double arithmetic rounds once. */
@@ -414,11 +425,144 @@ NUM_FN int num_parse_core(const char *s, const char *e, double *out,
     d->neg = *s == '-';
     if (*s == '-' || *s == '+')
         s++;
-    if (s < e && num_lower(*s) >= 'a' && num_lower(*s) <= 'z')
+    if (s < e && num_lower(*s) >= 'a' && num_lower(*s) <= 'z') {
+        d->w = 0; /* no digits: no correction (num_int_corr) */
+        d->q = 0;
         return num_special(s, e, d->neg, out);
+    }
     if (num_scan_number(s, e, d) != NUM_OK)
         return NUM_INVALID;
     return num_convert(d, out) ? NUM_OK : NUM_HARD;
+}
+
+/* The integer view (parse_number.h, parse_number_corr): a text that spells
+ * an integer v, |v| <= 2^64, keeps v exactly as its double x plus the
+ * correction v - x, which correct rounding bounds by half the spacing of
+ * doubles below 2^64 (1024). */
+
+/* 10^0 .. 10^19: every power of ten below 2^64. */
+NUM_TABLE uint64_t num_pow10_u64[20] = {UINT64_C(1),
+                                        UINT64_C(10),
+                                        UINT64_C(100),
+                                        UINT64_C(1000),
+                                        UINT64_C(10000),
+                                        UINT64_C(100000),
+                                        UINT64_C(1000000),
+                                        UINT64_C(10000000),
+                                        UINT64_C(100000000),
+                                        UINT64_C(1000000000),
+                                        UINT64_C(10000000000),
+                                        UINT64_C(100000000000),
+                                        UINT64_C(1000000000000),
+                                        UINT64_C(10000000000000),
+                                        UINT64_C(100000000000000),
+                                        UINT64_C(1000000000000000),
+                                        UINT64_C(10000000000000000),
+                                        UINT64_C(100000000000000000),
+                                        UINT64_C(1000000000000000000),
+                                        UINT64_C(10000000000000000000)};
+
+#define NUM_INT_LIMIT ((num_u128)1 << 64)
+
+/* a >= 0 (or NaN): an integral double of magnitude at most 2^64? Below
+ * 2^52, adding and subtracting 2^52 rounds a to an integer; above it every
+ * double is one. The reducers test values the same way (src/stats). */
+NUM_FN bool num_int_double(double a)
+{
+    return a <= 0x1p64 && (a >= 0x1p52 || (a + 0x1p52) - 0x1p52 == a);
+}
+
+/* w * 10^q as *v when it is an integer of magnitude at most 2^64 (w and q
+ * of a mantissa kept whole: no nonzero digit dropped). */
+NUM_FN bool num_kept_integer(uint64_t w, int64_t q, num_u128 *v)
+{
+    *v = 0;
+    if (w == 0)
+        return true;
+    if (q >= 0) {
+        if (q > 19)
+            return false;
+        *v = (num_u128)w * NUM_LOAD(&num_pow10_u64[q]);
+        return *v <= NUM_INT_LIMIT;
+    }
+    if (q < -19) /* w < 10^19 <= 10^-q */
+        return false;
+    uint64_t p = NUM_LOAD(&num_pow10_u64[-q]);
+    *v = w / p;
+    return w % p == 0;
+}
+
+/* The same from the whole text, digit by digit: the slow case of a mantissa
+ * longer than NUM_KEEP_DIGITS whose dropped digits are not all zero. */
+NUM_FN bool num_text_integer(const num_decimal *d, num_u128 *v)
+{
+    bool point = false;
+    int64_t nfrac = 0;
+    for (const char *p = d->mant_begin; p < d->mant_end; p++) {
+        nfrac += point;
+        point = point || *p == '.';
+    }
+    /* e: the exponent of the last digit; left: digits from here on */
+    int64_t e = d->exp10 - nfrac;
+    int64_t left = (int64_t)(d->mant_end - d->mant_begin) - point;
+    num_u128 x = 0;
+    for (const char *p = d->mant_begin; p < d->mant_end; p++) {
+        if (*p == '.')
+            continue;
+        unsigned digit = (unsigned)(*p - '0');
+        if (e + --left < 0) { /* a digit of the fraction */
+            if (digit)
+                return false;
+            continue;
+        }
+        x = x * 10 + digit;
+        if (x > NUM_INT_LIMIT)
+            return false;
+    }
+    if (e > 0 && x != 0) {
+        if (e > 20)
+            return false;
+        for (int64_t k = 0; k < e; k++)
+            if ((x *= 10) > NUM_INT_LIMIT)
+                return false;
+    }
+    *v = x;
+    return true;
+}
+
+/* num_int_corr for an integral x, a = |x| <= 2^64. */
+NUM_RARE_FN int32_t num_int_corr_exact(const num_decimal *d, double a)
+{
+    /* an integer below 2^53 is its own double */
+    if (a < 0x1p53 && !d->truncated && d->q >= 0)
+        return 0;
+    num_u128 v;
+    bool ok = d->truncated ? num_text_integer(d, &v)
+                           : num_kept_integer(d->w, d->q, &v);
+    if (!ok)
+        return CORR_NOT_INT;
+    num_u128 ax = a == 0x1p64 ? NUM_INT_LIMIT : (num_u128)(uint64_t)a;
+    int64_t diff = (int64_t)(uint64_t)(v - ax);
+    return (int32_t)(d->neg ? -diff : diff);
+}
+
+/* The correction of x, the correctly rounded value of the number scanned
+ * into d: v - x when the text is an integer v, |v| <= 2^64; CORR_NOT_INT
+ * when x is an integral double of at most 2^64 but the text no such
+ * integer; 0 when x itself is not integral or beyond 2^64. */
+NUM_FN int32_t num_int_corr(const num_decimal *d, double x)
+{
+    /* The common texts, decided before x is known, without a branch on
+     * each test: a mantissa kept whole below 2^52 with no exponent left
+     * (q = 0) is an integer that is its own double; with a fraction (q in
+     * [-300, -1]: no underflow) it spells no integer and rounds to no
+     * integral double, as its distance to the integers, 10^q or more,
+     * exceeds half an ulp. */
+    if (!d->truncated & (d->w < (UINT64_C(1) << 52)) &
+        ((uint64_t)(d->q + 300) <= 300))
+        return 0;
+    double a = x < 0 ? -x : x;
+    return num_int_double(a) ? num_int_corr_exact(d, a) : 0;
 }
 
 #endif

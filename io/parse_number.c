@@ -72,13 +72,22 @@ static double fallback(const num_decimal *d)
     return x;
 }
 
-num_kind parse_number(const char *s, size_t n, double *out)
+num_kind parse_number_corr(const char *s, size_t n, double *out, int32_t *corr)
 {
     num_decimal d;
     int k = num_parse_core(s, s + n, out, &d);
-    if (k != NUM_HARD)
-        return (num_kind)k;
-    double x = fallback(&d);
-    *out = d.neg ? -x : x;
-    return NUM_OK;
+    if (k == NUM_HARD) {
+        double x = fallback(&d);
+        *out = d.neg ? -x : x;
+        k = NUM_OK;
+    }
+    *corr = k == NUM_OK ? num_int_corr(&d, *out) : 0;
+    return (num_kind)k;
+}
+
+/* One caller of the core, so that the compiler inlines it there. */
+num_kind parse_number(const char *s, size_t n, double *out)
+{
+    int32_t corr;
+    return parse_number_corr(s, n, out, &corr);
 }

@@ -1,7 +1,11 @@
-/* A byte source: a file or standard input, gzip inflated transparently.
- * gzip is recognised by its magic bytes, not the file name; concatenated
- * members (pigz, bgzip) are read whole; a truncated stream, a bad CRC or
- * trailing garbage is an error, never a silent short read. */
+/* A byte source: a file or standard input, gzip, zstd, xz and bzip2
+ * decoded transparently. The format is recognised by its magic bytes, not
+ * the file name; concatenated members, frames and streams are read whole;
+ * a truncated stream, a bad checksum or trailing garbage is an error,
+ * never a silent short read. Formats colstat does not read (archives,
+ * Parquet, other compressors) are refused by their magic bytes, and so is
+ * an archive or a second layer of compression inside compressed data. A
+ * regular file whose size changes while it is read is an error. */
 #ifndef COLSTAT_IO_SOURCE_H
 #define COLSTAT_IO_SOURCE_H
 
@@ -9,14 +13,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "io/error.h"
 
 typedef struct source source;
 
 /* path "-" is standard input. Returns CS_OK or CS_EDATA (e filled). */
 int source_open(const char *path, source **out, cs_error *e);
 
-/* Reads up to n bytes of (inflated) data. Returns the count, 0 at the end
+/* Reads up to n bytes of (decoded) data. Returns the count, 0 at the end
  * of the data, -1 on error (e filled, status CS_EDATA). */
 ssize_t source_read(source *s, void *buf, size_t n, cs_error *e);
 
@@ -25,14 +29,19 @@ const char *source_name(const source *s);
 
 int source_is_gzip(const source *s);
 
+/* The compression being decoded: "gzip", "zstd", "xz" or "bzip2"; NULL
+ * for plain input. */
+const char *source_format_name(const source *s);
+
 /* Size in bytes of the underlying file when it is a regular file (the
- * compressed size for gzip), else 0. For progress and benchmarks. */
+ * compressed size for compressed input), else 0. For progress and
+ * benchmarks. */
 uint64_t source_file_size(const source *s);
 
-/* Compressed bytes consumed so far (equals bytes read when not gzip). */
+/* Compressed bytes consumed so far (equals bytes read when plain). */
 uint64_t source_raw_pos(const source *s);
 
-/* Plain (not gzip) regular files can also be read by range, from several
+/* Plain (not compressed) regular files can also be read by range, from several
  * threads at once, without moving the stream: what makes multi-reader I/O
  * possible. source_pread reads exactly n bytes at off; a short read (the
  * file shrank) or an I/O error returns -1 with e filled. */

@@ -26,6 +26,8 @@ enum {
     OPT_STRICT,
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
+    OPT_EMIT_STATE,
+    OPT_MERGE,
 };
 
 /* The leading ':' makes a missing argument ':' rather than '?'. */
@@ -56,6 +58,8 @@ static const struct option long_opts[] = {
     {"strict", no_argument, NULL, OPT_STRICT},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"emit-state", optional_argument, NULL, OPT_EMIT_STATE},
+    {"merge", no_argument, NULL, OPT_MERGE},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -68,11 +72,11 @@ static void set_defaults(options *o)
 {
     memset(o, 0, sizeof *o);
     o->action = ACT_RUN;
-    o->header = -1;
-    o->what = STAT_DEFAULT;
-    o->nbins = 256;
+    o->run.header = -1;
+    o->run.what = STAT_DEFAULT;
+    o->run.nbins = 256;
     o->format = FMT_TABLE;
-    o->device = DEV_AUTO;
+    o->run.device = ENGINE_AUTO;
     o->progress = -1;
 }
 
@@ -163,9 +167,9 @@ static int opt_range(options *o, const char *arg, cs_error *e)
                        "--range: '%s' is not LO:HI with finite numbers", arg);
     if (!(lo < hi))
         return cs_fail(e, CS_EUSAGE, "", 0, "--range: '%s' needs LO < HI", arg);
-    o->have_range = 1;
-    o->range_lo = lo;
-    o->range_hi = hi;
+    o->run.have_range = 1;
+    o->run.range_lo = lo;
+    o->run.range_hi = hi;
     return CS_OK;
 }
 
@@ -178,7 +182,7 @@ static int opt_delimiter(options *o, const char *arg, cs_error *e)
                        "--delimiter: '%s' is not a single character "
                        "(other than a quote or line break; 'tab' for tab)",
                        arg);
-    o->delim = arg[0];
+    o->run.delim = arg[0];
     return CS_OK;
 }
 
@@ -207,12 +211,12 @@ static int opt_format(options *o, const char *arg, cs_error *e)
 static int opt_device(options *o, const char *arg, cs_error *e)
 {
     static const char *const names[] = {"auto", "cpu", "gpu", NULL};
-    static const device_choice devs[] = {DEV_AUTO, DEV_CPU, DEV_GPU};
+    static const engine_device devs[] = {ENGINE_AUTO, ENGINE_CPU, ENGINE_GPU};
     int i = lookup(arg, names);
     if (i < 0)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--device: '%s' is not one of auto, cpu, gpu", arg);
-    o->device = devs[i];
+    o->run.device = devs[i];
     return CS_OK;
 }
 
@@ -234,10 +238,10 @@ static int flag_option(options *o, int c, unsigned *what)
         }
     switch (c) {
     case OPT_HEADER:
-        o->header = 1;
+        o->run.header = 1;
         return 1;
     case OPT_NO_HEADER:
-        o->header = 0;
+        o->run.header = 0;
         return 1;
     case OPT_TSV:
         o->format = FMT_TSV;
@@ -249,7 +253,7 @@ static int flag_option(options *o, int c, unsigned *what)
         o->format = FMT_JSON;
         return 1;
     case OPT_STRICT:
-        o->strict = 1;
+        o->run.strict = 1;
         return 1;
     case OPT_PROGRESS:
         o->progress = 1;
@@ -257,8 +261,11 @@ static int flag_option(options *o, int c, unsigned *what)
     case OPT_NO_PROGRESS:
         o->progress = 0;
         return 1;
+    case OPT_MERGE:
+        o->merge = 1;
+        return 1;
     case 'v':
-        o->verbose = 1;
+        o->run.verbose = 1;
         return 1;
     case 'h':
         o->action = ACT_HELP;
@@ -276,10 +283,14 @@ static int value_option(options *o, int c, const char *arg, cs_error *e)
 {
     switch (c) {
     case 'c':
-        o->columns = arg;
+        o->run.columns = arg;
         return CS_OK;
     case 'b':
-        o->binary = arg;
+        o->run.binary = arg;
+        return CS_OK;
+    case OPT_EMIT_STATE:
+        o->emit_state = 1;
+        o->state_path = arg; /* NULL: standard output */
         return CS_OK;
     case 'd':
         return opt_delimiter(o, arg, e);
@@ -290,13 +301,13 @@ static int value_option(options *o, int c, const char *arg, cs_error *e)
     case OPT_RANGE:
         return opt_range(o, arg, e);
     case OPT_BINS:
-        if (parse_int(arg, 1, 1048576, &o->nbins))
+        if (parse_int(arg, 1, 1048576, &o->run.nbins))
             return cs_fail(e, CS_EUSAGE, "", 0,
                            "--bins: '%s' is not a number from 1 to 1048576",
                            arg);
         return CS_OK;
     case 'j':
-        if (parse_int(arg, 1, 1024, &o->threads))
+        if (parse_int(arg, 1, 1024, &o->run.threads))
             return cs_fail(e, CS_EUSAGE, "", 0,
                            "--threads: '%s' is not a number from 1 to 1024",
                            arg);
@@ -310,8 +321,8 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
 {
     int n = argc - optind;
     if (n <= 0) {
-        o->files = (const char **)stdin_name;
-        o->nfiles = 1;
+        o->run.files = stdin_name;
+        o->run.nfiles = 1;
         return CS_OK;
     }
     const char **files = malloc((size_t)n * sizeof *files);
@@ -319,8 +330,23 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
         return cs_fail(e, CS_EUSAGE, "", 0, "out of memory");
     for (int i = 0; i < n; i++)
         files[i] = argv[optind + i];
-    o->files = files;
-    o->nfiles = n;
+    o->run.files = files;
+    o->run.nfiles = n;
+    return CS_OK;
+}
+
+/* A state holds what merges exactly from bounded parts: a histogram needs
+ * fixed edges to be merged. */
+static int check_state_options(const options *o, cs_error *e)
+{
+    if (o->emit_state && o->merge)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--emit-state and --merge: give one of them");
+    if (o->emit_state && (o->run.what & STAT_HIST) && !o->run.have_range)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--emit-state: a histogram's edges need the whole "
+                       "input; give --range LO:HI, or run the parts as one "
+                       "with --mpi");
     return CS_OK;
 }
 
@@ -341,16 +367,18 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
             return e->status;
     }
     if (what)
-        o->what = what;
-    return take_files(o, argc, argv, e);
+        o->run.what = what;
+    if (take_files(o, argc, argv, e) != CS_OK)
+        return e->status;
+    return check_state_options(o, e);
 }
 
 void options_free(options *o)
 {
-    if (o->files != (const char **)stdin_name)
-        free((void *)o->files);
-    o->files = NULL;
-    o->nfiles = 0;
+    if (o->run.files != stdin_name)
+        free((void *)o->run.files);
+    o->run.files = NULL;
+    o->run.nfiles = 0;
 }
 
 void options_usage(FILE *f)
@@ -404,6 +432,12 @@ void options_usage(FILE *f)
         "  -v, --verbose          stage timings and throughput on stderr\n"
         "  -h, --help             print this help and exit\n"
         "  -V, --version          print the version and exit\n"
+        "\n"
+        "Parts of one input (map and reduce):\n"
+        "      --emit-state[=FILE]   write the exact partial state, not a "
+        "report\n"
+        "      --merge STATE...   merge states in the order given and "
+        "report\n"
         "\n"
         "Exit status: 0 ok, 1 bad data or unreadable input, 2 bad usage.\n",
         f);

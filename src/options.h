@@ -3,29 +3,21 @@
 #define COLSTAT_SRC_OPTIONS_H
 
 #include "io/error.h"
+#include "src/engine/engine.h"
 #include "src/report/report.h"
 
-typedef enum device_choice { DEV_AUTO, DEV_CPU, DEV_GPU } device_choice;
 typedef enum opt_action { ACT_RUN, ACT_HELP, ACT_VERSION } opt_action;
 
 typedef struct options {
     opt_action action;
-    const char **files;  /* nfiles names; "-" for standard input */
-    int nfiles;          /* at least 1: no FILE means "-" */
-    const char *columns; /* -c LIST as given, NULL for the default */
-    char delim;          /* 0: detect */
-    int header;          /* 1 --header, 0 --no-header, -1 detect */
-    const char *binary;  /* -b SPEC, NULL for CSV */
-    unsigned what;       /* STAT_* bits */
-    int nbins;           /* 256 */
-    int have_range;
-    double range_lo, range_hi;
+    engine_config run; /* what the engine does; argv must outlive it */
     out_format format;
-    device_choice device;
-    int threads; /* 0: all cores */
-    int strict;
-    int progress; /* 1, 0, -1 auto */
-    int verbose;
+    int progress; /* 1, 0, -1: when stderr is a terminal */
+    /* --emit-state[=FILE]: the partial state instead of the report, to
+       FILE or standard output (state_path NULL); --merge: the operands
+       are states to merge and report */
+    int emit_state, merge;
+    const char *state_path;
 } options;
 
 /* Returns CS_OK, or CS_EUSAGE with e saying what is wrong. argv must

@@ -76,7 +76,7 @@ void row(const char *name, double ms, size_t bytes, double ref_ms)
 void pipeline(unsigned what, const char *label)
 {
     const int ncols = 4, nchunks = 24;
-    gpu_config cfg = {ncols, what, 256, 0, 0, 0};
+    gpu_config cfg = {ncols, what, 256, 0, 0, 0, 0, 0, 0, 0, 0};
     gpu_backend *g;
     cs_error why = {0};
     if (gpu_open(&cfg, &g, &why)) {

@@ -38,8 +38,8 @@ rm -f "$OUT/terms.tmp"
 
 echo "== compute-sanitizer (COLSTAT_TEST_QUICK)"
 : >"$OUT/sanitizer.log"
-for tool in memcheck racecheck synccheck; do
-    for tc in ${SAN_CASES:-sizes chunks pieces subsets bins}; do
+for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
+    for tc in ${SAN_CASES:-sizes chunks pieces subsets bins corrections}; do
         start=$(date +%s)
         COLSTAT_TEST_QUICK=1 CK_RUN_CASE=$tc timeout ${SAN_TIMEOUT:-40} \
             compute-sanitizer --tool $tool --error-exitcode 9 \
@@ -53,6 +53,7 @@ for tool in memcheck racecheck synccheck; do
 done
 
 echo "== kernel bench"
+[ "${KERNEL_BENCH:-1}" = 1 ] || exit 0
 for args in ${BENCH_ARGS:-"128 50" "512 30"}; do
     timeout 100 "$B/colstat_kernel_bench" $args 2>&1 | tee -a "$OUT/bench.log"
 done

@@ -111,6 +111,41 @@ int columns_select(const char *list, char *const *names,
     return CS_OK;
 }
 
+static char *dup_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    return p ? memcpy(p, s, n) : NULL;
+}
+
+int columns_learn(col_table *t, const char *list, char *const *names,
+                  const unsigned char *numeric, int nfields, int named,
+                  const char *file, cs_error *e)
+{
+    memset(t, 0, sizeof *t);
+    int rc = columns_select(list, names, numeric, nfields, file, &t->fields,
+                            &t->ncols, e);
+    if (rc != CS_OK)
+        return rc;
+    t->names = calloc((size_t)(t->ncols ? t->ncols : 1), sizeof *t->names);
+    if (!t->names)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int k = 0; k < t->ncols; k++)
+        if (!(t->names[k] = dup_string(names[t->fields[k]])))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    t->by_name = named;
+    return CS_OK;
+}
+
+void columns_free(col_table *t)
+{
+    for (int k = 0; t->names && k < t->ncols; k++)
+        free(t->names[k]);
+    free(t->names);
+    free(t->fields);
+    memset(t, 0, sizeof *t);
+}
+
 int columns_map(char *const *out_names, const int *out_fields, int nout,
                 int by_name, char *const *names, int nfields, const char *file,
                 int nmap, int *map, cs_error *e)

@@ -6,6 +6,23 @@
 
 #include "io/error.h"
 
+/* The output columns: learned from the first input that shows its fields,
+ * then matched in every input. */
+typedef struct col_table {
+    int ncols;
+    char **names; /* as the first input names them */
+    int *fields;  /* 0-based field in the first input */
+    int by_name;  /* later inputs with a header are matched by name */
+} col_table;
+
+/* Resolves list (NULL: the numeric default) against the first input's
+ * fields into t. named: the names come from a header line. Returns CS_OK
+ * or the error of columns_select. */
+int columns_learn(col_table *t, const char *list, char *const *names,
+                  const unsigned char *numeric, int nfields, int named,
+                  const char *file, cs_error *e);
+void columns_free(col_table *t);
+
 /* Resolves list (NULL: the numeric default) against a file's fields.
  * *fields receives the 0-based fields in output order (malloc'ed).
  * Returns CS_OK, or CS_EUSAGE naming what does not resolve (file names

@@ -1,16 +1,90 @@
-/* The engine drives the data path: inputs -> readers -> chunks -> backend
- * -> merged statistics -> report. */
-#ifndef COLSTAT_SRC_ENGINE_H
-#define COLSTAT_SRC_ENGINE_H
+/* The engine: the one way into src/engine/. It reads every input and
+ * reduces it into per-column statistics, on the CPU or the GPU, and hands
+ * the result back whole. It prints nothing: warnings, -v lines and
+ * progress go to the caller's sink; errors come back in a cs_error. */
+#ifndef COLSTAT_SRC_ENGINE_ENGINE_H
+#define COLSTAT_SRC_ENGINE_ENGINE_H
 
-#include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "io/error.h"
-#include "src/options.h"
+#include "src/stats/stats.h"
 
-/* Reads every input of o and writes the report to out, whole, only when
- * all input was read. Returns CS_OK, or the status of e. Warnings (invalid
- * fields counted, backend fallback with -v) go to err. */
-int engine_run(const options *o, FILE *out, FILE *err, cs_error *e);
+typedef enum engine_device {
+    ENGINE_AUTO,
+    ENGINE_CPU,
+    ENGINE_GPU
+} engine_device;
+
+/* Hooks for tests and benchmarks, read once by main from the environment
+ * (ARCHITECTURE.md lists the variables); 0 means the default. */
+typedef struct engine_hooks {
+    int host_parse;        /* COLSTAT_GPU_PARSE=0: the host parses */
+    size_t gpu_chunk_rows; /* COLSTAT_GPU_CHUNK_ROWS */
+    size_t gpu_raw_bytes;  /* COLSTAT_GPU_RAW_BYTES */
+    int gpu_keep_set;      /* COLSTAT_GPU_KEEP_BYTES given: */
+    size_t gpu_keep_bytes; /*   device bytes for kept values */
+    int gpu_terms;         /* COLSTAT_GPU_TERMS */
+    int gpu_presence;      /* COLSTAT_GPU_PRESENT: 1 absent, 2 present */
+} engine_hooks;
+
+typedef struct engine_config {
+    const char *const *files; /* "-" is standard input */
+    int nfiles;
+    const char *columns; /* -c LIST, NULL for the default */
+    char delim;          /* 0: detect */
+    int header;          /* 1, 0, -1 detect */
+    const char *binary;  /* -b SPEC, NULL for CSV */
+    unsigned what;       /* STAT_* bits */
+    int nbins;
+    int have_range;
+    double range_lo, range_hi;
+    engine_device device;
+    int threads; /* 0: every core */
+    int strict;
+    int verbose;  /* -v lines to the sink */
+    int progress; /* progress lines to the sink */
+    engine_hooks hooks;
+} engine_config;
+
+typedef enum engine_msg {
+    ENGINE_WARNING,     /* about the data: file and line locate it */
+    ENGINE_VERBOSE,     /* -v: stages, timings, backend choices */
+    ENGINE_PROGRESS,    /* how far the input is: replaces the last one */
+    ENGINE_PROGRESS_END /* no more progress: clear it */
+} engine_msg;
+
+/* Where messages go. file is "" and line 0 where none applies. */
+typedef struct engine_sink {
+    void (*say)(void *ctx, engine_msg kind, const char *file, uint64_t line,
+                const char *text);
+    void *ctx;
+} engine_sink;
+
+typedef struct engine_column {
+    char *name;
+    int index; /* 1-based field of the input */
+    col_stats st;
+    hist h; /* with STAT_HIST; bins NULL otherwise */
+} engine_column;
+
+typedef struct engine_result {
+    uint64_t rows;
+    int ncols;
+    engine_column *cols;
+} engine_result;
+
+typedef struct engine engine;
+
+/* Reads every input of cfg. Returns CS_OK with *out filled (free it with
+ * engine_result_free), or the status of e (*out is then empty). The run
+ * stays open, its backend too, until engine_close: the caller writes the
+ * result first, so that whoever reads it never waits for a GPU's teardown.
+ * *run is the caller's to close, also after an error. */
+int engine_run(const engine_config *cfg, const engine_sink *sink, engine **run,
+               engine_result *out, cs_error *e);
+void engine_close(engine *run); /* NULL does nothing */
+void engine_result_free(engine_result *r);
 
 #endif

@@ -118,12 +118,22 @@ static void header(row *r, unsigned what)
     putc('\n', r->f);
 }
 
-static void extremum(row *r, double v, uint64_t at, int exists)
+static void extremum(row *r, const col_summary *s, int is_max)
 {
-    number(r, v, exists);
+    int exists = report_has_extrema(s);
+    sep(r);
+    if (exists) {
+        char buf[48];
+        if (is_max)
+            report_max_text(buf, sizeof buf, s);
+        else
+            report_min_text(buf, sizeof buf, s);
+        fprintf(r->f, "%s", buf);
+    }
     sep(r);
     if (exists)
-        fprintf(r->f, "%llu", (unsigned long long)at);
+        fprintf(r->f, "%llu",
+                (unsigned long long)(is_max ? s->max_row : s->min_row));
 }
 
 static void hist_fields(row *r, const hist *h)
@@ -160,9 +170,9 @@ static void column(row *r, unsigned what, const report_col *c)
     if (what & STAT_STD)
         number(r, s->std, report_has_std(s));
     if (what & STAT_MIN)
-        extremum(r, s->min, s->min_row, report_has_extrema(s));
+        extremum(r, s, 0);
     if (what & STAT_MAX)
-        extremum(r, s->max, s->max_row, report_has_extrema(s));
+        extremum(r, s, 1);
     u64(r, s->missing);
     u64(r, s->invalid);
     u64(r, s->nan);

@@ -102,17 +102,26 @@ static void key(json_obj *o, const char *name)
     fprintf(o->f, "\"%s\": ", name);
 }
 
-static void extremum(json_obj *o, const char *name, double v, uint64_t row,
-                     int exists)
+static void extremum(json_obj *o, const char *name, const col_summary *s,
+                     int is_max)
 {
     key(o, name);
-    if (!exists) {
+    if (!report_has_extrema(s)) {
         fputs("null", o->f);
         return;
     }
-    fputs("{\"value\": ", o->f);
-    json_number(o->f, v, 1);
-    fprintf(o->f, ", \"row\": %llu}", (unsigned long long)row);
+    char buf[48];
+    double v = is_max ? s->max : s->min;
+    if (is_max)
+        report_max_text(buf, sizeof buf, s);
+    else
+        report_min_text(buf, sizeof buf, s);
+    /* exact integers are digits; a double may be non-finite */
+    fprintf(o->f,
+            s->is_int || isfinite(v) ? "{\"value\": %s" : "{\"value\": \"%s\"",
+            buf);
+    fprintf(o->f, ", \"row\": %llu}",
+            (unsigned long long)(is_max ? s->max_row : s->min_row));
 }
 
 static void hist_object(json_obj *o, const hist *h)
@@ -150,7 +159,7 @@ static void moments(json_obj *o, unsigned what, const col_summary *s)
         report_sum_text(buf, sizeof buf, s);
         key(o, "sum");
         /* An exact integer sum is digits; a double may be non-finite. */
-        fprintf(o->f, s->sum_is_int || isfinite(s->sum) ? "%s" : "\"%s\"", buf);
+        fprintf(o->f, s->is_int || isfinite(s->sum) ? "%s" : "\"%s\"", buf);
     }
     if (what & STAT_MEAN) {
         key(o, "mean");
@@ -177,9 +186,9 @@ static void column(FILE *f, unsigned what, const report_col *c)
     moments(&o, what, s);
     o.new_line = 1;
     if (what & STAT_MIN)
-        extremum(&o, "min", s->min, s->min_row, report_has_extrema(s));
+        extremum(&o, "min", s, 0);
     if (what & STAT_MAX)
-        extremum(&o, "max", s->max, s->max_row, report_has_extrema(s));
+        extremum(&o, "max", s, 1);
     o.new_line = 1;
     if (report_has_hist(what, c))
         hist_object(&o, c->h);

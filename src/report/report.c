@@ -2,34 +2,6 @@
 
 #include "writers.h"
 
-int report_has_mean(const col_summary *s)
-{
-    return s->count > 0;
-}
-
-int report_has_std(const col_summary *s)
-{
-    return s->count > 1;
-}
-
-int report_has_extrema(const col_summary *s)
-{
-    return s->count > 0;
-}
-
-void report_sum_text(char *buf, size_t len, const col_summary *s)
-{
-    if (s->sum_is_int)
-        snprintf(buf, len, "%s", s->sum_int);
-    else
-        format_double(buf, len, s->sum);
-}
-
-int report_has_hist(unsigned what, const report_col *c)
-{
-    return (what & STAT_HIST) && c->h && c->h->bins;
-}
-
 int report_write(FILE *f, out_format fmt, unsigned what, uint64_t rows,
                  const report_col *cols, int ncols, int width)
 {

@@ -1,7 +1,8 @@
 /* Writes the results: an aligned table for people (histograms drawn as
  * bars), or TSV, CSV or JSON for programs. Numbers print in the shortest
- * form that reads back to the same double; an integer sum of int64 values
- * prints exactly. The JSON document follows DESIGN.md's contract. */
+ * form that reads back to the same double; the sum, min and max of an
+ * integer column (col_summary.is_int) print as exact integers. The JSON
+ * document follows DESIGN.md's contract. */
 #ifndef COLSTAT_SRC_REPORT_H
 #define COLSTAT_SRC_REPORT_H
 

@@ -98,10 +98,10 @@ static void cell(char *buf, enum field k, const report_col *c)
         num_cell(buf, s->std, report_has_std(s));
         break;
     case F_MIN:
-        num_cell(buf, s->min, ext);
+        ext ? report_min_text(buf, CELL, s) : num_cell(buf, 0, 0);
         break;
     case F_MAX:
-        num_cell(buf, s->max, ext);
+        ext ? report_max_text(buf, CELL, s) : num_cell(buf, 0, 0);
         break;
     case F_MIN_ROW:
         ext ? u64_cell(buf, s->min_row) : num_cell(buf, 0, 0);

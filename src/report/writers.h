@@ -21,8 +21,11 @@ int report_has_mean(const col_summary *s);
 int report_has_std(const col_summary *s);
 int report_has_extrema(const col_summary *s);
 
-/* The sum as text: exact integer digits when sum_is_int. */
+/* The sum, the min and the max as text: exact integer digits in an
+ * integer column (is_int), else the shortest double. */
 void report_sum_text(char *buf, size_t len, const col_summary *s);
+void report_min_text(char *buf, size_t len, const col_summary *s);
+void report_max_text(char *buf, size_t len, const col_summary *s);
 
 /* The histogram applies when asked for and present. */
 int report_has_hist(unsigned what, const report_col *c);

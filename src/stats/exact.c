@@ -62,19 +62,26 @@ static inline void add_digits(sacc *a, uint64_t bits)
     a->d[i + 2] += (p2 ^ neg) - neg;
 }
 
+/* Adds p < 2^117 placed at bit shift (p << (shift % 32) < 2^149: five
+ * digits), negated when neg is -1 (0: added as is). */
+static inline void add_wide_digits(sacc *a, u128 p, int shift, int64_t neg)
+{
+    int i = shift >> 5, r = shift & 31;
+    u128 t = p >> (32 - r);
+    int64_t v[5] = {
+        (int64_t)(((uint64_t)p << r) & M32), (int64_t)((uint64_t)t & M32),
+        (int64_t)((uint64_t)(t >> 32) & M32),
+        (int64_t)((uint64_t)(t >> 64) & M32), (int64_t)(uint64_t)(t >> 96)};
+    for (int k = 0; k < 5; k++)
+        a->d[i + k] += (v[k] ^ neg) - neg;
+}
+
 static inline void add_square_digits(sacc *a, uint64_t bits)
 {
     uint64_t m;
     /* x^2 = m^2 * 2^(2e): shift2 = 2e - LSB = 2*shift + SACC_LSB_EXP */
     int shift = 2 * split_double(bits, &m) - FRAC_BITS;
-    int i = shift >> 5, r = shift & 31;
-    u128 p = (u128)m * m; /* < 2^106, so p << r < 2^137: five digits */
-    u128 t = p >> (32 - r);
-    a->d[i] += (int64_t)(((uint64_t)p << r) & M32);
-    a->d[i + 1] += (int64_t)((uint64_t)t & M32);
-    a->d[i + 2] += (int64_t)((uint64_t)(t >> 32) & M32);
-    a->d[i + 3] += (int64_t)((uint64_t)(t >> 64) & M32);
-    a->d[i + 4] += (int64_t)(uint64_t)(t >> 96);
+    add_wide_digits(a, (u128)m * m, shift, 0); /* m*m < 2^106 */
 }
 
 static inline int is_inf_bits(uint64_t bits)
@@ -103,6 +110,23 @@ void sacc_add_square(sacc *a, double x)
         return;
     }
     add_square_digits(a, bits);
+    bump_pending(a);
+}
+
+/* x * k = (m * |k|) * 2^e with m * |k| < 2^116: one wide addition. */
+void sacc_add_product(sacc *a, double x, int64_t k)
+{
+    uint64_t bits, m;
+    memcpy(&bits, &x, sizeof bits);
+    uint64_t mag = k < 0 ? 0 - (uint64_t)k : (uint64_t)k;
+    uint64_t neg = (bits >> 63) ^ (uint64_t)(k < 0);
+    if (is_inf_bits(bits)) {
+        if (mag)
+            count_inf(a, neg << 63);
+        return;
+    }
+    int shift = split_double(bits, &m);
+    add_wide_digits(a, (u128)m * mag, shift, -(int64_t)neg);
     bump_pending(a);
 }
 

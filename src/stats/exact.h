@@ -29,6 +29,9 @@ typedef struct sacc {
 void sacc_init(sacc *a);
 void sacc_add(sacc *a, double x);        /* x must not be NaN */
 void sacc_add_square(sacc *a, double x); /* adds x*x exactly; not NaN */
+/* Adds x*k exactly; |k| < 2^63. An infinite x counts as an infinity of
+ * the product's sign (when k is not 0). */
+void sacc_add_product(sacc *a, double x, int64_t k);
 /* sacc_add (and, when sumsq is not NULL, sacc_add_square into sumsq) of
  * every non-NaN x[i]: the hot loop, with the pending check per block. */
 void sacc_add_values(sacc *sum, sacc *sumsq, const double *x, size_t n);

@@ -1,9 +1,13 @@
 /* Per-column statistics: count, extrema with their first row, integrality
- * and the exact sums, with merge and finalize (see stats.h). */
+ * and the exact sums, both of the doubles and of the integer view, with
+ * merge and finalize (see stats.h). */
 #include "stats.h"
 
 #include <math.h>
 #include <string.h>
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
 
 void stats_init(col_stats *s)
 {
@@ -13,15 +17,23 @@ void stats_init(col_stats *s)
     s->all_int = 1;
     sacc_init(&s->sum);
     sacc_init(&s->sumsq);
+    sacc_init(&s->sumsq_corr);
 }
 
-/* v is an integer of magnitude below 2^63. Below 2^52, adding and
- * subtracting 2^52 rounds |v| to an integer; above it every double is one.
- * Written without branches so the hot loop stays branch-light. */
-static inline int is_int64(double v)
+/* v is an integer of magnitude at most 2^64 (the integer view's range, as
+ * io/number_core.h's num_int_double). Below 2^52, adding and subtracting
+ * 2^52 rounds |v| to an integer; above it every double is one. Written
+ * without branches so the hot loop stays branch-light. */
+static inline int is_int_range(double v)
 {
     double a = fabs(v);
-    return (a < 0x1p63) & ((a >= 0x1p52) | ((a + 0x1p52) - 0x1p52 == a));
+    return (a <= 0x1p64) & ((a >= 0x1p52) | ((a + 0x1p52) - 0x1p52 == a));
+}
+
+/* The correction that counts for x (stats_add_values). */
+static inline int32_t corr_of(double x, int32_t c)
+{
+    return c == CORR_NOT_INT || !is_int_range(x) ? 0 : c;
 }
 
 /* Index of the first v[i] == x (x is in v; -0.0 == +0.0). */
@@ -58,7 +70,7 @@ static lanes scan(const double *v, size_t n)
             cnt[k] += (uint64_t)real;
             mn[k] = x < mn[k] ? x : mn[k];
             mx[k] = x > mx[k] ? x : mx[k];
-            ok[k] &= is_int64(x) | (real ^ 1);
+            ok[k] &= is_int_range(x) | (real ^ 1);
         }
     }
     for (; i < n; i++) {
@@ -67,7 +79,7 @@ static lanes scan(const double *v, size_t n)
         cnt[0] += (uint64_t)real;
         mn[0] = x < mn[0] ? x : mn[0];
         mx[0] = x > mx[0] ? x : mx[0];
-        ok[0] &= is_int64(x) | (real ^ 1);
+        ok[0] &= is_int_range(x) | (real ^ 1);
     }
     lanes r = {cnt[0], mn[0], mx[0], ok[0]};
     for (int k = 1; k < 4; k++) {
@@ -79,24 +91,92 @@ static lanes scan(const double *v, size_t n)
     return r;
 }
 
-/* Strict comparisons against what s already holds keep its (earlier)
- * row on ties. The sums run as a second pass over the same cached
- * values, so each loop stays tight. */
-void stats_add_values(col_stats *s, const double *v, size_t n,
-                      uint64_t first_row, unsigned what)
+/* One extremum in both views: the double and its first row; the integer
+ * view's correction and first row (its value is the same double). */
+typedef struct ext {
+    double v;
+    uint64_t row;
+    int32_t corr;
+    uint64_t row_int;
+} ext;
+
+/* Takes e as s's minimum (sign 1) or maximum (sign -1) where it comes
+ * first: the lower (higher) double, on a tie the lower row; in the integer
+ * view the lower (higher) correction on a tie of doubles, then the lower
+ * row. */
+static void take(col_stats *s, ext e, int sign)
+{
+    double *v = sign > 0 ? &s->min : &s->max;
+    uint64_t *row = sign > 0 ? &s->min_row : &s->max_row;
+    uint64_t *row_int = sign > 0 ? &s->min_row_int : &s->max_row_int;
+    int32_t *corr = sign > 0 ? &s->min_corr : &s->max_corr;
+    int first = s->count == 0 || (sign > 0 ? e.v < *v : e.v > *v);
+    int tie = !first && e.v == *v;
+    int int_first =
+        first || (tie && (sign > 0 ? e.corr < *corr : e.corr > *corr));
+    int int_tie = tie && e.corr == *corr;
+    if (first || (tie && e.row < *row)) {
+        *v = e.v;
+        *row = e.row;
+    }
+    if (int_first || (int_tie && e.row_int < *row_int)) {
+        *corr = e.corr;
+        *row_int = e.row_int;
+    }
+}
+
+/* The extremum of v[0..n) whose double is v[i] (its first row): in the
+ * integer view, the row of the least (sign 1) or greatest (sign -1)
+ * correction among the rows holding that double, the first such. */
+static ext extremum(const double *v, const int32_t *corr, size_t n, size_t i,
+                    int sign, uint64_t first_row)
+{
+    ext e = {v[i], first_row + i, 0, first_row + i};
+    if (!corr)
+        return e;
+    size_t at = i;
+    int32_t best = corr_of(v[i], corr[i]);
+    for (size_t j = i + 1; j < n; j++) {
+        int32_t c = corr_of(v[j], corr[j]);
+        if (v[j] == v[i] && (sign > 0 ? c < best : c > best)) {
+            best = c;
+            at = j;
+        }
+    }
+    e.corr = best;
+    e.row_int = first_row + at;
+    return e;
+}
+
+/* The corrections' part of the sums (rare: only chunks that carry any). */
+static void add_corrections(col_stats *s, const double *v, const int32_t *corr,
+                            size_t n, unsigned what)
+{
+    for (size_t i = 0; i < n; i++) {
+        int32_t c = corr[i];
+        if (c == 0 || !is_int_range(v[i]))
+            continue;
+        if (c == CORR_NOT_INT) {
+            s->all_int = 0;
+            continue;
+        }
+        s->sum_r += c;
+        if (what & STAT_STD) { /* (d + r)^2 = d^2 + (2*d*r + r^2) */
+            sacc_add_product(&s->sumsq_corr, v[i], 2 * (int64_t)c);
+            sacc_add(&s->sumsq_corr, (double)c * (double)c);
+        }
+    }
+}
+
+/* The sums run as a second pass over the same cached values, so each loop
+ * stays tight. */
+void stats_add_values(col_stats *s, const double *v, const int32_t *corr,
+                      size_t n, uint64_t first_row, unsigned what)
 {
     lanes r = scan(v, n);
     if (r.count > 0) {
-        if (s->count == 0 || r.min < s->min) {
-            size_t i = first_equal(v, r.min);
-            s->min = v[i];
-            s->min_row = first_row + i;
-        }
-        if (s->count == 0 || r.max > s->max) {
-            size_t i = first_equal(v, r.max);
-            s->max = v[i];
-            s->max_row = first_row + i;
-        }
+        take(s, extremum(v, corr, n, first_equal(v, r.min), 1, first_row), 1);
+        take(s, extremum(v, corr, n, first_equal(v, r.max), -1, first_row), -1);
     }
     s->count += r.count;
     s->all_int &= r.all_int;
@@ -104,29 +184,75 @@ void stats_add_values(col_stats *s, const double *v, size_t n,
         sacc_add_values(&s->sum, &s->sumsq, v, n);
     else if (what & (STAT_SUM | STAT_MEAN))
         sacc_add_values(&s->sum, NULL, v, n);
+    if (corr)
+        add_corrections(s, v, corr, n, what);
+}
+
+void stats_add_counts(col_stats *s, uint64_t missing, uint64_t invalid,
+                      uint64_t nan, uint64_t first_invalid_row)
+{
+    s->missing += missing;
+    s->invalid += invalid;
+    s->nan += nan;
+    if (first_invalid_row &&
+        (!s->first_invalid_row || first_invalid_row < s->first_invalid_row))
+        s->first_invalid_row = first_invalid_row;
 }
 
 void stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset)
 {
-    dst->missing += src->missing;
-    dst->invalid += src->invalid;
-    dst->nan += src->nan;
-    if (!dst->first_invalid_row && src->first_invalid_row)
-        dst->first_invalid_row = src->first_invalid_row + row_offset;
+    stats_add_counts(
+        dst, src->missing, src->invalid, src->nan,
+        src->first_invalid_row ? src->first_invalid_row + row_offset : 0);
     if (src->count > 0) {
-        if (dst->count == 0 || src->min < dst->min) {
-            dst->min = src->min;
-            dst->min_row = src->min_row + row_offset;
-        }
-        if (dst->count == 0 || src->max > dst->max) {
-            dst->max = src->max;
-            dst->max_row = src->max_row + row_offset;
-        }
+        ext mn = {src->min, src->min_row + row_offset, src->min_corr,
+                  src->min_row_int + row_offset};
+        ext mx = {src->max, src->max_row + row_offset, src->max_corr,
+                  src->max_row_int + row_offset};
+        take(dst, mn, 1);
+        take(dst, mx, -1);
     }
     dst->count += src->count;
     dst->all_int &= src->all_int;
+    dst->sum_r += src->sum_r;
     sacc_merge(&dst->sum, &src->sum);
     sacc_merge(&dst->sumsq, &src->sumsq);
+    sacc_merge(&dst->sumsq_corr, &src->sumsq_corr);
+}
+
+/* d + r as a decimal integer; d integral, |d| <= 2^64. */
+static void int_text(char *buf, double d, int32_t r)
+{
+    i128 v = (i128)d + r;
+    u128 u = v < 0 ? -(u128)v : (u128)v;
+    char rev[48];
+    int k = 0;
+    do {
+        rev[k++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *buf++ = '-';
+    while (k)
+        *buf++ = rev[--k];
+    *buf = '\0';
+}
+
+/* An integer column: the exact sums are the doubles' plus the
+ * corrections'. */
+static void finalize_int(const col_stats *s, col_summary *out)
+{
+    sacc sum = s->sum, sq = s->sumsq;
+    sacc_add_product(&sum, 1.0, s->sum_r);
+    sacc_merge(&sq, &s->sumsq_corr);
+    out->sum = sacc_value(&sum);
+    out->mean = sacc_mean(&sum, s->count);
+    out->std = sacc_std(&sum, &sq, s->count);
+    out->min_row = s->min_row_int;
+    out->max_row = s->max_row_int;
+    out->is_int = sacc_integer_string(&sum, out->sum_int, sizeof out->sum_int);
+    int_text(out->min_int, s->min, s->min_corr);
+    int_text(out->max_int, s->max, s->max_corr);
 }
 
 void stats_finalize(const col_stats *s, col_summary *out)
@@ -137,14 +263,15 @@ void stats_finalize(const col_stats *s, col_summary *out)
     out->invalid = s->invalid;
     out->nan = s->nan;
     out->first_invalid_row = s->first_invalid_row;
+    out->min = s->count ? s->min : NAN;
+    out->max = s->count ? s->max : NAN;
+    if (s->all_int && s->count > 0) {
+        finalize_int(s, out);
+        return;
+    }
     out->sum = sacc_value(&s->sum);
     out->mean = s->count ? sacc_mean(&s->sum, s->count) : NAN;
     out->std = sacc_std(&s->sum, &s->sumsq, s->count);
-    out->min = s->count ? s->min : NAN;
-    out->max = s->count ? s->max : NAN;
     out->min_row = s->count ? s->min_row : 0;
     out->max_row = s->count ? s->max_row : 0;
-    out->sum_is_int =
-        s->all_int && s->count > 0 &&
-        sacc_integer_string(&s->sum, out->sum_int, sizeof out->sum_int);
 }

@@ -23,26 +23,53 @@ enum {
     STAT_ALL = STAT_DEFAULT | STAT_STD | STAT_HIST,
 };
 
+/* A value is a double d plus an integer correction r (io/chunk.h, after
+ * io/parse_number.h's parse_number_corr): an integer v with |v| <= 2^64 is
+ * d + r exactly, d its nearest double, |r| <= 1024. CORR_NOT_INT marks a
+ * value whose d is an integer although the value is no such integer
+ * (io/parse_number.h defines the same). A column whose every value is such
+ * an integer reports the integer view: exact sum, mean and std from exact
+ * integer sums, extremes as exact integers with their first row. Any other
+ * column reports the doubles. */
+#define CORR_NOT_INT INT32_MIN
+
 typedef struct col_stats {
     uint64_t count;                 /* values that entered (not NaN) */
     uint64_t missing, invalid, nan; /* fields that did not */
     uint64_t first_invalid_row;     /* 0 when none */
     double min, max;                /* first row wins ties; -0 == +0 */
     uint64_t min_row, max_row;      /* 0 when count == 0 */
-    int all_int;                    /* every value integral, |v| < 2^63 */
-    sacc sum;                       /* with STAT_SUM, STAT_MEAN or STAT_STD */
-    sacc sumsq;                     /* with STAT_STD */
+    /* the integer view's extremes: since rounding is monotone they have
+       the doubles' min (max), the least (greatest) r among the rows
+       holding it, and the first such row */
+    int32_t min_corr, max_corr;
+    uint64_t min_row_int, max_row_int;
+    int all_int;     /* every value an integer, |v| <= 2^64 */
+    int64_t sum_r;   /* sum of the corrections (see stats_add_values) */
+    sacc sum;        /* of d: with STAT_SUM, STAT_MEAN or STAT_STD */
+    sacc sumsq;      /* of d*d: with STAT_STD */
+    sacc sumsq_corr; /* of 2*d*r + r*r: with STAT_STD; sumsq + sumsq_corr is
+                        the sum of the integers' squares */
 } col_stats;
 
 void stats_init(col_stats *s);
 
-/* Adds v[0..n), skipping NaN; v[i] is row first_row + i. Rows are those of
+/* Adds v[0..n), skipping NaN; v[i] is row first_row + i, corr[i] its
+ * correction (corr NULL: all 0; a correction counts only beside an
+ * integral double of at most 2^64, CORR_NOT_INT as 0). Rows are those of
  * the numbering s uses (a chunk's own, 1-based, until merged). */
-void stats_add_values(col_stats *s, const double *v, size_t n,
-                      uint64_t first_row, unsigned what);
+void stats_add_values(col_stats *s, const double *v, const int32_t *corr,
+                      size_t n, uint64_t first_row, unsigned what);
 
-/* dst += src, where src's row r is row r + row_offset in dst. dst must
- * cover the earlier rows: ties keep dst's row. */
+/* Fields that did not enter: missing, invalid, NaN, and the row of the
+ * first invalid one (0: none), numbered as s numbers its rows. The one
+ * place these counters are summed. */
+void stats_add_counts(col_stats *s, uint64_t missing, uint64_t invalid,
+                      uint64_t nan, uint64_t first_invalid_row);
+
+/* dst += src, where src's row r is row r + row_offset in dst. Ties go to
+ * the lower row, wherever it came from. */
+
 void stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset);
 
 /* What the report prints. NaN where undefined (mean of nothing, std of
@@ -52,8 +79,10 @@ typedef struct col_summary {
     uint64_t first_invalid_row;
     double sum, mean, std, min, max;
     uint64_t min_row, max_row;
-    int sum_is_int;   /* every value was an int64: sum_int holds the sum */
-    char sum_int[48]; /* exact decimal integer */
+    int is_int;       /* an integer column (count > 0): the texts below hold
+                         the exact sum, min and max */
+    char sum_int[48]; /* exact decimal integers */
+    char min_int[24], max_int[24];
 } col_summary;
 
 void stats_finalize(const col_stats *s, col_summary *out);

@@ -220,6 +220,34 @@ def test_json_contract(suite):
     shortest_floats(suite, cmdline([r, "--json", "--all"]), raw)
 
 
+def test_integer_columns(suite):
+    """The issue's examples: an integer column prints its sum, min and max
+    as exact integers in every format (rows of the true extremes); a column
+    mixing in a decimal prints doubles."""
+    p = suite.path("ns.csv")
+    write(p, "ns,big,mixed\n"
+             "1735704000123456789,9007199254740993,9007199254740993\n"
+             "1735704000123456790,9007199254740993,9007199254740993\n"
+             "1735704000123456791,1,0.5\n")
+    raw = ok_run(suite, [p, "--json", "--sum", "--mean", "--std", "--min", "--max"])
+    want = [b'"sum": 5207112000370370370, "mean": 1.7357040001234568e+18, "std": 1',
+            b'"min": {"value": 1735704000123456789, "row": 1}, '
+            b'"max": {"value": 1735704000123456791, "row": 3}',
+            b'"sum": 18014398509481987, ',
+            b'"min": {"value": 1, "row": 3}, '
+            b'"max": {"value": 9007199254740993, "row": 1}',
+            b'"sum": 1.8014398509481984e+16, ',
+            b'"max": {"value": 9007199254740992, "row": 1}']
+    for w in want:
+        suite.check(w in raw, "integer JSON holds " + w.decode(), raw.decode())
+    tsv = ok_run(suite, [p, "--tsv", "--sum", "--min", "--max"]).decode()
+    suite.check("ns\t1\t5207112000370370370\t1735704000123456789\t1\t"
+                "1735704000123456791\t3\t" in tsv, "integer TSV", tsv)
+    table = ok_run(suite, [p, "--sum", "--min", "--max"], env={"COLUMNS": "200"})
+    suite.check(b"1735704000123456791" in table and b"18014398509481987" in table,
+                "integer table", table.decode())
+
+
 def test_stderr_only(suite):
     """-v, --progress, --no-progress and -j change nothing on stdout."""
     p = suite.path("v.csv")
@@ -236,7 +264,7 @@ def test_stderr_only(suite):
 def main():
     suite = Suite("e2e_formats", sys.argv)
     suite.run_tests((test_info, test_delimited, test_table, test_json_contract,
-              test_stderr_only))
+                     test_integer_columns, test_stderr_only))
 
 
 if __name__ == "__main__":

@@ -25,13 +25,17 @@ ends. Required, per GPU run:
   mixed, a UTF-8 BOM or not, ragged rows, empty fields, blanks around
   fields, no blank line except at the end, every record shorter than the raw
   chunk size in use, numbers that Clinger's fast path or Eisel-Lemire decide
-  (no strtod fallback), no invalid field under --strict; gzip and stdin
+  (no strtod fallback, except the 20-digit integers of integer columns that
+  happen to need it: the device lists those for the host and goes on), no
+  invalid field under --strict; gzip and stdin
   inputs included (the device sees the inflated bytes). Irregular inputs
   may go either way; how often each happened is tallied and printed.
 
 Generators (each a function gen_*, mixed at random sizes): quoted fields
 holding delimiters, doubled quotes and LF/CRLF; quoted and blank-padded
-numbers; ragged rows; every number form (signs, .5, 5., exponents, inf and
+numbers; ragged rows; integer columns past 2^53 (up to 2^64, ties of one
+double, "12.000" and "1.2e1" spellings: kept exact, CPU and GPU alike); every
+number form (signs, .5, 5., exponents, inf and
 NaN in any case, -0, 17 to 25 digit mantissas, exact halfway points between
 doubles and their neighbours, subnormals, 1e400); invalid words; --strict
 with and without an invalid field; blank and blanks-only lines in the middle
@@ -141,6 +145,30 @@ def easy_number(rng, kind):
     return sign(rng) + str(rng.randint(0, 10 ** 9))
 
 
+def int64_number(rng):
+    """An integer where doubles are coarse (past 2^53, up to 2^64 in
+    magnitude, ties of one double) in a spelling colstat takes as an integer
+    ("12", "12.000", "1.2e1"): an integer column that only exact integers
+    get right; 20-digit ones may be hard numbers."""
+    r = rng.random()
+    if r < 0.3:
+        v = (1 << 53) + rng.randint(-5, 5)
+    elif r < 0.5:
+        v = (1 << 60) + rng.randint(-600, 600)
+    elif r < 0.6:
+        v = rng.choice([1 << 64, (1 << 64) - 1, 1 << 63, (1 << 63) - 1,
+                        (1 << 64) - 1024, 1735704000123456789])
+    else:
+        v = rng.randint(0, 1 << 64) >> rng.randint(0, 12)
+    t = str(v)
+    x = rng.random()
+    if x < 0.05:
+        t += ".000"
+    elif x < 0.08 and len(t) > 3:
+        t = t[:-2] + "." + t[-2:] + "e2"
+    return sign(rng) + t
+
+
 SPECIALS = ["inf", "-inf", "+inf", "Inf", "INF", "Infinity", "-Infinity",
             "+INFINITY", "iNfInItY", "nan", "NaN", "-nan", "+NAN", "nAn",
             "-0", "+0", "-0.0", "0", "0e0", "-0e-5"]
@@ -226,7 +254,8 @@ def quote(s):
 
 class Col:
     def __init__(self, rng, kind, index):
-        self.kind = kind  # int, dec, zoo (hard numbers too), text
+        self.kind = kind  # int, int64 (exact past 2^53), dec, zoo (hard
+        # numbers too), text
         self.name = "%s_%d" % (rng.choice(NAMES), index)
         self.p_missing = rng.choice([0, 0, 0.02, 0.2])
         self.p_invalid = 0.0
@@ -242,7 +271,7 @@ class Shape:
     def __init__(self, rng, kinds=None, ncols=None):
         self.delim = rng.choice([",", ",", ";", "\t", "|"])
         self.ncols = ncols or rng.choice([1, 2, 3, 3, 4, 5, 7])
-        kinds = kinds or ["int", "dec", "dec", "text"]
+        kinds = kinds or ["int", "int64", "dec", "dec", "text"]
         if self.ncols == 1:
             kinds = [k for k in kinds if k != "text"] or ["dec"]
         self.cols = [Col(rng, rng.choice(kinds), i + 1) for i in range(self.ncols)]
@@ -306,7 +335,7 @@ class Doc:
     def numeric_cell(self, col, r):
         rng, s = self.rng, self.shape
         if r == 0 and not self.at("force_invalid", r):
-            t = easy_number(rng, "int" if col.kind == "int" else "dec")
+            t = easy_number(rng, "int" if col.kind in ("int", "int64") else "dec")
             return t, t  # a plain number first: detection is clear
         if self.at("force_invalid", r):
             w = rng.choice(INVALID)
@@ -328,6 +357,8 @@ class Doc:
             self.reasons.add(hard_reason(t))
         elif rng.random() < col.p_special:
             t = rng.choice(SPECIALS)
+        elif col.kind == "int64":
+            t = int64_number(rng)
         else:
             t = easy_number(rng, "int" if col.kind == "int" else "dec")
         if rng.random() < col.p_blank:
@@ -672,7 +703,7 @@ def gen_large(rng, n, late):
     """A big regular input (several MB: many default-size chunks); with
     late, one irregular thing at 60-95% of it, so the device parses chunks
     and then hands over to the host."""
-    shape = Shape(rng, kinds=["int", "dec", "dec", "dec", "text"], ncols=6)
+    shape = Shape(rng, kinds=["int", "int64", "dec", "dec", "text"], ncols=6)
     shape.bom, shape.odd_names = False, False
     for c in shape.cols:
         c.p_quote, c.p_blank = rng.choice([0, 0.05]), rng.choice([0, 0.05])

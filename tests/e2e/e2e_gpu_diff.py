@@ -3,8 +3,10 @@
 
 Random CSV and binary inputs of many sizes (0, 1, around block sizes, primes)
 run through `colstat --device cpu` and `--device gpu` with every statistic,
-with and without --range, and the outputs are compared byte for byte. Without
-a usable GPU the test is skipped (exit 77). Seed: COLSTAT_SEED or fresh."""
+with and without --range, and the outputs are compared byte for byte; among
+them integer columns past 2^53 (CSV, and binary i64 and u64), which both
+keep exact. Without a usable GPU the test is skipped (exit 77). Seed:
+COLSTAT_SEED or fresh."""
 import os
 import random
 import struct
@@ -30,7 +32,20 @@ def gpu_usable(tmp):
     return True
 
 
+def big_int():
+    """An integer where doubles are coarse: past 2^53, up to 2^64, in
+    clusters that round to one double."""
+    r = rng.random()
+    if r < 0.3:
+        return (1 << 60) + rng.randint(-600, 600)
+    if r < 0.4:
+        return rng.choice([1 << 64, (1 << 64) - 1, -(1 << 64), (1 << 53) + 1])
+    return rng.choice([1, -1]) * (rng.randint(0, 1 << 64) >> rng.randint(0, 11))
+
+
 def value(kind):
+    if kind == 5:  # an integer column (a rare fraction makes it mixed)
+        return str(big_int()) if rng.random() > 0.001 else "0.5"
     if kind == 0:
         return str(rng.randint(-10**6, 10**6))
     if kind == 1:
@@ -43,7 +58,7 @@ def value(kind):
 
 
 def write_csv(path, rows, ncols):
-    kinds = [rng.randrange(4) for _ in range(ncols)]
+    kinds = [rng.choice([0, 1, 2, 3, 5]) for _ in range(ncols)]
     with open(path, "w") as f:
         f.write(",".join("c%d" % i for i in range(ncols)) + "\n")
         for _ in range(rows):
@@ -62,6 +77,16 @@ def write_f64(path, rows, ncols):
             else:
                 vals.append(rng.choice([1.0, -1.0]) * 2.0 ** rng.randint(-1070, 1020) * rng.random())
         f.write(struct.pack("<%dd" % len(vals), *vals))
+
+
+def write_ints(path, rows):
+    """Records of i64, u64, i64: integers past 2^53, exact on both."""
+    with open(path, "wb") as f:
+        for _ in range(rows):
+            a, b, c = big_int(), big_int(), big_int()
+            f.write(struct.pack("<qQq", max(-(1 << 63), min(a, (1 << 63) - 1)),
+                                min(abs(b), (1 << 64) - 1),
+                                1735704000123456789 + (c & 3)))
 
 
 def write_tiny(path, rows):
@@ -117,12 +142,15 @@ def main():
             f64 = os.path.join(tmp, "t.f64")
             write_csv(csv, n if n < 200000 else n // 4, ncols)
             write_f64(f64, n, ncols)
+            ints = os.path.join(tmp, "t.i64")
+            write_ints(ints, n)
             spec = "f64x%d" % ncols
             lo = rng.uniform(-1e3, 0)
             cases = [["-a", csv], ["-a", "--range", "%r:%r" % (lo, lo + 2e3), csv],
                      ["-a", "--bins", str(rng.choice([1, 7, 5000])), csv],
                      ["-a", "-b", spec, f64],
-                     ["--sum", "--max", "--hist", "-b", spec, f64]]
+                     ["--sum", "--max", "--hist", "-b", spec, f64],
+                     ["-a", "-b", "i64,u64,i64", ints]]
             for args in cases:
                 ok = same(args, "n=%d" % n)
                 passed, failed = passed + ok, failed + (not ok)

@@ -11,6 +11,7 @@ every type (packed with struct, no numpy). Statistics are checked against
 the exact reference of harness.py. Seed printed; COLSTAT_SEED reproduces.
 """
 import gzip
+import json
 import math
 import os
 import struct
@@ -247,6 +248,14 @@ def bin_value(rng, t):
     return v
 
 
+def field_text(v):
+    """A binary field's value as a text that spells it exactly (a double's
+    shortest repr may spell another integer than the double is)."""
+    if isinstance(v, int) or (math.isfinite(v) and v == int(v)):
+        return str(int(v))
+    return "nan" if math.isnan(v) else repr(v)
+
+
 def random_spec(rng):
     parts = []
     for _ in range(rng.randint(1, 4)):
@@ -271,11 +280,9 @@ def test_binary(suite):
             continue
         p = suite.path(f"b{n}.bin")
         write(p, data)
-        # Fields the reference classifies: repr of the double the record
-        # holds (an integer converts to the nearest double), 'nan' for NaN.
-        cols = [[("nan" if isinstance(r[i], float) and math.isnan(r[i])
-                  else repr(float(r[i]))) for r in recs]
-                for i in range(len(types))]
+        # Fields the reference classifies: the integer a record holds (exact:
+        # i64 and u64 too), repr of its double, 'nan' for NaN.
+        cols = [[field_text(r[i]) for r in recs] for i in range(len(types))]
         want = [(i + 1, None, ColRef(cols[i])) for i in range(len(types))]
         run_json(suite, f"binary {spec}", [p, "-b", spec, "--json", "--all"],
                  nrec, want)
@@ -296,8 +303,7 @@ def test_binary(suite):
         paths.append(suite.path(f"parts{n}.bin"))
         write(paths[-1], b"".join(struct.pack("<di", *r) for r in part))
         recs += part
-    cols = [[("nan" if isinstance(r[i], float) and math.isnan(r[i])
-              else repr(float(r[i]))) for r in recs] for i in range(2)]
+    cols = [[field_text(r[i]) for r in recs] for i in range(2)]
     run_json(suite, "several binary files", paths + ["-b", spec, "--json", "--all"],
              len(recs), [(i + 1, None, ColRef(cols[i])) for i in range(2)])
     # -c selects binary fields by index.
@@ -305,10 +311,64 @@ def test_binary(suite):
              len(recs), [(2, None, ColRef(cols[1]))])
 
 
+def big_int(rng, t):
+    """An i64 or u64 value where doubles are coarse: near 2^53, 2^63, 2^64,
+    anywhere past 2^53, or in a cluster of integers that round to one
+    double."""
+    lo, hi = (-(1 << 63), (1 << 63) - 1) if t == "i64" else (0, (1 << 64) - 1)
+    r = rng.random()
+    if r < 0.2:
+        v = rng.choice([1, -1]) * ((1 << 53) + rng.randint(-3, 3))
+    elif r < 0.4:
+        v = rng.choice([lo, hi, lo + 1, hi - 1, hi - 1023, hi - 1024, hi - 1025])
+    elif r < 0.7:
+        v = (1 << 60) + rng.randint(-300, 300)  # ties: 256 apart
+    else:
+        v = rng.randint(lo, hi) >> rng.randint(0, 10)
+    return min(max(v, lo), hi)
+
+
+def test_binary_big_ints(suite):
+    """i64 and u64 columns keep exact integers, also split over threads and
+    files, beside an f64 column of their doubles (no integer column when a
+    fraction is among them)."""
+    rng = suite.rng
+    spec, fmt = "i64,u64,f64,i64", "<qQdq"
+    for n in range(4):
+        nrec = rng.choice([1, 3, rng.randint(4, 200), rng.randint(2000, 30000)])
+        recs = []
+        for _ in range(nrec):
+            a, b = big_int(rng, "i64"), big_int(rng, "u64")
+            recs.append([a, b, float(a) + (0.5 if rng.random() < 0.01 else 0),
+                         1735704000123456789 + rng.randint(0, 2)])
+        data = b"".join(struct.pack(fmt, *r) for r in recs)
+        if data[:2] == b"\x1f\x8b":
+            continue
+        p = suite.path(f"big{n}.bin")
+        write(p, data)
+        cols = [[field_text(r[i]) for r in recs] for i in range(4)]
+        want = [(i + 1, None, ColRef(cols[i])) for i in range(4)]
+        outs = []
+        for j in ("1", "2"):
+            doc = run_json(suite, f"big integers -j {j}",
+                           [p, "-b", spec, "--json", "--all", "-j", j], nrec, want)
+            outs.append(json.dumps(doc))
+        suite.check(outs[0] == outs[1], "big integers: -j 1 and 2 agree")
+        # the same records as two files, cut at a random record
+        cut = rng.randint(0, nrec) * struct.calcsize(fmt)
+        q1, q2 = suite.path(f"big{n}a.bin"), suite.path(f"big{n}b.bin")
+        if data[cut:cut + 2] == b"\x1f\x8b":
+            continue
+        write(q1, data[:cut])
+        write(q2, data[cut:])
+        run_json(suite, "big integers in two files",
+                 [q1, q2, "-b", spec, "--json", "--all"], nrec, want)
+
+
 def main():
     suite = Suite("e2e_inputs", sys.argv)
     suite.run_tests((test_gzip, test_several_files, test_empty_files, test_header, test_delimiters,
-              test_columns, test_binary))
+              test_columns, test_binary, test_binary_big_ints))
 
 
 if __name__ == "__main__":

@@ -1,13 +1,17 @@
-/* The CPU backend must give the same state whether a column arrives in
- * one chunk or in many (rows renumbered by first_row), which is what lets
- * the engine cut the input anywhere. */
+/* The CPU backend through the backend interface (backend.h): the same rows
+ * cut into jobs of random sizes and chunks of random sizes, retired in
+ * order, must give the state and histograms of one pass over the whole
+ * column, with rows numbered across jobs; which is what lets the engine
+ * cut the input anywhere. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/engine/cpu.h"
+#include "src/engine/backend.h"
 #include "tests/testlib.h"
+
+enum { COLS = 3, N = 60000 };
 
 static uint64_t rng;
 
@@ -27,118 +31,146 @@ static double draw(void)
     }
 }
 
-static void fill(chunk *c, size_t n, const double *v, const uint64_t *inv)
+static void quiet(void *ctx, engine_msg kind, const char *file, uint64_t line,
+                  const char *s)
+{
+    (void)ctx, (void)kind, (void)file, (void)line, (void)s;
+}
+
+static const engine_sink sink = {quiet, NULL};
+
+/* Rows [from, from + n) of v as a chunk; row r's field counts as invalid
+ * when r % 7 == 3 (NaN kept there as the parser would). */
+static void fill(chunk *c, double (*v)[N], size_t from, size_t n)
 {
     chunk_clear(c);
-    for (int j = 0; j < c->ncols; j++) {
-        memcpy(c->col[j], v + (size_t)j * 100000, n * sizeof(double));
-        for (size_t r = 0; r < n; r++)
-            if (v[(size_t)j * 100000 + r] != v[(size_t)j * 100000 + r]) {
-                c->missing[j] += r % 3 == 0;
-                c->invalid[j] += r % 3 == 1;
-                c->nan[j] += r % 3 == 2;
-                if (r % 3 == 1 && !c->first_invalid[j])
-                    c->first_invalid[j] = r + 1;
+    for (int k = 0; k < COLS; k++)
+        for (size_t i = 0; i < n; i++) {
+            size_t r = from + i;
+            c->col[k][i] = r % 7 == 3 ? NAN : v[k][r];
+            if (r % 7 == 3) {
+                c->invalid[k]++;
+                if (!c->first_invalid[k])
+                    c->first_invalid[k] = i + 1;
+            } else if (isnan(v[k][r])) {
+                c->nan[k]++;
             }
-    }
-    (void)inv;
+        }
     c->nrows = n;
 }
 
-static void same_stats(const col_stats *a, const col_stats *b)
+static void same(const col_stats *a, const col_stats *b)
 {
     col_summary x, y;
     stats_finalize(a, &x);
     stats_finalize(b, &y);
-    ck_assert(x.count == y.count && x.missing == y.missing &&
-              x.invalid == y.invalid && x.nan == y.nan);
-    ck_assert(x.first_invalid_row == y.first_invalid_row);
+    ck_assert(x.count == y.count && x.invalid == y.invalid && x.nan == y.nan);
+    ck_assert_uint_eq(x.first_invalid_row, y.first_invalid_row);
     ck_assert(memcmp(&x.sum, &y.sum, sizeof x.sum) == 0);
     ck_assert(memcmp(&x.std, &y.std, sizeof x.std) == 0);
-    ck_assert(x.min_row == y.min_row && x.max_row == y.max_row);
     ck_assert(memcmp(&x.min, &y.min, sizeof x.min) == 0);
-    ck_assert(x.sum_is_int == y.sum_is_int);
+    ck_assert(memcmp(&x.max, &y.max, sizeof x.max) == 0);
+    ck_assert(x.min_row == y.min_row && x.max_row == y.max_row);
+    ck_assert(x.is_int == y.is_int);
 }
 
-START_TEST(split_equals_whole)
+static void same_hist(const hist *a, const hist *b)
 {
-    enum { COLS = 3, N = 100000 };
-    double *v = malloc(COLS * N * sizeof *v);
-    for (size_t i = 0; i < (size_t)COLS * N; i++)
-        v[i] = draw();
-    size_t n = 1 + test_rand(&rng) % N;
-    chunk whole, part;
-    ck_assert_int_eq(chunk_init(&whole, COLS, N, NULL), 0);
-    ck_assert_int_eq(chunk_init(&part, COLS, N, NULL), 0);
-    fill(&whole, n, v, NULL);
-    col_stats a[COLS], b[COLS], t[COLS];
-    for (int j = 0; j < COLS; j++) {
-        stats_init(&a[j]);
-        stats_init(&b[j]);
-    }
-    cpu_reduce_chunk(&whole, 1, a, STAT_ALL);
-    /* The same rows in random pieces, each reduced as its own chunk and
-     * merged the way the engine merges jobs. */
-    size_t done = 0;
-    while (done < n) {
-        size_t k = 1 + test_rand(&rng) % (n - done);
-        double *shifted = malloc(COLS * N * sizeof *shifted);
-        for (int j = 0; j < COLS; j++)
-            memcpy(shifted + (size_t)j * N, v + (size_t)j * N + done,
-                   k * sizeof(double));
-        fill(&part, k, shifted, NULL);
-        /* fill numbers invalid rows from the piece's own start. */
-        for (int j = 0; j < COLS; j++)
-            stats_init(&t[j]);
-        cpu_reduce_chunk(&part, 1, t, STAT_ALL);
-        for (int j = 0; j < COLS; j++)
-            stats_merge(&b[j], &t[j], done);
-        free(shifted);
-        done += k;
-    }
-    for (int j = 0; j < COLS; j++) {
-        /* Counters follow the row position (r % 3), which shifts between
-         * pieces: compare only what does not depend on it. */
-        b[j].missing = a[j].missing;
-        b[j].invalid = a[j].invalid;
-        b[j].nan = a[j].nan;
-        b[j].first_invalid_row = a[j].first_invalid_row;
-        same_stats(&a[j], &b[j]);
-    }
-    chunk_free(&whole, NULL);
-    chunk_free(&part, NULL);
-    free(v);
+    ck_assert_int_eq(a->nbins, b->nbins);
+    ck_assert(memcmp(&a->lo, &b->lo, 8) == 0 && memcmp(&a->hi, &b->hi, 8) == 0);
+    ck_assert(a->underflow == b->underflow && a->overflow == b->overflow);
+    for (int i = 0; i < a->nbins; i++)
+        ck_assert_uint_eq(a->bins[i], b->bins[i]);
 }
-END_TEST
 
-START_TEST(first_row_offsets_rows)
+/* The reference: one chunk of everything, reduced alone. */
+static void whole(double (*v)[N], size_t n, const backend_params *p,
+                  col_stats *st, hist *h)
 {
     chunk c;
-    ck_assert_int_eq(chunk_init(&c, 1, 8, NULL), 0);
-    double v[] = {3, 1, 4, 1, 5, 9, 2, 6};
-    memcpy(c.col[0], v, sizeof v);
-    c.nrows = 8;
-    c.invalid[0] = 2;
-    c.first_invalid[0] = 5;
-    col_stats s;
-    stats_init(&s);
-    uint64_t base = 1 + test_rand(&rng) % 1000000;
-    cpu_reduce_chunk(&c, base, &s, STAT_DEFAULT);
-    ck_assert(s.min_row == base + 1 && s.max_row == base + 5);
-    ck_assert(s.invalid == 2 && s.first_invalid_row == base + 4);
+    ck_assert_int_eq(chunk_init(&c, COLS, n, NULL), 0);
+    fill(&c, v, 0, n);
+    for (int k = 0; k < COLS; k++) {
+        stats_init(&st[k]);
+        stats_add_values(&st[k], c.col[k], NULL, n, 1, p->what);
+        stats_add_counts(&st[k], 0, c.invalid[k], c.nan[k], c.first_invalid[k]);
+        double lo = p->have_range ? p->range_lo : st[k].min;
+        double hi = p->have_range ? p->range_hi : st[k].max;
+        ck_assert_int_eq(hist_init(&h[k], p->nbins, lo, hi), 0);
+        hist_add_values(&h[k], c.col[k], n);
+    }
     chunk_free(&c, NULL);
+}
+
+/* Jobs of random sizes, each in chunks of random sizes. */
+static void through_backend(double (*v)[N], size_t n, const backend_params *p,
+                            col_stats *st, hist *h)
+{
+    backend *be;
+    cs_error e = {0};
+    ck_assert_int_eq(backend_cpu_open(p, &be, &e), CS_OK);
+    job j;
+    memset(&j, 0, sizeof j);
+    j.part = be->ops->part_new(be);
+    chunk c;
+    ck_assert_int_eq(chunk_init(&c, COLS, N, NULL), 0);
+    for (size_t done = 0; done < n;) {
+        size_t len = 1 + test_rand(&rng) % (n - done);
+        be->ops->part_reset(be, j.part);
+        j.rows = 0;
+        while (j.rows < len) {
+            size_t k = 1 + test_rand(&rng) % (len - j.rows);
+            fill(&c, v, done + j.rows, k);
+            ck_assert_int_eq(be->ops->chunk_done(be, &j, &c, &e), CS_OK);
+            j.rows += k;
+        }
+        ck_assert_int_eq(be->ops->retire(be, &j, done + 1, 0, &e), CS_OK);
+        done += len;
+    }
+    for (int k = 0; k < COLS; k++)
+        stats_init(&st[k]);
+    ck_assert_int_eq(be->ops->finish(be, st, h, &e), CS_OK);
+    be->ops->part_free(be, j.part);
+    be->ops->close(be);
+    chunk_free(&c, NULL);
+}
+
+START_TEST(jobs_merge_as_whole)
+{
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (size_t i = 0; i < N; i++)
+            v[k][i] = draw();
+    size_t n = 1 + test_rand(&rng) % N;
+    account acc;
+    account_init(&acc, &sink, 0, 0);
+    engine_hooks hooks = {0};
+    int ranged = test_rand(&rng) % 2;
+    backend_params p = {
+        COLS, STAT_ALL, 1 + (int)(test_rand(&rng) % 300), ranged, -1e5,
+        1e5,  NULL,     1 + (int)(test_rand(&rng) % 4),   &hooks, &acc};
+    col_stats a[COLS], b[COLS];
+    hist ha[COLS], hb[COLS];
+    whole(v, n, &p, a, ha);
+    through_backend(v, n, &p, b, hb);
+    for (int k = 0; k < COLS; k++) {
+        same(&a[k], &b[k]);
+        same_hist(&ha[k], &hb[k]);
+        hist_free(&ha[k]);
+        hist_free(&hb[k]);
+    }
+    free(v);
 }
 END_TEST
 
 int main(void)
 {
-    rng = test_seed("test_cpu_backend");
-    Suite *s = suite_create("cpu_backend");
-    TCase *tc = tcase_create("reduce");
-    tcase_set_timeout(tc, 60);
-    for (int i = 0; i < (test_quick() ? 2 : 10); i++)
-        tcase_add_test(tc, split_equals_whole);
-    tcase_add_test(tc, first_row_offsets_rows);
+    rng = test_seed("test_cpu");
+    Suite *s = suite_create("cpu");
+    TCase *tc = tcase_create("backend");
+    tcase_set_timeout(tc, 120);
+    for (int i = 0; i < (test_quick() ? 3 : 12); i++)
+        tcase_add_test(tc, jobs_merge_as_whole);
     suite_add_tcase(s, tc);
-    return run_suite(s, CK_FORK_GETENV);
+    return run_suite(s, CK_NOFORK);
 }

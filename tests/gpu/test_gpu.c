@@ -1,5 +1,6 @@
 /* GPU backend (gpu/gpu.h) against the CPU path (stats_add_values +
- * stats_merge, hist_add_values): every statistic must be bit-identical.
+ * stats_merge, hist_add_values): every statistic must be bit-identical,
+ * the integer view of chunks that carry corrections (io/chunk.h) too.
  * Skips (77) when no device is usable. Random data, seed on stderr,
  * COLSTAT_SEED reproduces; COLSTAT_TEST_QUICK shrinks the sizes (for
  * compute-sanitizer). */
@@ -16,6 +17,10 @@
 #include "src/stats/stats.h"
 
 #include "tests/testlib.h"
+
+/* gpu_config's test hooks, set per test case. */
+static size_t hook_rows, hook_keep_bytes;
+static int hook_keep, hook_terms;
 
 static uint64_t rng_state;
 static int quick;
@@ -40,8 +45,40 @@ enum kind {
     K_EXTREME, /* near DBL_MAX, subnormal, cancelling pairs */
     K_BIGINT,  /* integers near 2^62 .. 2^63 */
     K_INF,     /* some infinities among wide values */
+    K_CORR,    /* integers past 2^53 to +-2^64 with their corrections,
+                  clusters of one double, NaN rows with garbage ones */
+    K_NOTINT,  /* K_CORR with a few CORR_NOT_INT: no integer column */
     NKINDS
 };
+
+/* An integer of magnitude up to 2^64 as its double and correction. */
+static double gen_corr(enum kind k, int32_t *corr)
+{
+    uint64_t r = next_u64(), mag;
+    switch (r % 4) {
+    case 0: /* a cluster of integers that round to one double */
+        mag = (UINT64_C(1) << 60) + next_u64() % 1200;
+        break;
+    case 1:
+        mag = (UINT64_C(1) << 53) + next_u64() % 7;
+        break;
+    case 2:
+        mag = UINT64_MAX - next_u64() % 3000;
+        break;
+    default:
+        mag = next_u64() >> (next_u64() % 12);
+        break;
+    }
+    double d = (double)mag; /* rounds to nearest */
+    uint64_t back = d >= 0x1p64 ? 0 : (uint64_t)d;
+    int neg = (r >> 40) & 1;
+    *corr = (int32_t)(int64_t)(mag - back);
+    if (neg)
+        *corr = -*corr;
+    if (k == K_NOTINT && r % 97 == 0)
+        *corr = CORR_NOT_INT;
+    return neg ? -d : d;
+}
 
 static double gen(enum kind k)
 {
@@ -79,16 +116,32 @@ static double gen(enum kind k)
         if (r % 97 == 0)
             return r & 128 ? -INFINITY : INFINITY;
         return gen(K_WIDE);
+    case K_CORR:
+    case K_NOTINT: {
+        int32_t c;
+        return gen_corr(k, &c);
+    }
     default:
         return 0;
     }
 }
 
-/* One column's data: kind, NaN share. */
-static void fill(double *v, size_t n, enum kind k, double nan_share)
+/* One column's data: kind, NaN share; corrections of K_CORR and
+ * K_NOTINT (else 0). */
+static void fill(double *v, int32_t *corr, size_t n, enum kind k,
+                 double nan_share)
 {
-    for (size_t i = 0; i < n; i++)
-        v[i] = unit() < nan_share ? NAN : gen(k);
+    for (size_t i = 0; i < n; i++) {
+        corr[i] = 0;
+        if (unit() < nan_share) {
+            v[i] = NAN;
+            corr[i] = k >= K_CORR ? (int32_t)next_u64() : 0; /* ignored */
+        } else if (k >= K_CORR) {
+            v[i] = gen_corr(k, &corr[i]);
+        } else {
+            v[i] = gen(k);
+        }
+    }
 }
 
 static int same_double(double a, double b)
@@ -129,10 +182,37 @@ static void check_stats(const col_stats *g, const col_stats *r, unsigned what,
     }
     ck_assert_msg(g->all_int == r->all_int, "%s: all_int %d vs CPU %d", ctx,
                   g->all_int, r->all_int);
+    if (r->count) { /* the integer view */
+        ck_assert_msg(g->min_corr == r->min_corr &&
+                          g->min_row_int == r->min_row_int,
+                      "%s: integer min %d@%llu vs CPU %d@%llu", ctx,
+                      g->min_corr, (unsigned long long)g->min_row_int,
+                      r->min_corr, (unsigned long long)r->min_row_int);
+        ck_assert_msg(g->max_corr == r->max_corr &&
+                          g->max_row_int == r->max_row_int,
+                      "%s: integer max %d@%llu vs CPU %d@%llu", ctx,
+                      g->max_corr, (unsigned long long)g->max_row_int,
+                      r->max_corr, (unsigned long long)r->max_row_int);
+    }
+    ck_assert_msg(g->sum_r == r->sum_r, "%s: sum of corrections %lld vs %lld",
+                  ctx, (long long)g->sum_r, (long long)r->sum_r);
     if (what & (STAT_SUM | STAT_MEAN | STAT_STD))
         check_sacc(&g->sum, &r->sum, "sum", ctx);
-    if (what & STAT_STD)
+    if (what & STAT_STD) {
         check_sacc(&g->sumsq, &r->sumsq, "sum of squares", ctx);
+        check_sacc(&g->sumsq_corr, &r->sumsq_corr, "corrections of the squares",
+                   ctx);
+    }
+    col_summary a, b; /* and what the report prints */
+    stats_finalize(g, &a);
+    stats_finalize(r, &b);
+    ck_assert_msg(a.is_int == b.is_int && !strcmp(a.sum_int, b.sum_int) &&
+                      !strcmp(a.min_int, b.min_int) &&
+                      !strcmp(a.max_int, b.max_int) && a.min_row == b.min_row &&
+                      a.max_row == b.max_row,
+                  "%s: summaries differ: %d %s %s %s vs CPU %d %s %s %s", ctx,
+                  a.is_int, a.sum_int, a.min_int, a.max_int, b.is_int,
+                  b.sum_int, b.min_int, b.max_int);
 }
 
 static void check_hist(const hist *g, const hist *r, const char *ctx)
@@ -150,6 +230,14 @@ static void check_hist(const hist *g, const hist *r, const char *ctx)
         ck_assert_msg(g->bins[i] == r->bins[i], "%s: bin %d: %llu vs CPU %llu",
                       ctx, i, (unsigned long long)g->bins[i],
                       (unsigned long long)r->bins[i]);
+}
+
+static int has_corr(const int32_t *corr, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (corr[i])
+            return 1;
+    return 0;
 }
 
 typedef struct run_spec {
@@ -177,10 +265,12 @@ static void run(const run_spec *sp)
             cap = sp->chunks[i];
     }
     double *data[4];
+    int32_t *corr[4];
     for (int j = 0; j < nc; j++) {
         data[j] = malloc((total ? total : 1) * sizeof(double));
-        ck_assert_ptr_nonnull(data[j]);
-        fill(data[j], total, sp->kinds[j], sp->nan_share[j]);
+        corr[j] = malloc((total ? total : 1) * sizeof(int32_t));
+        ck_assert(data[j] && corr[j]);
+        fill(data[j], corr[j], total, sp->kinds[j], sp->nan_share[j]);
     }
     double lo = 0, hi = 1;
     if (sp->have_range) { /* edges inside the data, so both tails count */
@@ -196,7 +286,9 @@ static void run(const run_spec *sp)
             hi = t;
         }
     }
-    gpu_config cfg = {nc, sp->what, sp->nbins, sp->have_range, lo, hi};
+    gpu_config cfg = {
+        nc,        sp->what, sp->nbins, sp->have_range,  lo,        hi,
+        hook_rows, 0,        hook_keep, hook_keep_bytes, hook_terms};
     gpu_backend *g;
     ck_assert_msg(gpu_open(&cfg, &g, &why) == 0, "%s: open: %s", sp->name,
                   why.msg);
@@ -213,8 +305,14 @@ static void run(const run_spec *sp)
                           sp->name, why.msg);
         chunk_clear(c);
         c->nrows = sp->chunks[i];
-        for (int j = 0; j < nc; j++)
+        for (int j = 0; j < nc; j++) {
             memcpy(c->col[j], data[j] + off, c->nrows * sizeof(double));
+            /* corrections where the chunk has any, sometimes all zero */
+            if (has_corr(corr[j] + off, c->nrows) || next_u64() % 4 == 0) {
+                chunk_corr_start(c, j, 0);
+                memcpy(c->corr[j], corr[j] + off, c->nrows * sizeof(int32_t));
+            }
+        }
         ck_assert_msg(gpu_submit(g, c, off + 1, &why) == 0, "%s: submit: %s",
                       sp->name, why.msg);
         used[i % 3] = 1;
@@ -244,7 +342,8 @@ static void run(const run_spec *sp)
         for (int j = 0; j < nc; j++) {
             col_stats part;
             stats_init(&part);
-            stats_add_values(&part, data[j] + off, sp->chunks[i], 1, sp->what);
+            stats_add_values(&part, data[j] + off, corr[j] + off, sp->chunks[i],
+                             1, sp->what);
             stats_merge(&rs[j], &part, off);
         }
         off += sp->chunks[i];
@@ -263,8 +362,10 @@ static void run(const run_spec *sp)
         hist_free(&rh[j]);
         hist_free(&gh[j]);
     }
-    for (int j = 0; j < nc; j++)
+    for (int j = 0; j < nc; j++) {
         free(data[j]);
+        free(corr[j]);
+    }
 }
 
 static size_t scaled(size_t n)
@@ -351,20 +452,21 @@ END_TEST
 START_TEST(test_pieces_and_host_keep)
 {
     size_t chunks[4] = {2500, 999, 1000, 7001};
-    setenv("COLSTAT_GPU_CHUNK_ROWS", "1000", 1);
+    hook_rows = 1000;
     run_spec sp = {"pieces", 2, STAT_ALL,        33,        0,
                    chunks,   4, {K_WIDE, K_INT}, {0.1, 0.0}};
     run(&sp);
-    setenv("COLSTAT_GPU_KEEP_BYTES", "20000", 1);
+    hook_keep = 1;
+    hook_keep_bytes = 20000;
     sp.name = "pieces, kept on host";
     run(&sp);
-    unsetenv("COLSTAT_GPU_CHUNK_ROWS");
+    hook_rows = 0;
     size_t big[2] = {scaled(300000), scaled(200001)};
     sp.chunks = big;
     sp.nchunks = 2;
     sp.name = "kept on host";
     run(&sp);
-    unsetenv("COLSTAT_GPU_KEEP_BYTES");
+    hook_keep = 0;
 }
 END_TEST
 
@@ -402,6 +504,49 @@ START_TEST(test_inf_and_subsets)
 }
 END_TEST
 
+/* Integers past 2^53 with their corrections: sizes, many chunks (some with
+ * corrections, some without), pieces, subsets of the statistics, ties of
+ * one double, CORR_NOT_INT, all NaN. */
+START_TEST(test_corrections)
+{
+    static const size_t sizes[] = {1, 2, 3, 255, 257, 1025, 65537, 99991};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        size_t n = scaled(sizes[s]);
+        run_spec sp = {"corrections, sizes",
+                       2,
+                       STAT_ALL,
+                       64,
+                       0,
+                       &n,
+                       1,
+                       {K_CORR, s % 2 ? K_NOTINT : K_INT},
+                       {0.05, 0.01}};
+        run(&sp);
+    }
+    size_t chunks[5] = {scaled(300001), 1, scaled(70000), 5000, scaled(123457)};
+    static const unsigned whats[] = {STAT_ALL, STAT_DEFAULT, STAT_STD,
+                                     STAT_MIN | STAT_MAX, STAT_COUNT};
+    for (int w = 0; w < 5; w++) {
+        run_spec sp = {"corrections, chunks",
+                       4,
+                       whats[w],
+                       16,
+                       w == 0,
+                       chunks,
+                       5,
+                       {K_CORR, K_NOTINT, K_BIGINT, K_CORR},
+                       {0.02, 0.0, 0.1, 1.0}};
+        run(&sp);
+    }
+    hook_rows = 1000;
+    size_t pieces[3] = {2500, 999, 7001};
+    run_spec sp = {"corrections, pieces", 2,         STAT_ALL, 33, 0, pieces, 3,
+                   {K_CORR, K_NOTINT},    {0.1, 0.0}};
+    run(&sp);
+    hook_rows = 0;
+}
+END_TEST
+
 static Suite *gpu_suite(void)
 {
     /* one case per test, so CK_RUN_CASE picks one (compute-sanitizer) */
@@ -412,7 +557,8 @@ static Suite *gpu_suite(void)
                  {"chunks", test_many_chunks},
                  {"bins", test_bins},
                  {"pieces", test_pieces_and_host_keep},
-                 {"subsets", test_inf_and_subsets}};
+                 {"subsets", test_inf_and_subsets},
+                 {"corrections", test_corrections}};
     Suite *s = suite_create("gpu");
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         TCase *tc = tcase_create(cases[i].name);
@@ -426,10 +572,14 @@ static Suite *gpu_suite(void)
 int main(void)
 {
     rng_state = test_seed("test_gpu");
+    /* COLSTAT_GPU_TERMS runs the exact sums with 2, 3 or 4 terms, or
+     * -2, -3 ordered (gpu/reduce_kernel.cu): every variant must pass. */
+    const char *terms = getenv("COLSTAT_GPU_TERMS");
+    hook_terms = terms ? atoi(terms) : 0;
     quick = getenv("COLSTAT_TEST_QUICK") != NULL;
 
     cs_error why = {0};
-    gpu_config probe = {1, STAT_COUNT, 0, 0, 0, 0};
+    gpu_config probe = {1, STAT_COUNT, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     gpu_backend *g;
     if (gpu_open(&probe, &g, &why) != 0) {
         fprintf(stderr, "test_gpu: %s\n", why.msg);

@@ -1,6 +1,7 @@
 /* The device's number parser (gpu_parse_fields, gpu/parse_field.cuh)
- * against the host's parse_number: the same kind for every field and the
- * same bits for every number; "hard" (4) only where the host's own core
+ * against the host's parse_number_corr: the same kind for every field, the
+ * same bits and integer correction for every number; "hard" (4) only where
+ * the host's own core
  * (io/number_core.h) also needs strtod, and rarely. Fields of every form
  * are drawn fresh from a logged seed (COLSTAT_SEED replays, with
  * COLSTAT_TEST_QUICK smaller). They are packed unaligned with number bytes
@@ -43,6 +44,8 @@ enum cat {
     C_BLANK,      /* empty or blanks only */
     C_GARBAGE,    /* not numbers, NUL bytes included */
     C_MUTANT,     /* numbers with random edits */
+    C_BIGINT,     /* integers past 2^53 to 2^64 and just past, spelled with
+                     points, zeros and exponents; near-integers */
     NCATS
 };
 
@@ -69,6 +72,7 @@ static const struct {
     [C_BLANK] = {"blanks", 10000, 0, NUM_MISSING, 100},
     [C_GARBAGE] = {"garbage", 100000, 0, NUM_INVALID, 80},
     [C_MUTANT] = {"mutants", 200000, -1, NUM_INVALID, 20},
+    [C_BIGINT] = {"big integers", 200000, 30, NUM_OK, 95},
 };
 
 /* Fields laid end to end in one text, as the CSV kernel sees them. */
@@ -425,6 +429,42 @@ static size_t gen_mutant(test_rng *r, char *s)
     return n;
 }
 
+/* An integer near 2^53, 2^63, 2^64, 10^19 or anywhere up to 2^64, as
+ * digits; sometimes with a point and zeros, the point moved by an exponent,
+ * or a nonzero digit far out (no integer, yet an integral double). */
+static size_t gen_bigint(test_rng *r, char *s)
+{
+    static const uint64_t marks[] = {UINT64_C(1) << 53, UINT64_C(1) << 63,
+                                     UINT64_C(10000000000000000000),
+                                     UINT64_MAX};
+    char d[32];
+    uint64_t v = rng_below(r, 2) ? marks[rng_below(r, 4)] - rng_below(r, 3000)
+                                 : rng_next(r) >> rng_below(r, 12);
+    int n = sprintf(d, "%" PRIu64, v);
+    if (rng_below(r, 8) == 0) /* 2^64 itself, or just past it */
+        n = sprintf(d, "1844674407370955161%c", (char)('5' + rng_below(r, 4)));
+    size_t o = sign(r, s);
+    switch (rng_below(r, 5)) {
+    case 0: /* d.ddd e+k */
+        s[o++] = d[0];
+        s[o++] = '.';
+        memcpy(s + o, d + 1, (size_t)n - 1);
+        o += (size_t)n - 1;
+        return o + (size_t)sprintf(s + o, "e%d", n - 1);
+    case 1: /* trailing zeros after a point */
+        memcpy(s + o, d, (size_t)n);
+        return o + (size_t)n +
+               (size_t)sprintf(s + o + n, ".%0*d", 1 + (int)rng_below(r, 4), 0);
+    case 2: /* nearly: a nonzero digit far out */
+        memcpy(s + o, d, (size_t)n);
+        return o + (size_t)n +
+               (size_t)sprintf(s + o + n, ".%0*d1", (int)rng_below(r, 20), 0);
+    default:
+        memcpy(s + o, d, (size_t)n);
+        return o + (size_t)n;
+    }
+}
+
 /* Blanks around, now and then a '+' in front. */
 static size_t decorate(test_rng *r, char *s, size_t n, enum cat c)
 {
@@ -473,6 +513,8 @@ static size_t gen(test_rng *r, enum cat c, char *s)
         return gen_blank(r, s);
     case C_GARBAGE:
         return gen_garbage(r, s);
+    case C_BIGINT:
+        return gen_bigint(r, s);
     default:
         return gen_mutant(r, s);
     }
@@ -502,18 +544,20 @@ static void compare(const fields *f, enum cat c)
 {
     int *kind = malloc((f->n ? f->n : 1) * sizeof *kind);
     double *val = malloc((f->n ? f->n : 1) * sizeof *val);
-    EXPECT(kind && val, "out of memory");
+    int32_t *corr = malloc((f->n ? f->n : 1) * sizeof *corr);
+    EXPECT(kind && val && corr, "out of memory");
     cs_error why = {0};
     EXPECT(gpu_parse_fields(f->text, f->len, f->off, f->flen, f->n, kind, val,
-                            &why) == 0,
+                            corr, &why) == 0,
            "gpu_parse_fields: %s", why.msg);
-    size_t hard = 0, typical = 0;
+    size_t hard = 0, typical = 0, corrected = 0;
     for (size_t i = 0; i < f->n; i++) {
         const char *s = f->text + f->off[i];
         size_t n = f->flen[i];
         double want = 0, core = 0;
+        int32_t want_corr = 0;
         num_decimal d;
-        num_kind k = parse_number(s, n, &want);
+        num_kind k = parse_number_corr(s, n, &want, &want_corr);
         int ck = num_parse_core(s, s + n, &core, &d);
         EXPECT(kind[i] == ck,
                "%s \"%s\": device kind %d, host core %d (seed %" PRIu64 ")",
@@ -529,11 +573,23 @@ static void compare(const fields *f, enum cat c)
             EXPECT(k != NUM_OK || bits_of(val[i]) == bits_of(want),
                    "%s \"%s\": device %a, parse_number %a (seed %" PRIu64 ")",
                    cats[c].name, show(s, n), val[i], want, seed);
+            EXPECT(corr[i] == want_corr,
+                   "%s \"%s\": device correction %ld, parse_number_corr %ld "
+                   "(seed %" PRIu64 ")",
+                   cats[c].name, show(s, n), (long)corr[i], (long)want_corr,
+                   seed);
+            corrected += want_corr != 0;
         }
         typical += (int)k == cats[c].kind;
     }
-    fprintf(stderr, "test_gpu_parse: %-15s %8zu fields, %6zu hard (%.3f%%)\n",
-            cats[c].name, f->n, hard, f->n ? 100.0 * (double)hard / f->n : 0);
+    fprintf(stderr,
+            "test_gpu_parse: %-15s %8zu fields, %6zu hard (%.3f%%), %zu "
+            "with a correction\n",
+            cats[c].name, f->n, hard, f->n ? 100.0 * (double)hard / f->n : 0,
+            corrected);
+    if (c == C_BIGINT) /* the generator reaches them */
+        EXPECT(corrected * 4 > f->n, "big integers: %zu corrected of %zu",
+               corrected, f->n);
     if (cats[c].max_hard_permille >= 0)
         EXPECT(hard * 1000 <= (size_t)cats[c].max_hard_permille * f->n,
                "%s: %zu of %zu fields hard (seed %" PRIu64 ")", cats[c].name,
@@ -543,6 +599,7 @@ static void compare(const fields *f, enum cat c)
            cats[c].name, typical, f->n, cats[c].kind);
     free(kind);
     free(val);
+    free(corr);
 }
 
 START_TEST(test_category)
@@ -594,6 +651,15 @@ START_TEST(test_fixed)
         "1234567812345678",
         "12345678.12345678",
         "123456781234567812345678",
+        "9007199254740993",
+        "-9007199254740993.000",
+        "1735704000123456789",
+        "18446744073709551615",
+        "18446744073709551616",
+        "18446744073709551617",
+        "1.8446744073709551615e19",
+        "3.0000000000000000001",
+        "1e-400",
     };
     test_rng r = rng_for(seed, 0);
     fields f = {0};
@@ -627,7 +693,9 @@ int main(void)
     size_t none = 0;
     int kind;
     double val;
-    if (gpu_parse_fields("", 0, &none, &none, 0, &kind, &val, &why) != 0) {
+    int32_t corr;
+    if (gpu_parse_fields("", 0, &none, &none, 0, &kind, &val, &corr, &why) !=
+        0) {
         fprintf(stderr, "test_gpu_parse: %s\n", why.msg);
         return strncmp(why.msg, "no usable GPU", 13) == 0 ? 77 : 1;
     }

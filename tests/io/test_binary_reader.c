@@ -269,6 +269,31 @@ static double expect(int t, uint64_t bits, int *is_nan)
     return sign * ldexp((double)(m | (1ULL << mbits)), ex - bias - mbits);
 }
 
+__extension__ typedef unsigned __int128 u128;
+
+/* An integral double of at most 2^64 as an integer, from its parts. */
+static u128 integer_of(double a)
+{
+    int e;
+    double f = frexp(a, &e); /* a = f * 2^e, f in [0.5, 1) */
+    u128 m = (u128)(uint64_t)ldexp(f, 53);
+    return e >= 53 ? m << (e - 53) : m >> (53 - e);
+}
+
+/* The correction of an integer field (chunk.h): its exact value minus the
+ * double expect() gives. */
+static int64_t expect_corr(int t, uint64_t bits, double d)
+{
+    int w = 8 * T[t].size;
+    if (T[t].kind == FLOAT)
+        return 0;
+    int neg = T[t].kind == SIGNED && ((bits >> (w - 1)) & 1);
+    uint64_t mag =
+        neg ? ((~bits) & (w == 64 ? ~0ULL : (1ULL << w) - 1)) + 1 : bits;
+    int64_t diff = (int64_t)(uint64_t)((u128)mag - integer_of(fabs(d)));
+    return neg ? -diff : diff;
+}
+
 static void put_le(unsigned char *p, uint64_t bits, int size)
 {
     for (int i = 0; i < size; i++)
@@ -296,8 +321,11 @@ static void check_decode(test_rng *r, const layout *l, size_t nrec,
     size_t rs = s.record_size;
     unsigned char *data = malloc(nrec * rs + 1);
     double *want = malloc((nrec + 1) * (size_t)(ncols + 1) * sizeof(double));
+    int64_t *want_corr =
+        malloc((nrec + 1) * (size_t)(ncols + 1) * sizeof(int64_t));
     uint64_t *want_nan = calloc((size_t)ncols + 1, sizeof(uint64_t));
-    ck_assert(data && want && want_nan);
+    int *any_corr = calloc((size_t)ncols + 1, sizeof(int));
+    ck_assert(data && want && want_corr && want_nan && any_corr);
     for (size_t i = 0; i < nrec; i++) {
         size_t off = 0;
         for (int f = 0; f < l->n; f++) {
@@ -307,7 +335,11 @@ static void check_decode(test_rng *r, const layout *l, size_t nrec,
             off += (size_t)T[t].size;
             double v = expect(t, bits, &nan);
             if (f < nmap && map[f] >= 0) {
+                int64_t corr = expect_corr(t, bits, v);
+                ck_assert(corr >= -1024 && corr <= 1024);
                 want[(size_t)map[f] * nrec + i] = v;
+                want_corr[(size_t)map[f] * nrec + i] = corr;
+                any_corr[map[f]] |= corr != 0;
                 want_nan[map[f]] += (uint64_t)nan;
             }
         }
@@ -355,7 +387,19 @@ static void check_decode(test_rng *r, const layout *l, size_t nrec,
         }
         ck_assert_uint_eq(c.nan[j], want_nan[j]);
         ck_assert_uint_eq(nan, want_nan[j]);
+        /* corrections kept only where some is nonzero, rows before 0 */
+        ck_assert_msg(!c.has_corr[j] == !any_corr[j],
+                      "col %d: has_corr %d, want %d (spec %s)", j,
+                      (int)c.has_corr[j], any_corr[j], l->text);
+        for (size_t i = 0; c.has_corr[j] && i < pre + nrec; i++) {
+            int64_t w = i < pre ? 0 : want_corr[(size_t)j * nrec + i - pre];
+            if (c.corr[j][i] != w)
+                ck_abort_msg("col %d row %zu: correction %ld want %ld (spec "
+                             "%s)",
+                             j, i, (long)c.corr[j][i], (long)w, l->text);
+        }
     }
+    ck_assert_uint_eq(c.has_corr[ncols], 0);
     ck_assert_uint_eq(c.nan[ncols], 0);
     for (size_t i = pre; i < pre + nrec; i++)
         if (!is_sentinel(c.col[ncols][i]))
@@ -363,7 +407,9 @@ static void check_decode(test_rng *r, const layout *l, size_t nrec,
     chunk_free(&c, NULL);
     free(data);
     free(want);
+    free(want_corr);
     free(want_nan);
+    free(any_corr);
 }
 
 /* A random map: each field to its own column, some skipped; nmap may stop

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "io/csv_reader.h"
+#include "io/parse_number.h"
 #include "tests/testlib.h"
 
 static unsigned long long rng_state;
@@ -68,6 +69,7 @@ typedef struct result {
     size_t rows;
     int ncols;
     double *v[MAXC];
+    int32_t *corr[MAXC]; /* 0 where the chunk kept no correction */
     uint64_t missing[MAXC], invalid[MAXC], nan[MAXC], first_invalid[MAXC];
 } result;
 
@@ -79,24 +81,30 @@ static void result_init(result *r, int ncols)
 
 static void result_free(result *r)
 {
-    for (int c = 0; c < MAXC; c++)
+    for (int c = 0; c < MAXC; c++) {
         free(r->v[c]);
+        free(r->corr[c]);
+    }
     memset(r, 0, sizeof *r);
 }
 
-static void result_push(result *r, int c, double v)
+static void result_push(result *r, int c, double v, int32_t corr)
 {
     /* r->rows is the row being pushed for column c */
     r->v[c] = realloc(r->v[c], (r->rows + 1) * sizeof(double));
+    r->corr[c] = realloc(r->corr[c], (r->rows + 1) * sizeof(int32_t));
     ck_assert_ptr_nonnull(r->v[c]);
+    ck_assert_ptr_nonnull(r->corr[c]);
     r->v[c][r->rows] = v;
+    r->corr[c][r->rows] = corr;
 }
 
 static void take_chunk(result *r, chunk *ch)
 {
     for (size_t i = 0; i < ch->nrows; i++) {
         for (int c = 0; c < r->ncols; c++)
-            result_push(r, c, ch->col[c][i]);
+            result_push(r, c, ch->col[c][i],
+                        ch->has_corr[c] ? ch->corr[c][i] : 0);
         r->rows++;
     }
     for (int c = 0; c < r->ncols; c++) {
@@ -125,10 +133,15 @@ static void assert_same(const result *a, const result *b, uint64_t seed)
                 a->nan[c] == b->nan[c] &&
                 a->first_invalid[c] == b->first_invalid[c],
             "col %d counters differ (seed %llu)", c, (unsigned long long)seed);
-        for (size_t i = 0; i < a->rows; i++)
+        for (size_t i = 0; i < a->rows; i++) {
             ck_assert_msg(same_double(a->v[c][i], b->v[c][i]),
                           "col %d row %zu: %.17g vs %.17g (seed %llu)", c, i,
                           a->v[c][i], b->v[c][i], (unsigned long long)seed);
+            ck_assert_msg(a->corr[c][i] == b->corr[c][i],
+                          "col %d row %zu: correction %ld vs %ld (seed %llu)",
+                          c, i, (long)a->corr[c][i], (long)b->corr[c][i],
+                          (unsigned long long)seed);
+        }
     }
 }
 
@@ -503,6 +516,28 @@ START_TEST(nan_inf_invalid_counts)
 }
 END_TEST
 
+/* The issue's nanosecond timestamps: the second column's corrections start
+ * at its third row (the earlier ones read 0), missing and invalid fields
+ * after it read 0, the first column never has any. */
+START_TEST(integer_corrections)
+{
+    result r;
+    cs_error e = {0};
+    ck_assert_int_eq(parse_all("1,5\n2,1735704000123456789\n3,x\n"
+                               "4,\n5,-1735704000123456790\n6,7\n",
+                               ',', 2, &r, 0, &e),
+                     CS_OK);
+    static const int32_t want[] = {0, 21, 0, 0, -22, 0};
+    ck_assert_uint_eq(r.rows, 6);
+    for (size_t i = 0; i < 6; i++) {
+        ck_assert_int_eq(r.corr[0][i], 0);
+        ck_assert_int_eq(r.corr[1][i], want[i]);
+    }
+    ck_assert(r.v[1][1] == 1735704000123456768.0);
+    result_free(&r);
+}
+END_TEST
+
 START_TEST(unterminated_quote_line)
 {
     const char *s = "1,2\n3,\"4\n\n5\",6\n7,\"8\n9,10\n11,12\n";
@@ -796,10 +831,15 @@ static void ref_expect(const ref_file *rf, const int *map, int nmap, int ncols,
             int c = map[f];
             if (c < 0)
                 continue;
-            double v = NAN;
-            ref_kind k =
-                f < rf->r[i].nf ? ref_number(rf->r[i].f[f].s, &v) : R_MISSING;
-            result_push(r, c, k == R_NUM ? v : NAN);
+            double v = NAN, same;
+            int32_t corr = 0;
+            const char *text = f < rf->r[i].nf ? rf->r[i].f[f].s : "";
+            ref_kind k = ref_number(text, &v);
+            /* the correction's value is test_parse_number's; here: that
+               each lands on its row */
+            if (k == R_NUM)
+                parse_number_corr(text, strlen(text), &same, &corr);
+            result_push(r, c, k == R_NUM ? v : NAN, corr);
             r->missing[c] += k == R_MISSING;
             r->nan[c] += k == R_NAN;
             if (k == R_INVALID) {
@@ -823,7 +863,7 @@ static void random_value(text *t, char delim)
         "NaN",  "-inf",  "Infinity", "+5",  "1e+5", ".5",  "5.", "1,5",
         "x\"y", "a\nb",  "7\r\n",    "3;4", "2|1",  "1\t2"};
     char num[64];
-    size_t pick = rndn(10);
+    size_t pick = rndn(11);
     if (pick < 5)
         snprintf(num, sizeof num, "%.*f", (int)rndn(6),
                  ((double)(int64_t)rnd() / 9.2e18) * pow(10, (int)rndn(8)));
@@ -835,6 +875,12 @@ static void random_value(text *t, char delim)
                  (long long)(rnd() % 2000000) - 1000000);
     else if (pick < 9)
         snprintf(num, sizeof num, "%s", odd[rndn(sizeof odd / sizeof *odd)]);
+    else if (pick < 10) /* past 2^53: corrections, or integral non-integers */
+        snprintf(num, sizeof num, "%s%llu%s", rndn(2) ? "-" : "",
+                 (unsigned long long)(rnd() >> rndn(12)),
+                 rndn(4)   ? ""
+                 : rndn(2) ? ".5"
+                           : ".000");
     else
         num[0] = 0;
     int needs_quotes = strpbrk(num, "\"\r\n") || strchr(num, delim);
@@ -1004,6 +1050,7 @@ static Suite *suite(void)
     tcase_add_test(tc, every_delimiter);
     tcase_add_test(tc, ragged_blank_empty_spaces);
     tcase_add_test(tc, nan_inf_invalid_counts);
+    tcase_add_test(tc, integer_corrections);
     tcase_add_test(tc, unterminated_quote_line);
     tcase_add_test(tc, strict_error_line);
     tcase_add_test(tc, chunk_full_resume);

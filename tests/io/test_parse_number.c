@@ -16,6 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef COLSTAT_HAVE_GMP
+#include <gmp.h>
+#endif
+
 #include "tests/testlib.h"
 
 #include "tests/io/hard_numbers.h"
@@ -49,6 +53,17 @@ static num_kind parse_exact(const char *s, size_t n, double *out)
     EXPECT(copy != NULL, "out of memory");
     memcpy(copy, s, n);
     num_kind k = parse_number(copy, n, out);
+    free(copy);
+    return k;
+}
+
+static num_kind parse_exact_corr(const char *s, size_t n, double *out,
+                                 int32_t *corr)
+{
+    char *copy = malloc(n ? n : 1);
+    EXPECT(copy != NULL, "out of memory");
+    memcpy(copy, s, n);
+    num_kind k = parse_number_corr(copy, n, out, corr);
     free(copy);
     return k;
 }
@@ -407,6 +422,248 @@ START_TEST(test_long_inputs)
 }
 END_TEST
 
+#ifdef COLSTAT_HAVE_GMP
+/* The exact value of a finite number text (blanks, sign, digits with a
+ * point, exponent) as a rational, read here without the parser. */
+static void exact_value(const char *s, mpq_t v)
+{
+    char digits[8192];
+    size_t nd = 0;
+    long nfrac = 0, exp10 = 0;
+    int neg = 0, frac = 0;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s == '-' || *s == '+')
+        neg = *s++ == '-';
+    for (; (*s >= '0' && *s <= '9') || *s == '.'; s++) {
+        if (*s == '.') {
+            frac = 1;
+            continue;
+        }
+        EXPECT(nd + 1 < sizeof digits, "test text too long");
+        digits[nd++] = *s;
+        nfrac += frac;
+    }
+    digits[nd] = '\0';
+    if (*s == 'e' || *s == 'E')
+        exp10 = strtol(s + 1, NULL, 10);
+    mpz_t num, den;
+    mpz_inits(num, den, NULL);
+    mpz_set_str(num, digits, 10);
+    /* beyond 10^+-100000 only zero is an integral double of at most 2^64 */
+    long e = exp10 - nfrac;
+    e = e > 100000 ? 100000 : e < -100000 ? -100000 : e;
+    mpz_ui_pow_ui(den, 10, (unsigned long)labs(e));
+    if (e >= 0) {
+        mpz_mul(num, num, den);
+        mpz_set_ui(den, 1);
+    }
+    if (neg)
+        mpz_neg(num, num);
+    mpq_set_num(v, num);
+    mpq_set_den(v, den);
+    mpq_canonicalize(v);
+    mpz_clears(num, den, NULL);
+}
+
+/* parse_number_corr's correction, from the exact value: v - x when the
+ * text is an integer v, |v| <= 2^64; CORR_NOT_INT when x is an integral
+ * double of at most 2^64 but v no such integer; 0 otherwise. */
+static int32_t want_corr(const char *s, double x)
+{
+    double a = fabs(x);
+    if (!(a <= 0x1p64) || a != floor(a))
+        return 0;
+    mpq_t v;
+    mpz_t lim, xz;
+    mpq_init(v);
+    mpz_inits(lim, xz, NULL);
+    exact_value(s, v);
+    mpz_ui_pow_ui(lim, 2, 64);
+    int32_t r = CORR_NOT_INT;
+    if (mpz_cmp_ui(mpq_denref(v), 1) == 0 &&
+        mpz_cmpabs(mpq_numref(v), lim) <= 0) {
+        mpz_set_d(xz, x);
+        mpz_sub(xz, mpq_numref(v), xz);
+        EXPECT(mpz_cmpabs_ui(xz, 1024) <= 0, "\"%s\": |v - x| > 1024", s);
+        r = (int32_t)mpz_get_si(xz);
+    }
+    mpq_clear(v);
+    mpz_clears(lim, xz, NULL);
+    return r;
+}
+
+static long corr_seen[3]; /* zero, nonzero, CORR_NOT_INT */
+
+static void expect_corr(const char *s)
+{
+    double x = 0, plain = 0;
+    int32_t r = 12345;
+    num_kind k = parse_exact_corr(s, strlen(s), &x, &r);
+    EXPECT(k == NUM_OK, "\"%s\": kind %d (seed %" PRIu64 ")", s, k, seed);
+    EXPECT(parse_exact(s, strlen(s), &plain) == NUM_OK &&
+               bits_of(plain) == bits_of(x),
+           "\"%s\": parse_number_corr %a, parse_number %a", s, x, plain);
+    int32_t want = want_corr(s, x);
+    EXPECT(r == want,
+           "\"%s\": correction %ld, want %ld (x %a, seed %" PRIu64 ")", s,
+           (long)r, (long)want, x, seed);
+    corr_seen[r == 0 ? 0 : r == CORR_NOT_INT ? 2 : 1]++;
+}
+
+START_TEST(test_corr_table)
+{
+    static const struct {
+        const char *s;
+        int32_t corr;
+    } cases[] = {
+        {"0", 0},
+        {"-0", 0},
+        {"1e3", 0},
+        {"1.0", 0},
+        {"1.5e1", 0},
+        {"007.000", 0},
+        {"1.5", 0},
+        {"9007199254740992", 0},
+        {"9007199254740993", 1},
+        {"-9007199254740993", -1},
+        {"9007199254740993.000", 1},
+        {"9007199254740995", -1},
+        {"1735704000123456789", 21},
+        {"1735704000123456790", 22},
+        {"1735704000123456791", 23},
+        {" +18446744073709551615 ", -1},
+        {"18446744073709551616", 0},
+        {"-18446744073709551616", 0},
+        {"1844674407370955161.5e1", -1},
+        {"18446744073709551617", CORR_NOT_INT},
+        {"18446744073709551616.5", CORR_NOT_INT},
+        {"3.0000000000000000001", CORR_NOT_INT},
+        {"9007199254740993.5", CORR_NOT_INT},
+        {"1e-400", CORR_NOT_INT},
+        {"-1e-400", CORR_NOT_INT},
+        {"0e99999999999999999999", 0},
+        {"1e20", 0},
+        {"1e400", 0},
+        {"inf", 0},
+        {"-Infinity", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double x;
+        int32_t r = 12345;
+        num_kind k = parse_exact_corr(cases[i].s, strlen(cases[i].s), &x, &r);
+        ck_assert_msg(k == NUM_OK && r == cases[i].corr,
+                      "\"%s\": kind %d correction %ld, want %ld", cases[i].s, k,
+                      (long)r, (long)cases[i].corr);
+        if (!isinf(x))
+            expect_corr(cases[i].s);
+    }
+    double x;
+    int32_t r = 12345;
+    ck_assert_int_eq(parse_number_corr("nan", 3, &x, &r), NUM_NAN);
+    ck_assert_int_eq(r, 0);
+    r = 12345;
+    ck_assert_int_eq(parse_number_corr(" ", 1, &x, &r), NUM_MISSING);
+    ck_assert_int_eq(r, 0);
+    r = 12345;
+    ck_assert_int_eq(parse_number_corr("12a", 3, &x, &r), NUM_INVALID);
+    ck_assert_int_eq(r, 0);
+}
+END_TEST
+
+/* Decimal digits of an integer, at random or near 2^53, 2^63, 2^64, 10^19. */
+static int integer_digits(char *o)
+{
+    static const char *marks[] = {"9007199254740992", "9223372036854775808",
+                                  "18446744073709551616",
+                                  "10000000000000000000"};
+    if (below(3) == 0) {
+        mpz_t z;
+        mpz_init_set_str(z, marks[below(4)], 10);
+        long k = (long)below(5000) - 2500;
+        if (k < 0)
+            mpz_sub_ui(z, z, (unsigned long)-k);
+        else
+            mpz_add_ui(z, z, (unsigned long)k);
+        mpz_get_str(o, 10, z);
+        mpz_clear(z);
+        return (int)strlen(o);
+    }
+    int n = 1 + (int)below(25);
+    for (int i = 0; i < n; i++)
+        o[i] = (char)('0' + below(10));
+    o[n] = '\0';
+    return n;
+}
+
+/* An integer spelled many ways (leading zeros, a point and zeros after it,
+ * the point moved by an exponent), or nearly an integer. */
+static void random_int_text(char *s)
+{
+    char d[64];
+    int n = integer_digits(d);
+    char *o = s;
+    for (unsigned b = below(3) ? 0 : 1 + below(2); b; b--)
+        *o++ = below(2) ? ' ' : '\t';
+    if (below(2))
+        *o++ = below(2) ? '-' : '+';
+    for (unsigned z = below(4) ? 0 : 1 + below(3); z; z--)
+        *o++ = '0';
+    int point = below(2) ? n : (int)below((unsigned)n + 1);
+    memcpy(o, d, (size_t)point);
+    o += point;
+    if (point < n || below(3) == 0)
+        *o++ = '.';
+    memcpy(o, d + point, (size_t)(n - point));
+    o += n - point;
+    unsigned zeros = below(3) ? 0 : below(6);
+    for (unsigned z = 0; z < zeros; z++)
+        *o++ = '0';
+    switch (below(4)) {
+    case 0: /* nearly: a digit far out */
+        o += sprintf(o, "%0*d1", (int)below(25), 0);
+        break;
+    case 1: /* a few more digits of fraction */
+        o += sprintf(o, "%u", (unsigned)below(1000));
+        break;
+    default:
+        break;
+    }
+    long e = n - point;
+    if (e || below(4) == 0)
+        o += sprintf(o, "%c%+ld", below(2) ? 'e' : 'E',
+                     e + (below(4) == 0 ? (long)below(5) - 2 : 0));
+    for (unsigned b = below(3) ? 0 : 1 + below(2); b; b--)
+        *o++ = below(2) ? ' ' : '\t';
+    *o = '\0';
+}
+
+START_TEST(test_corr_random)
+{
+    long n = iters(400000);
+    char s[256];
+    for (long i = 0; i < n; i++) {
+        random_int_text(s);
+        expect_corr(s);
+    }
+    fprintf(stderr,
+            "test_corr_random: corrections 0: %ld, other: %ld, "
+            "CORR_NOT_INT: %ld\n",
+            corr_seen[0], corr_seen[1], corr_seen[2]);
+    /* the generator reaches every case */
+    ck_assert(corr_seen[1] > n / 20 && corr_seen[2] > n / 20);
+    /* and the texts of the other tests: doubles of every size */
+    for (long i = 0; i < n / 4; i++) {
+        random_digit_string(s);
+        expect_corr(s);
+        double x = from_bits(random_finite_bits());
+        snprintf(s, sizeof s, "%.*g", 1 + (int)below(25), x);
+        expect_corr(s);
+    }
+}
+END_TEST
+#endif
+
 static Suite *parse_suite(void)
 {
     Suite *s = suite_create("parse_number");
@@ -419,6 +676,10 @@ static Suite *parse_suite(void)
     tcase_add_test(tc, test_halfway);
     tcase_add_test(tc, test_subnormals_and_edges);
     tcase_add_test(tc, test_long_inputs);
+#ifdef COLSTAT_HAVE_GMP
+    tcase_add_test(tc, test_corr_table);
+    tcase_add_test(tc, test_corr_random);
+#endif
     suite_add_tcase(s, tc);
     return s;
 }

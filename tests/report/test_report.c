@@ -268,13 +268,20 @@ static void random_summary(col_summary *s)
     s->min_row = s->count ? rand64() >> 14 : 0;
     s->max_row = s->count ? rand64() >> 14 : 0;
     if (rand() % 3 == 0) {
-        s->sum_is_int = 1;
+        s->is_int = 1;
         snprintf(s->sum_int, sizeof s->sum_int, "%s%llu%018llu",
                  rand() % 2 ? "-" : "", (unsigned long long)(rand64() >> 2),
                  (unsigned long long)(rand64() % 1000000000000000000ull));
         if (rand() % 2)
             snprintf(s->sum_int, sizeof s->sum_int, "%d",
                      rand() - RAND_MAX / 2);
+        /* extremes of the integer view: up to 2^64 in magnitude */
+        snprintf(s->min_int, sizeof s->min_int, "-%llu",
+                 (unsigned long long)(rand64() >> (rand() % 64)));
+        snprintf(s->max_int, sizeof s->max_int, "%llu",
+                 (unsigned long long)(rand64() >> (rand() % 64)));
+        if (rand() % 4 == 0)
+            strcpy(s->min_int, "-18446744073709551616");
     }
 }
 
@@ -411,16 +418,20 @@ static void expect_u64(buf *b, const char *key, uint64_t v)
     put(b, "\t%s=i:%llu", key, (unsigned long long)v);
 }
 
-static void expect_extremum(buf *b, const char *key, double v, uint64_t row,
-                            uint64_t count)
+static void expect_extremum(buf *b, const char *key, const col_summary *s,
+                            int is_max)
 {
     put(b, "\t%s=", key);
-    if (!count) {
+    if (!s->count) {
         put(b, "null");
         return;
     }
-    expect_double(b, v, 1);
-    put(b, "@i:%llu", (unsigned long long)row);
+    const char *text = is_max ? s->max_int : s->min_int;
+    if (s->is_int)
+        put(b, "i:%s", strcmp(text, "-0") ? text : "0");
+    else
+        expect_double(b, is_max ? s->max : s->min, 1);
+    put(b, "@i:%llu", (unsigned long long)(is_max ? s->max_row : s->min_row));
 }
 
 static void expect_hist(buf *b, const hist *h)
@@ -450,13 +461,13 @@ static void expect_column(buf *b, unsigned what, const report_col *c,
         expect_hist(b, c->h);
     expect_u64(b, "invalid", s->invalid);
     if (what & STAT_MAX)
-        expect_extremum(b, "max", s->max, s->max_row, s->count);
+        expect_extremum(b, "max", s, 1);
     if (what & STAT_MEAN) {
         put(b, "\tmean=");
         expect_double(b, s->mean, s->count > 0);
     }
     if (what & STAT_MIN)
-        expect_extremum(b, "min", s->min, s->min_row, s->count);
+        expect_extremum(b, "min", s, 0);
     expect_u64(b, "missing", s->missing);
     expect_u64(b, "nan", s->nan);
     if (what & STAT_STD) {
@@ -465,7 +476,7 @@ static void expect_column(buf *b, unsigned what, const report_col *c,
     }
     if (what & STAT_SUM) {
         put(b, "\tsum=");
-        if (s->sum_is_int)
+        if (s->is_int)
             put(b, "i:%s",
                 s->sum_int[0] == '-' && !strcmp(s->sum_int, "-0") ? "0"
                                                                   : s->sum_int);
@@ -702,10 +713,11 @@ START_TEST(delimited_fixed)
     x.cols[0].name = "a,b";
     x.cols[0].index = 3;
     x.cols[0].s.count = 2;
-    x.cols[0].s.sum_is_int = 1;
+    x.cols[0].s.is_int = 1;
     strcpy(x.cols[0].s.sum_int, "123456789012345678901");
+    strcpy(x.cols[0].s.min_int, "-9007199254740993");
     x.cols[0].s.std = 0.5;
-    x.cols[0].s.min = -1e-7;
+    x.cols[0].s.min = -9007199254740992.0;
     x.cols[0].s.min_row = 9;
     x.cols[1].name = "e";
     x.cols[1].index = 4;
@@ -713,11 +725,11 @@ START_TEST(delimited_fixed)
     x.cols[1].s.std = NAN;
     x.cols[1].s.min = NAN;
     char *csv = render(&x, FMT_CSV, 80);
-    ck_assert_str_eq(csv,
-                     "column,index,count,sum,std,min,min_row,missing,"
-                     "invalid,nan\n"
-                     "\"a,b\",3,2,123456789012345678901,0.5,-1e-7,9,0,0,0\n"
-                     "e,4,0,0,,,,5,0,0\n");
+    ck_assert_str_eq(csv, "column,index,count,sum,std,min,min_row,missing,"
+                          "invalid,nan\n"
+                          "\"a,b\",3,2,123456789012345678901,0.5,"
+                          "-9007199254740993,9,0,0,0\n"
+                          "e,4,0,0,,,,5,0,0\n");
     free(csv);
 }
 END_TEST
@@ -746,8 +758,10 @@ START_TEST(table_fixed)
         c->s.count = i == 2 ? 0 : 1000 * (uint64_t)(i + 1);
         c->s.sum = i == 0 ? 5123.25 : 0;
         c->s.mean = i == 0 ? 5.12325 : i == 1 ? 0.5 : NAN;
-        c->s.sum_is_int = i == 1;
+        c->s.is_int = i == 1;
         strcpy(c->s.sum_int, "1000");
+        strcpy(c->s.min_int, "-3");
+        strcpy(c->s.max_int, "120");
         c->s.min = mins[i];
         c->s.max = maxs[i];
         c->s.min_row = 4;

@@ -18,6 +18,8 @@
 #ifdef COLSTAT_HAVE_GMP
 #include <gmp.h>
 
+#include "tests/stats/gmp_ref.h"
+
 static uint64_t rng_state;
 
 static int iters(int n)
@@ -108,50 +110,6 @@ static int gen(int regime, double *x, int n)
     return k;
 }
 
-/* q == r correctly rounded to nearest, ties to even (signs of zero
- * ignored: the contract says an exact zero is +0). */
-static int is_rounded(const mpq_t q, double r)
-{
-    if (isnan(r))
-        return 0;
-    mpq_t lo, hi, t;
-    mpq_inits(lo, hi, t, NULL);
-    int ok;
-    if (isinf(r)) {
-        /* |q| >= 2^1024 - 2^970: the overflow threshold */
-        mpq_set_d(t, ldexp(1.0, 1023));
-        mpq_set_d(lo, ldexp(1.0, 1023) - ldexp(1.0, 970));
-        mpq_add(t, t, lo);
-        mpq_abs(lo, q);
-        ok = mpq_cmp(lo, t) >= 0 && (r > 0) == (mpq_sgn(q) > 0);
-    } else {
-        double below = nextafter(r, -INFINITY), above = nextafter(r, INFINITY);
-        mpq_set_d(t, r);
-        mpq_set_d(lo, isinf(below) ? -DBL_MAX : below);
-        mpq_set_d(hi, isinf(above) ? DBL_MAX : above);
-        if (isinf(below) || isinf(above)) {
-            /* the neighbour past DBL_MAX is 2^1024: DBL_MAX + ulp */
-            mpq_t u;
-            mpq_init(u);
-            mpq_set_d(u, ldexp(1.0, 971));
-            if (isinf(below))
-                mpq_sub(lo, lo, u);
-            else
-                mpq_add(hi, hi, u);
-            mpq_clear(u);
-        }
-        mpq_add(lo, lo, t);
-        mpq_div_2exp(lo, lo, 1);
-        mpq_add(hi, hi, t);
-        mpq_div_2exp(hi, hi, 1);
-        int even = (bits_of(r) & 1) == 0;
-        int c1 = mpq_cmp(q, lo), c2 = mpq_cmp(q, hi);
-        ok = (c1 > 0 || (c1 == 0 && even)) && (c2 < 0 || (c2 == 0 && even));
-    }
-    mpq_clears(lo, hi, t, NULL);
-    return ok;
-}
-
 static void exact_sum(mpq_t s, mpq_t s2, const double *x, int n)
 {
     mpq_t t;
@@ -165,38 +123,6 @@ static void exact_sum(mpq_t s, mpq_t s2, const double *x, int n)
         mpq_add(s2, s2, t);
     }
     mpq_clear(t);
-}
-
-/* |std - sqrt(v)| <= 1e-13 sqrt(v), checked as squares in mpq */
-static int std_close(const mpq_t v, double sd)
-{
-    if (mpq_sgn(v) == 0)
-        return sd == 0.0;
-    mpq_t a, f;
-    mpq_inits(a, f, NULL);
-    if (isinf(sd)) { /* only when sqrt(v) is past DBL_MAX */
-        mpq_set_d(a, DBL_MAX);
-        mpq_mul(a, a, a);
-        int ok = mpq_cmp(v, a) > 0;
-        mpq_clears(a, f, NULL);
-        return ok;
-    }
-    if (!(sd > 0x1p-1000)) {
-        mpq_clears(a, f, NULL);
-        return 0;
-    }
-    mpq_set_ui(f, 10000000000000u - 1, 10000000000000u);
-    mpq_set_d(a, sd);
-    mpq_mul(a, a, f);
-    mpq_mul(a, a, a);
-    int ok = mpq_cmp(a, v) <= 0;
-    mpq_set_ui(f, 10000000000000u + 1, 10000000000000u);
-    mpq_set_d(a, sd);
-    mpq_mul(a, a, f);
-    mpq_mul(a, a, a);
-    ok = ok && mpq_cmp(a, v) >= 0;
-    mpq_clears(a, f, NULL);
-    return ok;
 }
 
 static void check_one(const double *x, int n, int regime)
@@ -452,6 +378,63 @@ START_TEST(test_integer_string)
 }
 END_TEST
 
+/* sacc_add_product: sums of x * k for doubles of every regime and k of
+ * every size, exactly (the integer sum as digits, else correctly rounded),
+ * and cancelling to exactly zero against the products of -k. */
+START_TEST(test_add_product)
+{
+    double x[300];
+    int64_t k[300];
+    char buf[800], want[800];
+    for (int it = 0; it < iters(2000); it++) {
+        int regime = (int)(test_rand(&rng_state) % R_NREGIMES);
+        if (regime == R_HUGE) /* x * k must stay finite */
+            regime = R_BIGINT;
+        int n = gen(regime, x, 4 + (int)(test_rand(&rng_state) % 200));
+        sacc s, back;
+        sacc_init(&s);
+        sacc_init(&back);
+        mpq_t q, t, u;
+        mpq_inits(q, t, u, NULL);
+        for (int i = 0; i < n; i++) {
+            uint64_t r = test_rand(&rng_state);
+            k[i] = (int64_t)(test_rand(&rng_state) >> (r % 64)) *
+                   (r & 64 ? -1 : 1);
+            if (r % 7 == 0)
+                k[i] = (int64_t)(r % 2049) - 1024; /* a correction */
+            if (k[i] == INT64_MIN)
+                k[i]++;
+            sacc_add_product(&s, x[i], k[i]);
+            sacc_add_product(&back, x[i], -k[i]);
+            mpq_set_d(t, x[i]);
+            _Static_assert(sizeof(long) >= sizeof k[i], "k fits a long");
+            mpq_set_si(u, (long)k[i], 1);
+            mpq_mul(t, t, u);
+            mpq_add(q, q, t);
+        }
+        ck_assert_msg(is_rounded(q, sacc_value(&s)), "regime %d: sum %a",
+                      regime, sacc_value(&s));
+        if (mpz_cmp_ui(mpq_denref(q), 1) == 0) {
+            mpz_get_str(want, 10, mpq_numref(q));
+            ck_assert(sacc_integer_string(&s, buf, sizeof buf));
+            ck_assert_str_eq(buf, want);
+        }
+        sacc_merge(&s, &back);
+        ck_assert(sacc_integer_string(&s, buf, sizeof buf) &&
+                  strcmp(buf, "0") == 0);
+        mpq_clears(q, t, u, NULL);
+    }
+    /* an infinity counts only with a weight, with the product's sign */
+    sacc s;
+    sacc_init(&s);
+    sacc_add_product(&s, INFINITY, 0);
+    sacc_add_product(&s, -0x1p-1074, INT64_MAX);
+    ck_assert(sacc_value(&s) == -0x1p-1074 * 0x1p63);
+    sacc_add_product(&s, INFINITY, -1);
+    ck_assert(sacc_value(&s) == -INFINITY);
+}
+END_TEST
+
 /* The block loop equals value-by-value adds, NaN skipped, infinities
  * counted, also when a block starts next to the pending limit. */
 START_TEST(test_add_values)
@@ -525,6 +508,7 @@ int main(void)
     tcase_add_test(tc, test_pending_limit);
     tcase_add_test(tc, test_many_adds);
     tcase_add_test(tc, test_integer_string);
+    tcase_add_test(tc, test_add_product);
     tcase_add_test(tc, test_std_huge_mean);
     tcase_add_test(tc, test_add_values);
     tcase_add_test(tc, test_mean_ties);

@@ -12,11 +12,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "tests/testlib.h"
+
 #ifdef COLSTAT_HAVE_GMP
 #include <gmp.h>
 
-#include "tests/testlib.h"
-
+#include "tests/stats/gmp_ref.h"
 #endif
 
 static uint64_t rng_state;
@@ -79,7 +80,7 @@ static void reference(const double *v, size_t n, ref *r)
             r->max_row = i + 1;
         }
         r->count++;
-        if (!(v[i] == floor(v[i]) && fabs(v[i]) < 0x1p63))
+        if (!(v[i] == floor(v[i]) && fabs(v[i]) <= 0x1p64))
             r->all_int = 0;
     }
 }
@@ -114,7 +115,7 @@ static void chunked(const double *v, size_t n, unsigned what, col_stats *out)
             len = test_rand(&rng_state) % (len + 1);
         g[ng].start = at;
         stats_init(&g[ng].st);
-        stats_add_values(&g[ng].st, v + at, len, 1, what);
+        stats_add_values(&g[ng].st, v + at, NULL, len, 1, what);
         ng++;
         at += len;
         if (ng == 64)
@@ -142,7 +143,7 @@ START_TEST(test_extrema_and_merge)
         reference(v, n, &r);
         unsigned what = test_rand(&rng_state) % 2 ? STAT_ALL : STAT_COUNT;
         stats_init(&whole);
-        stats_add_values(&whole, v, n, 1, what);
+        stats_add_values(&whole, v, NULL, n, 1, what);
         assert_matches(&whole, &r);
         chunked(v, n, what, &merged);
         assert_matches(&merged, &r);
@@ -150,7 +151,7 @@ START_TEST(test_extrema_and_merge)
         stats_init(&merged);
         for (size_t at = 0, len; at < n; at += len) {
             len = 1 + test_rand(&rng_state) % (n - at);
-            stats_add_values(&merged, v + at, len, at + 1, what);
+            stats_add_values(&merged, v + at, NULL, len, at + 1, what);
         }
         assert_matches(&merged, &r);
         chunked(v, n, what, &merged);
@@ -195,7 +196,7 @@ START_TEST(test_finalize_empty)
     col_summary o;
     double nans[3] = {NAN, NAN, NAN};
     stats_init(&s);
-    stats_add_values(&s, nans, 3, 1, STAT_ALL);
+    stats_add_values(&s, nans, NULL, 3, 1, STAT_ALL);
     s.nan = 3;
     stats_finalize(&s, &o);
     ck_assert_uint_eq(o.count, 0);
@@ -204,10 +205,10 @@ START_TEST(test_finalize_empty)
     ck_assert(isnan(o.mean) && isnan(o.std) && isnan(o.min) && isnan(o.max));
     ck_assert_uint_eq(o.min_row, 0);
     ck_assert_uint_eq(o.max_row, 0);
-    ck_assert_int_eq(o.sum_is_int, 0);
+    ck_assert_int_eq(o.is_int, 0);
     /* one value: std undefined, the rest defined */
     double one = -2.5;
-    stats_add_values(&s, &one, 1, 4, STAT_ALL);
+    stats_add_values(&s, &one, NULL, 1, 4, STAT_ALL);
     stats_finalize(&s, &o);
     ck_assert(o.mean == -2.5 && o.min == -2.5 && o.max == -2.5);
     ck_assert_uint_eq(o.min_row, 4);
@@ -231,7 +232,7 @@ START_TEST(test_finalize_exact)
         col_stats s;
         col_summary o;
         stats_init(&s);
-        stats_add_values(&s, v, n, 1, STAT_DEFAULT);
+        stats_add_values(&s, v, NULL, n, 1, STAT_DEFAULT);
         stats_finalize(&s, &o);
         mpq_t q, t;
         mpq_inits(q, t, NULL);
@@ -244,8 +245,8 @@ START_TEST(test_finalize_exact)
         ck_assert(fabs(o.sum - d) <= fabs(d) * 0x1p-52);
         int all_int = 1;
         for (size_t i = 0; i < n; i++)
-            all_int &= v[i] == floor(v[i]) && fabs(v[i]) < 0x1p63;
-        ck_assert_int_eq(o.sum_is_int, all_int);
+            all_int &= v[i] == floor(v[i]) && fabs(v[i]) <= 0x1p64;
+        ck_assert_int_eq(o.is_int, all_int);
         if (all_int) {
             char want[64];
             mpz_get_str(want, 10, mpq_numref(q));
@@ -253,6 +254,289 @@ START_TEST(test_finalize_exact)
         }
         mpq_clears(q, t, NULL);
     }
+}
+END_TEST
+#endif
+
+#ifdef COLSTAT_HAVE_GMP
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+/* The double nearest v (|v| <= 2^64), ties to even, by hand. */
+static double nearest(i128 v)
+{
+    u128 m = v < 0 ? -(u128)v : (u128)v;
+    int bits = 0;
+    for (u128 t = m; t; t >>= 1)
+        bits++;
+    double d;
+    if (bits <= 53) {
+        d = (double)(uint64_t)m;
+    } else {
+        int e = bits - 53;
+        u128 q = m >> e, rem = m & (((u128)1 << e) - 1),
+             half = (u128)1 << (e - 1);
+        if (rem > half || (rem == half && (q & 1)))
+            q++;
+        d = ldexp((double)(uint64_t)q, e);
+    }
+    return v < 0 ? -d : d;
+}
+
+static void mpz_from_i128(mpz_t z, i128 v)
+{
+    u128 m = v < 0 ? -(u128)v : (u128)v;
+    mpz_set_ui(z, (unsigned long)(uint64_t)(m >> 64));
+    mpz_mul_2exp(z, z, 64);
+    mpz_add_ui(z, z, (unsigned long)(uint64_t)m);
+    if (v < 0)
+        mpz_neg(z, z);
+}
+
+/* An integer of one regime: small, around 2^53, anywhere up to 2^64, at
+ * +-2^64, or in a cluster of integers that round to one double (ties in d,
+ * different corrections). */
+static i128 draw_int(int regime, i128 cluster)
+{
+    uint64_t r = test_rand(&rng_state);
+    int neg = (int)(r >> 63);
+    i128 m;
+    switch (regime) {
+    case 0:
+        m = (i128)(r % 1000);
+        break;
+    case 1:
+        m = ((i128)1 << 53) + (i128)(r % 9) - 4;
+        break;
+    case 2:
+        m = (i128)(test_rand(&rng_state) >> (r % 12));
+        break;
+    case 3:
+        m = ((i128)1 << 64) - (i128)(r % 3000) * (r % 5 != 0);
+        break;
+    default:
+        return cluster + (i128)(r % 2047) - 1023;
+    }
+    return neg ? -m : m;
+}
+
+/* One random column of exact integers as doubles and corrections; maybe
+ * mixed (a value that is no integer: a fraction, or CORR_NOT_INT beside an
+ * integral double), NaN rows with garbage corrections. */
+typedef struct icol {
+    size_t n;
+    double d[600];
+    int32_t corr[600];
+    i128 v[600];   /* the value, where real and an integer */
+    int real[600]; /* not NaN */
+    int mixed;
+} icol;
+
+static void draw_column(icol *c)
+{
+    c->n = 1 + test_rand(&rng_state) % 600;
+    int regimes = 1 + (int)(test_rand(&rng_state) % 31); /* a set of them */
+    i128 cluster = ((i128)1 << (60 + test_rand(&rng_state) % 4)) +
+                   (i128)(test_rand(&rng_state) >> 8);
+    cluster = (i128)nearest(cluster); /* a double: the cluster straddles it */
+    c->mixed = test_rand(&rng_state) % 4 == 0;
+    for (size_t i = 0; i < c->n; i++) {
+        int regime;
+        do
+            regime = (int)(test_rand(&rng_state) % 5);
+        while (!(regimes >> regime & 1));
+        c->real[i] = test_rand(&rng_state) % 16 != 0;
+        if (!c->real[i]) {
+            c->d[i] = NAN;
+            c->corr[i] = (int32_t)test_rand(&rng_state); /* ignored */
+            continue;
+        }
+        c->v[i] = draw_int(regime, cluster);
+        c->d[i] = nearest(c->v[i]);
+        if (c->v[i] == 0 && test_rand(&rng_state) % 2)
+            c->d[i] = -0.0;
+        c->corr[i] = (int32_t)(c->v[i] - (i128)c->d[i]);
+    }
+    if (c->mixed) {
+        size_t i = test_rand(&rng_state) % c->n;
+        c->real[i] = 1;
+        if (test_rand(&rng_state) % 2) {
+            c->d[i] = 0.5 + (double)(test_rand(&rng_state) % 100);
+            c->corr[i] = 0;
+        } else {
+            c->d[i] = nearest(draw_int(2, 0));
+            c->corr[i] = CORR_NOT_INT;
+        }
+    }
+}
+
+/* The column's statistics: in chunks split at random points, each with
+ * its corrections (or NULL where they are all 0, as a chunk without any
+ * passes them), merged in random tree order. */
+static void reduce_column(const icol *c, unsigned what, col_stats *out)
+{
+    static col_stats g[16];
+    static size_t start[16];
+    int ng = 0;
+    for (size_t at = 0; at < c->n || ng == 0;) {
+        size_t len =
+            ng < 15 ? test_rand(&rng_state) % (c->n - at + 1) : c->n - at;
+        int any = 0;
+        for (size_t i = at; i < at + len; i++)
+            any |= c->corr[i] != 0;
+        const int32_t *corr =
+            any || test_rand(&rng_state) % 2 ? c->corr + at : NULL;
+        start[ng] = at;
+        stats_init(&g[ng]);
+        stats_add_values(&g[ng], c->d + at, corr, len, 1, what);
+        ng++;
+        at += len;
+    }
+    while (ng > 1) {
+        int k = (int)(test_rand(&rng_state) % (uint64_t)(ng - 1));
+        stats_merge(&g[k], &g[k + 1], start[k + 1] - start[k]);
+        memmove(&g[k + 1], &g[k + 2], (size_t)(ng - k - 2) * sizeof g[0]);
+        memmove(&start[k + 1], &start[k + 2],
+                (size_t)(ng - k - 2) * sizeof start[0]);
+        ng--;
+    }
+    *out = g[0];
+}
+
+/* The exact integers: sum, mean rounded once, std from the exact sums,
+ * extremes with their first rows, all printed exactly. */
+static void check_integers(const icol *c, const col_summary *o)
+{
+    mpz_t s, s2, t;
+    mpq_t q, v;
+    mpz_inits(s, s2, t, NULL);
+    mpq_inits(q, v, NULL);
+    uint64_t n = 0, min_row = 0, max_row = 0;
+    i128 mn = 0, mx = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!c->real[i])
+            continue;
+        mpz_from_i128(t, c->v[i]);
+        mpz_add(s, s, t);
+        mpz_addmul(s2, t, t);
+        if (!n || c->v[i] < mn) {
+            mn = c->v[i];
+            min_row = i + 1;
+        }
+        if (!n || c->v[i] > mx) {
+            mx = c->v[i];
+            max_row = i + 1;
+        }
+        n++;
+    }
+    char want[64];
+    ck_assert_uint_eq(o->count, n);
+    ck_assert_str_eq(o->sum_int, mpz_get_str(want, 10, s));
+    mpz_from_i128(t, mn);
+    ck_assert_str_eq(o->min_int, mpz_get_str(want, 10, t));
+    mpz_from_i128(t, mx);
+    ck_assert_str_eq(o->max_int, mpz_get_str(want, 10, t));
+    ck_assert_uint_eq(o->min_row, min_row);
+    ck_assert_uint_eq(o->max_row, max_row);
+    mpq_set_z(q, s);
+    ck_assert_msg(is_rounded(q, o->sum), "sum %a", o->sum);
+    mpz_set_ui(t, (unsigned long)n);
+    mpq_set_z(v, t);
+    mpq_div(q, q, v);
+    ck_assert_msg(is_rounded(q, o->mean), "mean %a", o->mean);
+    if (n > 1) { /* (n s2 - s^2) / (n (n - 1)) */
+        mpz_mul_ui(s2, s2, (unsigned long)n);
+        mpz_submul(s2, s, s);
+        mpq_set_z(v, s2);
+        mpz_set_ui(t, (unsigned long)(n * (n - 1)));
+        mpq_set_z(q, t);
+        mpq_div(v, v, q);
+        ck_assert_msg(std_close(v, o->std), "std %a", o->std);
+    }
+    mpz_clears(s, s2, t, NULL);
+    mpq_clears(q, v, NULL);
+}
+
+/* A mixed column reports the doubles, as before the integer view. */
+static void check_doubles(const icol *c, const col_summary *o)
+{
+    ref r;
+    reference(c->d, c->n, &r);
+    ck_assert(memcmp(&o->min, &r.min, sizeof r.min) == 0);
+    ck_assert(memcmp(&o->max, &r.max, sizeof r.max) == 0);
+    ck_assert_uint_eq(o->min_row, r.min_row);
+    ck_assert_uint_eq(o->max_row, r.max_row);
+    mpq_t q, t;
+    mpq_inits(q, t, NULL);
+    for (size_t i = 0; i < c->n; i++)
+        if (c->real[i]) {
+            mpq_set_d(t, c->d[i]);
+            mpq_add(q, q, t);
+        }
+    ck_assert_msg(is_rounded(q, o->sum), "sum %a", o->sum);
+    mpq_clears(q, t, NULL);
+}
+
+/* Columns of exact integers near 2^53 .. 2^64 (and mixed ones), split,
+ * merged: the integer view against GMP. */
+START_TEST(test_integer_view)
+{
+    static icol c;
+    int kinds[2] = {0, 0};
+    for (int it = 0; it < iters(3000); it++) {
+        draw_column(&c);
+        col_stats st;
+        col_summary o;
+        reduce_column(&c, STAT_ALL, &st);
+        stats_finalize(&st, &o);
+        if (o.count == 0)
+            continue;
+        ck_assert_int_eq(o.is_int, !c.mixed);
+        kinds[o.is_int]++;
+        if (o.is_int)
+            check_integers(&c, &o);
+        else
+            check_doubles(&c, &o);
+    }
+    ck_assert(kinds[0] > 0 && kinds[1] > 0);
+}
+END_TEST
+
+/* The two examples, by hand. */
+START_TEST(test_integer_examples)
+{
+    double d[3];
+    int32_t corr[3];
+    col_stats s;
+    col_summary o;
+    const char *ns[3] = {"1735704000123456789", "1735704000123456790",
+                         "1735704000123456791"};
+    for (int i = 0; i < 3; i++) {
+        i128 v = (i128)strtoull(ns[i], NULL, 10);
+        d[i] = nearest(v);
+        corr[i] = (int32_t)(v - (i128)d[i]);
+    }
+    stats_init(&s);
+    stats_add_values(&s, d, corr, 3, 1, STAT_ALL);
+    stats_finalize(&s, &o);
+    ck_assert(o.is_int);
+    ck_assert_str_eq(o.sum_int, "5207112000370370370");
+    ck_assert_str_eq(o.min_int, "1735704000123456789");
+    ck_assert_str_eq(o.max_int, "1735704000123456791");
+    ck_assert_uint_eq(o.min_row, 1);
+    ck_assert_uint_eq(o.max_row, 3);
+    ck_assert(o.mean == 1735704000123456790.0);
+    ck_assert(o.std == 1.0);
+    i128 w[3] = {((i128)1 << 53) + 1, ((i128)1 << 53) + 1, 1};
+    for (int i = 0; i < 3; i++) {
+        d[i] = nearest(w[i]);
+        corr[i] = (int32_t)(w[i] - (i128)d[i]);
+    }
+    stats_init(&s);
+    stats_add_values(&s, d, corr, 3, 1, STAT_ALL);
+    stats_finalize(&s, &o);
+    ck_assert_str_eq(o.sum_int, "18014398509481987");
+    ck_assert_str_eq(o.max_int, "9007199254740993");
 }
 END_TEST
 #endif
@@ -268,6 +552,8 @@ int main(void)
     tcase_add_test(tc, test_finalize_empty);
 #ifdef COLSTAT_HAVE_GMP
     tcase_add_test(tc, test_finalize_exact);
+    tcase_add_test(tc, test_integer_view);
+    tcase_add_test(tc, test_integer_examples);
 #endif
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);

@@ -1,0 +1,120 @@
+/* gpu/gpu.h for a build without CUDA: opening says so, and nothing else
+ * can be reached (every other call needs an open backend). */
+#include "gpu/gpu.h"
+
+#include <string.h>
+
+static const char no_cuda[] = "this colstat was built without CUDA";
+
+int gpu_built(void)
+{
+    return 0;
+}
+
+int gpu_prepare(cs_error *e)
+{
+    return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
+}
+
+int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e)
+{
+    (void)cfg;
+    *out = NULL;
+    return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
+}
+
+static int unreachable(cs_error *e)
+{
+    return cs_fail(e, CS_EDATA, "", 0, "internal error: %s", no_cuda);
+}
+
+const chunk_alloc *gpu_chunk_alloc(gpu_backend *g)
+{
+    (void)g;
+    return NULL;
+}
+
+size_t gpu_chunk_rows(const gpu_backend *g)
+{
+    (void)g;
+    return 0;
+}
+
+int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, cs_error *e)
+{
+    (void)g, (void)c, (void)first_row;
+    return unreachable(e);
+}
+
+int gpu_chunk_wait(gpu_backend *g, const chunk *c, cs_error *e)
+{
+    (void)g, (void)c;
+    return unreachable(e);
+}
+
+int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, cs_error *e)
+{
+    (void)g, (void)out, (void)hists;
+    return unreachable(e);
+}
+
+size_t gpu_raw_chunk_bytes(const gpu_backend *g)
+{
+    (void)g;
+    return 0;
+}
+
+int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
+                  uint64_t first_line, cs_error *e)
+{
+    (void)g, (void)f, (void)first_row, (void)first_line;
+    return unreachable(e);
+}
+
+int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, cs_error *e)
+{
+    (void)g, (void)bytes, (void)n;
+    return unreachable(e);
+}
+
+int gpu_raw_wait(gpu_backend *g, const void *bytes, int *stopped, cs_error *e)
+{
+    (void)g, (void)bytes;
+    *stopped = 0;
+    return unreachable(e);
+}
+
+int gpu_raw_copied(gpu_backend *g, const void *bytes, int *stopped, cs_error *e)
+{
+    (void)g, (void)bytes;
+    *stopped = 0;
+    return unreachable(e);
+}
+
+int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
+                cs_error *e)
+{
+    (void)g, (void)r, (void)tail;
+    *tail_len = 0;
+    return unreachable(e);
+}
+
+int gpu_parse_fields(const char *text, size_t text_len, const size_t *off,
+                     const size_t *len, size_t n, int *kind, double *val,
+                     int32_t *corr, cs_error *e)
+{
+    (void)text, (void)text_len, (void)off, (void)len, (void)n, (void)kind,
+        (void)val, (void)corr;
+    return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
+}
+
+void gpu_get_times(const gpu_backend *g, gpu_times *t)
+{
+    (void)g;
+    memset(t, 0, sizeof *t);
+}
+
+void gpu_close(gpu_backend *g)
+{
+    (void)g;
+}

@@ -1,0 +1,129 @@
+/* The backend interface: what the driver, the jobs and the feed call to
+ * reduce rows into statistics. The CPU (cpu.c) and the GPU (gpu.c, the
+ * only file that includes gpu/gpu.h) implement it.
+ *
+ * Rows reach a backend two ways. Rows the host parsed come in jobs: on a
+ * worker thread each parsed chunk goes to chunk_done and, after the last,
+ * the job to job_done; on the main thread, in input order, to retire. A
+ * backend that parses raw bytes itself also offers `bytes`: the feed
+ * (rawfeed.c) sends it an input's bytes in order and continues on the host
+ * from wherever it stops. */
+#ifndef COLSTAT_SRC_ENGINE_BACKEND_H
+#define COLSTAT_SRC_ENGINE_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io/binary_reader.h"
+#include "io/chunk.h"
+#include "io/error.h"
+#include "src/engine/account.h"
+#include "src/engine/jobs.h"
+#include "src/stats/stats.h"
+
+typedef struct backend backend;
+
+/* One input as a backend that parses bytes sees it. */
+typedef struct bytes_format {
+    const binary_spec *spec; /* binary records, else CSV */
+    char delim;
+    int strict;
+    const int *map; /* field -> column, or -1 */
+    int nmap;
+    uint64_t size_hint; /* bytes of the input when known, else 0 */
+} bytes_format;
+
+typedef struct bytes_result {
+    uint64_t rows;                /* rows the backend reduced */
+    uint64_t lines;               /* physical lines those rows span (CSV) */
+    uint64_t consumed;            /* input bytes of those rows */
+    int stopped;                  /* it stopped before the end of its input */
+    char reason[96];              /* why, when stopped */
+    uint64_t *first_invalid_line; /* per column, 0 when none (caller's) */
+} bytes_result;
+
+typedef struct backend_bytes_ops {
+    /* Whether it parses this input itself (seekable: a plain file). */
+    int (*wants)(backend *b, int binary, int seekable);
+    size_t (*slot_bytes)(backend *b); /* bytes of one submission */
+    int (*begin)(backend *b, const bytes_format *f, uint64_t first_row,
+                 uint64_t first_line, cs_error *e);
+    /* Queues n bytes (memory from b->alloc); asynchronous. */
+    int (*submit)(backend *b, const void *bytes, size_t n, cs_error *e);
+    /* Until the bytes were taken in (their memory may be refilled);
+     * *stopped: the backend has stopped somewhere so far. */
+    int (*copied)(backend *b, const void *bytes, int *stopped, cs_error *e);
+    /* Until the bytes were parsed; *stopped: at or before them. */
+    int (*wait)(backend *b, const void *bytes, int *stopped, cs_error *e);
+    /* Ends the input: what it parsed, and the bytes after r->consumed it
+     * holds (*tail_len of them, at most slot_bytes) into tail. */
+    int (*end)(backend *b, bytes_result *r, char *tail, size_t *tail_len,
+               cs_error *e);
+} backend_bytes_ops;
+
+typedef struct backend_ops {
+    /* A job's state: made once per job, reset before each use. */
+    void *(*part_new)(backend *b);
+    void (*part_reset)(backend *b, void *part);
+    void (*part_free)(backend *b, void *part);
+    /* Worker thread: chunk c of job j, whose first row is row j->rows + 1
+     * of the job (j->part is the backend's). */
+    int (*chunk_done)(backend *b, job *j, const chunk *c, cs_error *e);
+    /* Worker thread: the job is parsed (e, the job's error, may be set
+     * already). */
+    int (*job_done)(backend *b, job *j, cs_error *e);
+    /* Main thread, in input order: the job's rows are rows first_row...
+     * With abandon (an error happened), nothing may be merged. */
+    int (*retire)(backend *b, job *j, uint64_t first_row, int abandon,
+                  cs_error *e);
+    /* Main thread, once every job is retired. */
+    int (*flush)(backend *b, cs_error *e);
+    /* After the last input: the merged statistics into out[0..ncols)
+     * (stats_init'ed by the caller) and, with STAT_HIST, the histograms
+     * into h (filled here, freed by the caller). */
+    int (*finish)(backend *b, col_stats *out, hist *h, cs_error *e);
+    void (*describe)(backend *b, account *acc); /* -v lines */
+    void (*close)(backend *b);
+} backend_ops;
+
+struct backend {
+    const backend_ops *ops;
+    const backend_bytes_ops *bytes; /* NULL: the host parses all */
+    const char *name;               /* "cpu", "gpu" */
+    size_t block_bytes;             /* input bytes per job */
+    size_t chunk_rows;              /* rows per parsed chunk */
+    int keeps_chunks;               /* a job keeps every chunk until job_done */
+    const chunk_alloc *alloc;       /* memory it reads fastest (NULL: malloc) */
+};
+
+typedef struct backend_params {
+    int ncols;
+    unsigned what;
+    int nbins;
+    int have_range;
+    double range_lo, range_hi;
+    const binary_spec *spec; /* binary records, else CSV */
+    int nthreads;
+    const engine_hooks *hooks;
+    account *acc;
+} backend_params;
+
+int backend_cpu_open(const backend_params *p, backend **out, cs_error *e);
+
+/* Whether a GPU can be used here, found without opening it: a build with
+ * CUDA and the driver's device nodes (hooks->gpu_presence overrides). */
+int backend_gpu_present(const engine_hooks *hooks);
+
+/* Opens the GPU on a thread of its own, so that reading the first input
+ * overlaps it (0.1 to 0.3 s). The opener is the caller's to free; freeing
+ * it waits for the thread. */
+typedef struct gpu_opener gpu_opener;
+int backend_gpu_prepare(gpu_opener **out, cs_error *e);
+void backend_gpu_opener_free(gpu_opener *o);
+
+/* CS_EDATA with e saying why when there is no usable GPU. opener: from
+ * backend_gpu_prepare (waited for here), or NULL. */
+int backend_gpu_open(const backend_params *p, gpu_opener *opener, backend **out,
+                     cs_error *e);
+
+#endif

@@ -1,0 +1,500 @@
+/* The GPU backend as the engine sees it (backend.h), over gpu/gpu.h: the
+ * only file of the engine that knows the GPU. Raw bytes go to the device,
+ * which parses them itself; rows the host parsed (after the device hands
+ * over, or for a binary stream) pass through the staging ring (stage.h)
+ * in job order. The device reduces the values; the fields that did not
+ * enter (missing, invalid, NaN) are counted here, on the host. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpu/gpu.h"
+#include "src/engine/backend.h"
+#include "src/engine/stage.h"
+
+/* Bytes per job the host parses for the device: fewer, larger copies. */
+#define GPU_BLOCK (16u << 20)
+#define GPU_CSV_BLOCK (8u << 20)
+#define GPU_CHUNK_ROWS 65536
+
+typedef struct gpu_part {
+    chunk *pin;    /* the staging slot holding the job's rows, or NULL */
+    double t_turn; /* waiting for that slot */
+} gpu_part;
+
+typedef struct inflight {
+    uint64_t seq;
+    const chunk *pin;
+} inflight;
+
+typedef struct gpu_engine {
+    backend base; /* first: the engine sees this */
+    backend_params p;
+    gpu_backend *dev;
+    chunk_alloc alloc; /* the device's page-locked memory, timed */
+    const chunk_alloc *dev_alloc;
+    stage *stage; /* made at first need: raw input does without */
+    size_t stage_rows;
+    pthread_mutex_t stage_mu; /* workers make the stage */
+    pthread_mutex_t alloc_mu; /* readers and workers page-lock memory */
+    inflight fly[STAGE_INFLIGHT + 1];
+    int nfly;
+    col_stats *counts;  /* fields that did not enter, per column */
+    gpu_raw_result raw; /* per column arrays, reused by every input */
+    double t_open, t_alloc, t_submit, t_wait, t_turn;
+    double t_prepared, t_waited; /* the opener's thread; joining it */
+} gpu_engine;
+
+/* --- opening ---------------------------------------------------------- */
+
+struct gpu_opener {
+    pthread_t thread;
+    int joined;
+    cs_error e;
+    double seconds;
+};
+
+int backend_gpu_present(const engine_hooks *hooks)
+{
+    if (hooks->gpu_presence)
+        return hooks->gpu_presence == 2;
+    /* The NVIDIA driver's nodes; opening them would start the driver. */
+    return gpu_built() && (access("/dev/nvidiactl", F_OK) == 0 ||
+                           access("/proc/driver/nvidia/gpus", F_OK) == 0);
+}
+
+static void *prepare_main(void *arg)
+{
+    gpu_opener *o = arg;
+    double t0 = account_now();
+    gpu_prepare(&o->e);
+    o->seconds = account_now() - t0;
+    return NULL;
+}
+
+int backend_gpu_prepare(gpu_opener **out, cs_error *e)
+{
+    gpu_opener *o = calloc(1, sizeof *o);
+    *out = o;
+    if (!o)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    if (pthread_create(&o->thread, NULL, prepare_main, o) != 0)
+        o->joined = 1; /* gpu_open makes the context itself */
+    return CS_OK;
+}
+
+/* Waits for the opener's thread; returns the seconds waited. */
+static double join(gpu_opener *o)
+{
+    double t0 = account_now();
+    if (!o->joined)
+        pthread_join(o->thread, NULL);
+    o->joined = 1;
+    return account_now() - t0;
+}
+
+void backend_gpu_opener_free(gpu_opener *o)
+{
+    if (o)
+        join(o);
+    free(o);
+}
+
+static void *timed_alloc(size_t bytes, void *ctx)
+{
+    gpu_engine *g = ctx;
+    double t0 = account_now();
+    void *p = g->dev_alloc->alloc(bytes, g->dev_alloc->ctx);
+    double dt = account_now() - t0;
+    pthread_mutex_lock(&g->alloc_mu);
+    g->t_alloc += dt;
+    pthread_mutex_unlock(&g->alloc_mu);
+    return p;
+}
+
+static void timed_free(void *p, void *ctx)
+{
+    gpu_engine *g = ctx;
+    g->dev_alloc->free(p, g->dev_alloc->ctx);
+}
+
+/* --- rows the host parsed ------------------------------------------- */
+
+static void *gpu_part_new(backend *b)
+{
+    (void)b;
+    return calloc(1, sizeof(gpu_part));
+}
+
+static void gpu_part_reset(backend *b, void *part)
+{
+    (void)b;
+    memset(part, 0, sizeof(gpu_part));
+}
+
+static void gpu_part_free(backend *b, void *part)
+{
+    (void)b;
+    free(part);
+}
+
+static int gpu_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
+{
+    (void)b;
+    (void)j;
+    (void)c;
+    (void)e;
+    return CS_OK; /* kept until job_done stages them */
+}
+
+/* The staging ring is page-locked when a job first needs it: after the
+ * device parsed a whole file, the host's last look at it (a job with no
+ * bytes) must not cost a ring. */
+static stage *need_stage(gpu_engine *g, cs_error *e)
+{
+    pthread_mutex_lock(&g->stage_mu);
+    if (!g->stage &&
+        stage_open(g->p.ncols, g->stage_rows, &g->alloc, &g->stage, e)) {
+        stage_close(g->stage);
+        g->stage = NULL;
+    }
+    stage *s = g->stage;
+    pthread_mutex_unlock(&g->stage_mu);
+    return s;
+}
+
+static int gpu_job_done(backend *b, job *j, cs_error *e)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    gpu_part *pt = j->part;
+    stage *s = need_stage(g, e);
+    if (s)
+        pt->pin = stage_take(s, j->seq, j->cks, j->ncks_used, j->rows,
+                             e->status != CS_OK, &pt->t_turn);
+    return e->status;
+}
+
+/* The oldest submission's copy is done: its slot goes back. */
+static int recycle(gpu_engine *g, cs_error *e)
+{
+    double t0 = account_now();
+    int rc = gpu_chunk_wait(g->dev, g->fly[0].pin, e);
+    g->t_wait += account_now() - t0;
+    stage_release(g->stage, g->fly[0].seq);
+    memmove(g->fly, g->fly + 1, (size_t)(--g->nfly) * sizeof *g->fly);
+    return rc;
+}
+
+static void count_fields(gpu_engine *g, const job *j, uint64_t first_row)
+{
+    for (int k = 0; k < g->p.ncols; k++) {
+        uint64_t inv = j->first_invalid[k];
+        stats_add_counts(&g->counts[k], 0, 0, 0, inv ? first_row - 1 + inv : 0);
+        for (int c = 0; c < j->ncks_used; c++)
+            stats_add_counts(&g->counts[k], j->cks[c].missing[k],
+                             j->cks[c].invalid[k], j->cks[c].nan[k], 0);
+    }
+}
+
+static int submit(gpu_engine *g, const chunk *c, uint64_t row, cs_error *e)
+{
+    double t0 = account_now();
+    int rc = c->nrows ? gpu_submit(g->dev, c, row, e) : CS_OK;
+    g->t_submit += account_now() - t0;
+    return rc;
+}
+
+/* A job too large for a slot goes from its own chunks, which are reused
+ * as soon as it is retired: its copies are waited for here. */
+static int submit_unstaged(gpu_engine *g, const job *j, uint64_t row,
+                           cs_error *e)
+{
+    for (int c = 0; c < j->ncks_used && !e->status; c++) {
+        submit(g, &j->cks[c], row, e);
+        row += j->cks[c].nrows;
+    }
+    double t0 = account_now();
+    for (int c = 0; c < j->ncks_used && !e->status; c++)
+        gpu_chunk_wait(g->dev, &j->cks[c], e);
+    g->t_wait += account_now() - t0;
+    return e->status;
+}
+
+static int gpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
+                      cs_error *e)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    gpu_part *pt = j->part;
+    if (abandon) {
+        /* Nothing more goes to the device: free the slots that the jobs
+         * still running may wait for. */
+        cs_error ignored = {0};
+        while (g->nfly)
+            recycle(g, &ignored);
+        if (pt->pin)
+            stage_release(g->stage, j->seq);
+        return e->status;
+    }
+    g->t_turn += pt->t_turn;
+    count_fields(g, j, first_row);
+    if (!pt->pin)
+        return submit_unstaged(g, j, first_row, e);
+    if (submit(g, pt->pin, first_row, e) != CS_OK) {
+        stage_release(g->stage, j->seq);
+        return e->status;
+    }
+    g->fly[g->nfly++] = (inflight){j->seq, pt->pin};
+    while (!e->status && g->nfly > STAGE_INFLIGHT)
+        recycle(g, e);
+    return e->status;
+}
+
+static int gpu_flush(backend *b, cs_error *e)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    while (g->nfly)
+        recycle(g, e);
+    return e->status;
+}
+
+/* --- raw bytes the device parses ------------------------------------ */
+
+static int gpu_wants(backend *b, int binary, int seekable)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    return !g->p.hooks->host_parse && (!binary || seekable);
+}
+
+static size_t gpu_slot_bytes(backend *b)
+{
+    return gpu_raw_chunk_bytes(((gpu_engine *)b)->dev);
+}
+
+static int gpu_bytes_begin(backend *b, const bytes_format *f,
+                           uint64_t first_row, uint64_t first_line, cs_error *e)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    const binary_spec *s = f->spec;
+    gpu_raw_format fmt = {.binary = s != NULL,
+                          .delim = f->delim,
+                          .strict = f->strict,
+                          .record_size = s ? s->record_size : 0,
+                          .type = s ? s->type : NULL,
+                          .offset = s ? s->offset : NULL,
+                          .map = f->map,
+                          .nmap = f->nmap,
+                          .size_hint = f->size_hint};
+    return gpu_raw_begin(g->dev, &fmt, first_row, first_line, e);
+}
+
+static int gpu_bytes_submit(backend *b, const void *bytes, size_t n,
+                            cs_error *e)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    double t0 = account_now();
+    int rc = gpu_raw_submit(g->dev, bytes, n, e);
+    g->t_submit += account_now() - t0;
+    return rc;
+}
+
+static int gpu_bytes_copied(backend *b, const void *bytes, int *stopped,
+                            cs_error *e)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    double t0 = account_now();
+    int rc = gpu_raw_copied(g->dev, bytes, stopped, e);
+    g->t_wait += account_now() - t0;
+    return rc;
+}
+
+static int gpu_bytes_wait(backend *b, const void *bytes, int *stopped,
+                          cs_error *e)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    double t0 = account_now();
+    int rc = gpu_raw_wait(g->dev, bytes, stopped, e);
+    g->t_wait += account_now() - t0;
+    return rc;
+}
+
+static int gpu_bytes_end(backend *b, bytes_result *r, char *tail,
+                         size_t *tail_len, cs_error *e)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    gpu_raw_result *d = &g->raw;
+    size_t n = (size_t)g->p.ncols;
+    memset(d->missing, 0, n * sizeof *d->missing);
+    memset(d->invalid, 0, n * sizeof *d->invalid);
+    memset(d->nan, 0, n * sizeof *d->nan);
+    memcpy(d->first_invalid_line, r->first_invalid_line,
+           n * sizeof *d->first_invalid_line);
+    if (gpu_raw_end(g->dev, d, tail, tail_len, e) != CS_OK)
+        return e->status;
+    for (size_t k = 0; k < n; k++)
+        stats_add_counts(&g->counts[k], d->missing[k], d->invalid[k], d->nan[k],
+                         0);
+    memcpy(r->first_invalid_line, d->first_invalid_line,
+           n * sizeof *d->first_invalid_line);
+    r->rows = d->rows;
+    r->lines = d->lines;
+    r->consumed = d->consumed;
+    r->stopped = d->stopped;
+    memcpy(r->reason, d->reason, sizeof r->reason);
+    return CS_OK;
+}
+
+static const backend_bytes_ops gpu_bytes = {
+    gpu_wants,        gpu_slot_bytes, gpu_bytes_begin, gpu_bytes_submit,
+    gpu_bytes_copied, gpu_bytes_wait, gpu_bytes_end,
+};
+
+/* --- the end -------------------------------------------------------- */
+
+static int gpu_finish_run(backend *b, col_stats *out, hist *h, cs_error *e)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    for (int k = 0; k < g->p.ncols; k++)
+        stats_merge(&out[k], &g->counts[k], 0);
+    double t0 = account_now();
+    if (gpu_finish(g->dev, out, (g->p.what & STAT_HIST) ? h : NULL, e))
+        return e->status;
+    account_time(g->p.acc, ACC_HIST, account_now() - t0);
+    return CS_OK;
+}
+
+static void gpu_describe(backend *b, account *acc)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    gpu_times t;
+    gpu_get_times(g->dev, &t);
+    if (g->t_prepared > 0)
+        account_say(acc,
+                    "gpu     %s (the CUDA context made on a thread in %.3f "
+                    "s, waited for %.3f s; opened in %.3f s more)",
+                    t.device, g->t_prepared, g->t_waited, g->t_open);
+    else
+        account_say(acc,
+                    "gpu     %s (opened in %.3f s, %.3f s of it creating the "
+                    "CUDA context)",
+                    t.device, g->t_open, t.context_s);
+    account_say(acc,
+                "gpu     opening: context %.3f s, query %.3f s, buffers %.3f "
+                "s, events %.3f s, first launch %.3f s; raw input's buffers "
+                "%.3f s",
+                t.open_s[GPU_OPEN_CONTEXT], t.open_s[GPU_OPEN_QUERY],
+                t.open_s[GPU_OPEN_BUFFERS], t.open_s[GPU_OPEN_EVENTS],
+                t.open_s[GPU_OPEN_LAUNCH], t.open_s[GPU_OPEN_RAW]);
+    account_say(acc, "h2d     %8.3f s  %8.1f MB/s  (%.1f MB)", t.h2d_s,
+                t.h2d_s > 0 ? (double)t.h2d_bytes / 1e6 / t.h2d_s : 0.0,
+                (double)t.h2d_bytes / 1e6);
+    account_say(acc, "kernels %8.3f s  (histogram %.3f s)", t.kernel_s,
+                t.hist_s);
+    double stream = acc->t[ACC_STREAM];
+    if (stream > 0)
+        account_say(acc,
+                    "stream  %8.3f s  %8.1f MB/s  raw input on the device, "
+                    "wall (read, copy, kernels)",
+                    stream, (double)acc->stream_bytes / 1e6 / stream);
+    account_say(acc, "submit  %8.3f s  main thread (waiting %.3f s)",
+                g->t_submit, g->t_wait);
+    account_say(acc,
+                "staging %8.3f s  workers waiting for their slot (copying "
+                "rows into it: %.3f s)",
+                g->t_turn, acc->t[ACC_HANDOFF] - g->t_turn);
+    account_say(acc, "pinned  %8.3f s  page-locking the host buffers",
+                g->t_alloc);
+}
+
+static void gpu_close_run(backend *b)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    stage_close(g->stage);
+    pthread_mutex_destroy(&g->stage_mu);
+    pthread_mutex_destroy(&g->alloc_mu);
+    gpu_close(g->dev);
+    free(g->counts);
+    free(g->raw.missing);
+    free(g->raw.invalid);
+    free(g->raw.nan);
+    free(g->raw.first_invalid_line);
+    free(g);
+}
+
+static const backend_ops gpu_ops = {
+    .part_new = gpu_part_new,
+    .part_reset = gpu_part_reset,
+    .part_free = gpu_part_free,
+    .chunk_done = gpu_chunk_done,
+    .job_done = gpu_job_done,
+    .retire = gpu_retire,
+    .flush = gpu_flush,
+    .finish = gpu_finish_run,
+    .describe = gpu_describe,
+    .close = gpu_close_run,
+};
+
+static int make_counts(gpu_engine *g, cs_error *e)
+{
+    size_t n = (size_t)(g->p.ncols ? g->p.ncols : 1);
+    g->counts = calloc(n, sizeof *g->counts);
+    g->raw.missing = calloc(n, sizeof(uint64_t));
+    g->raw.invalid = calloc(n, sizeof(uint64_t));
+    g->raw.nan = calloc(n, sizeof(uint64_t));
+    g->raw.first_invalid_line = calloc(n, sizeof(uint64_t));
+    if (!g->counts || !g->raw.missing || !g->raw.invalid || !g->raw.nan ||
+        !g->raw.first_invalid_line)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (size_t k = 0; k < n; k++)
+        stats_init(&g->counts[k]);
+    return CS_OK;
+}
+
+static int open_device(gpu_engine *g, gpu_opener *opener, cs_error *e)
+{
+    if (opener) {
+        g->t_waited = join(opener);
+        g->t_prepared = opener->seconds;
+        if (opener->e.status)
+            return cs_fail(e, opener->e.status, "", 0, "%s", opener->e.msg);
+    }
+    const backend_params *p = &g->p;
+    const engine_hooks *h = p->hooks;
+    gpu_config cfg = {p->ncols,          p->what,          p->nbins,
+                      p->have_range,     p->range_lo,      p->range_hi,
+                      h->gpu_chunk_rows, h->gpu_raw_bytes, h->gpu_keep_set,
+                      h->gpu_keep_bytes, h->gpu_terms};
+    double t0 = account_now();
+    int rc = gpu_open(&cfg, &g->dev, e);
+    g->t_open = account_now() - t0;
+    return rc;
+}
+
+int backend_gpu_open(const backend_params *p, gpu_opener *opener, backend **out,
+                     cs_error *e)
+{
+    *out = NULL;
+    gpu_engine *g = calloc(1, sizeof *g);
+    if (!g)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    g->p = *p;
+    pthread_mutex_init(&g->stage_mu, NULL);
+    pthread_mutex_init(&g->alloc_mu, NULL);
+    if (make_counts(g, e) || open_device(g, opener, e)) {
+        gpu_close_run(&g->base);
+        return e->status;
+    }
+    g->dev_alloc = gpu_chunk_alloc(g->dev);
+    g->alloc = (chunk_alloc){timed_alloc, timed_free, g};
+    size_t block = p->spec ? GPU_BLOCK : GPU_CSV_BLOCK;
+    /* Rows a staging slot holds: a job adds a chunk when it needs one, so
+     * this only has to fit typical records. */
+    size_t per_row = p->spec ? p->spec->record_size : 16;
+    g->stage_rows = block / per_row + 1;
+    if (g->stage_rows > gpu_chunk_rows(g->dev))
+        g->stage_rows = gpu_chunk_rows(g->dev);
+    g->base = (backend){&gpu_ops,       &gpu_bytes, "gpu",    block,
+                        GPU_CHUNK_ROWS, 1,          &g->alloc};
+    *out = &g->base;
+    return CS_OK;
+}

@@ -1,0 +1,58 @@
+/* One input of the command line: its source, its head (the first bytes:
+ * dialect, header names, which fields hold numbers) and how its fields map
+ * to the output columns. An input is opened when its turn comes and closed
+ * as soon as nothing reads it any more, so any number of files can be
+ * given. It is shared by the feed and the jobs that hold its bytes or read
+ * its file: the last to let go frees it (input_hold, input_release; all on
+ * the main thread). */
+#ifndef COLSTAT_SRC_ENGINE_INPUT_H
+#define COLSTAT_SRC_ENGINE_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io/binary_reader.h"
+#include "io/csv_reader.h"
+#include "io/source.h"
+#include "src/engine/account.h"
+#include "src/engine/columns.h"
+
+typedef struct input {
+    source *src;
+    char *name;              /* as messages show it */
+    const binary_spec *spec; /* binary records, else CSV */
+    csv_dialect dialect;
+    int by_range; /* a plain binary file: jobs pread their own ranges */
+    /* The data after the header that the head read took: the feed starts
+     * with these bytes, which begin at byte data_off of the input, on
+     * physical line first_line. */
+    char *head;
+    size_t head_len;
+    int head_eof; /* the head is the whole input */
+    uint64_t data_off, first_line;
+    /* What the head shows: fields, their names ("1", "2"... without a
+     * header), which hold numbers; nfields 0 for an empty CSV. */
+    int nfields;
+    char **names;
+    unsigned char *numeric;
+    int named; /* the names come from a header line */
+    /* field -> output column, or -1 (input_map) */
+    int *map;
+    int nmap;
+    int refs;
+} input;
+
+/* Opens path and reads its head (head_bytes at most, except a plain binary
+ * file, which needs none). spec: binary records, or NULL for CSV with the
+ * given dialect (0 / -1 to detect). Returns CS_OK with *out (one
+ * reference), or CS_EDATA. */
+int input_open(const char *path, const binary_spec *spec, csv_dialect dialect,
+               size_t head_bytes, account *acc, input **out, cs_error *e);
+
+/* Maps the input's fields to the columns of t. */
+int input_map(input *in, const col_table *t, cs_error *e);
+
+void input_hold(input *in);
+void input_release(input *in); /* frees at the last reference */
+
+#endif

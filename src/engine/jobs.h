@@ -1,0 +1,81 @@
+/* Jobs: record-aligned slices of an input that worker threads parse into
+ * chunks of rows for the backend, retired on the main thread in input
+ * order, which is what numbers the rows and makes every result
+ * independent of thread timing. Backend-neutral: what a backend does with
+ * a job's rows goes through backend.h. */
+#ifndef COLSTAT_SRC_ENGINE_JOBS_H
+#define COLSTAT_SRC_ENGINE_JOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io/binary_reader.h"
+#include "io/chunk.h"
+#include "io/error.h"
+#include "src/engine/account.h"
+#include "src/engine/input.h"
+#include "src/engine/workq.h"
+
+struct backend;
+
+typedef struct jobs_params {
+    struct backend *be;
+    int nthreads;
+    int ncols;
+    const binary_spec *spec; /* binary records, else CSV */
+    int strict;
+    account *acc;
+} jobs_params;
+
+typedef struct job {
+    wq_item item; /* first: the work queue hands this back */
+    const jobs_params *params;
+    input *in; /* held while the job exists */
+    /* the bytes: buf[0, len), or len bytes to pread at off (by_range) */
+    char *buf;
+    size_t len, cap;
+    uint64_t off;
+    int pread;
+    uint64_t first_line; /* physical line of buf[0] */
+    uint64_t seq;        /* position among all jobs, from 0 */
+    /* what the worker made of them */
+    cs_error err;
+    uint64_t rows;
+    uint64_t *first_invalid; /* per column: 1-based row in the job, 0 */
+    chunk *cks;              /* parsed rows */
+    int ncks, nck_cap, ncks_used;
+    void *part; /* the backend's state for this job */
+    double t_read, t_parse, t_reduce, t_handoff; /* worker thread time */
+    struct job *next_free;
+} job;
+
+typedef struct jobs jobs;
+
+int jobs_start(const jobs_params *p, jobs **out, cs_error *e);
+
+/* A free job for input in, its buffer holding at least bytes. Retires
+ * the oldest job when every one is in flight. NULL on error (e). */
+job *jobs_get(jobs *js, input *in, size_t bytes, cs_error *e);
+int job_reserve(job *j, size_t bytes); /* keeps contents; -1: no memory */
+void jobs_put(jobs *js, job *j);       /* unused: back to the free list */
+/* To a worker: buf[0, len), whose first byte is on line first_line. */
+void jobs_dispatch(jobs *js, job *j, size_t len, uint64_t first_line);
+/* To a worker that preads len bytes of the input at off. */
+void jobs_dispatch_range(jobs *js, job *j, uint64_t off, size_t len);
+
+/* Retires every job in flight; returns e's status. After an error the
+ * jobs still running finish, and nothing more is merged. */
+int jobs_drain(jobs *js, cs_error *e);
+
+/* Rows retired so far, plus those the backend parsed itself. */
+uint64_t jobs_rows(const jobs *js);
+void jobs_add_rows(jobs *js, uint64_t n);
+
+/* For each column, the first invalid field retired so far (file, line);
+ * file NULL when none. Valid until jobs_stop. */
+const char *jobs_first_invalid(const jobs *js, int col, uint64_t *line);
+void jobs_note_invalid(jobs *js, int col, const char *file, uint64_t line);
+
+void jobs_stop(jobs *js); /* stops the workers, frees every job */
+
+#endif

@@ -1,0 +1,83 @@
+#include "src/engine/policy.h"
+
+#include <stdio.h>
+
+#include "src/stats/stats.h"
+
+/* Throughputs (bytes of input per second) and fixed costs, measured on the
+ * GPU host, 16 cores and one H100/H200 (bench/auto; bench/RESULTS.md, "auto"),
+ * page cache. The CPU's scale with its threads up to what memory gives. */
+#define CPU_FIXED_S 0.003
+#define CPU_CSV_PER_THREAD 0.23e9      /* count, sum, mean, min, max */
+#define CPU_CSV_KEEP_PER_THREAD 0.14e9 /* values kept to bin at the end */
+#define CPU_BIN_PER_THREAD 1.5e9       /* fixed-width records */
+#define CPU_BIN_KEEP_PER_THREAD 0.4e9
+#define CPU_BIN_MAX 19e9       /* what the memory reads, all threads */
+#define INFLATE_TEXT 0.27e9    /* zlib, text bytes out per second */
+#define TEXT_PER_GZIP_BYTE 2.1 /* the benchmark CSV's gzip -6 ratio */
+#define GPU_FIXED_S 0.30       /* opening, page-locking, teardown */
+#define GPU_CSV 30e9
+#define GPU_BIN 50e9
+
+static int keeps_values(const policy_params *p)
+{
+    return (p->what & STAT_HIST) && !p->have_range;
+}
+
+static double cpu_rate(const policy_params *p)
+{
+    double per =
+        p->binary
+            ? (keeps_values(p) ? CPU_BIN_KEEP_PER_THREAD : CPU_BIN_PER_THREAD)
+            : (keeps_values(p) ? CPU_CSV_KEEP_PER_THREAD : CPU_CSV_PER_THREAD);
+    double r = per * (p->threads > 0 ? p->threads : 1);
+    return p->binary && r > CPU_BIN_MAX ? CPU_BIN_MAX : r;
+}
+
+/* Seconds each backend spends on one input. A compressed input is bound
+ * by its decompression, the same for both (the GPU only adds its fixed
+ * cost); so is a stream, whose size nobody knows before it ends. */
+static void add_input(const policy_params *p, const probe_info *in, double *cpu,
+                      double *gpu)
+{
+    double b = (double)in->bytes;
+    switch (in->kind) {
+    case PROBE_PLAIN:
+        *cpu += b / cpu_rate(p);
+        *gpu += b / (p->binary ? GPU_BIN : GPU_CSV);
+        break;
+    case PROBE_GZIP:
+    case PROBE_COMPRESSED: {
+        double t = b * TEXT_PER_GZIP_BYTE / INFLATE_TEXT;
+        *cpu += t;
+        *gpu += t;
+        break;
+    }
+    case PROBE_STREAM:
+        break;
+    }
+}
+
+void policy_choose(const policy_params *p, const probe_info *in, int n,
+                   policy_choice *out)
+{
+    double cpu = CPU_FIXED_S, gpu = GPU_FIXED_S, bytes = 0;
+    int streams = 0;
+    for (int i = 0; i < n; i++) {
+        add_input(p, &in[i], &cpu, &gpu);
+        bytes += (double)in[i].bytes;
+        streams += in[i].kind == PROBE_STREAM;
+    }
+    out->cpu_s = cpu;
+    out->gpu_s = gpu;
+    out->gpu = p->gpu_present && gpu < cpu;
+    const char *what = !p->gpu_present ? "no GPU present"
+                       : out->gpu      ? "the GPU is estimated faster"
+                                       : "the CPU is estimated faster";
+    snprintf(out->why, sizeof out->why,
+             "auto chose the %s: %s (%d input%s, %.1f MB%s; estimated cpu "
+             "%.3f s, gpu %.3f s with %.2f s to open it)",
+             out->gpu ? "GPU" : "CPU", what, n, n == 1 ? "" : "s", bytes / 1e6,
+             streams ? " and streams of unknown size" : "", cpu, gpu,
+             GPU_FIXED_S);
+}

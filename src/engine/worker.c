@@ -1,0 +1,118 @@
+#include "src/engine/worker.h"
+
+#include <stdlib.h>
+
+#include "src/engine/backend.h"
+#include "src/engine/jobs.h"
+
+/* The next chunk to fill: a backend that reduces at once reuses one; one
+ * that keeps a job's chunks until job_done gets a fresh one each time. */
+static chunk *next_chunk(job *j)
+{
+    const backend *be = j->params->be;
+    if (!be->keeps_chunks || j->ncks_used < j->ncks) {
+        chunk *c = &j->cks[be->keeps_chunks ? j->ncks_used : 0];
+        j->ncks_used++;
+        chunk_clear(c);
+        return c;
+    }
+    if (j->ncks == j->nck_cap) {
+        int cap = j->nck_cap ? 2 * j->nck_cap : 2;
+        chunk *p = realloc(j->cks, (size_t)cap * sizeof *p);
+        if (!p)
+            return NULL;
+        j->cks = p;
+        j->nck_cap = cap;
+    }
+    chunk *c = &j->cks[j->ncks];
+    if (chunk_init(c, j->params->ncols, be->chunk_rows, NULL))
+        return NULL;
+    j->ncks++;
+    j->ncks_used++;
+    return c;
+}
+
+static int chunk_full(job *j, const chunk *c)
+{
+    for (int k = 0; k < c->ncols; k++)
+        if (!j->first_invalid[k] && c->first_invalid[k])
+            j->first_invalid[k] = j->rows + c->first_invalid[k];
+    backend *be = j->params->be;
+    double t0 = account_now();
+    int rc = be->ops->chunk_done(be, j, c, &j->err);
+    j->t_reduce += account_now() - t0;
+    j->rows += c->nrows;
+    return rc;
+}
+
+static void run_csv(job *j)
+{
+    const input *in = j->in;
+    size_t pos = 0;
+    uint64_t line = j->first_line;
+    while (pos < j->len) {
+        chunk *c = next_chunk(j);
+        if (!c) {
+            cs_fail(&j->err, CS_EDATA, "", 0, "out of memory for chunks");
+            return;
+        }
+        size_t used = 0;
+        uint64_t lines = 0;
+        double t0 = account_now();
+        int rc = csv_parse_block(&in->dialect, j->buf + pos, j->len - pos, line,
+                                 in->map, in->nmap, j->params->strict, in->name,
+                                 c, &used, &lines, &j->err);
+        j->t_parse += account_now() - t0;
+        if (rc != CS_OK || chunk_full(j, c) != CS_OK)
+            return;
+        if (used == 0) {
+            cs_fail(&j->err, CS_EDATA, in->name, line,
+                    "internal error: the CSV parser made no progress");
+            return;
+        }
+        pos += used;
+        line += lines;
+    }
+}
+
+static void run_binary(job *j)
+{
+    const binary_spec *spec = j->params->spec;
+    if (j->pread) {
+        double t0 = account_now();
+        if (source_pread(j->in->src, j->buf, j->len, j->off, &j->err) < 0)
+            return;
+        j->t_read += account_now() - t0;
+    }
+    size_t rs = spec->record_size;
+    size_t nrec = j->len / rs, done = 0;
+    while (done < nrec) {
+        chunk *c = next_chunk(j);
+        if (!c) {
+            cs_fail(&j->err, CS_EDATA, "", 0, "out of memory for chunks");
+            return;
+        }
+        size_t k = nrec - done < c->cap ? nrec - done : c->cap;
+        double t0 = account_now();
+        binary_decode(spec, (const unsigned char *)j->buf + done * rs, k,
+                      j->in->map, j->in->nmap, c);
+        j->t_parse += account_now() - t0;
+        if (chunk_full(j, c) != CS_OK)
+            return;
+        done += k;
+    }
+}
+
+void worker_run(wq_item *it)
+{
+    job *j = (job *)it;
+    if (j->params->spec)
+        run_binary(j);
+    else
+        run_csv(j);
+    backend *be = j->params->be;
+    double t0 = account_now();
+    if (be->ops->job_done)
+        be->ops->job_done(be, j, &j->err);
+    j->t_handoff = account_now() - t0;
+}

@@ -1,0 +1,47 @@
+/* The value rules every writer shares: which summary values exist, and
+ * the sum as text. */
+#include "src/report/writers.h"
+
+int report_has_mean(const col_summary *s)
+{
+    return s->count > 0;
+}
+
+int report_has_std(const col_summary *s)
+{
+    return s->count > 1;
+}
+
+int report_has_extrema(const col_summary *s)
+{
+    return s->count > 0;
+}
+
+void report_sum_text(char *buf, size_t len, const col_summary *s)
+{
+    if (s->is_int)
+        snprintf(buf, len, "%s", s->sum_int);
+    else
+        format_double(buf, len, s->sum);
+}
+
+void report_min_text(char *buf, size_t len, const col_summary *s)
+{
+    if (s->is_int)
+        snprintf(buf, len, "%s", s->min_int);
+    else
+        format_double(buf, len, s->min);
+}
+
+void report_max_text(char *buf, size_t len, const col_summary *s)
+{
+    if (s->is_int)
+        snprintf(buf, len, "%s", s->max_int);
+    else
+        format_double(buf, len, s->max);
+}
+
+int report_has_hist(unsigned what, const report_col *c)
+{
+    return (what & STAT_HIST) && c->h && c->h->bins;
+}

@@ -1,0 +1,487 @@
+/* The engine's feed, jobs and raw hand-over, driven through a fake backend
+ * (backend.h): random CSV with quoted fields holding delimiters, quotes,
+ * CR, LF and CRLF, cut into jobs at random block sizes by several threads,
+ * must give exactly the rows one parse of the whole text gives, retired in
+ * input order with contiguous row numbers; and a fake device that parses
+ * the bytes itself and stops at a random point must hand over to the host
+ * so that, together, every row is seen once, in order, from a plain file
+ * (re-read from the stop) and from a stream (bytes handed back). */
+#include <check.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "src/engine/backend.h"
+#include "src/engine/feed.h"
+#include "tests/testlib.h"
+
+#define NCOLS 3
+#define MAX_ROWS 20000
+
+static uint64_t g_seed;
+
+/* ------------------------------------------------------------ the text */
+
+typedef struct text {
+    char *p;
+    size_t n, cap;
+} text;
+
+static void put(text *t, const char *s, size_t n)
+{
+    if (t->n + n + 1 > t->cap) {
+        t->cap = 2 * (t->n + n + 1);
+        t->p = realloc(t->p, t->cap);
+        ck_assert_ptr_nonnull(t->p);
+    }
+    memcpy(t->p + t->n, s, n);
+    t->n += n;
+    t->p[t->n] = 0;
+}
+
+static void puts_(text *t, const char *s)
+{
+    put(t, s, strlen(s));
+}
+
+/* A field: a number (maybe quoted, maybe blank-padded), empty, text, or a
+ * quoted field holding the delimiter, doubled quotes, CR, LF, CRLF. */
+static void field(text *t, test_rng *r)
+{
+    char b[64];
+    switch (rng_below(r, 8)) {
+    case 0:
+        return; /* missing */
+    case 1:
+        puts_(t, "\"a,\"\"b\"\"\r\nc\nd\rx\"");
+        return;
+    case 2:
+        puts_(t, "word");
+        return;
+    case 3:
+        snprintf(b, sizeof b, "\"%d\"", (int)rng_below(r, 2000) - 1000);
+        puts_(t, b);
+        return;
+    case 4:
+        snprintf(b, sizeof b, " %.3f ", (double)rng_below(r, 100000) / 7.0);
+        puts_(t, b);
+        return;
+    default:
+        snprintf(b, sizeof b, "%lld",
+                 (long long)rng_below(r, 1u << 30) - (1 << 29));
+        puts_(t, b);
+    }
+}
+
+static void make_csv(text *t, test_rng *r, int rows)
+{
+    puts_(t, "a,b,c\n");
+    for (int i = 0; i < rows; i++) {
+        for (int f = 0; f < NCOLS; f++) {
+            if (f)
+                puts_(t, ",");
+            field(t, r);
+        }
+        puts_(t, rng_below(r, 3) ? "\n" : "\r\n");
+    }
+}
+
+/* ------------------------------------------------- what rows were seen */
+
+/* One value per row and column; NaN stands for a field that did not
+ * enter, with the reason kept apart. */
+typedef struct rows {
+    double v[NCOLS][MAX_ROWS];
+    uint64_t n;
+    uint64_t missing[NCOLS], invalid[NCOLS];
+} rows;
+
+static void add_chunk(rows *out, const chunk *c, uint64_t first_row)
+{
+    ck_assert_uint_le(first_row - 1 + c->nrows, MAX_ROWS);
+    for (int k = 0; k < NCOLS; k++) {
+        memcpy(&out->v[k][first_row - 1], c->col[k], c->nrows * sizeof(double));
+        out->missing[k] += c->missing[k];
+        out->invalid[k] += c->invalid[k];
+    }
+    if (first_row - 1 + c->nrows > out->n)
+        out->n = first_row - 1 + c->nrows;
+}
+
+/* The reference: the whole text after the header in one parse. */
+static void reference(const text *t, rows *ref)
+{
+    memset(ref, 0, sizeof *ref);
+    csv_dialect d = {',', 1};
+    int map[NCOLS] = {0, 1, 2};
+    chunk c;
+    ck_assert_int_eq(chunk_init(&c, NCOLS, MAX_ROWS, NULL), 0);
+    const char *data = strchr(t->p, '\n') + 1;
+    size_t used = 0;
+    uint64_t lines = 0;
+    cs_error e = {0};
+    ck_assert_int_eq(csv_parse_block(&d, data, t->n - (size_t)(data - t->p), 2,
+                                     map, NCOLS, 0, "ref", &c, &used, &lines,
+                                     &e),
+                     CS_OK);
+    add_chunk(ref, &c, 1);
+    chunk_free(&c, NULL);
+}
+
+static void same_rows(const rows *a, const rows *b)
+{
+    ck_assert_uint_eq(a->n, b->n);
+    for (int k = 0; k < NCOLS; k++) {
+        ck_assert_uint_eq(a->missing[k], b->missing[k]);
+        ck_assert_uint_eq(a->invalid[k], b->invalid[k]);
+        for (uint64_t i = 0; i < a->n; i++)
+            ck_assert_msg(memcmp(&a->v[k][i], &b->v[k][i], 8) == 0 ||
+                              (isnan(a->v[k][i]) && isnan(b->v[k][i])),
+                          "column %d row %llu: %g vs %g", k,
+                          (unsigned long long)i + 1, a->v[k][i], b->v[k][i]);
+    }
+}
+
+/* ---------------------------------------------------- the fake backend */
+
+typedef struct fake_part {
+    chunk *copy; /* the job's chunks, copied by chunk_done */
+    int n, cap;
+} fake_part;
+
+typedef struct fake {
+    backend base;
+    rows got;
+    uint64_t retired, last_seq, rows_retired;
+    int delay; /* workers sleep a little: completion order shuffles */
+    /* the device: */
+    int device, stream;
+    size_t slot;
+    text bytes;       /* everything submitted, in order */
+    size_t nslots;    /* submitted */
+    size_t stop_slot; /* the device stops at the start of this slot */
+    uint64_t first_row, first_line;
+    const int *map;
+    int nmap;
+} fake;
+
+static void *fake_part_new(backend *b)
+{
+    (void)b;
+    return calloc(1, sizeof(fake_part));
+}
+
+static void fake_part_reset(backend *b, void *part)
+{
+    (void)b;
+    fake_part *p = part;
+    for (int i = 0; i < p->n; i++)
+        chunk_free(&p->copy[i], NULL);
+    p->n = 0;
+}
+
+static void fake_part_free(backend *b, void *part)
+{
+    fake_part_reset(b, part);
+    free(((fake_part *)part)->copy);
+    free(part);
+}
+
+static int fake_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
+{
+    fake *f = (fake *)b;
+    fake_part *p = j->part;
+    (void)e;
+    if (f->delay && (j->seq % 3) == 0)
+        usleep(200);
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 4;
+        p->copy = realloc(p->copy, (size_t)p->cap * sizeof *p->copy);
+    }
+    chunk *d = &p->copy[p->n++];
+    ck_assert_int_eq(chunk_init(d, NCOLS, c->nrows, NULL), 0);
+    for (int k = 0; k < NCOLS; k++) {
+        memcpy(d->col[k], c->col[k], c->nrows * sizeof(double));
+        d->missing[k] = c->missing[k];
+        d->invalid[k] = c->invalid[k];
+    }
+    d->nrows = c->nrows;
+    return CS_OK;
+}
+
+static int fake_retire(backend *b, job *j, uint64_t first_row, int abandon,
+                       cs_error *e)
+{
+    fake *f = (fake *)b;
+    fake_part *p = j->part;
+    ck_assert_int_eq(abandon, 0);
+    /* in input order, rows numbered without a gap */
+    ck_assert(f->retired == 0 || j->seq == f->last_seq + 1);
+    ck_assert_uint_eq(first_row, f->rows_retired + 1);
+    f->last_seq = j->seq;
+    f->retired++;
+    uint64_t row = first_row;
+    for (int i = 0; i < p->n; i++) {
+        add_chunk(&f->got, &p->copy[i], row);
+        row += p->copy[i].nrows;
+    }
+    ck_assert_uint_eq(row - first_row, j->rows);
+    f->rows_retired += j->rows;
+    return e->status;
+}
+
+static int fake_finish(backend *b, col_stats *out, hist *h, cs_error *e)
+{
+    (void)b, (void)out, (void)h;
+    return e->status;
+}
+
+static void fake_describe(backend *b, account *acc)
+{
+    (void)b, (void)acc;
+}
+
+static void fake_close(backend *b)
+{
+    (void)b;
+}
+
+static const backend_ops fake_ops = {
+    fake_part_new, fake_part_reset, fake_part_free, fake_chunk_done,
+    NULL,          fake_retire,     NULL,           fake_finish,
+    fake_describe, fake_close,
+};
+
+/* The device: keeps every byte; at end, "parses" the records that end
+ * before the slot it stops at, exactly as the host would. */
+static int dev_wants(backend *b, int binary, int seekable)
+{
+    fake *f = (fake *)b;
+    (void)seekable;
+    return f->device && !binary;
+}
+
+static size_t dev_slot_bytes(backend *b)
+{
+    return ((fake *)b)->slot;
+}
+
+static int dev_begin(backend *b, const bytes_format *fmt, uint64_t first_row,
+                     uint64_t first_line, cs_error *e)
+{
+    fake *f = (fake *)b;
+    f->first_row = first_row;
+    f->first_line = first_line;
+    f->map = fmt->map;
+    f->nmap = fmt->nmap;
+    f->bytes.n = 0;
+    f->nslots = 0;
+    ck_assert_uint_eq(first_row, f->rows_retired + 1);
+    return e->status;
+}
+
+static int dev_submit(backend *b, const void *bytes, size_t n, cs_error *e)
+{
+    fake *f = (fake *)b;
+    ck_assert_uint_le(n, f->slot);
+    /* every slot but the last is full */
+    ck_assert_uint_eq(f->bytes.n, f->nslots * f->slot);
+    put(&f->bytes, bytes, n);
+    f->nslots++;
+    return e->status;
+}
+
+/* The slot that holds bytes: the latest one submitted from that memory. */
+static int dev_copied(backend *b, const void *bytes, int *stopped, cs_error *e)
+{
+    fake *f = (fake *)b;
+    (void)bytes;
+    *stopped = f->nslots > f->stop_slot;
+    return e->status;
+}
+
+static int dev_end(backend *b, bytes_result *r, char *tail, size_t *tail_len,
+                   cs_error *e)
+{
+    fake *f = (fake *)b;
+    size_t stop_at = f->stop_slot * f->slot;
+    if (stop_at > f->bytes.n)
+        stop_at = f->bytes.n;
+    /* the last record boundary at or before the stop */
+    csv_dialect d = {',', 1};
+    csv_cutter c;
+    csv_cutter_init(&c, &d, f->first_line);
+    size_t consumed = csv_cut(&c, f->bytes.p, stop_at, 0, "dev", e);
+    chunk ck;
+    ck_assert_int_eq(chunk_init(&ck, NCOLS, MAX_ROWS, NULL), 0);
+    size_t used = 0;
+    uint64_t lines = 0;
+    ck_assert_int_eq(csv_parse_block(&d, f->bytes.p, consumed, f->first_line,
+                                     f->map, f->nmap, 0, "dev", &ck, &used,
+                                     &lines, e),
+                     CS_OK);
+    add_chunk(&f->got, &ck, f->first_row);
+    r->rows = ck.nrows;
+    r->lines = c.line - f->first_line;
+    r->consumed = consumed;
+    r->stopped = stop_at < f->bytes.n || f->stop_slot < f->nslots;
+    f->rows_retired += ck.nrows;
+    chunk_free(&ck, NULL);
+    *tail_len = stop_at - consumed;
+    ck_assert_uint_le(*tail_len, f->slot); /* the contract's bound */
+    memcpy(tail, f->bytes.p + consumed, *tail_len);
+    return e->status;
+}
+
+static const backend_bytes_ops fake_bytes = {
+    dev_wants,  dev_slot_bytes, dev_begin, dev_submit,
+    dev_copied, dev_copied,     dev_end,
+};
+
+/* ------------------------------------------------------------- drivers */
+
+static void quiet(void *ctx, engine_msg kind, const char *file, uint64_t line,
+                  const char *s)
+{
+    (void)ctx, (void)kind, (void)file, (void)line, (void)s;
+}
+
+static const engine_sink sink = {quiet, NULL};
+
+static char *write_file(const text *t, int gz)
+{
+    char *path = strdup("/tmp/test_feed_XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    if (gz) {
+        gzFile g = gzdopen(fd, "wb1");
+        ck_assert_int_eq(gzwrite(g, t->p, (unsigned)t->n), (int)t->n);
+        gzclose(g);
+    } else {
+        ck_assert_int_eq(write(fd, t->p, t->n), (ssize_t)t->n);
+        close(fd);
+    }
+    return path;
+}
+
+/* Feeds path through a fake backend and checks what it saw. */
+static void feed_through(fake *f, const char *path, const rows *ref,
+                         int nthreads, size_t head)
+{
+    account acc;
+    account_init(&acc, &sink, 0, 0);
+    jobs *js = NULL;
+    cs_error e = {0};
+    jobs_params jp = {&f->base, nthreads, NCOLS, NULL, 0, &acc};
+    ck_assert_int_eq(jobs_start(&jp, &js, &e), CS_OK);
+    feed fd;
+    feed_init(&fd, js, &f->base, &acc, nthreads, NCOLS, 0);
+    input *in = NULL;
+    csv_dialect d = {',', 1};
+    ck_assert_int_eq(input_open(path, NULL, d, head, &acc, &in, &e), CS_OK);
+    col_table t;
+    char *names[] = {"a", "b", "c"};
+    unsigned char num[] = {1, 1, 1};
+    ck_assert_int_eq(columns_learn(&t, NULL, names, num, 3, 1, path, &e),
+                     CS_OK);
+    ck_assert_int_eq(input_map(in, &t, &e), CS_OK);
+    int rc = feed_input(&fd, in, &e);
+    ck_assert_msg(rc == CS_OK, "%s:%llu: %s", e.file, e.line, e.msg);
+    input_release(in);
+    ck_assert_int_eq(jobs_drain(js, &e), CS_OK);
+    ck_assert_uint_eq(jobs_rows(js), ref->n);
+    same_rows(&f->got, ref);
+    feed_free(&fd);
+    jobs_stop(js);
+    columns_free(&t);
+}
+
+static void fake_init(fake *f, test_rng *r)
+{
+    memset(f, 0, sizeof *f);
+    f->base = (backend){&fake_ops,
+                        &fake_bytes,
+                        "fake",
+                        1 + rng_below(r, 300),
+                        1 + rng_below(r, 40),
+                        (int)rng_below(r, 2),
+                        NULL};
+    f->delay = (int)rng_below(r, 2);
+}
+
+/* Host parse only: blocks of 1 to 300 bytes, chunks of 1 to 40 rows,
+ * 1 to 4 threads; plain files and gzip streams. */
+START_TEST(cut_anywhere_same_rows)
+{
+    test_rng r = rng_for(g_seed, 1);
+    int rounds = test_quick() ? 6 : 30;
+    for (int it = 0; it < rounds; it++) {
+        text t = {0};
+        make_csv(&t, &r, 1 + (int)rng_below(&r, 1500));
+        rows *ref = malloc(sizeof *ref);
+        reference(&t, ref);
+        for (int gz = 0; gz < 2; gz++) {
+            char *path = write_file(&t, gz);
+            fake *f = malloc(sizeof *f);
+            fake_init(f, &r);
+            feed_through(f, path, ref, 1 + (int)rng_below(&r, 4),
+                         8 + rng_below(&r, 700));
+            unlink(path);
+            free(path);
+            free(f->bytes.p);
+            free(f);
+        }
+        free(ref);
+        free(t.p);
+    }
+}
+END_TEST
+
+/* A device that stops at a random slot (or never): the host goes on from
+ * there, from the file (plain) or from the bytes handed back (gzip). */
+START_TEST(device_hands_over)
+{
+    test_rng r = rng_for(g_seed, 2);
+    int rounds = test_quick() ? 8 : 40;
+    for (int it = 0; it < rounds; it++) {
+        text t = {0};
+        make_csv(&t, &r, 1 + (int)rng_below(&r, 1500));
+        rows *ref = malloc(sizeof *ref);
+        reference(&t, ref);
+        for (int gz = 0; gz < 2; gz++) {
+            char *path = write_file(&t, gz);
+            fake *f = malloc(sizeof *f);
+            fake_init(f, &r);
+            f->device = 1;
+            f->slot = 64 + rng_below(&r, 400); /* > any record */
+            f->stop_slot = rng_below(&r, 3) ? rng_below(&r, t.n / f->slot + 2)
+                                            : (size_t)-1;
+            feed_through(f, path, ref, 1 + (int)rng_below(&r, 4),
+                         8 + rng_below(&r, 700));
+            unlink(path);
+            free(path);
+            free(f->bytes.p);
+            free(f);
+        }
+        free(ref);
+        free(t.p);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    g_seed = test_seed("test_feed");
+    Suite *s = suite_create("feed");
+    TCase *tc = tcase_create("feed");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, cut_anywhere_same_rows);
+    tcase_add_test(tc, device_hands_over);
+    suite_add_tcase(s, tc);
+    return run_suite(s, CK_NOFORK);
+}

@@ -1,0 +1,90 @@
+/* --device auto's policy: the CPU for small inputs, the GPU for large
+ * plain ones when there is a GPU, the CPU for compressed inputs and
+ * streams (bound by decompression or of unknown size), and never a GPU
+ * that is not there. Sizes drawn at random on each side of the crossover
+ * that the policy itself reports. */
+#include <check.h>
+#include <string.h>
+
+#include "src/engine/policy.h"
+#include "src/stats/stats.h"
+#include "tests/testlib.h"
+
+static uint64_t rng;
+
+static policy_choice choose(int gpu, int binary, unsigned what, probe_kind k,
+                            uint64_t bytes, int threads)
+{
+    policy_params p = {threads, gpu, binary, what, 0};
+    probe_info in = {k, bytes};
+    policy_choice c;
+    policy_choose(&p, &in, 1, &c);
+    return c;
+}
+
+/* The smallest size the policy sends to the GPU, by bisection. */
+static uint64_t crossover(int binary, unsigned what, int threads)
+{
+    uint64_t lo = 1, hi = (uint64_t)1 << 50;
+    while (lo + 1 < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (choose(1, binary, what, PROBE_PLAIN, mid, threads).gpu)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+START_TEST(small_cpu_large_gpu)
+{
+    static const unsigned whats[] = {STAT_DEFAULT, STAT_SUM | STAT_MAX,
+                                     STAT_ALL};
+    for (int it = 0; it < 200; it++) {
+        int binary = (int)(test_rand(&rng) % 2);
+        unsigned what = whats[test_rand(&rng) % 3];
+        int threads = 1 + (int)(test_rand(&rng) % 64);
+        uint64_t x = crossover(binary, what, threads);
+        /* a GPU's fixed cost is worth paying only for tens of MB */
+        ck_assert_uint_gt(x, 10u << 20);
+        ck_assert_uint_lt(x, (uint64_t)1 << 45);
+        uint64_t small = test_rand(&rng) % x, big = x + test_rand(&rng) % x;
+        ck_assert(!choose(1, binary, what, PROBE_PLAIN, small, threads).gpu);
+        policy_choice c = choose(1, binary, what, PROBE_PLAIN, big, threads);
+        ck_assert_msg(c.gpu, "%s", c.why);
+        ck_assert(strstr(c.why, "GPU") != NULL);
+        /* no GPU, no GPU; streams and compressed inputs stay on the CPU */
+        ck_assert(!choose(0, binary, what, PROBE_PLAIN, big, threads).gpu);
+        ck_assert(!choose(1, binary, what, PROBE_STREAM, 0, threads).gpu);
+        ck_assert(!choose(1, binary, what, PROBE_GZIP, big, threads).gpu);
+        ck_assert(!choose(1, binary, what, PROBE_COMPRESSED, big, threads).gpu);
+    }
+}
+END_TEST
+
+/* Several inputs add up: many small files can make one large run. */
+START_TEST(inputs_add_up)
+{
+    uint64_t x = crossover(0, STAT_DEFAULT, 16);
+    probe_info in[64];
+    for (int i = 0; i < 64; i++)
+        in[i] = (probe_info){PROBE_PLAIN, x / 32};
+    policy_params p = {16, 1, 0, STAT_DEFAULT, 0};
+    policy_choice c;
+    policy_choose(&p, in, 64, &c);
+    ck_assert(c.gpu);
+    policy_choose(&p, in, 16, &c);
+    ck_assert(!c.gpu);
+}
+END_TEST
+
+int main(void)
+{
+    rng = test_seed("test_policy");
+    Suite *s = suite_create("policy");
+    TCase *tc = tcase_create("policy");
+    tcase_add_test(tc, small_cpu_large_gpu);
+    tcase_add_test(tc, inputs_add_up);
+    suite_add_tcase(s, tc);
+    return run_suite(s, CK_NOFORK);
+}
