@@ -50,6 +50,11 @@ void gzs_free(gzs *s)
     free(s);
 }
 
+uint64_t gzs_used(const gzs *s)
+{
+    return s->at;
+}
+
 unsigned long long gzs_members(const gzs *s)
 {
     return s->members;

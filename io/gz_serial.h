@@ -22,6 +22,9 @@ void gzs_free(gzs *s);
  * trailer checked out; -1 on an error (e filled). */
 ssize_t gzs_read(gzs *s, void *buf, size_t n, cs_error *e);
 
+/* Compressed bytes used so far. */
+uint64_t gzs_used(const gzs *s);
+
 /* Members seen so far. */
 unsigned long long gzs_members(const gzs *s);
 

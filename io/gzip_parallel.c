@@ -56,7 +56,7 @@ void gzp_slice_put(gzp *g, gz_slice *s)
     if (!s)
         return;
     /* Enough for every piece in flight to find one ready. */
-    if (g->pool_len >= 2 * g->nslots) {
+    if (g->pool_len >= g->nslots) {
         gzslice_free(s);
         return;
     }
@@ -413,6 +413,7 @@ void gzp_get_stats(gzp *g, gzp_stats *st)
         st->mode = "sequential";
         st->decoder = inflater_backend();
         st->members = gzs_members(g->serial);
+        st->bytes_used = gzs_used(g->serial);
         st->bytes_in = gzin_bytes_read(g->in);
         if (gzin_seekable(g->in))
             st->bytes_in = gzin_size(g->in);
@@ -425,11 +426,14 @@ void gzp_get_stats(gzp *g, gzp_stats *st)
     st->members = g->members;
     st->at_member = g->starts[GZP_MEMBER];
     st->at_block = g->starts[GZP_BLOCK] + g->starts[GZP_STORED];
+    st->bytes_used = g->prev_end.pos / 8;
     st->mode =
         g->members > 1 ? "members in parallel" : "one stream in parallel";
     pthread_mutex_unlock(&g->mu);
     st->bytes_in =
         gzin_seekable(g->in) ? gzin_size(g->in) : gzin_bytes_read(g->in);
+    if (g->done)
+        st->bytes_used = st->bytes_in;
 }
 
 void gzp_close(gzp *g)

@@ -82,16 +82,18 @@ typedef struct gzp_stats {
     const char *decoder; /* the inflater: "ISA-L", "zlib", or "colstat"
                             for the parallel decoder */
     unsigned threads;
-    uint64_t bytes_in;  /* compressed bytes read */
-    uint64_t bytes_out; /* inflated bytes delivered */
-    double seconds;     /* from gzp_open to the end (or to now) */
-    uint64_t pieces;    /* pieces delivered (parallel) */
-    uint64_t at_member; /* of them, found their start at a member header */
-    uint64_t at_block;  /* ... at a deflate block (dynamic or stored) */
-    uint64_t redone;    /* ... decoded again from where the one before
-                           ended (a false or no start): the first piece
-                           started at the stream's start */
-    uint64_t members;   /* gzip members checked */
+    uint64_t bytes_in;   /* compressed bytes read */
+    uint64_t bytes_used; /* compressed bytes behind what was delivered
+                            (progress; the stream's size at its end) */
+    uint64_t bytes_out;  /* inflated bytes delivered */
+    double seconds;      /* from gzp_open to the end (or to now) */
+    uint64_t pieces;     /* pieces delivered (parallel) */
+    uint64_t at_member;  /* of them, found their start at a member header */
+    uint64_t at_block;   /* ... at a deflate block (dynamic or stored) */
+    uint64_t redone;     /* ... decoded again from where the one before
+                            ended (a false or no start): the first piece
+                            started at the stream's start */
+    uint64_t members;    /* gzip members checked */
 } gzp_stats;
 
 void gzp_get_stats(gzp *g, gzp_stats *st);

@@ -80,6 +80,10 @@ static void read_hooks(engine_hooks *h)
         h->gpu_terms = atoi(v);
     if ((v = getenv("COLSTAT_GPU_PRESENT")))
         h->gpu_presence = *v == '0' ? 1 : 2;
+    if ((v = getenv("COLSTAT_GZIP_CHUNK")) && atoll(v) > 0)
+        h->gzip_chunk = (size_t)atoll(v);
+    if ((v = getenv("COLSTAT_GZIP_THREADS")) && atoi(v) > 0)
+        h->gzip_threads = atoi(v);
 }
 
 static int term_width(FILE *out)

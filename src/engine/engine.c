@@ -22,7 +22,8 @@ struct engine {
     binary_spec spec;
     const binary_spec *bin; /* &spec for binary input, else NULL */
     int nthreads;
-    int next; /* the next input to open */
+    source_config src_cfg; /* how compressed inputs are decoded */
+    int next;              /* the next input to open */
     col_table table;
     int use_gpu;
     gpu_opener *opener; /* opening the GPU while the first input is read */
@@ -45,8 +46,8 @@ static int open_next(run *r, size_t head_bytes, input **in, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     csv_dialect d = {cfg->delim, cfg->header};
-    return input_open(cfg->files[r->next++], r->bin, d, head_bytes, &r->acc, in,
-                      e);
+    return input_open(cfg->files[r->next++], &r->src_cfg, r->bin, d, head_bytes,
+                      &r->acc, in, e);
 }
 
 /* --device auto asks the policy, from the inputs' kinds and sizes. */
@@ -138,6 +139,27 @@ static int start_jobs(run *r, cs_error *e)
     return CS_OK;
 }
 
+/* Threads inflating gzip: as many as -j allows. The parse workers only
+ * run once inflated bytes arrive, so on the CPU the two take turns more
+ * than they compete; with the GPU parsing, the cores have nothing else
+ * to do. */
+static void decode_threads(run *r)
+{
+    const engine_hooks *h = &r->cfg->hooks;
+    r->src_cfg.threads =
+        (unsigned)(h->gzip_threads > 0 ? h->gzip_threads : r->nthreads);
+    r->src_cfg.gzip_chunk = h->gzip_chunk;
+}
+
+/* -v: how a compressed input was decoded. */
+static void say_decoded(run *r, const input *in)
+{
+    char line[512];
+    source_describe(in->src, line, sizeof line);
+    if (line[0])
+        account_say(&r->acc, "%s: %s", in->name, line);
+}
+
 /* Feeds in, then each later input, one at a time. */
 static int feed_all(run *r, input *in, cs_error *e)
 {
@@ -145,6 +167,8 @@ static int feed_all(run *r, input *in, cs_error *e)
     while (in && rc == CS_OK) {
         if (!input_empty(in) && input_map(in, &r->table, e) == CS_OK)
             feed_input(&r->fd, in, e);
+        if (e->status == CS_OK)
+            say_decoded(r, in);
         input_release(in);
         in = NULL;
         rc = e->status;
@@ -247,6 +271,7 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     r->cfg = cfg;
     account_init(&r->acc, sink, cfg->verbose, cfg->progress);
     r->nthreads = threads_wanted(cfg);
+    decode_threads(r);
     if (cfg->binary && binary_spec_parse(cfg->binary, &r->spec, e) != CS_OK)
         return e->status;
     r->bin = cfg->binary ? &r->spec : NULL;

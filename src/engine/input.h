@@ -44,10 +44,12 @@ typedef struct input {
 
 /* Opens path and reads its head (head_bytes at most, except a plain binary
  * file, which needs none). spec: binary records, or NULL for CSV with the
- * given dialect (0 / -1 to detect). Returns CS_OK with *out (one
+ * given dialect (0 / -1 to detect); scfg: how compressed input is decoded
+ * (io/source.h). Returns CS_OK with *out (one
  * reference), or CS_EDATA. */
-int input_open(const char *path, const binary_spec *spec, csv_dialect dialect,
-               size_t head_bytes, account *acc, input **out, cs_error *e);
+int input_open(const char *path, const source_config *scfg,
+               const binary_spec *spec, csv_dialect dialect, size_t head_bytes,
+               account *acc, input **out, cs_error *e);
 
 /* Maps the input's fields to the columns of t. */
 int input_map(input *in, const col_table *t, cs_error *e);
