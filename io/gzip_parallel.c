@@ -34,37 +34,6 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-gz_slice *gzp_slice_get(void *arg)
-{
-    gzp *g = arg;
-    pthread_mutex_lock(&g->mu);
-    gz_slice *s = g->pool;
-    if (s) {
-        g->pool = s->next;
-        g->pool_len--;
-    }
-    pthread_mutex_unlock(&g->mu);
-    if (!s)
-        s = gzslice_new(g->slice_elems + DDEC_WINDOW);
-    if (s)
-        gzslice_reset(s);
-    return s;
-}
-
-void gzp_slice_put(gzp *g, gz_slice *s)
-{
-    if (!s)
-        return;
-    /* Enough for every piece in flight to find one ready. */
-    if (g->pool_len >= g->nslots) {
-        gzslice_free(s);
-        return;
-    }
-    s->next = g->pool;
-    g->pool = s;
-    g->pool_len++;
-}
-
 static int fail(gzp *g, int kind, const char *msg, const cs_error *io,
                 cs_error *e)
 {
