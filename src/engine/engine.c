@@ -139,15 +139,21 @@ static int start_jobs(run *r, cs_error *e)
     return CS_OK;
 }
 
-/* Threads inflating gzip: as many as -j allows. The parse workers only
- * run once inflated bytes arrive, so on the CPU the two take turns more
- * than they compete; with the GPU parsing, the cores have nothing else
- * to do. */
+/* Threads inflating gzip. With the GPU parsing, the cores have nothing
+ * else to do: all of them (-j). On the CPU the workers parse too, and
+ * parsing costs a core about three times what ISA-L's inflating does,
+ * while a piece decoded in parallel costs about twice a sequential one:
+ * two cores parse and inflate fastest with ISA-L on one thread (2.1 s
+ * against 1.9 s on 200 MB, bench/RESULTS.md), more cores with two
+ * thirds of them inflating. The workers wait while no text is ready, so
+ * the two overlap rather than compete. */
 static void decode_threads(run *r)
 {
     const engine_hooks *h = &r->cfg->hooks;
-    r->src_cfg.threads =
-        (unsigned)(h->gzip_threads > 0 ? h->gzip_threads : r->nthreads);
+    int n = r->nthreads;
+    if (!r->use_gpu)
+        n = n <= 2 ? 1 : (2 * n + 2) / 3;
+    r->src_cfg.threads = (unsigned)(h->gzip_threads > 0 ? h->gzip_threads : n);
     r->src_cfg.gzip_chunk = h->gzip_chunk;
 }
 
@@ -271,12 +277,12 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     r->cfg = cfg;
     account_init(&r->acc, sink, cfg->verbose, cfg->progress);
     r->nthreads = threads_wanted(cfg);
-    decode_threads(r);
     if (cfg->binary && binary_spec_parse(cfg->binary, &r->spec, e) != CS_OK)
         return e->status;
     r->bin = cfg->binary ? &r->spec : NULL;
     input *in = NULL;
     int rc = choose_device(r, e);
+    decode_threads(r);
     if (rc == CS_OK)
         rc = open_first(r, &in, e);
     if (rc == CS_OK)

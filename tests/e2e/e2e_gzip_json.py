@@ -124,16 +124,18 @@ ARGS = ["--json", "--all", "--progress"]
 def modes(rng):
     """(label, colstat args, environment, pipe): 1 thread; the default;
     pieces of a few KiB with 2..4 threads inflating, from a file and a
-    pipe (edges fall everywhere); many inflating threads under -j 1."""
+    pipe (edges fall everywhere; COLSTAT_GZIP_THREADS, as -j alone may
+    leave one thread inflating on the CPU); 4 inflating threads under
+    -j 1."""
     small = str(rng.choice([1024, 3000, 4096, 16384]))
     t = str(rng.randint(2, 4))
     return [
         ("-j 1", ["-j", "1"], {}, False),
         ("default", [], {}, False),
         ("chunk %s, %s threads" % (small, t), ["-j", t],
-         {"COLSTAT_GZIP_CHUNK": small}, False),
+         {"COLSTAT_GZIP_CHUNK": small, "COLSTAT_GZIP_THREADS": t}, False),
         ("chunk %s, %s threads, pipe" % (small, t), ["-j", t],
-         {"COLSTAT_GZIP_CHUNK": small}, True),
+         {"COLSTAT_GZIP_CHUNK": small, "COLSTAT_GZIP_THREADS": t}, True),
         ("chunk %s, 4 inflating, -j 1" % small, ["-j", "1"],
          {"COLSTAT_GZIP_CHUNK": small, "COLSTAT_GZIP_THREADS": "4"}, False),
     ]
@@ -277,7 +279,8 @@ def test_verbose(s):
     data = csv_text(rng, 1 << 20)
     path = c.write(gz_member(rng, data))
     rc, _, err = run(s, path, ["--json", "-v", "--device", "cpu", "-j", "3"],
-                     {"COLSTAT_GZIP_CHUNK": "8192"}, False)
+                     {"COLSTAT_GZIP_CHUNK": "8192",
+                      "COLSTAT_GZIP_THREADS": "3"}, False)
     line = [x for x in err.splitlines() if ": gzip: " in x]
     s.check(rc == 0 and len(line) == 1 and "3 threads" in line[0] and
             "GB/s" in line[0] and "in parallel" in line[0],
