@@ -13,6 +13,7 @@
 
 #include "io/chunk.h"
 #include "io/error.h"
+#include "io/parse_number.h"
 #include "src/stats/stats.h"
 
 #ifdef __cplusplus
@@ -99,9 +100,10 @@ int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, cs_error *e);
  * the start of the chunk holding it: gpu_raw_end then says how far it got,
  * and the host parses the rest. */
 typedef struct gpu_raw_format {
-    int binary; /* else CSV */
-    char delim; /* CSV */
-    int strict; /* CSV: an invalid field stops the device */
+    int binary;     /* else CSV */
+    char delim;     /* CSV */
+    int strict;     /* CSV: an invalid field stops the device */
+    num_format num; /* CSV: how its numbers are written */
     /* binary: record size, and per field its type code and byte offset
        (io/binary_reader.h's spec) */
     size_t record_size;
@@ -158,12 +160,12 @@ int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
                 cs_error *e);
 
 /* For tests: parses n fields (text + off[i], len[i] bytes) on the device
- * as parse_number_corr would; kind[i] gets a num_kind, or 4 where only the
- * host's exact fallback can round it, val[i] the value and corr[i] its
- * integer correction (io/parse_number.h). */
+ * as parse_number_fmt would with format fmt; kind[i] gets a num_kind, or 4
+ * where only the host's exact fallback can round it, val[i] the value and
+ * corr[i] its integer correction (io/parse_number.h). */
 int gpu_parse_fields(const char *text, size_t text_len, const size_t *off,
-                     const size_t *len, size_t n, int *kind, double *val,
-                     int32_t *corr, cs_error *e);
+                     const size_t *len, size_t n, const num_format *fmt,
+                     int *kind, double *val, int32_t *corr, cs_error *e);
 
 void gpu_get_times(const gpu_backend *g, gpu_times *t);
 

@@ -409,6 +409,10 @@ void dev_to_stats(const dev_col *a, col_stats *o)
         o->min_row_int = a->min_row_int;
         o->max_row_int = a->max_row_int;
     }
+    if (a->fmin <= a->fmax) { /* zeros as +0, as stats.c keeps them */
+        o->fmin = a->fmin + 0.0;
+        o->fmax = a->fmax + 0.0;
+    }
     o->sum_r = a->sum_r;
     to_sacc(&o->sum, a->sum);
     o->sum.pos_inf = a->pos_inf;
@@ -445,10 +449,8 @@ int bin_kept(gpu_backend *g, const col_stats *cs)
         static_cast<double *>(malloc(2 * (size_t)ncols * sizeof(double)));
     if (!lo)
         return failf(g, "GPU: out of host memory");
-    for (int j = 0; j < ncols; j++) {
-        lo[j] = cs[j].min;
-        lo[ncols + j] = cs[j].max;
-    }
+    for (int j = 0; j < ncols; j++)
+        stats_hist_edges(&cs[j], &lo[j], &lo[ncols + j]);
     int rc = upload_scales(g, lo, lo + ncols);
     free(lo);
     if (rc)
@@ -480,8 +482,9 @@ int fetch_hists(gpu_backend *g, const col_stats *cs, hist *hists)
     }
     int rc = 0;
     for (int j = 0; j < ncols; j++) {
-        double lo = g->cfg.have_range ? g->cfg.lo : cs[j].min;
-        double hi = g->cfg.have_range ? g->cfg.hi : cs[j].max;
+        double lo = g->cfg.lo, hi = g->cfg.hi;
+        if (!g->cfg.have_range)
+            stats_hist_edges(&cs[j], &lo, &hi);
         if (hist_init(&hists[j], nbins, lo, hi)) {
             rc = failf(g, "GPU: out of host memory");
             hists[j].bins = NULL;

@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+extern "C" {
+#include "io/parse_number.h"
+}
+
 typedef unsigned long long ull;
 
 /* Why the device stopped (0: it did not). raw_input.cu words them. */
@@ -72,7 +76,8 @@ struct csv_args {
     unsigned n;     /* chunk bytes after the carry region */
     char delim;
     int strict;
-    const int *map; /* field -> column or -1 (device) */
+    const num_format *num; /* how numbers are written (device) */
+    const int *map;        /* field -> column or -1 (device) */
     int nmap, ncols;
     int nsm;     /* multiprocessors: sizes the grids */
     double *col; /* column j at col + j * ld */

@@ -57,7 +57,8 @@ struct raw_input {
     unsigned short *doffset;
     void *dscratch;
     hard_entry *dhard;
-    bool bin_keep; /* binary: this input's values go to the arena */
+    num_format num, *dnum; /* how the CSV's numbers are written */
+    bool bin_keep;         /* binary: this input's values go to the arena */
     raw_sub subs[NRAW];
     ull nsub;
     ull first_row, first_line, next_row;
@@ -152,6 +153,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
         CK(g, cudaMalloc(&r->dscratch, bytes));
         csv_scratch(a, r->dscratch);
         CK(g, cudaMalloc((void **)&r->dhard, HARD_CAP * sizeof(hard_entry)));
+        CK(g, cudaMalloc((void **)&r->dnum, sizeof(num_format)));
         g->kept.arena_count = &r->dstate->arena_used; /* counted there */
         CK(g, cudaMalloc((void **)&r->dmoved, ncols * r->ld * sizeof(double)));
         CK(g,
@@ -192,7 +194,11 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
                      (size_t)(f->nmap ? f->nmap : 1) * sizeof(int)));
     if (f->nmap && upload(g, r->dmap, f->map, (size_t)f->nmap * sizeof(int)))
         return -1;
+    r->num = f->num;
+    if (upload(g, r->dnum, &r->num, sizeof r->num))
+        return -1;
     csv_args *a = &r->a;
+    a->num = r->dnum;
     a->delim = f->delim ? f->delim : ',';
     a->strict = f->strict;
     a->map = r->dmap;
@@ -408,7 +414,7 @@ int take_hard(gpu_backend *g, raw_input *r, unsigned n)
         double v = 0;
         int32_t corr = 0;
         int c = (int)h[i].col;
-        if (parse_number_corr(h[i].text, h[i].len, &v, &corr) == NUM_OK)
+        if (parse_number_fmt(h[i].text, h[i].len, &r->num, &v, &corr) == NUM_OK)
             rc = add_extra(g, c, v, corr, h[i].row);
         else /* the device saw a number's grammar: cannot happen */
             rc = failf(g, "GPU: internal: '%.*s' is no number", (int)h[i].len,
@@ -515,10 +521,10 @@ void raw_release(gpu_backend *g)
             if (e[k])
                 cudaEventDestroy(e[k]);
     }
-    void *dev[] = {r->dcol,       r->dstate,     r->dcarry, r->dcnt,
-                   r->dcnt_chunk, r->dmap,       r->dtype,  r->doffset,
-                   r->dscratch,   r->dhard,      r->dmoved, r->dcorr,
-                   r->dcorr_on,   r->dmoved_corr};
+    void *dev[] = {r->dcol,       r->dstate,      r->dcarry, r->dcnt,
+                   r->dcnt_chunk, r->dmap,        r->dtype,  r->doffset,
+                   r->dscratch,   r->dhard,       r->dmoved, r->dcorr,
+                   r->dcorr_on,   r->dmoved_corr, r->dnum};
     for (void *p : dev)
         cudaFree(p);
     if (r->hstatus)

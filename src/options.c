@@ -26,12 +26,17 @@ enum {
     OPT_STRICT,
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
+    OPT_NULL,
+    OPT_THOUSANDS,
+    OPT_DECIMAL,
+    OPT_DIGITS,
+    OPT_LAYOUT,
     OPT_EMIT_STATE,
     OPT_MERGE,
 };
 
 /* The leading ':' makes a missing argument ':' rather than '?'. */
-static const char short_opts[] = ":c:d:b:o:j:avhV";
+static const char short_opts[] = ":c:d:b:o:j:avhVW";
 
 static const struct option long_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -58,6 +63,12 @@ static const struct option long_opts[] = {
     {"strict", no_argument, NULL, OPT_STRICT},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"whitespace", no_argument, NULL, 'W'},
+    {"null", required_argument, NULL, OPT_NULL},
+    {"thousands", required_argument, NULL, OPT_THOUSANDS},
+    {"decimal", required_argument, NULL, OPT_DECIMAL},
+    {"digits", required_argument, NULL, OPT_DIGITS},
+    {"layout", required_argument, NULL, OPT_LAYOUT},
     {"emit-state", optional_argument, NULL, OPT_EMIT_STATE},
     {"merge", no_argument, NULL, OPT_MERGE},
     {"verbose", no_argument, NULL, 'v'},
@@ -78,6 +89,8 @@ static void set_defaults(options *o)
     o->format = FMT_TABLE;
     o->run.device = ENGINE_AUTO;
     o->progress = -1;
+    num_format_init(&o->num);
+    o->layout = LAYOUT_AUTO;
 }
 
 /* The long option an argv element names: exact match, else a unique
@@ -220,6 +233,64 @@ static int opt_device(options *o, const char *arg, cs_error *e)
     return CS_OK;
 }
 
+/* --null LIST: comma-separated spellings, blanks around each dropped;
+ * an empty one is no news (empty fields are missing anyway). */
+static int opt_null(options *o, const char *arg, cs_error *e)
+{
+    for (const char *p = arg;;) {
+        size_t n = strcspn(p, ",");
+        const char *s = p, *end = p + n;
+        while (s < end && (*s == ' ' || *s == '\t'))
+            s++;
+        while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        size_t len = (size_t)(end - s);
+        if (len && strcspn(s, "\"\r\n") < len)
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--null: '%.*s' holds a quote or a line break",
+                           (int)len, s);
+        if (len && num_format_add_null(&o->num, s, len))
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--null: '%s': at most %d spellings of at most %d "
+                           "bytes each",
+                           arg, NUM_NULL_MAX, NUM_NULL_LEN);
+        if (!p[n])
+            return CS_OK;
+        p += n + 1;
+    }
+}
+
+/* --thousands, --decimal: one byte that cannot be part of a number
+ * otherwise. */
+static int opt_separator(const char *what, const char *arg, char *out,
+                         cs_error *e)
+{
+    unsigned char c = (unsigned char)arg[0];
+    int blank = c == ' ' || c == '\t';
+    int bad = strlen(arg) != 1 || (c >= '0' && c <= '9') ||
+              ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c < 0x20 ||
+              c >= 0x7F || strchr("+-\"", c) ||
+              (blank && !strcmp(what, "decimal"));
+    if (bad)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--%s: '%s' is not a single punctuation character%s",
+                       what, arg, strcmp(what, "decimal") ? " or space" : "");
+    *out = (char)c;
+    return CS_OK;
+}
+
+static int opt_layout(options *o, const char *arg, cs_error *e)
+{
+    static const char *const names[] = {"auto", "wide", "long", NULL};
+    static const out_layout layouts[] = {LAYOUT_AUTO, LAYOUT_WIDE, LAYOUT_LONG};
+    int i = lookup(arg, names);
+    if (i < 0)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--layout: '%s' is not one of auto, wide, long", arg);
+    o->layout = layouts[i];
+    return CS_OK;
+}
+
 /* Options that only set a flag; returns 0 when c is not one of them. */
 static int flag_option(options *o, int c, unsigned *what)
 {
@@ -267,6 +338,9 @@ static int flag_option(options *o, int c, unsigned *what)
     case 'v':
         o->run.verbose = 1;
         return 1;
+    case 'W':
+        o->run.whitespace = 1;
+        return 1;
     case 'h':
         o->action = ACT_HELP;
         return 1;
@@ -312,6 +386,19 @@ static int value_option(options *o, int c, const char *arg, cs_error *e)
                            "--threads: '%s' is not a number from 1 to 1024",
                            arg);
         return CS_OK;
+    case OPT_NULL:
+        return opt_null(o, arg, e);
+    case OPT_THOUSANDS:
+        return opt_separator("thousands", arg, &o->num.thousands, e);
+    case OPT_DECIMAL:
+        return opt_separator("decimal", arg, &o->num.decimal, e);
+    case OPT_DIGITS:
+        if (parse_int(arg, 1, 17, &o->digits))
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--digits: '%s' is not a number from 1 to 17", arg);
+        return CS_OK;
+    case OPT_LAYOUT:
+        return opt_layout(o, arg, e);
     default:
         return cs_fail(e, CS_EUSAGE, "", 0, "internal: option %d", c);
     }
@@ -332,6 +419,33 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
         files[i] = argv[optind + i];
     o->run.files = files;
     o->run.nfiles = n;
+    return CS_OK;
+}
+
+/* The options of text input, checked together once all are known. */
+static int text_options(options *o, cs_error *e)
+{
+    const num_format *f = &o->num;
+    int changed = f->nnull || f->thousands || f->decimal != '.';
+    if (o->run.binary && (changed || o->run.whitespace))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "%s applies to text input, not to -b",
+                       o->run.whitespace ? "-W"
+                       : f->nnull        ? "--null"
+                       : f->thousands    ? "--thousands"
+                                         : "--decimal");
+    if (f->thousands && f->thousands == f->decimal)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--thousands and --decimal are both '%c'", f->decimal);
+    if (o->run.whitespace && o->run.delim)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "-W and --delimiter exclude each other");
+    /* -W text has no quotes to protect a blank inside a number */
+    if (o->run.whitespace && (f->thousands == ' ' || f->thousands == '\t'))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--thousands: a blank separates the fields of -W "
+                       "input");
+    o->run.num = changed ? &o->num : NULL;
     return CS_OK;
 }
 
@@ -368,6 +482,8 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
     }
     if (what)
         o->run.what = what;
+    if (text_options(o, e) != CS_OK)
+        return e->status;
     if (take_files(o, argc, argv, e) != CS_OK)
         return e->status;
     return check_state_options(o, e);
@@ -404,6 +520,17 @@ void options_usage(FILE *f)
         "                         i32 u32 i64 u64 f32 f64, xN repeats, "
         "comma-separated:\n"
         "                         f64, f64x3, i32,u8,f64\n"
+        "  -W, --whitespace       fields are separated by runs of blanks "
+        "(aligned\n"
+        "                         reports, ps/df output, space-separated "
+        "logs)\n"
+        "      --null LIST        spellings counted as missing, "
+        "comma-separated:\n"
+        "                         --null NA,N/A,null,-,\\N (default: "
+        "empty fields)\n"
+        "      --thousands CHAR   grouping separator in numbers: "
+        "\"1,234.50\"\n"
+        "      --decimal CHAR     decimal separator in numbers: 1713,16\n"
         "      --strict           a non-numeric field is an error, not a "
         "count\n"
         "\n"
@@ -421,6 +548,16 @@ void options_usage(FILE *f)
         "Output:\n"
         "  -o, --format FMT       table (default), tsv, csv or json\n"
         "      --tsv, --csv, --json   short for --format=...\n"
+        "      --digits N         significant digits, 1 to 17 (default: 15 "
+        "in the\n"
+        "                         table, the shortest exact form "
+        "otherwise)\n"
+        "      --layout LAYOUT    auto (default), wide or long: the table as "
+        "a row\n"
+        "                         per column, or a block per column; auto "
+        "picks long\n"
+        "                         when the wide table is wider than the "
+        "terminal\n"
         "\n"
         "Execution:\n"
         "      --device DEV       auto (default), cpu or gpu\n"

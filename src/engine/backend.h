@@ -28,7 +28,8 @@ typedef struct bytes_format {
     const binary_spec *spec; /* binary records, else CSV */
     char delim;
     int strict;
-    const int *map; /* field -> column, or -1 */
+    const num_format *num; /* CSV: how numbers are written; NULL: C locale */
+    const int *map;        /* field -> column, or -1 */
     int nmap;
     uint64_t size_hint; /* bytes of the input when known, else 0 */
 } bytes_format;
@@ -43,8 +44,9 @@ typedef struct bytes_result {
 } bytes_result;
 
 typedef struct backend_bytes_ops {
-    /* Whether it parses this input itself (seekable: a plain file). */
-    int (*wants)(backend *b, int binary, int seekable);
+    /* Whether it parses this input itself (seekable: a plain file;
+     * whitespace: -W text rather than CSV). */
+    int (*wants)(backend *b, int binary, int seekable, int whitespace);
     size_t (*slot_bytes)(backend *b); /* bytes of one submission */
     int (*begin)(backend *b, const bytes_format *f, uint64_t first_row,
                  uint64_t first_line, cs_error *e);

@@ -162,13 +162,13 @@ static void *bin_thread(void *arg)
     return NULL;
 }
 
-/* Edges from each column's final min and max; none (NaN, printed as
- * null) without values, as on the GPU. */
+/* Edges from each column's final (finite) min and max; none (NaN,
+ * printed as null) without finite values, as on the GPU. */
 static int edges_init(const cpu_backend *c, const col_stats *st, hist *h)
 {
     for (int k = 0; k < c->p.ncols; k++) {
-        double lo = st[k].count ? st[k].min : NAN;
-        double hi = st[k].count ? st[k].max : NAN;
+        double lo, hi;
+        stats_hist_edges(&st[k], &lo, &hi);
         if (hist_init(&h[k], c->p.nbins, lo, hi))
             return -1;
     }

@@ -45,7 +45,7 @@ static int threads_wanted(const engine_config *cfg)
 static int open_next(run *r, size_t head_bytes, input **in, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
-    csv_dialect d = {cfg->delim, cfg->header};
+    csv_dialect d = {cfg->delim, cfg->header, cfg->whitespace, cfg->num};
     return input_open(cfg->files[r->next++], &r->src_cfg, r->bin, d, head_bytes,
                       &r->acc, in, e);
 }

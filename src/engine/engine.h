@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "io/error.h"
+#include "io/parse_number.h"
 #include "src/stats/stats.h"
 
 typedef enum engine_device {
@@ -48,6 +49,11 @@ typedef struct engine_config {
     int verbose;  /* -v lines to the sink */
     int progress; /* progress lines to the sink */
     engine_hooks hooks;
+
+    /* How the text is read: -W, and --null, --thousands, --decimal (NULL:
+       empty fields are missing, numbers are in the C locale's form) */
+    int whitespace;
+    const num_format *num;
 } engine_config;
 
 typedef enum engine_msg {

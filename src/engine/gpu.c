@@ -260,10 +260,11 @@ static int gpu_flush(backend *b, cs_error *e)
 
 /* --- raw bytes the device parses ------------------------------------ */
 
-static int gpu_wants(backend *b, int binary, int seekable)
+/* The device splits CSV only: -W text comes parsed by the host. */
+static int gpu_wants(backend *b, int binary, int seekable, int whitespace)
 {
     gpu_engine *g = (gpu_engine *)b;
-    return !g->p.hooks->host_parse && (!binary || seekable);
+    return !g->p.hooks->host_parse && !whitespace && (!binary || seekable);
 }
 
 static size_t gpu_slot_bytes(backend *b)
@@ -279,12 +280,15 @@ static int gpu_bytes_begin(backend *b, const bytes_format *f,
     gpu_raw_format fmt = {.binary = s != NULL,
                           .delim = f->delim,
                           .strict = f->strict,
+                          .num = {.decimal = '.'},
                           .record_size = s ? s->record_size : 0,
                           .type = s ? s->type : NULL,
                           .offset = s ? s->offset : NULL,
                           .map = f->map,
                           .nmap = f->nmap,
                           .size_hint = f->size_hint};
+    if (f->num)
+        fmt.num = *f->num;
     return gpu_raw_begin(g->dev, &fmt, first_row, first_line, e);
 }
 

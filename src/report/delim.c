@@ -18,6 +18,7 @@ typedef struct row {
     FILE *f;
     char sep;
     int nfields;
+    int digits;
 } row;
 
 static void sep(row *r)
@@ -37,7 +38,7 @@ static void number(row *r, double v, int exists)
     sep(r);
     if (exists) {
         char buf[32];
-        format_double(buf, sizeof buf, v);
+        format_double_digits(buf, sizeof buf, v, r->digits);
         fputs(buf, r->f);
     }
 }
@@ -125,9 +126,9 @@ static void extremum(row *r, const col_summary *s, int is_max)
     if (exists) {
         char buf[48];
         if (is_max)
-            report_max_text(buf, sizeof buf, s);
+            report_max_text(buf, sizeof buf, s, r->digits);
         else
-            report_min_text(buf, sizeof buf, s);
+            report_min_text(buf, sizeof buf, s, r->digits);
         fprintf(r->f, "%s", buf);
     }
     sep(r);
@@ -162,7 +163,7 @@ static void column(row *r, unsigned what, const report_col *c)
         u64(r, s->count);
     if (what & STAT_SUM) {
         char buf[64];
-        report_sum_text(buf, sizeof buf, s);
+        report_sum_text(buf, sizeof buf, s, r->digits);
         text(r, buf);
     }
     if (what & STAT_MEAN)
@@ -182,9 +183,9 @@ static void column(row *r, unsigned what, const report_col *c)
 }
 
 void report_delim(FILE *f, char sep_char, unsigned what, const report_col *cols,
-                  int ncols)
+                  int ncols, int digits)
 {
-    row r = {f, sep_char, 0};
+    row r = {f, sep_char, 0, digits};
     header(&r, what);
     for (int i = 0; i < ncols; i++) {
         r.nfields = 0;

@@ -17,28 +17,28 @@ int report_has_extrema(const col_summary *s)
     return s->count > 0;
 }
 
-void report_sum_text(char *buf, size_t len, const col_summary *s)
+void report_sum_text(char *buf, size_t len, const col_summary *s, int digits)
 {
     if (s->is_int)
         snprintf(buf, len, "%s", s->sum_int);
     else
-        format_double(buf, len, s->sum);
+        format_double_digits(buf, len, s->sum, digits);
 }
 
-void report_min_text(char *buf, size_t len, const col_summary *s)
+void report_min_text(char *buf, size_t len, const col_summary *s, int digits)
 {
     if (s->is_int)
         snprintf(buf, len, "%s", s->min_int);
     else
-        format_double(buf, len, s->min);
+        format_double_digits(buf, len, s->min, digits);
 }
 
-void report_max_text(char *buf, size_t len, const col_summary *s)
+void report_max_text(char *buf, size_t len, const col_summary *s, int digits)
 {
     if (s->is_int)
         snprintf(buf, len, "%s", s->max_int);
     else
-        format_double(buf, len, s->max);
+        format_double_digits(buf, len, s->max, digits);
 }
 
 int report_has_hist(unsigned what, const report_col *c)

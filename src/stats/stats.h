@@ -44,6 +44,9 @@ typedef struct col_stats {
        holding it, and the first such row */
     int32_t min_corr, max_corr;
     uint64_t min_row_int, max_row_int;
+    /* the least and greatest finite values (a zero as +0), NaN while there
+       is none: the histogram's edges when min or max is infinite */
+    double fmin, fmax;
     int all_int;     /* every value an integer, |v| <= 2^64 */
     int64_t sum_r;   /* sum of the corrections (see stats_add_values) */
     sacc sum;        /* of d: with STAT_SUM, STAT_MEAN or STAT_STD */
@@ -86,6 +89,11 @@ typedef struct col_summary {
 } col_summary;
 
 void stats_finalize(const col_stats *s, col_summary *out);
+
+/* The default edges of a column's histogram: its min and max, or where
+ * one is infinite its finite counterpart (infinities then count as
+ * underflow and overflow); NaN when the column has no finite value. */
+void stats_hist_edges(const col_stats *s, double *lo, double *hi);
 
 /* Histogram: nbins equal-width bins over [lo, hi] (see hist_bin.h). */
 typedef struct hist {

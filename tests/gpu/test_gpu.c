@@ -48,6 +48,8 @@ enum kind {
     K_CORR,    /* integers past 2^53 to +-2^64 with their corrections,
                   clusters of one double, NaN rows with garbage ones */
     K_NOTINT,  /* K_CORR with a few CORR_NOT_INT: no integer column */
+    K_INFTIES, /* infinities among a few small values and both zeros */
+    K_ALLINF,  /* +inf and -inf only: no finite value */
     NKINDS
 };
 
@@ -116,6 +118,12 @@ static double gen(enum kind k)
         if (r % 97 == 0)
             return r & 128 ? -INFINITY : INFINITY;
         return gen(K_WIDE);
+    case K_INFTIES:
+        if (r % 5 == 0)
+            return r & 128 ? -INFINITY : INFINITY;
+        return gen(K_TIES);
+    case K_ALLINF:
+        return r & 128 ? -INFINITY : INFINITY;
     case K_CORR:
     case K_NOTINT: {
         int32_t c;
@@ -182,6 +190,10 @@ static void check_stats(const col_stats *g, const col_stats *r, unsigned what,
     }
     ck_assert_msg(g->all_int == r->all_int, "%s: all_int %d vs CPU %d", ctx,
                   g->all_int, r->all_int);
+    ck_assert_msg(same_double(g->fmin, r->fmin) &&
+                      same_double(g->fmax, r->fmax),
+                  "%s: finite extremes %a %a vs CPU %a %a", ctx, g->fmin,
+                  g->fmax, r->fmin, r->fmax);
     if (r->count) { /* the integer view */
         ck_assert_msg(g->min_corr == r->min_corr &&
                           g->min_row_int == r->min_row_int,
@@ -354,8 +366,9 @@ static void run(const run_spec *sp)
         check_stats(&gs[j], &rs[j], sp->what, ctx);
         if (!hist_on)
             continue;
-        double hlo = sp->have_range ? lo : rs[j].min;
-        double hhi = sp->have_range ? hi : rs[j].max;
+        double hlo = lo, hhi = hi;
+        if (!sp->have_range)
+            stats_hist_edges(&rs[j], &hlo, &hhi);
         ck_assert_int_eq(hist_init(&rh[j], sp->nbins, hlo, hhi), 0);
         hist_add_values(&rh[j], data[j], total);
         check_hist(&gh[j], &rh[j], ctx);
@@ -489,10 +502,18 @@ START_TEST(test_inf_and_subsets)
                        {0.01, 0.5, 0.0}};
         run(&sp);
     }
-    /* infinite edges: hist_bin settles the undefined conversions */
+    /* infinities in histograms: the edges are the finite extremes, the
+       infinities underflow and overflow; a column of infinities only */
     for (int r = 0; r < 2; r++) {
-        run_spec sp = {"inf with hist", 2, STAT_ALL,           64,         r,
-                       chunks,          3, {K_INF, K_EXTREME}, {0.01, 0.0}};
+        run_spec sp = {"inf with hist",
+                       4,
+                       STAT_ALL,
+                       64,
+                       r,
+                       chunks,
+                       3,
+                       {K_INF, K_EXTREME, K_INFTIES, K_ALLINF},
+                       {0.01, 0.0, 0.1, 0.3}};
         run(&sp);
     }
     size_t none[2] = {0, 0};
