@@ -13,13 +13,18 @@ B=${BUILD:-build-dev}
 OUT=${OUT:-/tmp/colstat-out}
 mkdir -p "$OUT"
 cd "$(dirname "$0")/.." || exit 1
+# Debian ships ISA-L as a shared library only: a carried libisal.so.2 (and
+# igzip, the ISA-L peer) sit beside the binaries.
+case $B in /*) bdir=$B ;; *) bdir=$PWD/$B ;; esac
+export LD_LIBRARY_PATH="$bdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="$bdir:$PATH"
 {
     date -u
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
     lscpu | grep -E "Model name|^CPU\(s\)"
     python3 --version
 } | tee "$OUT/machine.txt"
-for exe in colstat colstat_gen colstat_gzread colstat_stage_bench; do
+for exe in colstat colstat_gen colstat_gzread colstat_gzcat colstat_stage_bench; do
     [ -x "$B/$exe" ] || echo "device_bench: no $B/$exe (copy it from the build)"
 done
 # The inputs bench/run is asked for (its default: all of them).
@@ -38,7 +43,8 @@ if [ -n "${PRE_TESTS:-}" ]; then
 fi
 PYTHONUNBUFFERED=1 timeout ${BENCH_TIMEOUT:-540} python3 bench/run \
     --colstat "$B/colstat" --gen "$B/colstat_gen" \
-    --gzread "$B/colstat_gzread" --wheels .carry/wheels \
+    --gzread "$B/colstat_gzread" --gzcat "$B/colstat_gzcat" \
+    --wheels .carry/wheels \
     --out "$OUT" --json "$OUT/bench.json" "$@" 2>&1 | tee "$OUT/bench_run.log"
 [ "${PROFILE:-1}" = 0 ] && exit 0
 # -v profiles of both backends on the requested CSV, gzip and f64 inputs:

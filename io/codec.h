@@ -24,6 +24,8 @@ typedef struct codec_in {
     uint64_t size;    /* a regular file's size at open, else 0 */
     uint64_t total;   /* bytes read(2) from fd so far */
     const char *name; /* the input's name, for messages */
+    unsigned threads; /* decoding threads a codec may use (0, 1: one) */
+    size_t chunk;     /* gzip: compressed bytes per piece (0: default) */
     /* Moves buf[pos, len) to the front and reads once after it. Returns 1
      * with new bytes, 0 at the end of the input, -1 on error (e filled;
      * also when a regular file changed size while being read). */
@@ -44,6 +46,9 @@ typedef struct codec_ops {
     ssize_t (*read)(void *state, codec_in *in, unsigned char *out, size_t n,
                     cs_error *e);
     void (*close)(void *state);
+    /* -v: how the stream was decoded, one line into buf (NULL: nothing
+     * to say beyond the format). */
+    void (*describe)(void *state, char *buf, size_t n);
 } codec_ops;
 
 extern const codec_ops codec_gzip_ops, codec_zstd_ops, codec_xz_ops,

@@ -110,5 +110,5 @@ static void bz_close(void *state)
     free(b);
 }
 
-const codec_ops codec_bz2_ops = {"bzip2", "bzip2 -dc", bz_open, bz_read,
-                                 bz_close};
+const codec_ops codec_bz2_ops = {"bzip2", "bzip2 -dc", bz_open,
+                                 bz_read, bz_close,    NULL};

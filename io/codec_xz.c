@@ -144,4 +144,5 @@ static void xz_close(void *state)
     free(x);
 }
 
-const codec_ops codec_xz_ops = {"xz", "xz -dc", xz_open, xz_read, xz_close};
+const codec_ops codec_xz_ops = {"xz",    "xz -dc", xz_open,
+                                xz_read, xz_close, NULL};

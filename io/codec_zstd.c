@@ -85,5 +85,5 @@ static void zs_close(void *state)
     free(z);
 }
 
-const codec_ops codec_zstd_ops = {"zstd", "zstd -dc", zs_open, zs_read,
-                                  zs_close};
+const codec_ops codec_zstd_ops = {"zstd",  "zstd -dc", zs_open,
+                                  zs_read, zs_close,   NULL};

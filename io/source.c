@@ -183,6 +183,12 @@ static int sniff(source *s, cs_error *e)
 
 int source_open(const char *path, source **out, cs_error *e)
 {
+    return source_open_cfg(path, NULL, out, e);
+}
+
+int source_open_cfg(const char *path, const source_config *cfg, source **out,
+                    cs_error *e)
+{
     *out = NULL;
     source *s = calloc(1, sizeof *s);
     if (!s)
@@ -197,6 +203,10 @@ int source_open(const char *path, source **out, cs_error *e)
         return cs_fail(e, CS_EDATA, path, 0, "out of memory");
     }
     s->in.name = s->name;
+    if (cfg) {
+        s->in.threads = cfg->threads;
+        s->in.chunk = cfg->gzip_chunk;
+    }
     if (open_fd(s, path, e) != CS_OK || probe_fd(s, e) != CS_OK ||
         sniff(s, e) != CS_OK) {
         source_close(s);
@@ -300,6 +310,15 @@ int source_is_gzip(const source *s)
 const char *source_format_name(const source *s)
 {
     return s->codec ? s->codec->name : NULL;
+}
+
+void source_describe(const source *s, char *buf, size_t n)
+{
+    if (n == 0)
+        return;
+    buf[0] = 0;
+    if (s->codec && s->codec->describe)
+        s->codec->describe(s->codec_state, buf, n);
 }
 
 uint64_t source_file_size(const source *s)

@@ -17,8 +17,21 @@
 
 typedef struct source source;
 
-/* path "-" is standard input. Returns CS_OK or CS_EDATA (e filled). */
+/* How compressed input is decoded. threads: how many threads a decoder
+ * may use (gzip inflates with that many: io/gzip_parallel.h; 0 or 1: one
+ * thread, ISA-L where built, zlib otherwise); gzip_chunk: compressed
+ * bytes per piece of the parallel gzip decoder (0: its default; small
+ * ones are a test hook). */
+typedef struct source_config {
+    unsigned threads;
+    size_t gzip_chunk;
+} source_config;
+
+/* path "-" is standard input. Returns CS_OK or CS_EDATA (e filled).
+ * source_open decodes on one thread; cfg NULL means the same. */
 int source_open(const char *path, source **out, cs_error *e);
+int source_open_cfg(const char *path, const source_config *cfg, source **out,
+                    cs_error *e);
 
 /* Reads up to n bytes of (decoded) data. Returns the count, 0 at the end
  * of the data, -1 on error (e filled, status CS_EDATA). */
@@ -32,6 +45,11 @@ int source_is_gzip(const source *s);
 /* The compression being decoded: "gzip", "zstd", "xz" or "bzip2"; NULL
  * for plain input. */
 const char *source_format_name(const source *s);
+
+/* For -v: how the data was decoded so far, one line into buf (the
+ * decoder, its threads, time and speed, whether in parallel and if not
+ * why); "" for plain input and formats with nothing to say. */
+void source_describe(const source *s, char *buf, size_t n);
 
 /* Size in bytes of the underlying file when it is a regular file (the
  * compressed size for compressed input), else 0. For progress and

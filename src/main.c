@@ -146,6 +146,10 @@ static void read_hooks(engine_hooks *h)
         h->gpu_presence = *v == '0' ? 1 : 2;
     if ((v = getenv("COLSTAT_SPILL")))
         h->spill = *v == '1';
+    if ((v = getenv("COLSTAT_GZIP_CHUNK")) && atoll(v) > 0)
+        h->gzip_chunk = (size_t)atoll(v);
+    if ((v = getenv("COLSTAT_GZIP_THREADS")) && atoi(v) > 0)
+        h->gzip_threads = atoi(v);
 }
 
 /* The width bars are drawn for: COLUMNS, else the terminal's, else 80;

@@ -30,6 +30,8 @@ typedef struct engine_hooks {
     int gpu_terms;         /* COLSTAT_GPU_TERMS */
     int gpu_presence;      /* COLSTAT_GPU_PRESENT: 1 absent, 2 present */
     int spill;             /* COLSTAT_SPILL=1: files spill as streams do */
+    size_t gzip_chunk;     /* COLSTAT_GZIP_CHUNK: compressed bytes a piece */
+    int gzip_threads;      /* COLSTAT_GZIP_THREADS: threads inflating */
 } engine_hooks;
 
 typedef struct engine_config {

@@ -235,9 +235,9 @@ static int sample_fields(input *in, account *acc, cs_error *e)
     return rc;
 }
 
-int input_open(const char *path, const binary_spec *spec, csv_dialect dialect,
-               size_t head_bytes, int sample, account *acc, input **out,
-               cs_error *e)
+int input_open(const char *path, const source_config *scfg,
+               const binary_spec *spec, csv_dialect dialect, size_t head_bytes,
+               int sample, account *acc, input **out, cs_error *e)
 {
     *out = NULL;
     input *in = calloc(1, sizeof *in);
@@ -247,7 +247,7 @@ int input_open(const char *path, const binary_spec *spec, csv_dialect dialect,
     in->spec = spec;
     in->dialect = dialect;
     in->first_line = 1;
-    int rc = source_open(path, &in->src, e);
+    int rc = source_open_cfg(path, scfg, &in->src, e);
     if (rc == CS_OK && !(in->name = strdup(source_name(in->src))))
         rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
     if (rc == CS_OK && spec)

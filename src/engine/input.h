@@ -45,13 +45,13 @@ typedef struct input {
 
 /* Opens path and reads its head: head_bytes, more where the first
  * records are longer (CSV), none for a plain binary file. spec: binary
- * records, or NULL for CSV with the given dialect (0 / -1 to detect).
- * sample: the input's fields decide the default columns, from a larger
- * sample (numeric). Returns CS_OK with *out (one reference), or
- * CS_EDATA. */
-int input_open(const char *path, const binary_spec *spec, csv_dialect dialect,
-               size_t head_bytes, int sample, account *acc, input **out,
-               cs_error *e);
+ * records, or NULL for CSV with the given dialect (0 / -1 to detect);
+ * scfg: how compressed input is decoded (io/source.h). sample: the
+ * input's fields decide the default columns, from a larger sample
+ * (numeric). Returns CS_OK with *out (one reference), or CS_EDATA. */
+int input_open(const char *path, const source_config *scfg,
+               const binary_spec *spec, csv_dialect dialect, size_t head_bytes,
+               int sample, account *acc, input **out, cs_error *e);
 
 /* Maps the input's fields to the columns of t. */
 int input_map(input *in, const col_table *t, cs_error *e);

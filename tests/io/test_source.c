@@ -32,6 +32,10 @@
 
 static uint64_t g_seed;
 static int g_quick;
+/* How compressed input is decoded: one thread in the "core" case; in the
+ * "parallel" case gzip by 2 to 4 threads with pieces of 1 to 16 KiB, so
+ * that every gzip test also runs through io/gzip_parallel.h's pieces. */
+static source_config g_cfg;
 static char g_dir[] = "/tmp/colstat_test_source_XXXXXX";
 
 /* splitmix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number
@@ -238,7 +242,7 @@ static int read_path(test_rng *r, const char *path, buf *got, cs_error *e,
 {
     source *s = NULL;
     memset(e, 0, sizeof *e);
-    if (source_open(path, &s, e) != CS_OK) {
+    if (source_open_cfg(path, &g_cfg, &s, e) != CS_OK) {
         ck_assert_ptr_null(s);
         return -1;
     }
@@ -298,7 +302,7 @@ START_TEST(plain_seek)
         char *path = write_file("seek", want.p, want.n);
         source *s = NULL;
         cs_error e = {0};
-        ck_assert_int_eq(source_open(path, &s, &e), CS_OK);
+        ck_assert_int_eq(source_open_cfg(path, &g_cfg, &s, &e), CS_OK);
         unsigned char *tmp = malloc(want.n + 1);
         ck_assert_ptr_nonnull(tmp);
         ck_assert_int_ge(source_read(s, tmp, 1 + rng_below(&r, want.n), &e), 0);
@@ -331,7 +335,7 @@ START_TEST(gzip_seek_refused)
     char *path = write_file("gzseek", gz.p, gz.n);
     source *s = NULL;
     cs_error e = {0};
-    ck_assert_int_eq(source_open(path, &s, &e), CS_OK);
+    ck_assert_int_eq(source_open_cfg(path, &g_cfg, &s, &e), CS_OK);
     ck_assert_int_eq(source_seek(s, 10, &e), CS_EDATA);
     ck_assert_str_eq(e.file, path);
     source_close(s);
@@ -573,7 +577,7 @@ START_TEST(gzip_raw_pos_progress)
     source *s = NULL;
     cs_error e;
     memset(&e, 0, sizeof e);
-    ck_assert_int_eq(source_open(path, &s, &e), CS_OK);
+    ck_assert_int_eq(source_open_cfg(path, &g_cfg, &s, &e), CS_OK);
     static unsigned char tmp[1 << 16];
     uint64_t total = 0;
     ssize_t k;
@@ -709,7 +713,7 @@ static int read_stdin(test_rng *r, buf *got, cs_error *e, void *arg)
     const struct stdin_expect *x = arg;
     source *s = NULL;
     memset(e, 0, sizeof *e);
-    if (source_open("-", &s, e) != CS_OK)
+    if (source_open_cfg("-", &g_cfg, &s, e) != CS_OK)
         return -1;
     ck_assert_str_eq(source_name(s), "(standard input)");
     ck_assert_int_eq(source_is_gzip(s), x->gzip);
@@ -1049,7 +1053,7 @@ static int read_fmt(test_rng *r, const char *path, buf *got, cs_error *e,
 {
     source *s = NULL;
     memset(e, 0, sizeof *e);
-    if (source_open(path, &s, e) != CS_OK) {
+    if (source_open_cfg(path, &g_cfg, &s, e) != CS_OK) {
         ck_assert_ptr_null(s);
         return -1;
     }
@@ -1334,7 +1338,7 @@ START_TEST(nested_formats)
         char *path = write_file("nested", z.p, z.n);
         source *s = NULL;
         cs_error e = {0};
-        ck_assert_int_eq(source_open(path, &s, &e), CS_OK);
+        ck_assert_int_eq(source_open_cfg(path, &g_cfg, &s, &e), CS_OK);
         unsigned char tmp[64];
         ck_assert_int_eq(source_read(s, tmp, sizeof tmp, &e), -1);
         assert_error(&e, path, want);
@@ -1367,7 +1371,7 @@ START_TEST(file_changes_size)
         char *path = write_file("change", file.p, file.n);
         source *s = NULL;
         cs_error e = {0};
-        ck_assert_int_eq(source_open(path, &s, &e), CS_OK);
+        ck_assert_int_eq(source_open_cfg(path, &g_cfg, &s, &e), CS_OK);
         size_t first = rng_below(&r, want.n / 2);
         unsigned char *tmp = malloc(want.n + 1);
         ck_assert_ptr_nonnull(tmp);
@@ -1416,7 +1420,7 @@ START_TEST(proc_file)
         return;
     source *s = NULL;
     cs_error e = {0};
-    ck_assert_int_eq(source_open(path, &s, &e), CS_OK);
+    ck_assert_int_eq(source_open_cfg(path, &g_cfg, &s, &e), CS_OK);
     ck_assert_uint_eq(source_file_size(s), 0);
     buf got = {0};
     ck_assert_msg(read_all(&r, s, &got, &e) == 0, "%s", e.msg);
@@ -1464,6 +1468,13 @@ static int rm_entry(const char *p, const struct stat *st, int flag,
     return remove(p);
 }
 
+static void parallel_cfg(void)
+{
+    test_rng r = rng_for(g_seed, 99);
+    g_cfg.threads = 2 + (unsigned)rng_below(&r, 3);
+    g_cfg.gzip_chunk = (size_t)1024 << rng_below(&r, 5);
+}
+
 static Suite *source_suite(void)
 {
     Suite *s = suite_create("source");
@@ -1499,6 +1510,25 @@ static Suite *source_suite(void)
     tcase_add_loop_test(tc, codec_garbage, 0, NFMTS);
     tcase_add_loop_test(tc, codec_pipe, 0, NFMTS);
     suite_add_tcase(s, tc);
+    TCase *par = tcase_create("parallel");
+    tcase_set_timeout(par, 120);
+    tcase_add_checked_fixture(par, parallel_cfg, NULL);
+    tcase_add_test(par, gzip_levels);
+    tcase_add_test(par, gzip_multi_member);
+    tcase_add_test(par, gzip_truncated);
+    tcase_add_test(par, gzip_bad_trailer);
+    tcase_add_test(par, gzip_corrupt_body);
+    tcase_add_test(par, gzip_trailing_garbage);
+    tcase_add_test(par, gzip_zero_padding);
+    tcase_add_test(par, gzip_raw_pos_progress);
+    tcase_add_test(par, stdin_file);
+    tcase_add_test(par, stdin_pipe);
+    tcase_add_loop_test(par, codec_streams, 0, 1);
+    tcase_add_loop_test(par, codec_truncated, 0, 1);
+    tcase_add_loop_test(par, codec_corrupt, 0, 1);
+    tcase_add_loop_test(par, codec_garbage, 0, 1);
+    tcase_add_loop_test(par, codec_pipe, 0, 1);
+    suite_add_tcase(s, par);
     return s;
 }
 

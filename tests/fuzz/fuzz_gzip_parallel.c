@@ -1,0 +1,149 @@
+/* libFuzzer harness for the parallel gzip decoder (io/gzip_parallel.h):
+ * every input is decoded by it and by zlib, and must give the same
+ * verdict and, when zlib succeeds, the same bytes; a crash, a hang (the
+ * fuzzer's -timeout) or any difference is a finding.
+ *
+ * The input's first byte chooses how: threads (1 to 4), the piece size
+ * (1, 2, 4 or 8 KiB: pieces small enough for a small input to have
+ * several), seekable (pread) or a pipe (reads of random short lengths);
+ * the rest is the gzip stream (it must start with the magic, as io/source
+ * hands the decoder only such streams).
+ *
+ * Built with -DCOLSTAT_FUZZ=ON (clang); run as in tests/fuzz/README.md. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "io/gzip_parallel.h"
+
+/* Output beyond this is not compared (a small input can inflate 1000:1). */
+#define OUT_CAP ((size_t)64 << 20)
+
+typedef struct mem {
+    const uint8_t *p;
+    size_t n, at; /* at: the pipe's read position */
+    unsigned short_reads;
+} mem;
+
+static ssize_t mem_read(void *ctx, void *buf, size_t n, cs_error *e)
+{
+    (void)e;
+    mem *m = ctx;
+    size_t k = m->n - m->at;
+    if (k > n)
+        k = n;
+    if (m->short_reads && k > 1)
+        k = 1 + (m->at * 7919 + m->short_reads) % k;
+    memcpy(buf, m->p + m->at, k);
+    m->at += k;
+    return (ssize_t)k;
+}
+
+static ssize_t mem_pread(void *ctx, void *buf, size_t n, uint64_t off,
+                         cs_error *e)
+{
+    (void)e;
+    const mem *m = ctx;
+    if (off >= m->n)
+        return 0;
+    size_t k = m->n - (size_t)off < n ? m->n - (size_t)off : n;
+    memcpy(buf, m->p + off, k);
+    return (ssize_t)k;
+}
+
+/* zlib, member by member, with io/source.c's rules after a member: the
+ * end, another member (1f 8b), zeros to the end, else an error. Returns
+ * 1 (decoded) or 0, the bytes in *out (up to OUT_CAP). */
+static int zlib_decode(const uint8_t *in, size_t n, uint8_t *out, size_t *made)
+{
+    size_t at = 0;
+    *made = 0;
+    for (;;) {
+        z_stream z = {0};
+        if (inflateInit2(&z, 31) != Z_OK)
+            abort();
+        z.next_in = (Bytef *)in + at;
+        z.avail_in = (uInt)(n - at);
+        int r;
+        do {
+            uint8_t sink[1 << 16];
+            z.next_out = *made < OUT_CAP ? out + *made : sink;
+            z.avail_out =
+                *made < OUT_CAP
+                    ? (uInt)(OUT_CAP - *made < 65536 ? OUT_CAP - *made : 65536)
+                    : sizeof sink;
+            uInt before = z.avail_out;
+            r = inflate(&z, Z_NO_FLUSH);
+            if (*made < OUT_CAP)
+                *made += before - z.avail_out;
+        } while (r == Z_OK);
+        at = n - z.avail_in;
+        inflateEnd(&z);
+        if (r != Z_STREAM_END)
+            return 0;
+        if (at == n)
+            return 1;
+        if (in[at] == 0) {
+            while (at < n && in[at] == 0)
+                at++;
+            return at == n;
+        }
+        if (in[at] != 0x1f || (at + 1 < n && in[at + 1] != 0x8b))
+            return 0;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 3 || data[1] != 0x1f || data[2] != 0x8b)
+        return 0;
+    unsigned how = data[0];
+    const uint8_t *gz = data + 1;
+    size_t n = size - 1;
+    static uint8_t *want, *got;
+    if (!want) {
+        want = malloc(OUT_CAP);
+        got = malloc(OUT_CAP);
+        if (!want || !got)
+            abort();
+    }
+    size_t wlen;
+    int ok = zlib_decode(gz, n, want, &wlen);
+
+    gzp_config cfg = {.threads = 1 + (how & 3),
+                      .chunk = (size_t)1024 << ((how >> 2) & 3)};
+    mem m = {.p = gz, .n = n, .at = 2, .short_reads = (how >> 5) & 7};
+    gzin_reader r = {.ctx = &m, .read = mem_read};
+    if (how & 16) {
+        r.pread = mem_pread;
+        r.size = n;
+    }
+    cs_error e = {0};
+    gzp *g;
+    if (gzp_open(&g, &r, gz, 2, "fuzz", &cfg, &e) != CS_OK)
+        abort(); /* only out of memory can fail here */
+    size_t glen = 0;
+    int gok = 1;
+    for (;;) {
+        uint8_t sink[1 << 16];
+        size_t room = glen < OUT_CAP ? OUT_CAP - glen : 0;
+        uint8_t *dst = room ? got + glen : sink;
+        size_t ask = room ? room : sizeof sink;
+        ssize_t k = gzp_read(g, dst, ask < 65536 ? ask : 65536, &e);
+        if (k < 0) {
+            gok = 0;
+            break;
+        }
+        if (k == 0)
+            break;
+        if (room)
+            glen += (size_t)k;
+    }
+    gzp_close(g);
+    if (ok != gok)
+        abort(); /* a verdict different from zlib's */
+    if (ok && (wlen != glen || memcmp(want, got, glen) != 0))
+        abort(); /* different bytes */
+    return 0;
+}
