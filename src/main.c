@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "src/dist/merge.h"
+#include "src/dist/mpi_run.h"
 #include "src/dist/state.h"
 #include "src/engine/engine.h"
 #include "src/options.h"
@@ -193,6 +194,25 @@ static int run(options *o, cs_error *e)
     return rc;
 }
 
+/* --mpi: every rank runs its share; rank 0 alone writes the result and
+ * the one error line; every rank exits with the same status. */
+static int run_mpi(options *o, int *root, cs_error *e)
+{
+    messages m = {0};
+    m.buf = open_memstream(&m.text, &m.len);
+    engine_sink sink = {say, &m};
+    engine_result res;
+    read_hooks(&o->run.hooks);
+    o->run.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
+    int rc = dist_mpi_run(&o->run, &sink, &res, root, e);
+    if (rc == CS_OK && *root)
+        rc = o->emit_state ? write_state(o, &res, e) : write_result(o, &res, e);
+    flush_messages(&m);
+    engine_result_free(&res);
+    dist_mpi_end();
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     /* A closed pipe (colstat ... | head) must read as EPIPE, not kill us
@@ -200,6 +220,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     options o;
     cs_error e = {0};
+    int root = 1; /* --mpi: rank 0, the one that prints */
     int rc = options_parse(argc, argv, &o, &e);
     if (rc == CS_OK && o.action == ACT_HELP)
         options_usage(stdout);
@@ -207,9 +228,11 @@ int main(int argc, char **argv)
         printf("colstat %s\n", COLSTAT_VERSION);
     else if (rc == CS_OK && o.merge)
         rc = merge(&o, &e);
+    else if (rc == CS_OK && o.mpi)
+        rc = run_mpi(&o, &root, &e);
     else if (rc == CS_OK)
         rc = run(&o, &e);
-    if (rc != CS_OK)
+    if (rc != CS_OK && root)
         print_located(stderr, e.file, e.line, e.msg);
     options_free(&o);
     return rc;

@@ -28,6 +28,7 @@ enum {
     OPT_NO_PROGRESS,
     OPT_EMIT_STATE,
     OPT_MERGE,
+    OPT_MPI,
 };
 
 /* The leading ':' makes a missing argument ':' rather than '?'. */
@@ -60,6 +61,7 @@ static const struct option long_opts[] = {
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"emit-state", optional_argument, NULL, OPT_EMIT_STATE},
     {"merge", no_argument, NULL, OPT_MERGE},
+    {"mpi", no_argument, NULL, OPT_MPI},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -264,6 +266,9 @@ static int flag_option(options *o, int c, unsigned *what)
     case OPT_MERGE:
         o->merge = 1;
         return 1;
+    case OPT_MPI:
+        o->mpi = 1;
+        return 1;
     case 'v':
         o->run.verbose = 1;
         return 1;
@@ -335,6 +340,27 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
     return CS_OK;
 }
 
+/* --mpi splits named files; a histogram without --range would need each
+ * column's edges agreed between the ranks first (not done yet). */
+static int check_mpi_options(const options *o, cs_error *e)
+{
+    if (!o->mpi)
+        return CS_OK;
+    if (o->merge)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--mpi and --merge: give one of them");
+    for (int i = 0; i < o->run.nfiles; i++)
+        if (!strcmp(o->run.files[i], "-"))
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--mpi reads named files, not standard input");
+    if ((o->run.what & STAT_HIST) && !o->run.have_range)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--mpi: a histogram needs --range LO:HI (its edges "
+                       "are not yet agreed between ranks); or run one "
+                       "process without --mpi");
+    return CS_OK;
+}
+
 /* A state holds what merges exactly from bounded parts: a histogram needs
  * fixed edges to be merged. */
 static int check_state_options(const options *o, cs_error *e)
@@ -347,7 +373,7 @@ static int check_state_options(const options *o, cs_error *e)
                        "--emit-state: a histogram's edges need the whole "
                        "input; give --range LO:HI, or run the parts as one "
                        "with --mpi");
-    return CS_OK;
+    return check_mpi_options(o, e);
 }
 
 int options_parse(int argc, char **argv, options *o, cs_error *e)
@@ -438,6 +464,8 @@ void options_usage(FILE *f)
         "report\n"
         "      --merge STATE...   merge states in the order given and "
         "report\n"
+        "      --mpi              run as one rank of many under mpirun or "
+        "srun\n"
         "\n"
         "Exit status: 0 ok, 1 bad data or unreadable input, 2 bad usage.\n",
         f);

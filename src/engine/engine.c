@@ -3,6 +3,7 @@
  * finish the statistics, and hand back the result; -v's figures last. */
 #include "src/engine/engine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,12 +42,26 @@ static int threads_wanted(const engine_config *cfg)
     return n > 0 ? (int)n : 1;
 }
 
+static const engine_part *part_of(const run *r, int i)
+{
+    return r->cfg->parts ? &r->cfg->parts[i] : NULL;
+}
+
 static int open_next(run *r, size_t head_bytes, input **in, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     csv_dialect d = {cfg->delim, cfg->header};
-    return input_open(cfg->files[r->next++], r->bin, d, head_bytes, &r->acc, in,
-                      e);
+    int i = r->next++;
+    return input_open(cfg->files[i], r->bin, d, head_bytes, part_of(r, i),
+                      &r->acc, in, e);
+}
+
+/* Once the columns are known, an input none of which is this process's
+ * share is not opened. */
+static int skip_next(const run *r)
+{
+    const engine_part *p = part_of(r, r->next);
+    return p && p->lo == p->hi;
 }
 
 /* --device auto asks the policy, from the inputs' kinds and sizes. */
@@ -143,11 +158,14 @@ static int feed_all(run *r, input *in, cs_error *e)
 {
     int rc = CS_OK;
     while (in && rc == CS_OK) {
-        if (!input_empty(in) && input_map(in, &r->table, e) == CS_OK)
+        if (!input_empty(in) && !in->none &&
+            input_map(in, &r->table, e) == CS_OK)
             feed_input(&r->fd, in, e);
         input_release(in);
         in = NULL;
         rc = e->status;
+        while (rc == CS_OK && r->next < r->cfg->nfiles && skip_next(r))
+            r->next++;
         if (rc == CS_OK && r->next < r->cfg->nfiles)
             rc = open_next(r, r->be->block_bytes, &in, e);
     }
@@ -183,19 +201,35 @@ static int finish(run *r, engine_result *out, cs_error *e)
     return rc;
 }
 
-static void warn_invalid(run *r, const engine_result *res)
+/* Where each column's first invalid field is, into the result. */
+static int note_invalid(run *r, engine_result *res, cs_error *e)
 {
     for (int k = 0; k < res->ncols; k++) {
-        const col_stats *s = &res->cols[k].st;
         uint64_t line;
         const char *file = jobs_first_invalid(r->js, k, &line);
-        if (!s->invalid || !file)
+        if (!res->cols[k].st.invalid || !file)
             continue;
-        account_warn(&r->acc, file, line,
-                     "warning: column '%s': %llu field%s not a number "
-                     "(counted as invalid; the first is here)",
-                     r->table.names[k], (unsigned long long)s->invalid,
-                     s->invalid == 1 ? " is" : "s are");
+        res->cols[k].invalid_line = line;
+        if (!(res->cols[k].invalid_file = strdup(file)))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    }
+    return CS_OK;
+}
+
+void engine_warn_invalid(const engine_result *res, const engine_sink *sink)
+{
+    for (int k = 0; k < res->ncols; k++) {
+        const engine_column *c = &res->cols[k];
+        unsigned long long n = c->st.invalid;
+        if (!n || !c->invalid_file)
+            continue;
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "warning: column '%s': %llu field%s not a number "
+                 "(counted as invalid; the first is here)",
+                 c->name, n, n == 1 ? " is" : "s are");
+        sink->say(sink->ctx, ENGINE_WARNING, c->invalid_file, c->invalid_line,
+                  text);
     }
 }
 
@@ -270,7 +304,9 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     if (rc == CS_OK)
         rc = finish(r, out, e);
     if (rc == CS_OK)
-        warn_invalid(r, out);
+        rc = note_invalid(r, out, e);
+    if (rc == CS_OK && !cfg->invalid_to_result)
+        engine_warn_invalid(out, sink);
     if (rc == CS_OK)
         report_times(r, out->rows);
     if (rc != CS_OK)
@@ -282,6 +318,7 @@ void engine_result_free(engine_result *res)
 {
     for (int k = 0; res->cols && k < res->ncols; k++) {
         free(res->cols[k].name);
+        free(res->cols[k].invalid_file);
         hist_free(&res->cols[k].h);
     }
     free(res->cols);

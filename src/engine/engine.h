@@ -29,6 +29,17 @@ typedef struct engine_hooks {
     int gpu_presence;      /* COLSTAT_GPU_PRESENT: 1 absent, 2 present */
 } engine_hooks;
 
+/* One process's share of an input (--mpi, src/dist/): bytes [lo, hi) of
+ * a plain file, lo and hi between records (or whole binary records), lo on
+ * physical line `line`; the file's head (dialect, header, names) is still
+ * read from its start. hi = ENGINE_PART_END: to the end (the only share a
+ * compressed file can have). lo == hi: none of it; the input is then
+ * opened only while the columns are learned. */
+typedef struct engine_part {
+    uint64_t lo, hi, line;
+} engine_part;
+#define ENGINE_PART_END UINT64_MAX
+
 typedef struct engine_config {
     const char *const *files; /* "-" is standard input */
     int nfiles;
@@ -46,6 +57,10 @@ typedef struct engine_config {
     int verbose;  /* -v lines to the sink */
     int progress; /* progress lines to the sink */
     engine_hooks hooks;
+    const engine_part *parts; /* [nfiles], or NULL: every input whole */
+    /* The first invalid field of each column goes into the result instead
+     * of a warning (--mpi warns once, after merging: engine_warn_invalid) */
+    int invalid_to_result;
 } engine_config;
 
 typedef enum engine_msg {
@@ -67,6 +82,10 @@ typedef struct engine_column {
     int index; /* 1-based field of the input */
     col_stats st;
     hist h; /* with STAT_HIST; bins NULL otherwise */
+    /* with invalid_to_result: where its first invalid field is (file
+     * malloc'ed; NULL when none) */
+    char *invalid_file;
+    uint64_t invalid_line;
 } engine_column;
 
 typedef struct engine_result {
@@ -85,6 +104,10 @@ typedef struct engine engine;
 int engine_run(const engine_config *cfg, const engine_sink *sink, engine **run,
                engine_result *out, cs_error *e);
 void engine_close(engine *run); /* NULL does nothing */
+
+/* The warning a run gives for each column of r holding invalid fields,
+ * from r's first invalid fields (invalid_to_result). */
+void engine_warn_invalid(const engine_result *r, const engine_sink *sink);
 void engine_result_free(engine_result *r);
 
 #endif

@@ -100,8 +100,35 @@ static int csv_fields(input *in, cs_error *e)
     return CS_OK;
 }
 
+/* The data of the input is the part only: the head's bytes are dropped
+ * and the source reads [lo, hi) of the file, never the header. */
+static int apply_part(input *in, const engine_part *p, cs_error *e)
+{
+    uint64_t lo = p->lo, line = p->line;
+    if (p->lo == p->hi) {
+        in->none = 1;
+        return CS_OK;
+    }
+    if (lo <= in->data_off) { /* the part begins with the data */
+        lo = in->data_off;
+        line = in->first_line;
+    }
+    if (p->hi == ENGINE_PART_END && lo == in->data_off)
+        return CS_OK;
+    if (!source_can_pread(in->src))
+        return cs_fail(e, CS_EDATA, in->name, 0,
+                       "only a plain file can be read in parts");
+    uint64_t hi = p->hi < lo ? lo : p->hi;
+    in->head_len = 0;
+    in->head_eof = hi == lo;
+    in->data_off = lo;
+    in->first_line = line;
+    return source_window(in->src, lo, hi, e);
+}
+
 int input_open(const char *path, const binary_spec *spec, csv_dialect dialect,
-               size_t head_bytes, account *acc, input **out, cs_error *e)
+               size_t head_bytes, const engine_part *part, account *acc,
+               input **out, cs_error *e)
 {
     *out = NULL;
     input *in = calloc(1, sizeof *in);
@@ -121,6 +148,8 @@ int input_open(const char *path, const binary_spec *spec, csv_dialect dialect,
         rc = read_head(in, head_bytes, acc, e);
     if (rc == CS_OK)
         rc = spec ? binary_fields(in, e) : csv_fields(in, e);
+    if (rc == CS_OK && part)
+        rc = apply_part(in, part, e);
     if (rc != CS_OK) {
         input_free(in);
         return e->status;

@@ -16,6 +16,7 @@
 #include "io/source.h"
 #include "src/engine/account.h"
 #include "src/engine/columns.h"
+#include "src/engine/engine.h"
 
 typedef struct input {
     source *src;
@@ -23,6 +24,7 @@ typedef struct input {
     const binary_spec *spec; /* binary records, else CSV */
     csv_dialect dialect;
     int by_range; /* a plain binary file: jobs pread their own ranges */
+    int none;     /* its part (engine_part) holds none of it: not fed */
     /* The data after the header that the head read took: the feed starts
      * with these bytes, which begin at byte data_off of the input, on
      * physical line first_line. */
@@ -44,10 +46,12 @@ typedef struct input {
 
 /* Opens path and reads its head (head_bytes at most, except a plain binary
  * file, which needs none). spec: binary records, or NULL for CSV with the
- * given dialect (0 / -1 to detect). Returns CS_OK with *out (one
- * reference), or CS_EDATA. */
+ * given dialect (0 / -1 to detect). part: the share of it to read (the
+ * head is read from the start all the same), NULL for all of it. Returns
+ * CS_OK with *out (one reference), or CS_EDATA. */
 int input_open(const char *path, const binary_spec *spec, csv_dialect dialect,
-               size_t head_bytes, account *acc, input **out, cs_error *e);
+               size_t head_bytes, const engine_part *part, account *acc,
+               input **out, cs_error *e);
 
 /* Maps the input's fields to the columns of t. */
 int input_map(input *in, const col_table *t, cs_error *e);

@@ -1,0 +1,240 @@
+#include "src/dist/split.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/source.h"
+
+/* Bytes read at once while summarising or looking for a boundary. */
+#define SPLIT_BLOCK ((size_t)4 << 20)
+/* What the engine reads to detect a dialect (engine.c's HEAD_BYTES). */
+#define SPLIT_HEAD ((size_t)1 << 20)
+
+static int csv_dialect_of(source *s, char delim, split_input *in, cs_error *e)
+{
+    char *buf = malloc(SPLIT_HEAD);
+    if (!buf)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    size_t n = in->size < SPLIT_HEAD ? (size_t)in->size : SPLIT_HEAD;
+    int rc = source_pread(s, buf, n, 0, e) < 0 ? CS_EDATA : CS_OK;
+    if (rc == CS_OK) {
+        in->bom = n >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3) ? 3 : 0;
+        in->d = (csv_dialect){delim, -1};
+        csv_detect(buf, n, n == in->size, &in->d);
+    }
+    free(buf);
+    return rc;
+}
+
+int split_probe(const char *path, size_t record, char delim, split_input *in,
+                cs_error *e)
+{
+    memset(in, 0, sizeof *in);
+    in->kind = SPLIT_WHOLE;
+    source *s = NULL;
+    cs_error ignored = {0};
+    /* what cannot be opened goes whole to a rank, whose engine says why
+     * when its turn comes, in input order */
+    if (source_open(path, &s, &ignored) != CS_OK)
+        return CS_OK;
+    in->size = source_file_size(s);
+    int rc = CS_OK;
+    if (source_can_pread(s) && in->size > 0) {
+        in->kind = record ? SPLIT_BINARY : SPLIT_CSV;
+        in->record = record;
+        if (!record)
+            rc = csv_dialect_of(s, delim, in, e);
+    }
+    source_close(s);
+    return rc;
+}
+
+/* Where rank r's share of a total of t bytes begins. */
+static uint64_t share_start(uint64_t t, int nranks, int r)
+{
+    uint64_t n = (uint64_t)nranks, k = (uint64_t)r;
+    return t / n * k + t % n * k / n;
+}
+
+static int rank_at(uint64_t t, int nranks, uint64_t pos)
+{
+    int r = 0;
+    while (r + 1 < nranks && share_start(t, nranks, r + 1) <= pos)
+        r++;
+    return r;
+}
+
+static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void split_ranges(const split_input *in, int nin, int nranks, int rank,
+                  uint64_t *x0, uint64_t *x1)
+{
+    uint64_t t = 0;
+    for (int i = 0; i < nin; i++)
+        t += in[i].size;
+    uint64_t a = share_start(t, nranks, rank);
+    uint64_t b = share_start(t, nranks, rank + 1), pos = 0;
+    for (int i = 0; i < nin; pos += in[i].size, i++) {
+        uint64_t size = in[i].size;
+        x0[i] = x1[i] = 0;
+        if (in[i].kind == SPLIT_WHOLE) {
+            if (rank_at(t, nranks, pos + size / 2) == rank)
+                x1[i] = ENGINE_PART_END;
+            continue;
+        }
+        uint64_t lo = clamp(a, pos, pos + size) - pos;
+        uint64_t hi = clamp(b, pos, pos + size) - pos;
+        if (in[i].kind == SPLIT_BINARY) { /* up to whole records */
+            uint64_t rs = in[i].record;
+            lo = lo == size ? size : (lo + rs - 1) / rs * rs;
+            hi = hi == size ? size : (hi + rs - 1) / rs * rs;
+            lo = lo > size ? size : lo;
+            hi = hi > size ? size : hi;
+        }
+        x0[i] = lo;
+        x1[i] = hi;
+    }
+}
+
+int split_summarize(const char *path, const split_input *in, uint64_t x0,
+                    uint64_t x1, csv_summary *s, cs_error *e)
+{
+    x0 = x0 < in->bom ? in->bom : x0;
+    csv_summarize(&in->d, "", 0, s);
+    source *src = NULL;
+    char *buf = malloc(SPLIT_BLOCK);
+    int rc = buf ? source_open(path, &src, e)
+                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (uint64_t at = x0; rc == CS_OK && at < x1;) {
+        size_t n = x1 - at < SPLIT_BLOCK ? (size_t)(x1 - at) : SPLIT_BLOCK;
+        if (source_pread(src, buf, n, at, e) < 0)
+            rc = CS_EDATA;
+        csv_summary b;
+        csv_summarize(&in->d, buf, rc == CS_OK ? n : 0, &b);
+        csv_summary_then(s, &b);
+        at += n;
+    }
+    if (src)
+        source_close(src);
+    free(buf);
+    return rc;
+}
+
+static uint64_t count_lfs(const char *p, size_t n)
+{
+    uint64_t k = 0;
+    for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        k++;
+    return k;
+}
+
+int split_boundary(const char *path, const split_input *in, uint64_t x,
+                   int state, uint64_t *at, uint64_t *lfs, cs_error *e)
+{
+    *at = in->size;
+    source *src = NULL;
+    char *buf = malloc(SPLIT_BLOCK);
+    int rc = buf ? source_open(path, &src, e)
+                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    while (rc == CS_OK && x < in->size) {
+        uint64_t left = in->size - x;
+        size_t n = left < SPLIT_BLOCK ? (size_t)left : SPLIT_BLOCK;
+        if (source_pread(src, buf, n, x, e) < 0) {
+            rc = CS_EDATA;
+            break;
+        }
+        size_t p = csv_first_record(&in->d, buf, n, state);
+        if (p != (size_t)-1) {
+            *at = x + p;
+            *lfs += count_lfs(buf, p);
+            break;
+        }
+        csv_summary s;
+        csv_summarize(&in->d, buf, n, &s);
+        state = s.end[state];
+        *lfs += s.lfs;
+        x += n;
+    }
+    if (src)
+        source_close(src);
+    free(buf);
+    return rc;
+}
+
+int split_tail_make(const char *const *paths, const split_input *in, int nin,
+                    const uint64_t *x0, const uint64_t *x1, split_tail *t,
+                    cs_error *e)
+{
+    memset(t, 0, sizeof *t);
+    t->input = -1;
+    int i = nin - 1;
+    while (i >= 0 && x0[i] == x1[i])
+        i--;
+    if (i < 0 || in[i].kind != SPLIT_CSV)
+        return CS_OK;
+    t->input = i;
+    return split_summarize(paths[i], &in[i], x0[i], x1[i], &t->s, e);
+}
+
+/* The state at x0 of input i, and the LFs before it, from the ranges of
+ * the ranks before: they tile [0, x0) of the input, in rank order. */
+static void state_at(const split_tail *tails, int rank, int i, int *state,
+                     uint64_t *lfs)
+{
+    *state = csv_start_state();
+    *lfs = 0;
+    for (int r = 0; r < rank; r++)
+        if (tails[r].input == i) {
+            *state = tails[r].s.end[*state];
+            *lfs += tails[r].s.lfs;
+        }
+}
+
+static int csv_part(const char *path, const split_input *in, uint64_t x0,
+                    uint64_t x1, const split_tail *tails, int rank, int i,
+                    engine_part *p, cs_error *e)
+{
+    int state = csv_start_state();
+    uint64_t lfs = 0, at;
+    *p = (engine_part){0, 0, 1};
+    if (x0 > in->bom) { /* else the part begins with the data */
+        state_at(tails, rank, i, &state, &lfs);
+        if (split_boundary(path, in, x0, state, &p->lo, &lfs, e) != CS_OK)
+            return CS_EDATA;
+        p->line = 1 + lfs;
+    }
+    if (x1 == in->size) {
+        p->hi = in->size;
+        return CS_OK;
+    }
+    /* not at the end: the rank's last range, summarised in its tail */
+    state = tails[rank].s.end[state];
+    x1 = x1 < in->bom ? in->bom : x1;
+    lfs = 0;
+    if (split_boundary(path, in, x1, state, &at, &lfs, e) != CS_OK)
+        return CS_EDATA;
+    p->hi = at;
+    return CS_OK;
+}
+
+int split_parts(const char *const *paths, const split_input *in, int nin,
+                const uint64_t *x0, const uint64_t *x1, const split_tail *tails,
+                int rank, engine_part *parts, cs_error *e)
+{
+    for (int i = 0; i < nin; i++) {
+        engine_part *p = &parts[i];
+        *p = (engine_part){x0[i], x1[i], 1};
+        if (x0[i] == x1[i])
+            *p = (engine_part){0, 0, 1};
+        else if (in[i].kind == SPLIT_CSV &&
+                 csv_part(paths[i], &in[i], x0[i], x1[i], tails, rank, i, p,
+                          e) != CS_OK)
+            return CS_EDATA;
+        if (p->lo >= p->hi)
+            *p = (engine_part){0, 0, 1};
+    }
+    return CS_OK;
+}
