@@ -81,6 +81,7 @@ static void read_hooks(engine_hooks *h)
         h->gpu_terms = atoi(v);
     if ((v = getenv("COLSTAT_GPU_PRESENT")))
         h->gpu_presence = *v == '0' ? 1 : 2;
+    h->mpi_cuts = getenv("COLSTAT_MPI_CUTS");
 }
 
 static int term_width(FILE *out)
@@ -208,9 +209,29 @@ static int run_mpi(options *o, int *root, cs_error *e)
     if (rc == CS_OK && *root)
         rc = o->emit_state ? write_state(o, &res, e) : write_result(o, &res, e);
     flush_messages(&m);
+    /* printed before MPI ends: a launcher may stop the job as soon as a
+     * rank exits with an error */
+    if (rc != CS_OK && *root)
+        print_located(stderr, e->file, e->line, e->msg);
+    fflush(stderr);
+    *root = 0;
     engine_result_free(&res);
     dist_mpi_end();
     return rc;
+}
+
+/* An error found before MPI starts (the command line) is printed by the
+ * launcher's rank 0 alone, as its environment says. */
+static int launched_rank0(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                       "PMI_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v)
+            return atoi(v) == 0;
+    }
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -222,6 +243,8 @@ int main(int argc, char **argv)
     cs_error e = {0};
     int root = 1; /* --mpi: rank 0, the one that prints */
     int rc = options_parse(argc, argv, &o, &e);
+    if (rc != CS_OK && o.mpi)
+        root = launched_rank0();
     if (rc == CS_OK && o.action == ACT_HELP)
         options_usage(stdout);
     else if (rc == CS_OK && o.action == ACT_VERSION)

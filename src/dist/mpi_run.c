@@ -86,7 +86,7 @@ static int plan(const engine_config *cfg, world w, engine_part **out,
         rc =
             split_probe(cfg->files[i], spec.record_size, cfg->delim, &in[i], e);
     if (rc == CS_OK) {
-        split_ranges(in, n, w.n, w.rank, x0, x1);
+        split_ranges(in, n, w.n, w.rank, cfg->hooks.mpi_cuts, x0, x1);
         rc = split_tail_make(cfg->files, in, n, x0, x1, &own, e);
     }
     if (tails)
@@ -285,5 +285,8 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
 
 void dist_mpi_end(void)
 {
+    /* no rank leaves (and, with an error status, makes the launcher stop
+     * the others) before rank 0 wrote everything */
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
 }

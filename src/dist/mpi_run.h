@@ -17,7 +17,8 @@
 int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
                  engine_result *out, int *root, cs_error *e);
 
-/* After rank 0 wrote the result: MPI ends (every rank calls it). */
+/* After rank 0 wrote the result and any error: MPI ends (every rank
+ * calls it, and waits for the others). */
 void dist_mpi_end(void);
 
 #endif

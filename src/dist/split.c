@@ -49,17 +49,29 @@ int split_probe(const char *path, size_t record, char delim, split_input *in,
     return rc;
 }
 
-/* Where rank r's share of a total of t bytes begins. */
-static uint64_t share_start(uint64_t t, int nranks, int r)
+/* Where rank r's share of a total of t bytes begins: the r-th of cuts,
+ * or an even share. */
+static uint64_t share_start(uint64_t t, int nranks, int r, const char *cuts)
 {
+    if (r == 0)
+        return 0;
+    if (r == nranks)
+        return t;
+    for (int k = 1; cuts && *cuts; k++) {
+        char *end;
+        uint64_t at = strtoull(cuts, &end, 10);
+        if (k == r)
+            return at < t ? at : t;
+        cuts = *end == ',' ? end + 1 : end;
+    }
     uint64_t n = (uint64_t)nranks, k = (uint64_t)r;
     return t / n * k + t % n * k / n;
 }
 
-static int rank_at(uint64_t t, int nranks, uint64_t pos)
+static int rank_at(uint64_t t, int nranks, const char *cuts, uint64_t pos)
 {
     int r = 0;
-    while (r + 1 < nranks && share_start(t, nranks, r + 1) <= pos)
+    while (r + 1 < nranks && share_start(t, nranks, r + 1, cuts) <= pos)
         r++;
     return r;
 }
@@ -70,18 +82,18 @@ static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi)
 }
 
 void split_ranges(const split_input *in, int nin, int nranks, int rank,
-                  uint64_t *x0, uint64_t *x1)
+                  const char *cuts, uint64_t *x0, uint64_t *x1)
 {
     uint64_t t = 0;
     for (int i = 0; i < nin; i++)
         t += in[i].size;
-    uint64_t a = share_start(t, nranks, rank);
-    uint64_t b = share_start(t, nranks, rank + 1), pos = 0;
+    uint64_t a = share_start(t, nranks, rank, cuts);
+    uint64_t b = share_start(t, nranks, rank + 1, cuts), pos = 0;
     for (int i = 0; i < nin; pos += in[i].size, i++) {
         uint64_t size = in[i].size;
         x0[i] = x1[i] = 0;
         if (in[i].kind == SPLIT_WHOLE) {
-            if (rank_at(t, nranks, pos + size / 2) == rank)
+            if (rank_at(t, nranks, cuts, pos + size / 2) == rank)
                 x1[i] = ENGINE_PART_END;
             continue;
         }

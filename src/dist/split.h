@@ -37,9 +37,11 @@ int split_probe(const char *path, size_t record, char delim, split_input *in,
 
 /* Rank `rank` of `nranks`: the bytes [x0[i], x1[i]) of each input i it
  * starts from (empty: x0 == x1), before record boundaries are found. A
- * whole input is [0, ENGINE_PART_END) for its rank. */
+ * whole input is [0, ENGINE_PART_END) for its rank. cuts: NULL for even
+ * shares, or (tests) "C1,C2,..." the byte offsets into the inputs'
+ * concatenation where rank 1, 2, ... begin. */
 void split_ranges(const split_input *in, int nin, int nranks, int rank,
-                  uint64_t *x0, uint64_t *x1);
+                  const char *cuts, uint64_t *x0, uint64_t *x1);
 
 /* The summary of the CSV bytes [x0, x1) of path (from the mark on). */
 int split_summarize(const char *path, const split_input *in, uint64_t x0,

@@ -27,6 +27,7 @@ typedef struct engine_hooks {
     size_t gpu_keep_bytes; /*   device bytes for kept values */
     int gpu_terms;         /* COLSTAT_GPU_TERMS */
     int gpu_presence;      /* COLSTAT_GPU_PRESENT: 1 absent, 2 present */
+    const char *mpi_cuts;  /* COLSTAT_MPI_CUTS: --mpi's rank boundaries */
 } engine_hooks;
 
 /* One process's share of an input (--mpi, src/dist/): bytes [lo, hi) of
