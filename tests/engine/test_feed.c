@@ -383,7 +383,8 @@ static void feed_through(fake *f, const char *path, const rows *ref,
     feed_init(&fd, js, &f->base, &acc, nthreads, NCOLS, 0);
     input *in = NULL;
     csv_dialect d = {',', 1};
-    ck_assert_int_eq(input_open(path, NULL, d, head, NULL, &acc, &in, &e), CS_OK);
+    ck_assert_int_eq(input_open(path, NULL, d, head, NULL, &acc, &in, &e),
+                     CS_OK);
     col_table t;
     char *names[] = {"a", "b", "c"};
     unsigned char num[] = {1, 1, 1};
