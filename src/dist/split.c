@@ -111,6 +111,50 @@ void split_ranges(const split_input *in, int nin, int nranks, int rank,
     }
 }
 
+static uint64_t count_lfs(const char *p, size_t n)
+{
+    uint64_t k = 0;
+    for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        k++;
+    return k;
+}
+
+/* The first and last record terminators (CR, LF) of buf, or NULL. */
+static const char *first_term(const char *buf, size_t n)
+{
+    const char *cr = memchr(buf, '\r', n), *lf = memchr(buf, '\n', n);
+    return !cr ? lf : !lf ? cr : cr < lf ? cr : lf;
+}
+
+static const char *last_term(const char *buf, size_t n)
+{
+    const char *cr = memrchr(buf, '\r', n), *lf = memrchr(buf, '\n', n);
+    return !cr ? lf : !lf ? cr : cr > lf ? cr : lf;
+}
+
+/* csv_summarize, fast where a block holds no quote (most blocks of most
+ * files): no quote byte can open a quoted field, so past the first
+ * terminator every lane is either inside a quoted field (and stays there)
+ * or between records, where the last terminator puts it back: the block's
+ * summary is its head's (through the first terminator) then its tail's
+ * (after the last). io/csv_cut.c's table is the proof; tests/dist/
+ * test_split.c checks it against csv_summarize. */
+void split_summarize_block(const csv_dialect *d, const char *buf, size_t n,
+                           csv_summary *s)
+{
+    const char *a = memchr(buf, '"', n) ? NULL : first_term(buf, n);
+    if (!a) {
+        csv_summarize(d, buf, n, s);
+        return;
+    }
+    const char *z = last_term(buf, n), *end = buf + n;
+    csv_summary t;
+    csv_summarize(d, buf, (size_t)(a + 1 - buf), s);
+    csv_summarize(d, z + 1, (size_t)(end - z - 1), &t);
+    csv_summary_then(s, &t);
+    s->lfs = count_lfs(buf, n);
+}
+
 int split_summarize(const char *path, const split_input *in, uint64_t x0,
                     uint64_t x1, csv_summary *s, cs_error *e)
 {
@@ -125,7 +169,7 @@ int split_summarize(const char *path, const split_input *in, uint64_t x0,
         if (source_pread(src, buf, n, at, e) < 0)
             rc = CS_EDATA;
         csv_summary b;
-        csv_summarize(&in->d, buf, rc == CS_OK ? n : 0, &b);
+        split_summarize_block(&in->d, buf, rc == CS_OK ? n : 0, &b);
         csv_summary_then(s, &b);
         at += n;
     }
@@ -133,14 +177,6 @@ int split_summarize(const char *path, const split_input *in, uint64_t x0,
         source_close(src);
     free(buf);
     return rc;
-}
-
-static uint64_t count_lfs(const char *p, size_t n)
-{
-    uint64_t k = 0;
-    for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
-        k++;
-    return k;
 }
 
 int split_boundary(const char *path, const split_input *in, uint64_t x,
@@ -165,7 +201,7 @@ int split_boundary(const char *path, const split_input *in, uint64_t x,
             break;
         }
         csv_summary s;
-        csv_summarize(&in->d, buf, n, &s);
+        split_summarize_block(&in->d, buf, n, &s);
         state = s.end[state];
         *lfs += s.lfs;
         x += n;
@@ -185,7 +221,9 @@ int split_tail_make(const char *const *paths, const split_input *in, int nin,
     int i = nin - 1;
     while (i >= 0 && x0[i] == x1[i])
         i--;
-    if (i < 0 || in[i].kind != SPLIT_CSV)
+    /* a range to the end of its file: no later rank starts in that file,
+     * nor does this rank's end need a state */
+    if (i < 0 || in[i].kind != SPLIT_CSV || x1[i] == in[i].size)
         return CS_OK;
     t->input = i;
     return split_summarize(paths[i], &in[i], x0[i], x1[i], &t->s, e);
@@ -217,6 +255,8 @@ static int csv_part(const char *path, const split_input *in, uint64_t x0,
         if (split_boundary(path, in, x0, state, &p->lo, &lfs, e) != CS_OK)
             return CS_EDATA;
         p->line = 1 + lfs;
+    } else if (x0 > 0) { /* inside the mark: the data's start all the same */
+        p->lo = in->bom;
     }
     if (x1 == in->size) {
         p->hi = in->size;
