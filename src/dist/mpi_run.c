@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/binary_reader.h"
 #include "src/dist/split.h"
@@ -38,16 +39,27 @@ static int count_gpus(const char *vis)
     return n;
 }
 
-/* The rank's node-local index modulo the node's GPUs picks its GPU, set
- * before anything opens CUDA, so that --device and auto then see one. */
-static void choose_gpu(const engine_config *cfg)
+/* The ranks of one node share its cores: without -j, each takes its
+ * share of them. Returns the rank's index on its node. */
+static int share_node(engine_config *cfg)
 {
     MPI_Comm node;
-    int local = 0;
+    int local = 0, n = 1;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
                         &node);
     MPI_Comm_rank(node, &local);
+    MPI_Comm_size(node, &n);
     MPI_Comm_free(&node);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cfg->threads == 0 && cores > 0)
+        cfg->threads = cores / n > 1 ? (int)(cores / n) : 1;
+    return local;
+}
+
+/* The rank's node-local index modulo the node's GPUs picks its GPU, set
+ * before anything opens CUDA, so that --device and auto then see one. */
+static void choose_gpu(const engine_config *cfg, int local)
+{
     const char *vis = getenv("CUDA_VISIBLE_DEVICES");
     int n = count_gpus(vis);
     if (cfg->device == ENGINE_CPU || n == 0)
@@ -271,9 +283,10 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
     MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &w.n);
     *root = w.rank == 0;
-    choose_gpu(cfg);
+    engine_config c = *cfg;
+    choose_gpu(&c, share_node(&c));
     packed p = {0};
-    int rc = run_share(cfg, sink, w, &p, e);
+    int rc = run_share(&c, sink, w, &p, e);
     rc = conclude(w, rc, &p, sink, out, e);
     free(p.state);
     free(p.invalid);

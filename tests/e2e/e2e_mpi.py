@@ -168,6 +168,24 @@ def test_errors(suite):
     same_as_one(suite, "binary bytes left over", 3, ["-b", "f64", b])
 
 
+def test_emit_state(suite):
+    """--mpi --emit-state: rank 0 writes the merged state, which reports
+    as one process does."""
+    rng = suite.rng
+    case, parts = csv_parts(suite, "s")
+    data = b"".join(open(p, "rb").read() for p in parts)
+    opts = ["--sum", "--min", "--max", "--std"]
+    st = suite.path("mpi.state")
+    n = rng.randint(2, 4)
+    rc, out, err = mpirun(suite, n, ["--emit-state=" + st] + opts + parts,
+                          cuts_for(rng, [len(data)], n, hard_places(data)))
+    suite.check(rc == 0 and out == b"", "--mpi --emit-state exits 0", err)
+    got = suite.run(["--merge", "--json", st])
+    want = suite.run(["--json"] + opts + parts)
+    suite.check(got[:2] == want[:2], "--mpi's state merges to one process's",
+                f"{got[1][:200]!r}\n      {want[1][:200]!r}")
+
+
 def test_refusals(suite):
     p = suite.path("r.csv")
     open(p, "w").write("a\n1\n2\n")
@@ -188,7 +206,8 @@ def main():
     if "built without MPI" in err:
         print("e2e_mpi: colstat built without MPI: skipped")
         sys.exit(77)
-    suite.run_tests((test_csv, test_binary, test_errors, test_refusals))
+    suite.run_tests((test_csv, test_binary, test_errors, test_emit_state,
+                     test_refusals))
 
 
 if __name__ == "__main__":
