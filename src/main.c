@@ -220,6 +220,21 @@ static int run_mpi(options *o, int *root, cs_error *e)
     return rc;
 }
 
+/* colstat hands --mpi over to colstat-mpi beside it (the same program,
+ * linked with MPI), so that without --mpi no MPI library is loaded.
+ * Returns only when there is none. */
+static void hand_over_mpi(char **argv)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
+    if (n <= 0)
+        return;
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    strcpy(slash ? slash + 1 : self, "colstat-mpi");
+    execv(self, argv);
+}
+
 /* An error found before MPI starts (the command line) is printed by the
  * launcher's rank 0 alone, as its environment says. */
 static int launched_rank0(void)
@@ -251,9 +266,11 @@ int main(int argc, char **argv)
         printf("colstat %s\n", COLSTAT_VERSION);
     else if (rc == CS_OK && o.merge)
         rc = merge(&o, &e);
-    else if (rc == CS_OK && o.mpi)
+    else if (rc == CS_OK && o.mpi) {
+        if (!dist_mpi_built())
+            hand_over_mpi(argv);
         rc = run_mpi(&o, &root, &e);
-    else if (rc == CS_OK)
+    } else if (rc == CS_OK)
         rc = run(&o, &e);
     if (rc != CS_OK && root)
         print_located(stderr, e.file, e.line, e.msg);

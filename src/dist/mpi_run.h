@@ -9,6 +9,10 @@
 #include "io/error.h"
 #include "src/engine/engine.h"
 
+/* 1 where this program has MPI (colstat-mpi), 0 in colstat, which hands
+ * --mpi over to colstat-mpi. */
+int dist_mpi_built(void);
+
 /* Initialises MPI and runs this rank's share of cfg. On rank 0 (*root
  * set) *out is the merged result and sink has had rank 0's -v lines and
  * the warnings one process gives; other ranks get an empty *out and say
