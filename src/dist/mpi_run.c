@@ -61,7 +61,8 @@ static int share_node(engine_config *cfg)
 static void choose_gpu(const engine_config *cfg, int local)
 {
     const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-    int n = count_gpus(vis);
+    /* set empty, it keeps colstat on the CPU (man page) */
+    int n = vis && !*vis ? 0 : count_gpus(vis);
     if (cfg->device == ENGINE_CPU || n == 0)
         return;
     char pick[256];
@@ -116,10 +117,22 @@ static int plan(const engine_config *cfg, world w, engine_part **out,
     return rc;
 }
 
-static void quiet(void *ctx, engine_msg kind, const char *file, uint64_t line,
-                  const char *text)
+/* Ranks other than 0: their -v lines only, marked with the rank (where
+ * each rank's backend and GPU show); warnings come once, from rank 0. */
+typedef struct rank_sink {
+    const engine_sink *to;
+    int rank;
+} rank_sink;
+
+static void say_rank(void *ctx, engine_msg kind, const char *file,
+                     uint64_t line, const char *text)
 {
-    (void)ctx, (void)kind, (void)file, (void)line, (void)text;
+    const rank_sink *r = ctx;
+    char marked[1024];
+    if (kind != ENGINE_VERBOSE)
+        return;
+    snprintf(marked, sizeof marked, "rank %d: %s", r->rank, text);
+    r->to->say(r->to->ctx, kind, file, line, marked);
 }
 
 /* What a rank sends rank 0: its state, and its columns' first invalid
@@ -158,13 +171,13 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     c.parts = parts;
     c.invalid_to_result = 1;
     c.progress = c.progress && w.rank == 0;
-    c.verbose = c.verbose && w.rank == 0;
-    engine_sink none = {quiet, NULL};
+    rank_sink rs = {sink, w.rank};
+    engine_sink marked = {say_rank, &rs};
     engine *run = NULL;
     engine_result r;
     memset(&r, 0, sizeof r);
     if (rc == CS_OK)
-        rc = engine_run(&c, w.rank == 0 ? sink : &none, &run, &r, e);
+        rc = engine_run(&c, w.rank == 0 ? sink : &marked, &run, &r, e);
     if (rc == CS_OK)
         rc = pack(&c, &r, p, e);
     engine_close(run);
