@@ -13,7 +13,8 @@ hard places: inside quoted fields, between CR and LF, inside the header
 and the mark. Errors in one rank's share (--strict, an unreadable file, an
 open quote at the end) are reported once, as one process reports them.
 Skipped (77) without mpirun or in a build without MPI. Seed printed;
-COLSTAT_SEED reproduces."""
+COLSTAT_SEED reproduces. COLSTAT_TEST_DEVICE=gpu (or cpu) adds --device to
+every run, one process and ranks alike (on a GPU host: one GPU per rank)."""
 import gzip
 import os
 import shutil
@@ -26,7 +27,15 @@ from harness import QUICK, CsvCase, Suite  # noqa: E402
 from e2e_dist import records, split  # noqa: E402
 
 
+DEVICE = os.environ.get("COLSTAT_TEST_DEVICE")
+
+
+def device(args):
+    return (["--device", DEVICE] if DEVICE else []) + [str(a) for a in args]
+
+
 def mpirun(suite, n, args, cuts=None):
+    args = device(args)
     cmd = ["mpirun", "--quiet", "--oversubscribe", "-n", str(n)]
     if os.getuid() == 0:
         cmd.append("--allow-run-as-root")
@@ -41,7 +50,7 @@ def mpirun(suite, n, args, cuts=None):
 
 
 def same_as_one(suite, tag, n, args, cuts=None):
-    want = suite.run(args)
+    want = suite.run(device(args))
     got = mpirun(suite, n, args, cuts)
     return suite.check(got == want, f"{tag}: mpirun -n {n} colstat --mpi "
                        f"{' '.join(map(str, args))} (cuts {cuts}) == one "
@@ -181,7 +190,7 @@ def test_emit_state(suite):
                           cuts_for(rng, [len(data)], n, hard_places(data)))
     suite.check(rc == 0 and out == b"", "--mpi --emit-state exits 0", err)
     got = suite.run(["--merge", "--json", st])
-    want = suite.run(["--json"] + opts + parts)
+    want = suite.run(device(["--json"] + opts + parts))
     suite.check(got[:2] == want[:2], "--mpi's state merges to one process's",
                 f"{got[1][:200]!r}\n      {want[1][:200]!r}")
 
