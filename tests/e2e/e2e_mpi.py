@@ -41,6 +41,12 @@ def mpirun(suite, n, args, cuts=None):
         cmd.append("--allow-run-as-root")
     env = dict(os.environ)
     env.pop("COLSTAT_MPI_CUTS", None)
+    # sanitizer builds: Open MPI leaves its own allocations at
+    # MPI_Finalize, from components it has unloaded (no stack to suppress
+    # them by); memory errors are still caught, and colstat's leaks are
+    # checked by the other suites over the same engine
+    env["ASAN_OPTIONS"] = ":".join(
+        x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
     if cuts:
         env["COLSTAT_MPI_CUTS"] = ",".join(str(c) for c in cuts)
     p = subprocess.run(cmd + [suite.exe, "--mpi"] + [str(a) for a in args],
