@@ -100,7 +100,7 @@ static int plan(const engine_config *cfg, world w, engine_part **out,
             split_probe(cfg->files[i], spec.record_size, cfg->delim, &in[i], e);
     if (rc == CS_OK) {
         split_ranges(in, n, w.n, w.rank, cfg->hooks.mpi_cuts, x0, x1);
-        rc = split_tail_make(cfg->files, in, n, x0, x1, &own, e);
+        rc = split_tail_make(cfg->files, in, n, x0, x1, cfg->threads, &own, e);
     }
     if (tails)
         MPI_Allgather(&own, sizeof own, MPI_BYTE, tails, sizeof own, MPI_BYTE,
@@ -166,7 +166,19 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
                      packed *p, cs_error *e)
 {
     engine_part *parts = NULL;
+    double t0 = MPI_Wtime();
     int rc = plan(cfg, w, &parts, e);
+    if (cfg->verbose) {
+        char text[160];
+        snprintf(text, sizeof text,
+                 "%s%d ranks; this rank's share planned in %.3f s",
+                 w.rank ? "" : "--mpi: ", w.n, MPI_Wtime() - t0);
+        rank_sink rs0 = {sink, w.rank};
+        if (w.rank)
+            say_rank(&rs0, ENGINE_VERBOSE, "", 0, text);
+        else
+            sink->say(sink->ctx, ENGINE_VERBOSE, "", 0, text);
+    }
     engine_config c = *cfg;
     c.parts = parts;
     c.invalid_to_result = 1;

@@ -1,5 +1,6 @@
 #include "src/dist/split.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,8 @@
 #define SPLIT_BLOCK ((size_t)4 << 20)
 /* What the engine reads to detect a dialect (engine.c's HEAD_BYTES). */
 #define SPLIT_HEAD ((size_t)1 << 20)
+/* At most this many threads summarise one range. */
+#define SPLIT_THREADS 64
 
 static int csv_dialect_of(source *s, char delim, split_input *in, cs_error *e)
 {
@@ -155,27 +158,83 @@ void split_summarize_block(const csv_dialect *d, const char *buf, size_t n,
     s->lfs = count_lfs(buf, n);
 }
 
-int split_summarize(const char *path, const split_input *in, uint64_t x0,
-                    uint64_t x1, csv_summary *s, cs_error *e)
+/* One thread's piece of a range: [x0, x1) of src, summarised. */
+typedef struct piece {
+    const source *src;
+    const csv_dialect *d;
+    uint64_t x0, x1;
+    csv_summary s;
+    cs_error e;
+    int rc;
+} piece;
+
+static void *summarize_piece(void *arg)
 {
-    x0 = x0 < in->bom ? in->bom : x0;
-    csv_summarize(&in->d, "", 0, s);
-    source *src = NULL;
+    piece *p = arg;
     char *buf = malloc(SPLIT_BLOCK);
-    int rc = buf ? source_open(path, &src, e)
-                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    for (uint64_t at = x0; rc == CS_OK && at < x1;) {
-        size_t n = x1 - at < SPLIT_BLOCK ? (size_t)(x1 - at) : SPLIT_BLOCK;
-        if (source_pread(src, buf, n, at, e) < 0)
-            rc = CS_EDATA;
+    csv_summarize(p->d, "", 0, &p->s);
+    p->rc = buf ? CS_OK : cs_fail(&p->e, CS_EDATA, "", 0, "out of memory");
+    for (uint64_t at = p->x0; p->rc == CS_OK && at < p->x1;) {
+        size_t n =
+            p->x1 - at < SPLIT_BLOCK ? (size_t)(p->x1 - at) : SPLIT_BLOCK;
+        if (source_pread(p->src, buf, n, at, &p->e) < 0) {
+            p->rc = CS_EDATA;
+            break;
+        }
         csv_summary b;
-        split_summarize_block(&in->d, buf, rc == CS_OK ? n : 0, &b);
-        csv_summary_then(s, &b);
+        split_summarize_block(p->d, buf, n, &b);
+        csv_summary_then(&p->s, &b);
         at += n;
     }
-    if (src)
-        source_close(src);
     free(buf);
+    return NULL;
+}
+
+/* The range cut in nthreads pieces summarised at once, then composed in
+ * order: the summaries compose, wherever the pieces are cut. */
+int split_summarize(const char *path, const split_input *in, uint64_t x0,
+                    uint64_t x1, int nthreads, csv_summary *s, cs_error *e)
+{
+    x0 = x0 < in->bom ? in->bom : x0;
+    x1 = x1 < x0 ? x0 : x1;
+    int n = nthreads < 1               ? 1
+            : nthreads > SPLIT_THREADS ? SPLIT_THREADS
+                                       : nthreads;
+    if (x1 - x0 < (uint64_t)n) /* a byte at least each */
+        n = (int)(x1 - x0) + 1;
+    source *src = NULL;
+    if (source_open(path, &src, e) != CS_OK)
+        return CS_EDATA;
+    piece p[SPLIT_THREADS];
+    pthread_t th[SPLIT_THREADS];
+    int started[SPLIT_THREADS] = {0};
+    for (int k = 0; k < n; k++) {
+        memset(&p[k], 0, sizeof p[k]);
+        p[k] = (piece){
+            src,
+            &in->d,
+            x0 + (x1 - x0) / (uint64_t)n * (uint64_t)k,
+            k + 1 == n ? x1 : x0 + (x1 - x0) / (uint64_t)n * (uint64_t)(k + 1),
+            {{0}, 0},
+            {0},
+            CS_OK};
+        started[k] =
+            k > 0 && !pthread_create(&th[k], NULL, summarize_piece, &p[k]);
+        if (!started[k])
+            summarize_piece(&p[k]); /* the caller's own piece, or no thread */
+    }
+    int rc = CS_OK;
+    csv_summarize(&in->d, "", 0, s);
+    for (int k = 0; k < n; k++) {
+        if (started[k])
+            pthread_join(th[k], NULL);
+        if (p[k].rc != CS_OK && rc == CS_OK) {
+            *e = p[k].e;
+            rc = p[k].rc;
+        }
+        csv_summary_then(s, &p[k].s);
+    }
+    source_close(src);
     return rc;
 }
 
@@ -213,8 +272,8 @@ int split_boundary(const char *path, const split_input *in, uint64_t x,
 }
 
 int split_tail_make(const char *const *paths, const split_input *in, int nin,
-                    const uint64_t *x0, const uint64_t *x1, split_tail *t,
-                    cs_error *e)
+                    const uint64_t *x0, const uint64_t *x1, int nthreads,
+                    split_tail *t, cs_error *e)
 {
     memset(t, 0, sizeof *t);
     t->input = -1;
@@ -226,7 +285,7 @@ int split_tail_make(const char *const *paths, const split_input *in, int nin,
     if (i < 0 || in[i].kind != SPLIT_CSV || x1[i] == in[i].size)
         return CS_OK;
     t->input = i;
-    return split_summarize(paths[i], &in[i], x0[i], x1[i], &t->s, e);
+    return split_summarize(paths[i], &in[i], x0[i], x1[i], nthreads, &t->s, e);
 }
 
 /* The state at x0 of input i, and the LFs before it, from the ranges of

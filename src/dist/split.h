@@ -43,9 +43,10 @@ int split_probe(const char *path, size_t record, char delim, split_input *in,
 void split_ranges(const split_input *in, int nin, int nranks, int rank,
                   const char *cuts, uint64_t *x0, uint64_t *x1);
 
-/* The summary of the CSV bytes [x0, x1) of path (from the mark on). */
+/* The summary of the CSV bytes [x0, x1) of path (from the mark on), read
+ * by nthreads threads at once. */
 int split_summarize(const char *path, const split_input *in, uint64_t x0,
-                    uint64_t x1, csv_summary *s, cs_error *e);
+                    uint64_t x1, int nthreads, csv_summary *s, cs_error *e);
 
 /* csv_summarize of one block, faster (for tests: it must equal it). */
 void split_summarize_block(const csv_dialect *d, const char *buf, size_t n,
@@ -64,10 +65,11 @@ typedef struct split_tail {
     csv_summary s;
 } split_tail;
 
-/* This rank's tail (summarises its last range: the one read twice). */
+/* This rank's tail (summarises its last range, the one read twice, by
+ * nthreads threads). */
 int split_tail_make(const char *const *paths, const split_input *in, int nin,
-                    const uint64_t *x0, const uint64_t *x1, split_tail *t,
-                    cs_error *e);
+                    const uint64_t *x0, const uint64_t *x1, int nthreads,
+                    split_tail *t, cs_error *e);
 
 /* From every rank's tail (tails[0, nranks)), this rank's part of each
  * input: CSV ranges moved to the record boundaries at or after their ends

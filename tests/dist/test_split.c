@@ -126,9 +126,10 @@ START_TEST(parts_tile_the_file)
         const char *paths[] = {path};
         for (int k = 0; k < nr; k++) {
             split_ranges(&in, 1, nr, k, cuts, &x0[k], &x1[k]);
-            ck_assert_int_eq(
-                split_tail_make(paths, &in, 1, &x0[k], &x1[k], &tails[k], &e),
-                CS_OK);
+            ck_assert_int_eq(split_tail_make(paths, &in, 1, &x0[k], &x1[k],
+                                             1 + (int)rng_below(&r, 6),
+                                             &tails[k], &e),
+                             CS_OK);
         }
         uint64_t next = 0;
         for (int k = 0; k < nr; k++) {
