@@ -201,8 +201,10 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
     int c = a.map[f];
     double v = NAN;
     int r = 0;
-    /* a doubled quote leaves a quote in the text: never a number */
-    int kind = escaped ? NUM_INVALID : dev_parse_number_corr(s, e, &v, &r);
+    /* a doubled quote leaves a quote in the text: never a number, nor a
+       null spelling (those hold no quote) */
+    int kind =
+        escaped ? NUM_INVALID : dev_parse_number_corr(s, e, a.num, &v, &r);
     if (rec < a.ld) {
         a.col[(size_t)c * a.ld + rec] = kind == NUM_OK ? v : NAN;
         if (r) { /* rare: the buffer is zero elsewhere */
@@ -495,15 +497,24 @@ __global__ void commit_kernel(csv_args a)
     }
 }
 
+/* The corrections are zero where none was written (the reductions leave
+ * them so), so each column's copy is whole. */
 __global__ void keep_kernel(csv_args a)
 {
     const raw_state *st = a.st;
     ull rows = st->n_row0[0], at = st->keep_at;
     const double *src = a.col + (size_t)blockIdx.y * a.ld;
     double *dst = a.arena + (size_t)blockIdx.y * a.arena_ld + at;
+    const int *csrc = a.corr + (size_t)blockIdx.y * a.ld;
+    int *cdst = a.corr_arena
+                    ? a.corr_arena + (size_t)blockIdx.y * a.arena_ld + at
+                    : nullptr;
     for (ull i = blockIdx.x * blockDim.x + threadIdx.x; i < rows;
-         i += (ull)gridDim.x * blockDim.x)
+         i += (ull)gridDim.x * blockDim.x) {
         dst[i] = src[i];
+        if (cdst)
+            cdst[i] = csrc[i];
+    }
 }
 
 /* This chunk's counters: zero, and no first line yet. */

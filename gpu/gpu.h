@@ -4,20 +4,31 @@
  * col_stats and hist the CPU backend makes, so results are bit-identical.
  * The engine keeps the missing/invalid/nan counters; the GPU computes the
  * value statistics (count, sum, sum of squares, min/max with row, int-ness,
- * the integer view of chunks' corrections) and the histogram. */
+ * the integer view of chunks' corrections) and the histogram.
+ *
+ * Statistics that need every value once the input ended (quantiles,
+ * histograms without a fixed range: stats_need_values) keep the values:
+ * on the device within its memory (with their corrections when quantiles
+ * are asked), and past it in a host store (src/stats/kept.h) within the
+ * host's budget, spilled to a file past it or dropped. gpu_pass counts a
+ * pass of the selection over the device's values; the host store's are
+ * the caller's to count. */
 #ifndef COLSTAT_GPU_GPU_H
 #define COLSTAT_GPU_GPU_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* the C headers carry no extern "C" of their own */
+#endif
+
 #include "io/chunk.h"
 #include "io/error.h"
+#include "io/parse_number.h"
+#include "src/stats/kept.h"
+#include "src/stats/quantile.h"
 #include "src/stats/stats.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 typedef struct gpu_backend gpu_backend;
 
@@ -33,6 +44,10 @@ typedef struct gpu_config {
     int keep_set;      /* keep_bytes given: */
     size_t keep_bytes; /*   device bytes for values kept to the end */
     int terms;         /* expansion terms of the exact sums (2, 3, 4) */
+    /* the host store of kept values past the device's memory */
+    size_t memory;      /* bytes in host memory at most */
+    int spill;          /* past it: 1 spill to a file, 0 drop */
+    const char *tmpdir; /* where the file goes */
 } gpu_config;
 
 /* Where opening spends its time (gpu_times.open_s). */
@@ -52,6 +67,10 @@ typedef struct gpu_times {
     double context_s; /* of opening: creating the CUDA context */
     double open_s[GPU_OPEN_NPHASES];
     char device[128]; /* name of the device used */
+    /* values kept to the end: device bytes, the host store's bytes in
+       memory and in its file, and whether it dropped them */
+    uint64_t kept_device, kept_host, kept_file;
+    int kept_dropped;
 } gpu_times;
 
 /* 1 in a build with CUDA, 0 in one without (gpu/stub.c). */
@@ -83,10 +102,36 @@ int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, cs_error *e);
 int gpu_chunk_wait(gpu_backend *g, const chunk *c, cs_error *e);
 
 /* Waits for all work, then merges each column's value statistics into
- * out[0..ncols) (stats_merge, rows already absolute) and, with STAT_HIST,
- * fills hists[0..ncols) (hist_init'ed by gpu_finish itself, freed by the
- * caller). */
+ * out[0..ncols) (stats_merge, rows already absolute) and, with STAT_HIST
+ * and a fixed range, fills hists[0..ncols) (hist_init'ed by gpu_finish
+ * itself, freed by the caller). Without a range, gpu_pass bins them. */
 int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, cs_error *e);
+
+/* Whether every value is kept (on the device or in the host store, not
+ * dropped past the host's budget). */
+int gpu_kept_all(const gpu_backend *g);
+
+/* The host store of kept values (past the device's memory, and the
+ * numbers only the host rounds), NULL when none is kept. */
+const kept *gpu_host_values(const gpu_backend *g);
+
+/* One pass over the values kept on the device, after gpu_finish: per
+ * column, the selection whose ranges it counts (NULL: none) into counts
+ * (qsel_nbins of them, added to) and whose ranges' key extrema it folds
+ * into kmin and kmax (qsel_add_extrema), the candidates it appends at
+ * cand[*ncand...] (room in all; *ncand counts past room when there are
+ * more), and the histogram (NULL, or edges set) whose bins it adds to. */
+typedef struct gpu_pass_col {
+    const qsel *sel;
+    uint64_t *counts;
+    uint64_t *kmin, *kmax;
+    qnum *cand;
+    size_t room;
+    uint64_t *ncand;
+    hist *h;
+} gpu_pass_col;
+
+int gpu_pass(gpu_backend *g, const gpu_pass_col *cols, cs_error *e);
 
 /* Raw input: the device parses the bytes itself (CSV or binary records)
  * and feeds the same reductions, with no parsed values crossing the bus.
@@ -99,9 +144,10 @@ int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, cs_error *e);
  * the start of the chunk holding it: gpu_raw_end then says how far it got,
  * and the host parses the rest. */
 typedef struct gpu_raw_format {
-    int binary; /* else CSV */
-    char delim; /* CSV */
-    int strict; /* CSV: an invalid field stops the device */
+    int binary;     /* else CSV */
+    char delim;     /* CSV */
+    int strict;     /* CSV: an invalid field stops the device */
+    num_format num; /* CSV: how its numbers are written */
     /* binary: record size, and per field its type code and byte offset
        (io/binary_reader.h's spec) */
     size_t record_size;
@@ -158,12 +204,12 @@ int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
                 cs_error *e);
 
 /* For tests: parses n fields (text + off[i], len[i] bytes) on the device
- * as parse_number_corr would; kind[i] gets a num_kind, or 4 where only the
- * host's exact fallback can round it, val[i] the value and corr[i] its
- * integer correction (io/parse_number.h). */
+ * as parse_number_fmt would with format fmt; kind[i] gets a num_kind, or 4
+ * where only the host's exact fallback can round it, val[i] the value and
+ * corr[i] its integer correction (io/parse_number.h). */
 int gpu_parse_fields(const char *text, size_t text_len, const size_t *off,
-                     const size_t *len, size_t n, int *kind, double *val,
-                     int32_t *corr, cs_error *e);
+                     const size_t *len, size_t n, const num_format *fmt,
+                     int *kind, double *val, int32_t *corr, cs_error *e);
 
 void gpu_get_times(const gpu_backend *g, gpu_times *t);
 

@@ -3,12 +3,8 @@
  *
  * Chunk i goes to stream i % 2 and to that stream's buffer and state, so
  * the copy of one chunk overlaps the kernels of the other and no two
- * launches in flight touch the same state. Histograms without a fixed range
- * need the final min and max first: their values stay on the device (or,
- * past the memory budget, in host memory) until gpu_finish bins them. */
-extern "C" {
-#include "src/stats/stats.h" /* the C headers carry no extern "C" */
-}
+ * launches in flight touch the same state. Statistics that need every
+ * value keep them (kept.cuh) for the passes after gpu_finish (select.cu). */
 #include "backend.cuh"
 
 #include <math.h>
@@ -73,7 +69,7 @@ int add_extra(gpu_backend *g, int col, double v, int32_t corr, uint64_t row)
             stats_init(&g->extra[j]);
     }
     stats_add_values(&g->extra[col], &v, &corr, 1, row, g->cfg.what);
-    return gpu_kept_add_host(g, col, v);
+    return gpu_kept_add_host(g, col, v, corr);
 }
 
 namespace
@@ -264,6 +260,8 @@ int setup(gpu_backend *g)
     g->kept.budget = free_b > taken ? free_b - taken : 0;
     if (g->cfg.keep_set)
         g->kept.budget = g->cfg.keep_bytes;
+    if (gpu_kept_open(g))
+        return -1;
     /* a first launch proves the kernels load on this device */
     reduce_args a = {
         g->dbuf[0],     g->ld,        0,           1,    1,           1,
@@ -333,6 +331,32 @@ int copy_corr(gpu_backend *g, const chunk *c, size_t off, size_t n, int s,
     return 0;
 }
 
+/* The piece's corrections into its kept twin: a column without any
+ * keeps zeros. */
+int keep_corr(gpu_backend *g, const chunk *c, size_t off, size_t n,
+              const kept_piece *keep, cudaStream_t st)
+{
+    for (int j = 0; keep && keep->c && j < g->cfg.ncols; j++) {
+        int *dst = keep->c + (size_t)j * keep->ld;
+        if (c->has_corr[j])
+            CK(g, cudaMemcpyAsync(dst, c->corr[j] + off, n * sizeof(int),
+                                  cudaMemcpyHostToDevice, st));
+        else
+            CK(g, cudaMemsetAsync(dst, 0, n * sizeof(int), st));
+    }
+    return 0;
+}
+
+/* Rows past the device's budget go to the host store, from the chunk. */
+int keep_on_host(gpu_backend *g, const chunk *c, size_t off, size_t n)
+{
+    for (int j = 0; j < g->cfg.ncols && gpu_kept_on(g); j++)
+        if (gpu_kept_host_rows(g, j, c->col[j] + off,
+                               c->has_corr[j] ? c->corr[j] + off : NULL, n))
+            return -1;
+    return 0;
+}
+
 int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
                  unsigned long long first_row, int s, bool last)
 {
@@ -340,20 +364,21 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
     int ncols = g->cfg.ncols;
     double *dst;
     kept_piece *keep;
-    if (gpu_kept_piece(g, n, st, g->dbuf[s], &dst, &keep))
+    bool host;
+    if (gpu_kept_piece(g, n, st, g->dbuf[s], &dst, &keep, &host))
+        return -1;
+    if (host && keep_on_host(g, c, off, n))
         return -1;
     size_t ld = keep ? keep->ld : g->ld;
     slot *sl = take_slot(g);
     if (g->failed)
         return -1;
     CK(g, cudaEventRecord(sl->start, st));
-    for (int j = 0; j < ncols; j++) {
+    for (int j = 0; j < ncols; j++)
         CK(g, cudaMemcpyAsync(dst + (size_t)j * ld, c->col[j] + off,
                               n * sizeof(double), cudaMemcpyHostToDevice, st));
-        if (keep && keep->h)
-            memcpy(keep->h + (size_t)j * ld, c->col[j] + off,
-                   n * sizeof(double));
-    }
+    if (keep_corr(g, c, off, n, keep, st))
+        return -1;
     bool corr;
     if (copy_corr(g, c, off, n, s, &corr))
         return -1;
@@ -409,6 +434,10 @@ void dev_to_stats(const dev_col *a, col_stats *o)
         o->min_row_int = a->min_row_int;
         o->max_row_int = a->max_row_int;
     }
+    if (a->fmin <= a->fmax) { /* zeros as +0, as stats.c keeps them */
+        o->fmin = a->fmin + 0.0;
+        o->fmax = a->fmax + 0.0;
+    }
     o->sum_r = a->sum_r;
     to_sacc(&o->sum, a->sum);
     o->sum.pos_inf = a->pos_inf;
@@ -428,45 +457,8 @@ void to_stats(const dev_col *a, const dev_col *b, col_stats *o)
     stats_merge(o, &other, 0);
 }
 
-int bin_range(gpu_backend *g, const double *col, size_t ld, size_t n,
-              const unsigned long long *dn, cudaStream_t st, void *ctx)
-{
-    (void)ctx;
-    CK(g, hist_launch(col, ld, n, g->cfg.ncols, g->cfg.nbins, g->dscales,
-                      g->dbins, g->nsm, st, dn));
-    return 0;
-}
-
-/* Bins the kept values once the edges (the final min and max) are known. */
-int bin_kept(gpu_backend *g, const col_stats *cs)
-{
-    int ncols = g->cfg.ncols;
-    double *lo =
-        static_cast<double *>(malloc(2 * (size_t)ncols * sizeof(double)));
-    if (!lo)
-        return failf(g, "GPU: out of host memory");
-    for (int j = 0; j < ncols; j++) {
-        lo[j] = cs[j].min;
-        lo[ncols + j] = cs[j].max;
-    }
-    int rc = upload_scales(g, lo, lo + ncols);
-    free(lo);
-    if (rc)
-        return -1;
-    cudaStream_t st = g->st[0];
-    slot *sl = take_slot(g);
-    if (g->failed)
-        return -1;
-    CK(g, cudaEventRecord(sl->start, st));
-    CK(g, cudaEventRecord(sl->copied, st));
-    CK(g, cudaEventRecord(sl->reduced, st));
-    if (gpu_kept_visit(g, st, bin_range, NULL))
-        return -1;
-    CK(g, cudaEventRecord(sl->binned, st));
-    return 0;
-}
-
-int fetch_hists(gpu_backend *g, const col_stats *cs, hist *hists)
+/* A --range histogram, binned as the values came. */
+int fetch_hists(gpu_backend *g, hist *hists)
 {
     int ncols = g->cfg.ncols, nbins = g->cfg.nbins;
     size_t per = (size_t)g->nb2;
@@ -480,9 +472,7 @@ int fetch_hists(gpu_backend *g, const col_stats *cs, hist *hists)
     }
     int rc = 0;
     for (int j = 0; j < ncols; j++) {
-        double lo = g->cfg.have_range ? g->cfg.lo : cs[j].min;
-        double hi = g->cfg.have_range ? g->cfg.hi : cs[j].max;
-        if (hist_init(&hists[j], nbins, lo, hi)) {
+        if (hist_init(&hists[j], nbins, g->cfg.lo, g->cfg.hi)) {
             rc = failf(g, "GPU: out of host memory");
             hists[j].bins = NULL;
             continue;
@@ -492,7 +482,7 @@ int fetch_hists(gpu_backend *g, const col_stats *cs, hist *hists)
         for (int k = 0; k < nbins; k++)
             hists[j].bins[k] = b[k + 1];
         hists[j].overflow = b[nbins + 1];
-        const double *v;
+        const double *v; /* the hard numbers, which only the host rounds */
         size_t n;
         gpu_kept_host(g, j, &v, &n);
         hist_add_values(&hists[j], v, n);
@@ -520,11 +510,8 @@ int finish(gpu_backend *g, col_stats *out, hist *hists)
         if (g->extra) /* ties to the lower row, whichever side */
             stats_merge(&cs[j], &g->extra[j], 0);
     }
-    bool hist_on = (g->cfg.what & STAT_HIST) && hists;
-    if (!rc && hist_on && !g->cfg.have_range)
-        rc = bin_kept(g, cs);
-    if (!rc && hist_on)
-        rc = fetch_hists(g, cs, hists);
+    if (!rc && (g->cfg.what & STAT_HIST) && g->cfg.have_range && hists)
+        rc = fetch_hists(g, hists);
     if (!rc)
         for (int j = 0; j < ncols; j++)
             stats_merge(&out[j], &cs[j], 0);
@@ -615,6 +602,16 @@ int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e)
     return 0;
 }
 
+int gpu_kept_all(const gpu_backend *g)
+{
+    return gpu_kept_on(g);
+}
+
+const kept *gpu_host_values(const gpu_backend *g)
+{
+    return gpu_kept_on(g) ? g->kept.host : NULL;
+}
+
 const chunk_alloc *gpu_chunk_alloc(gpu_backend *g)
 {
     return &g->alloc;
@@ -683,6 +680,10 @@ void gpu_get_times(const gpu_backend *g, gpu_times *t)
     t->h2d_bytes = g->h2d_bytes;
     t->context_s = g->context_s;
     memcpy(t->open_s, g->open_s, sizeof t->open_s);
+    t->kept_device = g->kept.used;
+    t->kept_host = g->kept.host ? kept_memory(g->kept.host) : 0;
+    t->kept_file = g->kept.host ? kept_spilled(g->kept.host) : 0;
+    t->kept_dropped = g->kept.dropped;
     cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
         snprintf(t->device, sizeof t->device, "%.127s", prop.name);

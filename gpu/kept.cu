@@ -1,7 +1,4 @@
 /* The kept-values store (kept.cuh). */
-extern "C" {
-#include "src/stats/stats.h" /* the C headers carry no extern "C" */
-}
 #include "backend.cuh"
 
 #include <stdlib.h>
@@ -14,12 +11,14 @@ constexpr size_t ARENA_MAX = 1ull << 31; /* rows kept per column */
 
 bool keeping(const gpu_backend *g)
 {
-    return (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
+    return stats_need_values(g->cfg.what, g->cfg.have_range) != 0;
 }
 
+/* Device bytes of one row of every column: values, corrections. */
 size_t row_bytes(const gpu_backend *g)
 {
-    return (size_t)g->cfg.ncols * sizeof(double);
+    size_t per = sizeof(double) + (g->kept.corr ? sizeof(int) : 0);
+    return (size_t)g->cfg.ncols * per;
 }
 
 /* Rows of device memory the budget still allows. */
@@ -46,42 +45,123 @@ kept_piece *new_piece(gpu_backend *g)
     return p;
 }
 
-} // namespace
-
-int gpu_kept_piece(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
-                   double **dst, kept_piece **keep)
+/* A device piece of n rows, or false when it does not fit (then the
+ * budget closes: later pieces go to the host too). */
+bool device_piece(gpu_backend *g, size_t n, cudaStream_t st, kept_piece *p)
 {
     kept_store *k = &g->kept;
+    p->n = n;
+    p->ld = (n + 1) & ~(size_t)1;
+    size_t nv = (size_t)g->cfg.ncols * p->ld;
+    size_t bytes = nv * sizeof(double) + (k->corr ? nv * sizeof(int) : 0);
+    if (k->used + bytes > k->budget)
+        return false;
+    if (cudaMallocAsync((void **)&p->d, nv * sizeof(double), st) !=
+            cudaSuccess ||
+        (k->corr && cudaMallocAsync((void **)&p->c, nv * sizeof(int), st) !=
+                        cudaSuccess)) {
+        (void)cudaGetLastError(); /* out of memory: keep on the host */
+        if (p->d)
+            cudaFreeAsync(p->d, st);
+        p->d = NULL;
+        p->c = NULL;
+        k->budget = k->used;
+        return false;
+    }
+    k->used += bytes;
+    return true;
+}
+
+/* The host store said it dropped its values: nothing is kept now. */
+int host_status(gpu_backend *g, int rc, const cs_error *e)
+{
+    if (rc != CS_OK)
+        return failf(g, "GPU: %s", e->msg);
+    if (kept_dropped(g->kept.host))
+        g->kept.dropped = true;
+    return 0;
+}
+
+} // namespace
+
+int gpu_kept_open(gpu_backend *g)
+{
+    kept_store *k = &g->kept;
+    k->corr = (g->cfg.what & (STAT_MEDIAN | STAT_QUANTILES)) != 0;
+    if (!keeping(g))
+        return 0;
+    kept_limits lim = {g->cfg.memory, g->cfg.spill, g->cfg.tmpdir};
+    k->host = kept_new(g->cfg.ncols, &lim);
+    return k->host ? 0 : failf(g, "GPU: out of host memory");
+}
+
+bool gpu_kept_on(const gpu_backend *g)
+{
+    return keeping(g) && !g->kept.dropped;
+}
+
+int gpu_kept_piece(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
+                   double **dst, kept_piece **keep, bool *host)
+{
     *dst = buf;
     *keep = NULL;
-    if (!keeping(g))
+    *host = false;
+    if (!gpu_kept_on(g))
         return 0;
     kept_piece *p = new_piece(g);
     if (!p)
         return failf(g, "GPU: out of host memory");
-    p->n = n;
-    p->ld = (n + 1) & ~(size_t)1;
-    size_t bytes = (size_t)g->cfg.ncols * p->ld * sizeof(double);
-    if (k->used + bytes <= k->budget) {
-        if (cudaMallocAsync((void **)&p->d, bytes, st) == cudaSuccess) {
-            k->used += bytes;
-            *dst = p->d;
-        } else {
-            (void)cudaGetLastError(); /* out of memory: keep on the host */
-            p->d = NULL;
-            k->budget = k->used;
-        }
+    if (!device_piece(g, n, st, p)) {
+        g->kept.npieces--;
+        *host = true;
+        return 0;
     }
-    if (!p->d && !(p->h = static_cast<double *>(malloc(bytes ? bytes : 1))))
-        return failf(g, "GPU: out of host memory for histogram values");
+    *dst = p->d;
     *keep = p;
+    return 0;
+}
+
+int gpu_kept_host_rows(gpu_backend *g, int col, const double *d, const int *r,
+                       size_t n)
+{
+    cs_error e = {};
+    int rc = kept_add(g->kept.host, col, d, r, n, &e);
+    return host_status(g, rc, &e);
+}
+
+int gpu_kept_host_device(gpu_backend *g, const double *d, size_t ld,
+                         const int *c, size_t cld, size_t n, cudaStream_t st)
+{
+    kept_store *k = &g->kept;
+    size_t ncols = (size_t)g->cfg.ncols;
+    if (k->hrows < n) {
+        free(k->hbuf);
+        free(k->hcbuf);
+        k->hbuf = static_cast<double *>(malloc(ncols * n * sizeof(double)));
+        k->hcbuf = static_cast<int *>(malloc(ncols * n * sizeof(int)));
+        k->hrows = k->hbuf && k->hcbuf ? n : 0;
+        if (!k->hrows)
+            return failf(g, "GPU: out of host memory");
+    }
+    CK(g, cudaMemcpy2DAsync(k->hbuf, n * sizeof(double), d, ld * sizeof(double),
+                            n * sizeof(double), ncols, cudaMemcpyDeviceToHost,
+                            st));
+    if (c)
+        CK(g, cudaMemcpy2DAsync(k->hcbuf, n * sizeof(int), c, cld * sizeof(int),
+                                n * sizeof(int), ncols, cudaMemcpyDeviceToHost,
+                                st));
+    CK(g, cudaStreamSynchronize(st));
+    for (size_t j = 0; j < ncols && !k->dropped; j++)
+        if (gpu_kept_host_rows(g, (int)j, k->hbuf + j * n,
+                               c ? k->hcbuf + j * n : NULL, n))
+            return -1;
     return 0;
 }
 
 int gpu_kept_grow_arena(gpu_backend *g, size_t rows)
 {
     kept_store *k = &g->kept;
-    size_t per_row = row_bytes(g), left = room(g);
+    size_t ncols = (size_t)g->cfg.ncols, left = room(g);
     size_t want = rows ? rows : left / 4;
     if (want > left)
         want = left;
@@ -92,21 +172,32 @@ int gpu_kept_grow_arena(gpu_backend *g, size_t rows)
     if (k->arena && want <= k->arena_ld)
         return 0;
     double *p = NULL;
-    if (cudaMalloc((void **)&p, want * per_row) != cudaSuccess) {
+    int *c = NULL;
+    if (cudaMalloc((void **)&p, want * ncols * sizeof(double)) != cudaSuccess ||
+        (k->corr &&
+         cudaMalloc((void **)&c, want * ncols * sizeof(int)) != cudaSuccess)) {
         (void)cudaGetLastError(); /* keep the old one */
+        cudaFree(p);
         return 0;
     }
-    k->used += want * per_row;
+    k->used += want * row_bytes(g);
     if (k->arena && k->arena_used) {
-        CK(g, cudaMemcpy2DAsync(
-                  p, want * sizeof(double), k->arena,
-                  k->arena_ld * sizeof(double), k->arena_used * sizeof(double),
-                  (size_t)g->cfg.ncols, cudaMemcpyDeviceToDevice, g->st[0]));
+        CK(g, cudaMemcpy2DAsync(p, want * sizeof(double), k->arena,
+                                k->arena_ld * sizeof(double),
+                                k->arena_used * sizeof(double), ncols,
+                                cudaMemcpyDeviceToDevice, g->st[0]));
+        if (c)
+            CK(g, cudaMemcpy2DAsync(c, want * sizeof(int), k->carena,
+                                    k->arena_ld * sizeof(int),
+                                    k->arena_used * sizeof(int), ncols,
+                                    cudaMemcpyDeviceToDevice, g->st[0]));
         CK(g, cudaStreamSynchronize(g->st[0]));
     }
     cudaFree(k->arena);
-    k->used -= k->arena_ld * per_row;
+    cudaFree(k->carena);
+    k->used -= k->arena_ld * row_bytes(g);
     k->arena = p;
+    k->carena = c;
     k->arena_ld = want;
     return 0;
 }
@@ -116,7 +207,7 @@ int gpu_kept_begin_span(gpu_backend *g, size_t rows, bool even_chunks,
 {
     kept_store *k = &g->kept;
     *in_arena = false;
-    if (!keeping(g) || rows == 0)
+    if (!gpu_kept_on(g) || rows == 0)
         return 0;
     unsigned long long at = (k->arena_used + 1) & ~1ull;
     size_t gap = (size_t)(at - k->arena_used);
@@ -137,22 +228,25 @@ int gpu_kept_begin_span(gpu_backend *g, size_t rows, bool even_chunks,
     return 0;
 }
 
-double *gpu_kept_span_rows(gpu_backend *g, size_t n, size_t *ld)
+double *gpu_kept_span_rows(gpu_backend *g, size_t n, size_t *ld, int **corr)
 {
     kept_store *k = &g->kept;
     double *p = k->arena + k->arena_used;
+    *corr = k->carena ? k->carena + k->arena_used : NULL;
     *ld = k->arena_ld;
     k->arena_used += n;
     k->spans[k->nspans - 1].n += n;
     return p;
 }
 
-int gpu_kept_add_host(gpu_backend *g, int col, double v)
+int gpu_kept_add_host(gpu_backend *g, int col, double v, int corr)
 {
     kept_store *k = &g->kept;
     size_t ncols = (size_t)g->cfg.ncols;
-    if (!(g->cfg.what & STAT_HIST))
-        return 0; /* only histograms look at the values again */
+    if (gpu_kept_on(g) && gpu_kept_host_rows(g, col, &v, &corr, 1))
+        return -1;
+    if (!(g->cfg.what & STAT_HIST) || !g->cfg.have_range)
+        return 0; /* a --range histogram bins these at the end */
     if (!k->hv) {
         k->hv = static_cast<double **>(calloc(ncols, sizeof(double *)));
         k->hn = static_cast<size_t *>(calloc(ncols, sizeof(size_t)));
@@ -183,31 +277,22 @@ void gpu_kept_host(const gpu_backend *g, int col, const double **v, size_t *n)
 int gpu_kept_visit(gpu_backend *g, cudaStream_t st, kept_fn fn, void *ctx)
 {
     kept_store *k = &g->kept;
-    size_t ncols = (size_t)g->cfg.ncols;
     for (size_t i = 0; i < k->npieces; i++) {
         kept_piece *p = &k->pieces[i];
-        const double *src = p->d;
-        if (!src) {
-            size_t bytes = ncols * p->ld * sizeof(double);
-            if (bytes > ncols * g->ld * sizeof(double)) /* pieces fit it */
-                return failf(g, "GPU: internal: kept piece too large");
-            CK(g, cudaMemcpyAsync(g->dbuf[0], p->h, bytes,
-                                  cudaMemcpyHostToDevice, st));
-            g->h2d_bytes += bytes;
-            src = g->dbuf[0];
-        }
-        if (fn(g, src, p->ld, p->n, NULL, st, ctx))
+        if (fn(g, p->d, p->c, p->ld, p->n, NULL, st, ctx))
             return -1;
     }
     if (!k->arena || !k->arena_used)
         return 0;
     if (k->arena_count)
-        return fn(g, k->arena, k->arena_ld, k->arena_ld, k->arena_count, st,
-                  ctx);
-    for (int i = 0; i < k->nspans; i++)
-        if (fn(g, k->arena + k->spans[i].at, k->arena_ld, k->spans[i].n, NULL,
-               st, ctx))
+        return fn(g, k->arena, k->carena, k->arena_ld, k->arena_ld,
+                  k->arena_count, st, ctx);
+    for (int i = 0; i < k->nspans; i++) {
+        unsigned long long at = k->spans[i].at;
+        if (fn(g, k->arena + at, k->carena ? k->carena + at : NULL, k->arena_ld,
+               k->spans[i].n, NULL, st, ctx))
             return -1;
+    }
     return 0;
 }
 
@@ -216,11 +301,15 @@ void gpu_kept_release(gpu_backend *g)
     kept_store *k = &g->kept;
     for (size_t i = 0; i < k->npieces; i++) {
         cudaFree(k->pieces[i].d);
-        free(k->pieces[i].h);
+        cudaFree(k->pieces[i].c);
     }
     free(k->pieces);
     cudaFree(k->arena);
+    cudaFree(k->carena);
     free(k->spans);
+    kept_free(k->host);
+    free(k->hbuf);
+    free(k->hcbuf);
     for (int j = 0; k->hv && j < g->cfg.ncols; j++)
         free(k->hv[j]);
     free(k->hv);

@@ -1,16 +1,19 @@
-/* Values kept on the device for statistics computed once the input ends
- * (histogram edges from the final min and max), internal to gpu/: one
- * store per backend, whatever way the values came.
- *   - pieces: device memory of their own, or host memory past the device
- *     budget; rows of value chunks the host parsed, and binary chunks the
- *     arena could not take;
+/* Values kept for statistics computed once the input ends (quantiles,
+ * histogram edges from the final min and max; gpu.h), internal to gpu/:
+ * one store per backend, whatever way the values came.
+ *   - pieces: device memory of their own, for rows of value chunks the
+ *     host parsed and binary chunks the arena could not take;
  *   - the arena: one device allocation, grown between inputs, that raw
  *     input appends to: CSV rows at places the device counts itself,
  *     binary inputs at places the host knows (spans);
- *   - host values: the numbers only the host can round (hard numbers).
- * gpu_kept_visit hands every device range to one function, so a pass over
- * all kept values (binning) is written once. Column j of a range starts at
- * col + j * ld. */
+ *   - the host store (src/stats/kept.h): what does not fit the device's
+ *     budget, and the numbers only the host can round (hard numbers),
+ *     within the host's budget; past it spilled to a file, or dropped
+ *     (then nothing is kept any more: the passes read the input again).
+ * With quantiles every device range has a twin of corrections (int, the
+ * same layout). gpu_kept_visit hands every device range to one function,
+ * so a pass over all kept values (binning, counting) is written once.
+ * Column j of a range starts at col + j * ld. */
 #ifndef COLSTAT_GPU_KEPT_CUH
 #define COLSTAT_GPU_KEPT_CUH
 
@@ -18,9 +21,11 @@
 #include <stddef.h>
 
 struct gpu_backend;
+struct kept;
 
 struct kept_piece {
-    double *d, *h; /* device, or host (then d is NULL) */
+    double *d;
+    int *c; /* corrections, or NULL */
     size_t n, ld;
 };
 
@@ -30,24 +35,46 @@ struct kept_span { /* one binary input's rows in the arena */
 
 struct kept_store {
     size_t budget, used; /* device bytes for kept values */
+    bool corr;           /* corrections are kept too (quantiles) */
+    bool dropped;        /* past the host's budget: nothing is kept */
     kept_piece *pieces;
     size_t npieces, cappieces;
     double *arena;
+    int *carena; /* the arena's corrections, or NULL */
     size_t arena_ld;
     unsigned long long arena_used; /* rows, as the host last saw them */
     /* CSV: the device counts the arena's rows here; NULL: spans */
     const unsigned long long *arena_count;
     kept_span *spans;
     int nspans;
-    double **hv; /* host values, per column */
+    struct kept *host; /* the host store, or NULL */
+    double *hbuf;      /* host copies of device rows bound for it */
+    int *hcbuf;
+    size_t hrows;
+    double **hv; /* hard numbers, per column, for a --range histogram */
     size_t *hn, *hcap;
 };
 
-/* Where n rows of a chunk's values go: a kept piece (*keep) when values
- * are kept, else buf. A piece past the budget lives in host memory: the
- * caller then writes buf (*dst) and copies it to keep->h. */
+/* Makes the host store when values are kept. */
+int gpu_kept_open(gpu_backend *g);
+
+/* Whether values are kept (still: not dropped). */
+bool gpu_kept_on(const gpu_backend *g);
+
+/* Where n rows of a chunk's values go: a kept piece (*keep) when they fit
+ * the device's budget, else buf; *host: they belong in the host store
+ * (the caller hands them over: gpu_kept_host_rows, gpu_kept_host_device). */
 int gpu_kept_piece(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
-                   double **dst, kept_piece **keep);
+                   double **dst, kept_piece **keep, bool *host);
+
+/* n values of column col (corrections r, NULL: 0) into the host store. */
+int gpu_kept_host_rows(gpu_backend *g, int col, const double *d, const int *r,
+                       size_t n);
+
+/* n rows of every column from the device (values at d + j * ld,
+ * corrections at c + j * cld) into the host store; waits for stream st. */
+int gpu_kept_host_device(gpu_backend *g, const double *d, size_t ld,
+                         const int *c, size_t cld, size_t n, cudaStream_t st);
 
 /* Room in the arena for rows more (0: a quarter of what the budget has
  * left); what it holds moves to the larger one. Short of device memory
@@ -59,19 +86,22 @@ int gpu_kept_grow_arena(gpu_backend *g, size_t rows);
  * even_chunks: every chunk holds an even number of rows. */
 int gpu_kept_begin_span(gpu_backend *g, size_t rows, bool even_chunks,
                         bool *in_arena);
-/* The next n rows of the current span. */
-double *gpu_kept_span_rows(gpu_backend *g, size_t n, size_t *ld);
+/* The next n rows of the current span; *corr: their corrections (NULL
+ * without). */
+double *gpu_kept_span_rows(gpu_backend *g, size_t n, size_t *ld, int **corr);
 
-/* A value the host parsed, for column col. */
-int gpu_kept_add_host(gpu_backend *g, int col, double v);
+/* A value the host parsed (a hard number), for column col. */
+int gpu_kept_add_host(gpu_backend *g, int col, double v, int corr);
+/* The hard numbers of column col (with STAT_HIST), for a --range
+ * histogram. */
 void gpu_kept_host(const gpu_backend *g, int col, const double **v, size_t *n);
 
-/* Calls fn for every device range (host pieces go through dbuf[0] first);
- * dn, when not NULL, is the range's row count in device memory and n only
- * bounds it. Stops at the first nonzero return. */
-typedef int (*kept_fn)(gpu_backend *g, const double *col, size_t ld, size_t n,
-                       const unsigned long long *dn, cudaStream_t st,
-                       void *ctx);
+/* Calls fn for every device range: values col, corrections corr (NULL
+ * without), ld; dn, when not NULL, is the range's row count in device
+ * memory and n only bounds it. Stops at the first nonzero return. */
+typedef int (*kept_fn)(gpu_backend *g, const double *col, const int *corr,
+                       size_t ld, size_t n, const unsigned long long *dn,
+                       cudaStream_t st, void *ctx);
 int gpu_kept_visit(gpu_backend *g, cudaStream_t st, kept_fn fn, void *ctx);
 
 void gpu_kept_release(gpu_backend *g);

@@ -30,6 +30,7 @@ struct dev_col {
     long long sumsq_corr[SACC_DIGITS];
     unsigned long long count, pos_inf, neg_inf, sq_inf;
     double min, max;
+    double fmin, fmax; /* finite extremes: +inf, -inf while none */
     unsigned long long min_row, max_row; /* DEV_NO_ROW when empty */
     unsigned long long min_row_int, max_row_int;
     long long sum_r;
@@ -37,10 +38,11 @@ struct dev_col {
     int all_int, pad;
 };
 
-/* One block's extrema for one column. */
+/* One block's extrema for one column, and its finite extremes. */
 struct dev_ext {
     double mn, mx;
     unsigned long long mnr, mxr;
+    double fmn, fmx;
 };
 
 /* One block's extrema of one column in the integer view: (value,

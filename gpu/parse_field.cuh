@@ -29,22 +29,16 @@ static_assert(NUM_OK == 0 && NUM_MISSING == 1 && NUM_INVALID == 2 &&
               "gpu.h promises these codes");
 
 /* [s, e) need not be aligned or NUL-terminated; no byte outside it is read.
- * Returns NUM_OK (*out set), NUM_MISSING, NUM_INVALID, NUM_NAN or
- * DEV_NUM_HARD, exactly as parse_number would, short of its fallback. */
+ * Returns NUM_OK (*out set, *corr the integer correction of
+ * parse_number_fmt, 0 unless NUM_OK), NUM_MISSING, NUM_INVALID, NUM_NAN or
+ * DEV_NUM_HARD, exactly as parse_number_fmt would with format f (device
+ * memory), short of its fallback. */
 static __device__ __forceinline__ int
-dev_parse_number(const char *s, const char *e, double *out)
+dev_parse_number_corr(const char *s, const char *e, const num_format *f,
+                      double *out, int *corr)
 {
     num_decimal d;
-    return num_parse_core(s, e, out, &d);
-}
-
-/* The same with the integer correction parse_number_corr gives (0 unless
- * NUM_OK). */
-static __device__ __forceinline__ int
-dev_parse_number_corr(const char *s, const char *e, double *out, int *corr)
-{
-    num_decimal d;
-    int k = num_parse_core(s, e, out, &d);
+    int k = num_parse_core(s, e, f, out, &d);
     *corr = k == NUM_OK ? num_int_corr(&d, *out) : 0;
     return k;
 }

@@ -1,5 +1,6 @@
 /* gpu_parse_fields (gpu.h): the test hook that runs dev_parse_number_corr over
- * fields the caller lays out, one thread a field. Synchronous and
+ * fields the caller lays out, one thread a field, numbers written as the
+ * caller's num_format says. Synchronous and
  * self-contained: its own buffers, the default stream, nothing kept. */
 #include "gpu.h"
 #include "parse_field.cuh"
@@ -13,7 +14,8 @@ constexpr const char NO_GPU[] = "no usable GPU: ";
 constexpr int THREADS = 256;
 
 __global__ void parse_fields_kernel(const char *text, const size_t *off,
-                                    const size_t *len, size_t n, int *kind,
+                                    const size_t *len, size_t n,
+                                    const num_format *fmt, int *kind,
                                     double *val, int *corr)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -22,7 +24,7 @@ __global__ void parse_fields_kernel(const char *text, const size_t *off,
         const char *s = text + off[i];
         double x = 0;
         int r = 0;
-        kind[i] = dev_parse_number_corr(s, s + len[i], &x, &r);
+        kind[i] = dev_parse_number_corr(s, s + len[i], fmt, &x, &r);
         val[i] = x;
         corr[i] = r;
     }
@@ -68,8 +70,8 @@ int upload(dev_mem &m, const void *src, size_t bytes, cs_error *err)
 
 extern "C" int gpu_parse_fields(const char *text, size_t text_len,
                                 const size_t *off, const size_t *len, size_t n,
-                                int *kind, double *val, int32_t *corr,
-                                cs_error *err)
+                                const num_format *fmt, int *kind, double *val,
+                                int32_t *corr, cs_error *err)
 {
     for (size_t i = 0; i < n; i++)
         if (off[i] > text_len || len[i] > text_len - off[i])
@@ -87,10 +89,11 @@ extern "C" int gpu_parse_fields(const char *text, size_t text_len,
     if (n == 0)
         return 0; /* a probe */
 
-    dev_mem dtext, doff, dlen, dkind, dval, dcorr;
+    dev_mem dtext, doff, dlen, dfmt, dkind, dval, dcorr;
     if (upload(dtext, text, text_len, err) ||
         upload(doff, off, n * sizeof *off, err) ||
-        upload(dlen, len, n * sizeof *len, err))
+        upload(dlen, len, n * sizeof *len, err) ||
+        upload(dfmt, fmt, sizeof *fmt, err))
         return CS_EDATA;
     CK(cudaMalloc(&dkind.p, n * sizeof *kind));
     CK(cudaMalloc(&dval.p, n * sizeof *val));
@@ -100,7 +103,8 @@ extern "C" int gpu_parse_fields(const char *text, size_t text_len,
         blocks = 65536; /* the kernel strides over the rest */
     parse_fields_kernel<<<(unsigned)blocks, THREADS>>>(
         (const char *)dtext.p, (const size_t *)doff.p, (const size_t *)dlen.p,
-        n, (int *)dkind.p, (double *)dval.p, (int *)dcorr.p);
+        n, (const num_format *)dfmt.p, (int *)dkind.p, (double *)dval.p,
+        (int *)dcorr.p);
     CK(cudaGetLastError());
     CK(cudaMemcpy(kind, dkind.p, n * sizeof *kind, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(val, dval.p, n * sizeof *val, cudaMemcpyDeviceToHost));

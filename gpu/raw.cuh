@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+extern "C" {
+#include "io/parse_number.h"
+}
+
 typedef unsigned long long ull;
 
 /* Why the device stopped (0: it did not). raw_input.cu words them. */
@@ -72,7 +76,8 @@ struct csv_args {
     unsigned n;     /* chunk bytes after the carry region */
     char delim;
     int strict;
-    const int *map; /* field -> column or -1 (device) */
+    const num_format *num; /* how numbers are written (device) */
+    const int *map;        /* field -> column or -1 (device) */
     int nmap, ncols;
     int nsm;     /* multiprocessors: sizes the grids */
     double *col; /* column j at col + j * ld */
@@ -98,6 +103,7 @@ struct csv_args {
     hard_entry *hard; /* [HARD_CAP] */
     int keep;
     double *arena;
+    int *corr_arena; /* the rows' corrections, or NULL (no quantiles) */
     size_t arena_ld;
 };
 
@@ -109,7 +115,8 @@ size_t csv_scratch(csv_args *a, void *base);
  * st->n_row0 for the reductions (0 rows once the device stopped). */
 cudaError_t csv_chunk_launch(const csv_args *a, cudaStream_t s);
 
-/* After the reductions: copies this chunk's rows into the arena. */
+/* Before the reductions (which clear the corrections): copies this
+ * chunk's rows, and their corrections, into the arena. */
 cudaError_t raw_keep_launch(const csv_args *a, cudaStream_t s);
 
 /* Binary records: n whole records of record_size bytes into columns, i64

@@ -57,7 +57,8 @@ struct raw_input {
     unsigned short *doffset;
     void *dscratch;
     hard_entry *dhard;
-    bool bin_keep; /* binary: this input's values go to the arena */
+    num_format num, *dnum; /* how the CSV's numbers are written */
+    bool bin_keep;         /* binary: this input's values go to the arena */
     raw_sub subs[NRAW];
     ull nsub;
     ull first_row, first_line, next_row;
@@ -152,6 +153,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
         CK(g, cudaMalloc(&r->dscratch, bytes));
         csv_scratch(a, r->dscratch);
         CK(g, cudaMalloc((void **)&r->dhard, HARD_CAP * sizeof(hard_entry)));
+        CK(g, cudaMalloc((void **)&r->dnum, sizeof(num_format)));
         g->kept.arena_count = &r->dstate->arena_used; /* counted there */
         CK(g, cudaMalloc((void **)&r->dmoved, ncols * r->ld * sizeof(double)));
         CK(g,
@@ -192,7 +194,11 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
                      (size_t)(f->nmap ? f->nmap : 1) * sizeof(int)));
     if (f->nmap && upload(g, r->dmap, f->map, (size_t)f->nmap * sizeof(int)))
         return -1;
+    r->num = f->num;
+    if (upload(g, r->dnum, &r->num, sizeof r->num))
+        return -1;
     csv_args *a = &r->a;
+    a->num = r->dnum;
     a->delim = f->delim ? f->delim : ',';
     a->strict = f->strict;
     a->map = r->dmap;
@@ -210,8 +216,9 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->corr = r->dcorr;
     a->corr_on = r->dcorr_on;
     a->moved_corr = r->dmoved_corr;
-    a->keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
+    a->keep = gpu_kept_on(g);
     a->arena = g->kept.arena;
+    a->corr_arena = g->kept.carena;
     a->arena_ld = g->kept.arena_ld;
     return 0;
 }
@@ -277,6 +284,8 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     a.buf = buf;
     a.n = (unsigned)n;
     CK(g, csv_chunk_launch(&a, st));
+    if (a.keep)
+        CK(g, raw_keep_launch(&a, st));
     unsigned what = g->cfg.what;
     reduce_args ra = {r->dcol,
                       r->ld,
@@ -297,24 +306,41 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     if ((what & STAT_HIST) && g->cfg.have_range)
         CK(g, hist_launch(r->dcol, r->ld, r->ld, r->ncols, g->cfg.nbins,
                           g->dscales, g->dbins, g->nsm, st, r->dstate->n_row0));
-    if ((what & STAT_HIST) && !g->cfg.have_range)
-        CK(g, raw_keep_launch(&a, st));
     return 0;
 }
 
 /* Where a binary chunk's values go: the arena, a kept piece, or the
- * chunk buffer when nothing is kept. */
+ * chunk buffer (*host: then on to the host store). *corr: where the
+ * kept rows' corrections go, or NULL. */
 int binary_target(gpu_backend *g, raw_input *r, size_t nrec, double **dst,
-                  size_t *ld, kept_piece **keep)
+                  size_t *ld, int **corr, bool *host)
 {
-    *keep = NULL;
+    kept_piece *keep = NULL;
+    *host = false;
     if (r->bin_keep) {
-        *dst = gpu_kept_span_rows(g, nrec, ld);
+        *dst = gpu_kept_span_rows(g, nrec, ld, corr);
         return 0;
     }
-    if (gpu_kept_piece(g, nrec, g->st[0], r->dcol, dst, keep))
+    if (gpu_kept_piece(g, nrec, g->st[0], r->dcol, dst, &keep, host))
         return -1;
-    *ld = *keep ? (*keep)->ld : r->ld;
+    *ld = keep ? keep->ld : r->ld;
+    *corr = keep ? keep->c : NULL;
+    return 0;
+}
+
+/* The decoded corrections (zero where none, as the reductions leave
+ * them) to where the kept rows are, before the reductions clear them. */
+int keep_binary(gpu_backend *g, raw_input *r, const double *dst, size_t ld,
+                int *corr, bool host, size_t nrec)
+{
+    cudaStream_t st = g->st[0];
+    if (corr)
+        CK(g,
+           cudaMemcpy2DAsync(corr, ld * sizeof(int), r->dcorr,
+                             r->ld * sizeof(int), nrec * sizeof(int),
+                             (size_t)r->ncols, cudaMemcpyDeviceToDevice, st));
+    if (host)
+        return gpu_kept_host_device(g, dst, ld, r->dcorr, r->ld, nrec, st);
     return 0;
 }
 
@@ -323,8 +349,9 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
     cudaStream_t st = g->st[0];
     size_t nrec = n / r->record_size, ld;
     double *dst;
-    kept_piece *keep;
-    if (binary_target(g, r, nrec, &dst, &ld, &keep))
+    int *corr;
+    bool host;
+    if (binary_target(g, r, nrec, &dst, &ld, &corr, &host))
         return -1;
     bin_args b = {reinterpret_cast<const unsigned char *>(buf),
                   nrec,
@@ -339,9 +366,8 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
                   r->ld,
                   r->dcorr_on};
     CK(g, bin_chunk_launch(&b, st));
-    if (keep && keep->h)
-        CK(g, cudaMemcpyAsync(keep->h, dst, (size_t)r->ncols * ld * 8,
-                              cudaMemcpyDeviceToHost, st));
+    if (keep_binary(g, r, dst, ld, corr, host, nrec))
+        return -1;
     unsigned what = g->cfg.what;
     reduce_args ra = {dst,
                       ld,
@@ -408,7 +434,7 @@ int take_hard(gpu_backend *g, raw_input *r, unsigned n)
         double v = 0;
         int32_t corr = 0;
         int c = (int)h[i].col;
-        if (parse_number_corr(h[i].text, h[i].len, &v, &corr) == NUM_OK)
+        if (parse_number_fmt(h[i].text, h[i].len, &r->num, &v, &corr) == NUM_OK)
             rc = add_extra(g, c, v, corr, h[i].row);
         else /* the device saw a number's grammar: cannot happen */
             rc = failf(g, "GPU: internal: '%.*s' is no number", (int)h[i].len,
@@ -515,10 +541,10 @@ void raw_release(gpu_backend *g)
             if (e[k])
                 cudaEventDestroy(e[k]);
     }
-    void *dev[] = {r->dcol,       r->dstate,     r->dcarry, r->dcnt,
-                   r->dcnt_chunk, r->dmap,       r->dtype,  r->doffset,
-                   r->dscratch,   r->dhard,      r->dmoved, r->dcorr,
-                   r->dcorr_on,   r->dmoved_corr};
+    void *dev[] = {r->dcol,       r->dstate,      r->dcarry, r->dcnt,
+                   r->dcnt_chunk, r->dmap,        r->dtype,  r->doffset,
+                   r->dscratch,   r->dhard,       r->dmoved, r->dcorr,
+                   r->dcorr_on,   r->dmoved_corr, r->dnum};
     for (void *p : dev)
         cudaFree(p);
     if (r->hstatus)
@@ -554,7 +580,8 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
         r->first_row = r->next_row = first_row;
         r->first_line = first_line;
         r->nsub = 0;
-        bool keep = (g->cfg.what & STAT_HIST) && !g->cfg.have_range;
+        r->bin_keep = false;
+        bool keep = gpu_kept_on(g);
         /* CSV: room for as many rows as the file's bytes could hold, a
            quarter of what is left for a stream; past it the device stops
            and the host goes on. Binary: the arena when the whole input

@@ -19,6 +19,7 @@
  * so ties go to the lower row whatever the order. */
 #include "kernels.cuh"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -152,26 +153,39 @@ __device__ __forceinline__ bool max_first(double av, ull ar, double bv, ull br)
            (br == DEV_NO_ROW || av > bv || (av == bv && ar < br));
 }
 
-__device__ __forceinline__ void ext_fold(dev_ext &e, double mn, ull mnr,
-                                         double mx, ull mxr)
+/* Finite extremes need no row: fmin and fmax, which no order can change
+ * (zeros are made +0 on the host). */
+__device__ __forceinline__ void ext_fold(dev_ext &e, const dev_ext &o)
 {
-    if (min_first(mn, mnr, e.mn, e.mnr)) {
-        e.mn = mn;
-        e.mnr = mnr;
+    if (min_first(o.mn, o.mnr, e.mn, e.mnr)) {
+        e.mn = o.mn;
+        e.mnr = o.mnr;
     }
-    if (max_first(mx, mxr, e.mx, e.mxr)) {
-        e.mx = mx;
-        e.mxr = mxr;
+    if (max_first(o.mx, o.mxr, e.mx, e.mxr)) {
+        e.mx = o.mx;
+        e.mxr = o.mxr;
     }
+    e.fmn = fmin(e.fmn, o.fmn);
+    e.fmx = fmax(e.fmx, o.fmx);
 }
 
 __device__ __forceinline__ void ext_warp(dev_ext &e)
 {
-    for (int off = 16; off > 0; off >>= 1)
-        ext_fold(e, __shfl_down_sync(FULL, e.mn, off),
-                 __shfl_down_sync(FULL, e.mnr, off),
-                 __shfl_down_sync(FULL, e.mx, off),
-                 __shfl_down_sync(FULL, e.mxr, off));
+    for (int off = 16; off > 0; off >>= 1) {
+        dev_ext o{__shfl_down_sync(FULL, e.mn, off),
+                  __shfl_down_sync(FULL, e.mx, off),
+                  __shfl_down_sync(FULL, e.mnr, off),
+                  __shfl_down_sync(FULL, e.mxr, off),
+                  __shfl_down_sync(FULL, e.fmn, off),
+                  __shfl_down_sync(FULL, e.fmx, off)};
+        ext_fold(e, o);
+    }
+}
+
+/* An empty block's extrema. */
+__device__ __forceinline__ dev_ext ext_none()
+{
+    return dev_ext{NAN, NAN, DEV_NO_ROW, DEV_NO_ROW, INFINITY, -INFINITY};
 }
 
 /* Block-wide fold of each thread's e; the result is valid in thread 0. */
@@ -184,8 +198,7 @@ __device__ dev_ext ext_block(dev_ext e)
         s_ext[warp] = e;
     __syncthreads();
     if (warp == 0) {
-        e = lane < WARPS ? s_ext[lane]
-                         : dev_ext{NAN, NAN, DEV_NO_ROW, DEV_NO_ROW};
+        e = lane < WARPS ? s_ext[lane] : ext_none();
         ext_warp(e);
     }
     return e;
@@ -196,6 +209,7 @@ __device__ dev_ext ext_block(dev_ext e)
 template <int K> struct lane_acc {
     double es[K], eq[SQ_TERMS];
     double mn, mx;
+    double fmn, fmx; /* finite values only */
     unsigned mni, mxi;
     unsigned count;
     bool all_int;
@@ -248,6 +262,10 @@ __device__ __forceinline__ void visit(lane_acc<K> &t, double x, unsigned i,
         t.mxi = i;
     }
     double ax = fabs(x);
+    /* fmin and fmax skip NaN: infinities (and NaN) pass as NaN */
+    double xf = ax <= DBL_MAX ? x : NAN;
+    t.fmn = fmin(t.fmn, xf);
+    t.fmx = fmax(t.fmx, xf);
     bool ok = ax < SUM_DIRECT; /* one test for NaN, inf and huge */
     double xs = ok ? x : 0.0;  /* adding 0 leaves an expansion exact */
     t.count += ok;
@@ -358,6 +376,8 @@ __global__ void __launch_bounds__(THREADS) reduce_kernel(const reduce_args a)
         t.eq[k] = 0;
     t.mn = INFINITY;
     t.mx = -INFINITY;
+    t.fmn = INFINITY;
+    t.fmx = -INFINITY;
     t.mni = t.mxi = NO_IDX;
     t.count = 0;
     t.all_int = true;
@@ -410,8 +430,12 @@ __global__ void __launch_bounds__(THREADS) reduce_kernel(const reduce_args a)
             t.mxi = f; /* every value was -inf */
     }
     const ull row0 = a.dyn ? a.dyn[1] : a.first_row;
-    dev_ext mine{t.mn, t.mx, t.mni == NO_IDX ? DEV_NO_ROW : row0 + t.mni,
-                 t.mxi == NO_IDX ? DEV_NO_ROW : row0 + t.mxi};
+    dev_ext mine{t.mn,
+                 t.mx,
+                 t.mni == NO_IDX ? DEV_NO_ROW : row0 + t.mni,
+                 t.mxi == NO_IDX ? DEV_NO_ROW : row0 + t.mxi,
+                 t.fmn,
+                 t.fmx};
 
     if (SUMS)
         flush_warp<K, FAST>(t.es, s_sum);
@@ -616,9 +640,9 @@ __global__ void __launch_bounds__(THREADS)
     dev_col *st = state + blockIdx.x;
     const bool on = corr_on && corr_on[blockIdx.x];
     const dev_ext *pp = part + (size_t)blockIdx.x * nblocks;
-    dev_ext e{NAN, NAN, DEV_NO_ROW, DEV_NO_ROW};
+    dev_ext e = ext_none();
     for (int j = threadIdx.x; j < nblocks; j += THREADS)
-        ext_fold(e, pp[j].mn, pp[j].mnr, pp[j].mx, pp[j].mxr);
+        ext_fold(e, pp[j]);
     e = ext_block(e);
     dev_iext ie{NAN, NAN, 0, 0, DEV_NO_ROW, DEV_NO_ROW};
     if (on) { /* the same for every thread of the block */
@@ -637,12 +661,15 @@ __global__ void __launch_bounds__(THREADS)
         st->min_row_int = gi.mnr;
         st->max_corr = gi.mxc;
         st->max_row_int = gi.mxr;
-        dev_ext g{st->min, st->max, st->min_row, st->max_row};
-        ext_fold(g, e.mn, e.mnr, e.mx, e.mxr);
+        dev_ext g{st->min,     st->max,  st->min_row,
+                  st->max_row, st->fmin, st->fmax};
+        ext_fold(g, e);
         st->min = g.mn;
         st->min_row = g.mnr;
         st->max = g.mx;
         st->max_row = g.mxr;
+        st->fmin = g.fmn;
+        st->fmax = g.fmx;
     }
     if (sums)
         carry_pass(st->sum, s_d);
@@ -715,6 +742,8 @@ void dev_col_empty(dev_col *c)
         c->sum[i] = c->sumsq[i] = c->sumsq_corr[i] = 0;
     c->count = c->pos_inf = c->neg_inf = c->sq_inf = 0;
     c->min = c->max = NAN;
+    c->fmin = INFINITY;
+    c->fmax = -INFINITY;
     c->min_row = c->max_row = DEV_NO_ROW;
     c->min_row_int = c->max_row_int = DEV_NO_ROW;
     c->sum_r = 0;

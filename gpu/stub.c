@@ -58,6 +58,24 @@ int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, cs_error *e)
     return unreachable(e);
 }
 
+int gpu_kept_all(const gpu_backend *g)
+{
+    (void)g;
+    return 0;
+}
+
+const kept *gpu_host_values(const gpu_backend *g)
+{
+    (void)g;
+    return NULL;
+}
+
+int gpu_pass(gpu_backend *g, const gpu_pass_col *cols, cs_error *e)
+{
+    (void)g, (void)cols;
+    return unreachable(e);
+}
+
 size_t gpu_raw_chunk_bytes(const gpu_backend *g)
 {
     (void)g;
@@ -100,11 +118,11 @@ int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
 }
 
 int gpu_parse_fields(const char *text, size_t text_len, const size_t *off,
-                     const size_t *len, size_t n, int *kind, double *val,
-                     int32_t *corr, cs_error *e)
+                     const size_t *len, size_t n, const num_format *fmt,
+                     int *kind, double *val, int32_t *corr, cs_error *e)
 {
-    (void)text, (void)text_len, (void)off, (void)len, (void)n, (void)kind,
-        (void)val, (void)corr;
+    (void)text, (void)text_len, (void)off, (void)len, (void)n, (void)fmt,
+        (void)kind, (void)val, (void)corr;
     return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
 }
 

@@ -97,6 +97,7 @@ void csv_cutter_init(csv_cutter *c, const csv_dialect *d, uint64_t first_line)
 {
     memset(c, 0, sizeof *c);
     c->delim = d->delim ? d->delim : ',';
+    c->plain = d->whitespace;
     c->at_field_start = 1;
     c->line = first_line;
 }
@@ -140,9 +141,20 @@ static int open_quote_error(const csv_cutter *c, const char *buf,
                    "unterminated quoted field (the quote opens here)");
 }
 
+/* Whitespace text: every LF ends a record (a CR is a blank there). */
+static size_t plain_cut(csv_cutter *c, const char *buf, size_t n, int at_eof)
+{
+    const char *nl = memrchr(buf, '\n', n);
+    size_t cut = at_eof ? n : nl ? (size_t)(nl - buf) + 1 : 0;
+    c->line += count_newlines(buf, cut);
+    return cut;
+}
+
 size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
                const char *file, cs_error *e)
 {
+    if (c->plain)
+        return plain_cut(c, buf, n, at_eof);
     int s = cutter_state(c);
     size_t open_at = 0, last_cr = 0, cut;
     const char *q = memchr(buf, '"', n);
@@ -189,9 +201,31 @@ size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
     return cut;
 }
 
+/* Whitespace text: the row-th line that is not blank. */
+static uint64_t plain_line_of_row(const char *buf, size_t n,
+                                  uint64_t first_line, uint64_t row)
+{
+    uint64_t line = first_line, seen = 0;
+    int blank = 1;
+    for (size_t i = 0; i < n; i++) {
+        char ch = buf[i];
+        if (ch == '\n') {
+            line++;
+            blank = 1;
+        } else if (blank && ch != ' ' && ch != '\t' && ch != '\r') {
+            blank = 0;
+            if (++seen == row)
+                return line;
+        }
+    }
+    return 0;
+}
+
 uint64_t csv_line_of_row(const csv_dialect *d, const char *buf, size_t n,
                          uint64_t first_line, uint64_t row)
 {
+    if (d->whitespace)
+        return plain_line_of_row(buf, n, first_line, row);
     scanner sc;
     scanner_init(&sc, d->delim);
     uint64_t line = first_line, seen = 0;
@@ -212,11 +246,19 @@ int csv_start_state(void)
     return S_ROW;
 }
 
+/* Whitespace text has no quotes: a '"' there is an ordinary byte. */
+static void dialect_scanner(scanner *sc, const csv_dialect *d)
+{
+    scanner_init(sc, d->delim);
+    if (d->whitespace)
+        sc->cls['"'] = B_OTHER;
+}
+
 void csv_summarize(const csv_dialect *d, const char *buf, size_t n,
                    csv_summary *s)
 {
     scanner sc;
-    scanner_init(&sc, d->delim);
+    dialect_scanner(&sc, d);
     unsigned char st[CSV_NSTATES];
     for (int k = 0; k < CSV_NSTATES; k++)
         st[k] = (unsigned char)k;
@@ -243,7 +285,7 @@ size_t csv_first_record(const csv_dialect *d, const char *buf, size_t n,
                         int state)
 {
     scanner sc;
-    scanner_init(&sc, d->delim);
+    dialect_scanner(&sc, d);
     int s = state;
     for (size_t i = 0; i < n; i++) {
         if (s == S_ROW)

@@ -18,17 +18,18 @@ static size_t bom_len(const char *buf, size_t n)
 
 /* The first records of a file, tokenized by libcsv. */
 typedef struct sample {
-    int nfields;        /* fields of the first record */
-    int cap;            /* room in first */
-    char **first;       /* the first record's fields */
-    unsigned *num;      /* per field: numbers (or NaN) in later records */
-    unsigned *bad;      /* per field: non-numbers in later records */
-    unsigned char *cur; /* per field of the current record: 1 number, 2 not;
-                           counted only once the record is complete */
-    int records;        /* complete records seen */
-    int field;          /* index of the next field of the current record */
-    size_t first_end;   /* offset just after the first record */
-    int first_by_fini;  /* the first record ends the input, unterminated */
+    const num_format *fmt; /* how numbers are written */
+    int nfields;           /* fields of the first record */
+    int cap;               /* room in first */
+    char **first;          /* the first record's fields */
+    unsigned *num;         /* per field: numbers (or NaN) in later records */
+    unsigned *bad;         /* per field: non-numbers in later records */
+    unsigned char *cur;    /* per field of the current record: 1 number, 2 not;
+                              counted only once the record is complete */
+    int records;           /* complete records seen */
+    int field;             /* index of the next field of the current record */
+    size_t first_end;      /* offset just after the first record */
+    int first_by_fini;     /* the first record ends the input, unterminated */
     int oom;
 } sample;
 
@@ -67,7 +68,8 @@ static void sample_field(void *f, size_t len, void *data)
     if (i >= s->nfields)
         return;
     double v;
-    num_kind k = parse_number(f, len, &v);
+    int32_t corr;
+    num_kind k = parse_number_fmt(f, len, s->fmt, &v, &corr);
     s->cur[i] = k == NUM_OK || k == NUM_NAN ? 1 : k == NUM_INVALID ? 2 : 0;
 }
 
@@ -99,13 +101,62 @@ static size_t piece_len(const char *buf, size_t n)
     return n;
 }
 
+static int ws_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* One line of whitespace text [p, e), as csv_parse_block splits it. */
+static void ws_sample_line(const char *p, const char *e, sample *s)
+{
+    int fields = 0;
+    for (;;) {
+        while (p < e && ws_blank(*p))
+            p++;
+        if (p == e)
+            break;
+        const char *fe = p;
+        while (fe < e && !ws_blank(*fe))
+            fe++;
+        int quoted = fe - p >= 2 && *p == '"' && fe[-1] == '"';
+        sample_field((void *)(p + quoted),
+                     (size_t)(fe - p) - 2 * (size_t)quoted, s);
+        fields++;
+        p = fe;
+    }
+    if (fields)
+        sample_record(0, s);
+}
+
+/* The first records of whitespace text, a line each. */
+static void ws_sample_run(const char *buf, size_t n, int at_eof, sample *s)
+{
+    size_t at = 0;
+    while (at < n && s->records <= SAMPLE_RECORDS && !s->oom) {
+        const char *nl = memchr(buf + at, '\n', n - at);
+        if (!nl && !at_eof)
+            break; /* a line cut by the head's end */
+        const char *le = nl ? nl : buf + n;
+        ws_sample_line(buf + at, le, s);
+        at = (size_t)(le - buf) + (nl != NULL);
+        if (s->records == 1 && !s->first_end)
+            s->first_end = at;
+    }
+}
+
 /* Tokenizes the first records of buf. Input is fed up to each CR or LF,
  * so a record that ends is known to end where the piece does. */
-static void sample_run(const char *buf, size_t n, int at_eof, char delim,
-                       sample *s)
+static void sample_run(const char *buf, size_t n, int at_eof,
+                       const csv_dialect *d, sample *s)
 {
     struct csv_parser p;
     memset(s, 0, sizeof *s);
+    s->fmt = d->num;
+    if (d->whitespace) {
+        ws_sample_run(buf, n, at_eof, s);
+        return;
+    }
+    char delim = d->delim ? d->delim : ',';
     if (csv_init(&p, CSV_APPEND_NULL) != 0) {
         s->oom = 1;
         return;
@@ -144,10 +195,11 @@ static void sample_free(sample *s)
     memset(s, 0, sizeof *s);
 }
 
-static num_kind kind_of(const char *f)
+static num_kind kind_of(const sample *s, const char *f)
 {
     double v;
-    return parse_number(f, strlen(f), &v);
+    int32_t corr;
+    return parse_number_fmt(f, strlen(f), s->fmt, &v, &corr);
 }
 
 /* The contract's rule, plus: with no later numbers to compare against (a
@@ -156,7 +208,7 @@ static int looks_like_header(const sample *s)
 {
     int later_numeric = 0, numbers = 0, text = 0;
     for (int f = 0; f < s->nfields; f++) {
-        num_kind k = kind_of(s->first[f]);
+        num_kind k = kind_of(s, s->first[f]);
         int numeric = s->num[f] > s->bad[f];
         if (k == NUM_INVALID && numeric)
             return 1;
@@ -169,7 +221,10 @@ static int looks_like_header(const sample *s)
     return text > 0 && numbers == 0;
 }
 
-static char detect_delim(const char *buf, size_t n)
+/* The most frequent candidate; a numbers' separator only when no other
+ * candidate occurs (numbers holding it must then be quoted). None: a
+ * comma, or a semicolon where the numbers hold commas. */
+static char detect_delim(const char *buf, size_t n, const num_format *num)
 {
     static const char cand[] = {',', '\t', ';', '|'};
     size_t count[sizeof cand] = {0};
@@ -191,17 +246,31 @@ static char detect_delim(const char *buf, size_t n)
     for (size_t k = 1; k < sizeof cand; k++)
         if (count[k] > count[best])
             best = k;
-    return count[best] ? cand[best] : ',';
+    if (num && (cand[best] == num->decimal || cand[best] == num->thousands)) {
+        size_t other = best;
+        for (size_t k = 0; k < sizeof cand; k++)
+            if (k != best && count[k] &&
+                (other == best || count[k] > count[other]) &&
+                cand[k] != num->decimal && cand[k] != num->thousands)
+                other = k;
+        best = other;
+    }
+    if (count[best])
+        return cand[best];
+    /* one field: any delimiter that splits no number will do */
+    int comma_in_numbers =
+        num && (num->decimal == ',' || num->thousands == ',');
+    return comma_in_numbers ? ';' : ',';
 }
 
 void csv_detect(const char *buf, size_t n, int at_eof, csv_dialect *d)
 {
     size_t bom = bom_len(buf, n);
-    if (!d->delim)
-        d->delim = detect_delim(buf + bom, n - bom);
+    if (!d->delim && !d->whitespace)
+        d->delim = detect_delim(buf + bom, n - bom, d->num);
     if (d->header < 0) {
         sample s;
-        sample_run(buf + bom, n - bom, at_eof, d->delim, &s);
+        sample_run(buf + bom, n - bom, at_eof, d, &s);
         d->header = !s.oom && s.records > 0 && looks_like_header(&s);
         sample_free(&s);
     }
@@ -215,7 +284,7 @@ static int fill_names(csv_head *h, sample *s, int header)
         return -1;
     h->nfields = s->nfields;
     for (int f = 0; f < s->nfields; f++) {
-        num_kind k = kind_of(s->first[f]);
+        num_kind k = kind_of(s, s->first[f]);
         unsigned num = s->num[f], bad = s->bad[f];
         if (!header) {
             num += k == NUM_OK || k == NUM_NAN;
@@ -265,11 +334,11 @@ int csv_read_head(const char *buf, size_t n, int at_eof, const csv_dialect *d,
 {
     memset(h, 0, sizeof *h);
     csv_dialect dd = *d;
-    if (!dd.delim || dd.header < 0)
+    if ((!dd.delim && !dd.whitespace) || dd.header < 0)
         csv_detect(buf, n, at_eof, &dd);
     size_t bom = bom_len(buf, n);
     sample s;
-    sample_run(buf + bom, n - bom, at_eof, dd.delim, &s);
+    sample_run(buf + bom, n - bom, at_eof, &dd, &s);
     int rc = head_from_sample(buf, n, at_eof, &dd, bom, file, &s, h, e);
     sample_free(&s);
     if (rc != CS_OK)

@@ -24,6 +24,7 @@
 
 typedef struct block {
     char delim;
+    const num_format *num;
     chunk *out;
     double **col; /* out->col */
     const int *map;
@@ -124,7 +125,7 @@ static void on_field(void *s, size_t len, void *data)
     int c = b->map[f];
     double v;
     int32_t r;
-    num_kind k = parse_number_corr(s, len, &v, &r);
+    num_kind k = parse_number_fmt(s, len, b->num, &v, &r);
     if (k == NUM_OK) {
         b->col[c][b->row] = v;
         if (r != 0)
@@ -328,6 +329,68 @@ static uint64_t error_line(const block *b, const csv_dialect *d,
     return l.failed ? l.line : 0;
 }
 
+/* Whitespace-separated text (-W): blanks split fields; CR is one, so a
+ * CRLF ends a line like an LF. */
+static int ws_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+static void ws_field(block *b, const char *s, const char *e)
+{
+    if (e - s >= 2 && *s == '"' && e[-1] == '"') {
+        s++; /* no quoting: a pair of quotes around a field only goes */
+        e--;
+    }
+    on_field((void *)s, (size_t)(e - s), b);
+}
+
+/* One line [s, e) without its LF: a record unless it is blank. */
+static void ws_record(block *b, const char *s, const char *e)
+{
+    int f = 0;
+    for (;;) {
+        while (s < e && ws_blank(*s))
+            s++;
+        if (s == e)
+            break;
+        const char *fe = s;
+        while (fe < e && !ws_blank(*fe))
+            fe++;
+        if (f < b->nmap && b->map[f] >= 0)
+            ws_field(b, s, fe);
+        else
+            b->field++;
+        /* fields past the last mapped one need no scanning */
+        if (++f >= b->nmap)
+            break;
+        s = fe;
+    }
+    if (f)
+        on_record(0, b);
+}
+
+/* The whole block, line by line: every line's number is known, so
+ * messages need no second pass. */
+static int ws_lines(block *b, const char *buf, size_t n, size_t *pos,
+                    uint64_t *line)
+{
+    size_t at = 0;
+    uint64_t ln = *line;
+    while (at < n && b->row < b->out->cap && !b->failed) {
+        const char *s = buf + at;
+        const char *nl = memchr(s, '\n', n - at);
+        const char *le = nl ? nl : buf + n;
+        b->line = ln;
+        ws_record(b, s, le);
+        at = (size_t)(le - buf) + (nl != NULL);
+        ln += nl != NULL;
+    }
+    *pos = at;
+    *line = ln;
+    return b->failed ? CS_EDATA : CS_OK;
+}
+
 static int finish(struct csv_parser *p, block *b, const csv_dialect *d,
                   const char *buf, size_t n, uint64_t first_line)
 {
@@ -347,11 +410,8 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
                     const char *file, chunk *out, size_t *consumed,
                     uint64_t *lines, cs_error *e)
 {
-    struct csv_parser p;
-    if (csv_init(&p, CSV_APPEND_NULL) != 0)
-        return cs_fail(e, CS_EDATA, file, first_line, "out of memory");
-    csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
     block b = {.delim = d->delim ? d->delim : ',',
+               .num = d->num,
                .out = out,
                .col = out->col,
                .map = map,
@@ -364,6 +424,17 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
                .row0 = out->nrows};
     size_t pos = 0;
     uint64_t line = first_line;
+    if (d->whitespace) {
+        int rc = ws_lines(&b, buf, n, &pos, &line);
+        out->nrows = b.row;
+        *consumed = pos;
+        *lines = line - first_line;
+        return rc;
+    }
+    struct csv_parser p;
+    if (csv_init(&p, CSV_APPEND_NULL) != 0)
+        return cs_fail(e, CS_EDATA, file, first_line, "out of memory");
+    csv_set_delim(&p, (unsigned char)b.delim);
     int rc = feed_lines(&p, &b, buf, n, &pos, &line);
     b.line = line;
     if (rc == CS_OK && pos == n)

@@ -1,6 +1,10 @@
 /* CSV (RFC 4180) into chunks, over libcsv. Quoted fields may hold
  * delimiters, doubled quotes and newlines; CRLF or LF; a UTF-8 BOM; ragged
  * rows (missing trailing fields count as missing, extra ones are ignored).
+ * Or whitespace-separated text (-W): a record is a line, its fields the
+ * runs of bytes other than blanks (space, tab, CR), blanks at either end
+ * ignored, a blank line no record; there is no quoting (a field wrapped in
+ * double quotes only loses them), as in awk and datamash -W.
  *
  * The engine reads a file as: detect the dialect on its first bytes, read
  * the head (header names, numeric sample), then cut the rest of the stream
@@ -13,16 +17,22 @@
 
 #include "chunk.h"
 #include "error.h"
+#include "parse_number.h"
 
 typedef struct csv_dialect {
-    char delim; /* 0: detect among , TAB ; | */
-    int header; /* 1 yes, 0 no, -1 detect */
+    char delim;            /* 0: detect among , TAB ; | */
+    int header;            /* 1 yes, 0 no, -1 detect */
+    int whitespace;        /* -W: fields separated by runs of blanks */
+    const num_format *num; /* how numbers are written; NULL: C locale */
 } csv_dialect;
 
 /* Fills what d leaves to detection, from the first bytes of a file (at_eof
- * when buf holds the whole file). Delimiter: the candidate most frequent
- * outside quotes on the first line, ',' when none occurs. Header: the first
- * record holds non-numbers in fields where later records hold numbers. */
+ * when buf holds the whole file). Delimiter (not with whitespace): the
+ * candidate most frequent outside quotes on the first line; a candidate
+ * that is the numbers' decimal or thousands separator loses to any other
+ * that occurs; when none occurs, ',' (';' if the numbers hold commas).
+ * Header: the first record holds
+ * non-numbers in fields where later records hold numbers. */
 void csv_detect(const char *buf, size_t n, int at_eof, csv_dialect *d);
 
 /* The head of one file. */
@@ -44,6 +54,7 @@ void csv_head_free(csv_head *h);
  * same quote rules as the parser, so a cut never falls inside a field. */
 typedef struct csv_cutter {
     char delim;
+    int plain;           /* whitespace text: no quotes, records end at LF */
     int in_quotes;       /* inside a quoted field at the cut position */
     int at_field_start;  /* next byte starts a field */
     int quote_pending;   /* a quote seen inside quotes: closes or doubles */

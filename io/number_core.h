@@ -64,8 +64,10 @@ typedef struct num_decimal {
     int64_t q;
     bool truncated; /* a nonzero digit was dropped */
     bool neg;
-    const char *mant_begin, *mant_end; /* digits and '.', for the fallback */
-    int64_t exp10;                     /* the exponent as written */
+    /* digits, the point and thousands separators, for the slow paths */
+    const char *mant_begin, *mant_end;
+    char point, sep; /* the format's decimal and thousands separators */
+    int64_t exp10;   /* the exponent as written */
 } num_decimal;
 
 #ifdef __CUDA_ARCH__
@@ -200,7 +202,8 @@ NUM_FN const char *num_eat_digits(const char *p, const char *e, uint64_t *w)
 
 /* The slow scan of a mantissa with more than NUM_KEEP_DIGITS digits: leading
  * zeros only move the point, the first NUM_KEEP_DIGITS significant digits go
- * into w, later ones move the point or set truncated. */
+ * into w, later ones move the point or set truncated; separators are
+ * skipped. */
 NUM_FN void num_rescan(num_decimal *d)
 {
     int kept = 0;
@@ -208,10 +211,12 @@ NUM_FN void num_rescan(num_decimal *d)
     d->w = 0;
     d->q = d->exp10;
     for (const char *p = d->mant_begin; p < d->mant_end; p++) {
-        if (*p == '.') {
+        if (*p == d->point) {
             fraction = true;
             continue;
         }
+        if (!num_is_digit(*p))
+            continue; /* a thousands separator */
         unsigned digit = (unsigned)(*p - '0');
         if (kept < NUM_KEEP_DIGITS) {
             d->w = d->w * 10 + digit;
@@ -245,14 +250,35 @@ NUM_FN const char *num_scan_exponent(const char *p, const char *e,
     return p;
 }
 
-/* Parses the blank-trimmed, sign-stripped text [p, e) into d. */
-NUM_FN num_kind num_scan_number(const char *p, const char *e, num_decimal *d)
+/* The digit groups of an integer part after its first group, which ends
+ * at q on a thousands separator: a separator counts only between two
+ * digits. Rare (only with a separator): out of line. */
+NUM_RARE_FN const char *num_eat_groups(const char *q, const char *e, char sep,
+                                       uint64_t *w, ptrdiff_t *ndigits)
+{
+    while (e - q >= 2 && *q == sep && num_is_digit(q[1])) {
+        const char *g = q + 1;
+        q = num_eat_digits(g, e, w);
+        *ndigits += q - g;
+    }
+    return q;
+}
+
+/* Parses the blank-trimmed, sign-stripped text [p, e) into d, numbers
+ * written as f says. */
+NUM_FN num_kind num_scan_number(const char *p, const char *e, num_decimal *d,
+                                const num_format *f)
 {
     uint64_t w = 0;
     d->mant_begin = p;
+    d->point = f->decimal;
+    d->sep = f->thousands;
     const char *q = num_eat_digits(p, e, &w);
     ptrdiff_t ndigits = q - p, nfrac = 0;
-    if (q < e && *q == '.') {
+    /* a NUL byte in the text must not pass for "no separator" */
+    if (q < e && *q == f->thousands && f->thousands && ndigits)
+        q = num_eat_groups(q, e, f->thousands, &w, &ndigits);
+    if (q < e && *q == f->decimal) {
         const char *f = q + 1;
         q = num_eat_digits(f, e, &w);
         nfrac = q - f;
@@ -409,17 +435,38 @@ NUM_FN num_kind num_special(const char *s, const char *e, bool neg, double *out)
     return NUM_INVALID;
 }
 
-/* parse_number on [s, e), short of its strtod fallback: returns a num_kind
- * (*out set for NUM_OK), or NUM_HARD with d holding the scanned number for
- * that fallback (d->neg its sign). */
-NUM_FN int num_parse_core(const char *s, const char *e, double *out,
-                          num_decimal *d)
+/* Whether the blank-trimmed [s, e) is one of f's null spellings; only
+ * called when f has some. The length mask turns most numbers away before
+ * any comparison. */
+NUM_FN bool num_is_null(const num_format *f, const char *s, const char *e)
+{
+    ptrdiff_t n = e - s;
+    if (n > NUM_NULL_LEN || !((f->null_lens >> n) & 1))
+        return false;
+    for (int i = 0; i < f->nnull; i++) {
+        if (f->null_len[i] != n)
+            continue;
+        const char *t = f->null_text + f->null_at[i];
+        ptrdiff_t k = 0;
+        while (k < n && s[k] == t[k])
+            k++;
+        if (k == n)
+            return true;
+    }
+    return false;
+}
+
+/* parse_number on [s, e) with numbers written as f says, short of its
+ * strtod fallback: returns a num_kind (*out set for NUM_OK), or NUM_HARD
+ * with d holding the scanned number for that fallback (d->neg its sign). */
+NUM_FN int num_parse_core(const char *s, const char *e, const num_format *f,
+                          double *out, num_decimal *d)
 {
     while (s < e && num_is_blank(*s))
         s++;
     while (e > s && num_is_blank(e[-1]))
         e--;
-    if (s == e)
+    if (s == e || (f->nnull && num_is_null(f, s, e)))
         return NUM_MISSING;
     d->truncated = false;
     d->neg = *s == '-';
@@ -430,7 +477,7 @@ NUM_FN int num_parse_core(const char *s, const char *e, double *out,
         d->q = 0;
         return num_special(s, e, d->neg, out);
     }
-    if (num_scan_number(s, e, d) != NUM_OK)
+    if (num_scan_number(s, e, d, f) != NUM_OK)
         return NUM_INVALID;
     return num_convert(d, out) ? NUM_OK : NUM_HARD;
 }
@@ -493,21 +540,23 @@ NUM_FN bool num_kept_integer(uint64_t w, int64_t q, num_u128 *v)
 }
 
 /* The same from the whole text, digit by digit: the slow case of a mantissa
- * longer than NUM_KEEP_DIGITS whose dropped digits are not all zero. */
+ * longer than NUM_KEEP_DIGITS whose dropped digits are not all zero.
+ * Thousands separators are skipped. */
 NUM_FN bool num_text_integer(const num_decimal *d, num_u128 *v)
 {
     bool point = false;
-    int64_t nfrac = 0;
+    int64_t nfrac = 0, left = 0;
     for (const char *p = d->mant_begin; p < d->mant_end; p++) {
-        nfrac += point;
-        point = point || *p == '.';
+        bool digit = num_is_digit(*p);
+        nfrac += point && digit;
+        left += digit;
+        point = point || *p == d->point;
     }
     /* e: the exponent of the last digit; left: digits from here on */
     int64_t e = d->exp10 - nfrac;
-    int64_t left = (int64_t)(d->mant_end - d->mant_begin) - point;
     num_u128 x = 0;
     for (const char *p = d->mant_begin; p < d->mant_end; p++) {
-        if (*p == '.')
+        if (!num_is_digit(*p))
             continue;
         unsigned digit = (unsigned)(*p - '0');
         if (e + --left < 0) { /* a digit of the fraction */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Halfway points between doubles have at most 767 significant digits, so
  * digits past this many only matter as "something nonzero follows". */
@@ -41,10 +42,12 @@ static double fallback(const num_decimal *d)
     int64_t kept = 0, frac = 0;
     bool dropped = false, seen = false, in_frac = false;
     for (const char *p = d->mant_begin; p < d->mant_end; p++) {
-        if (*p == '.') {
+        if (*p == d->point) {
             in_frac = true;
             continue;
         }
+        if (!num_is_digit(*p))
+            continue; /* a thousands separator */
         seen |= *p != '0';
         if (!seen) {
             frac += in_frac; /* leading zeros only scale */
@@ -72,10 +75,16 @@ static double fallback(const num_decimal *d)
     return x;
 }
 
-num_kind parse_number_corr(const char *s, size_t n, double *out, int32_t *corr)
+/* Most inputs use the C locale's format: one copy for them all. */
+static const num_format c_format = {.decimal = '.'};
+
+num_kind parse_number_fmt(const char *s, size_t n, const num_format *f,
+                          double *out, int32_t *corr)
 {
+    if (!f)
+        f = &c_format;
     num_decimal d;
-    int k = num_parse_core(s, s + n, out, &d);
+    int k = num_parse_core(s, s + n, f, out, &d);
     if (k == NUM_HARD) {
         double x = fallback(&d);
         *out = d.neg ? -x : x;
@@ -85,9 +94,33 @@ num_kind parse_number_corr(const char *s, size_t n, double *out, int32_t *corr)
     return (num_kind)k;
 }
 
-/* One caller of the core, so that the compiler inlines it there. */
+num_kind parse_number_corr(const char *s, size_t n, double *out, int32_t *corr)
+{
+    return parse_number_fmt(s, n, &c_format, out, corr);
+}
+
 num_kind parse_number(const char *s, size_t n, double *out)
 {
     int32_t corr;
-    return parse_number_corr(s, n, out, &corr);
+    return parse_number_fmt(s, n, &c_format, out, &corr);
+}
+
+void num_format_init(num_format *f)
+{
+    memset(f, 0, sizeof *f);
+    f->decimal = '.';
+}
+
+int num_format_add_null(num_format *f, const char *s, size_t n)
+{
+    size_t used =
+        f->nnull ? f->null_at[f->nnull - 1] + f->null_len[f->nnull - 1] : 0;
+    if (n == 0 || n > NUM_NULL_LEN || f->nnull == NUM_NULL_MAX ||
+        used + n > NUM_NULL_TEXT)
+        return -1;
+    memcpy(f->null_text + used, s, n);
+    f->null_at[f->nnull] = (unsigned short)used;
+    f->null_len[f->nnull++] = (unsigned char)n;
+    f->null_lens |= UINT32_C(1) << n;
+    return 0;
 }

@@ -3,11 +3,15 @@
  * warnings, -v lines and progress (through its sink). It chooses the exit
  * status. */
 #include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/dist/merge.h"
@@ -17,6 +21,9 @@
 #include "src/options.h"
 #include "src/report/report.h"
 
+/* Seconds between progress lines that go to a file or a pipe. */
+#define PLAIN_EVERY 2
+
 /* Messages wait until the result is written (or an error is), so stderr
  * reads in the order things happened and never interrupts a table;
  * progress alone is shown at once. */
@@ -25,6 +32,8 @@ typedef struct messages {
     size_t len;
     FILE *buf; /* open_memstream over text */
     int progress_shown;
+    int progress_tty; /* progress redraws one line, else a line each */
+    time_t last_line; /* of the plain lines: one each PLAIN_EVERY seconds */
 } messages;
 
 static void print_located(FILE *f, const char *file, unsigned long long line,
@@ -43,8 +52,17 @@ static void say(void *ctx, engine_msg kind, const char *file, uint64_t line,
 {
     messages *m = ctx;
     if (kind == ENGINE_PROGRESS || kind == ENGINE_PROGRESS_END) {
-        fprintf(stderr, kind == ENGINE_PROGRESS ? "\rcolstat: %s" : "\r\033[K",
-                text);
+        /* a log or a pipe gets plain lines, fewer: no \r, no escapes */
+        time_t now = time(NULL);
+        if (!m->progress_tty && kind == ENGINE_PROGRESS &&
+            now - m->last_line >= PLAIN_EVERY) {
+            fprintf(stderr, "colstat: %s\n", text);
+            m->last_line = now;
+        } else if (m->progress_tty) {
+            fprintf(stderr,
+                    kind == ENGINE_PROGRESS ? "\rcolstat: %s" : "\r\033[K",
+                    text);
+        }
         fflush(stderr);
         return;
     }
@@ -82,6 +100,8 @@ static void read_hooks(engine_hooks *h)
     if ((v = getenv("COLSTAT_GPU_PRESENT")))
         h->gpu_presence = *v == '0' ? 1 : 2;
     h->mpi_cuts = getenv("COLSTAT_MPI_CUTS");
+    if ((v = getenv("COLSTAT_SPILL")))
+        h->spill = *v == '1';
 }
 
 static int term_width(FILE *out)
@@ -93,6 +113,36 @@ static int term_width(FILE *out)
     if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
         return ws.ws_col;
     return 80;
+}
+
+/* Whether the locale's charset (LC_ALL, LC_CTYPE, LANG) is UTF-8: asked
+ * of the C library, then set back, so that nothing else runs in it. */
+static int utf8_charset(void)
+{
+    const char *was = setlocale(LC_CTYPE, NULL);
+    char *saved = was ? strdup(was) : NULL;
+    int utf8 = 0;
+    if (setlocale(LC_CTYPE, "")) {
+        const char *cs = nl_langinfo(CODESET);
+        utf8 = cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+    }
+    setlocale(LC_CTYPE, saved ? saved : "C");
+    free(saved);
+    return utf8;
+}
+
+/* How the table looks: digits 15 unless --digits (TSV, CSV and JSON keep
+ * the shortest form unless it is given); the layout, width and charset
+ * of the terminal. */
+static report_style style_for(const options *o)
+{
+    report_style st = {0};
+    st.width = term_width(stdout);
+    st.tty = isatty(STDOUT_FILENO);
+    st.layout = o->layout;
+    st.digits = o->digits ? o->digits : o->format == FMT_TABLE ? 15 : 0;
+    st.utf8 = utf8_charset();
+    return st;
 }
 
 /* The report is built in memory and written with one call, so a reader
@@ -113,9 +163,18 @@ static int write_result(const options *o, const engine_result *res, cs_error *e)
         cols[k].index = res->cols[k].index;
         stats_finalize(&res->cols[k].st, &cols[k].s);
         cols[k].h = (o->run.what & STAT_HIST) ? &res->cols[k].h : NULL;
+        /* the engine's quantiles: the median first, then the list */
+        const qres *q = res->cols[k].q;
+        int median = (o->run.what & STAT_MEDIAN) != 0;
+        cols[k].median = median && q ? q : NULL;
+        cols[k].quant = q ? q + median : NULL;
+        cols[k].qf = o->run.quantiles;
+        cols[k].nquant =
+            q && (o->run.what & STAT_QUANTILES) ? o->run.nquantiles : 0;
     }
+    report_style st = style_for(o);
     int bad = report_write(m, o->format, o->run.what, res->rows, cols,
-                           res->ncols, term_width(stdout));
+                           res->ncols, &st);
     bad |= fclose(m);
     free(cols);
     int rc = CS_OK;
@@ -181,7 +240,9 @@ static int run(options *o, cs_error *e)
     engine_result res;
     engine *eng = NULL;
     read_hooks(&o->run.hooks);
-    o->run.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
+    m.progress_tty = isatty(STDERR_FILENO);
+    o->run.tmpdir = getenv("TMPDIR");
+    o->run.progress = o->progress < 0 ? m.progress_tty : o->progress;
     int rc = engine_run(&o->run, &sink, &eng, &res, e);
     if (rc == CS_OK)
         rc = o->emit_state ? write_state(o, &res, e) : write_result(o, &res, e);

@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -26,13 +27,21 @@ enum {
     OPT_STRICT,
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
+    OPT_NULL,
+    OPT_THOUSANDS,
+    OPT_DECIMAL,
+    OPT_DIGITS,
+    OPT_LAYOUT,
+    OPT_MEDIAN,
+    OPT_QUANTILES,
+    OPT_MEMORY,
     OPT_EMIT_STATE,
     OPT_MERGE,
     OPT_MPI,
 };
 
 /* The leading ':' makes a missing argument ':' rather than '?'. */
-static const char short_opts[] = ":c:d:b:o:j:avhV";
+static const char short_opts[] = ":c:d:b:o:j:avhVW";
 
 static const struct option long_opts[] = {
     {"columns", required_argument, NULL, 'c'},
@@ -47,6 +56,9 @@ static const struct option long_opts[] = {
     {"min", no_argument, NULL, OPT_MIN},
     {"max", no_argument, NULL, OPT_MAX},
     {"hist", no_argument, NULL, OPT_HIST},
+    {"median", no_argument, NULL, OPT_MEDIAN},
+    {"quantiles", required_argument, NULL, OPT_QUANTILES},
+    {"memory", required_argument, NULL, OPT_MEMORY},
     {"all", no_argument, NULL, 'a'},
     {"bins", required_argument, NULL, OPT_BINS},
     {"range", required_argument, NULL, OPT_RANGE},
@@ -59,6 +71,12 @@ static const struct option long_opts[] = {
     {"strict", no_argument, NULL, OPT_STRICT},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"whitespace", no_argument, NULL, 'W'},
+    {"null", required_argument, NULL, OPT_NULL},
+    {"thousands", required_argument, NULL, OPT_THOUSANDS},
+    {"decimal", required_argument, NULL, OPT_DECIMAL},
+    {"digits", required_argument, NULL, OPT_DIGITS},
+    {"layout", required_argument, NULL, OPT_LAYOUT},
     {"emit-state", optional_argument, NULL, OPT_EMIT_STATE},
     {"merge", no_argument, NULL, OPT_MERGE},
     {"mpi", no_argument, NULL, OPT_MPI},
@@ -80,6 +98,8 @@ static void set_defaults(options *o)
     o->format = FMT_TABLE;
     o->run.device = ENGINE_AUTO;
     o->progress = -1;
+    num_format_init(&o->num);
+    o->layout = LAYOUT_AUTO;
 }
 
 /* The long option an argv element names: exact match, else a unique
@@ -222,6 +242,64 @@ static int opt_device(options *o, const char *arg, cs_error *e)
     return CS_OK;
 }
 
+/* --null LIST: comma-separated spellings, blanks around each dropped;
+ * an empty one is no news (empty fields are missing anyway). */
+static int opt_null(options *o, const char *arg, cs_error *e)
+{
+    for (const char *p = arg;;) {
+        size_t n = strcspn(p, ",");
+        const char *s = p, *end = p + n;
+        while (s < end && (*s == ' ' || *s == '\t'))
+            s++;
+        while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        size_t len = (size_t)(end - s);
+        if (len && strcspn(s, "\"\r\n") < len)
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--null: '%.*s' holds a quote or a line break",
+                           (int)len, s);
+        if (len && num_format_add_null(&o->num, s, len))
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--null: '%s': at most %d spellings of at most %d "
+                           "bytes each",
+                           arg, NUM_NULL_MAX, NUM_NULL_LEN);
+        if (!p[n])
+            return CS_OK;
+        p += n + 1;
+    }
+}
+
+/* --thousands, --decimal: one byte that cannot be part of a number
+ * otherwise. */
+static int opt_separator(const char *what, const char *arg, char *out,
+                         cs_error *e)
+{
+    unsigned char c = (unsigned char)arg[0];
+    int blank = c == ' ' || c == '\t';
+    int bad = strlen(arg) != 1 || (c >= '0' && c <= '9') ||
+              ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c < 0x20 ||
+              c >= 0x7F || strchr("+-\"", c) ||
+              (blank && !strcmp(what, "decimal"));
+    if (bad)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--%s: '%s' is not a single punctuation character%s",
+                       what, arg, strcmp(what, "decimal") ? " or space" : "");
+    *out = (char)c;
+    return CS_OK;
+}
+
+static int opt_layout(options *o, const char *arg, cs_error *e)
+{
+    static const char *const names[] = {"auto", "wide", "long", NULL};
+    static const out_layout layouts[] = {LAYOUT_AUTO, LAYOUT_WIDE, LAYOUT_LONG};
+    int i = lookup(arg, names);
+    if (i < 0)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--layout: '%s' is not one of auto, wide, long", arg);
+    o->layout = layouts[i];
+    return CS_OK;
+}
+
 /* Options that only set a flag; returns 0 when c is not one of them. */
 static int flag_option(options *o, int c, unsigned *what)
 {
@@ -229,9 +307,11 @@ static int flag_option(options *o, int c, unsigned *what)
         int c;
         unsigned bit;
     } stat_flags[] = {
-        {OPT_COUNT, STAT_COUNT}, {OPT_SUM, STAT_SUM}, {OPT_MEAN, STAT_MEAN},
-        {OPT_STD, STAT_STD},     {OPT_MIN, STAT_MIN}, {OPT_MAX, STAT_MAX},
-        {OPT_HIST, STAT_HIST},   {'a', STAT_ALL},
+        {OPT_COUNT, STAT_COUNT}, {OPT_SUM, STAT_SUM},
+        {OPT_MEAN, STAT_MEAN},   {OPT_STD, STAT_STD},
+        {OPT_MIN, STAT_MIN},     {OPT_MAX, STAT_MAX},
+        {OPT_HIST, STAT_HIST},   {OPT_MEDIAN, STAT_MEDIAN},
+        {'a', STAT_ALL},
     };
     for (size_t i = 0; i < sizeof stat_flags / sizeof stat_flags[0]; i++)
         if (stat_flags[i].c == c) {
@@ -272,6 +352,9 @@ static int flag_option(options *o, int c, unsigned *what)
     case 'v':
         o->run.verbose = 1;
         return 1;
+    case 'W':
+        o->run.whitespace = 1;
+        return 1;
     case 'h':
         o->action = ACT_HELP;
         return 1;
@@ -283,10 +366,56 @@ static int flag_option(options *o, int c, unsigned *what)
     }
 }
 
+/* --quantiles LIST: exact decimals in [0, 1] (src/stats/quantile.h). */
+static int opt_quantiles(options *o, const char *arg, unsigned *what,
+                         cs_error *e)
+{
+    qlist l;
+    if (qlist_parse(arg, &l, e) != CS_OK)
+        return e->status;
+    qlist_free(&o->quantiles);
+    o->quantiles = l;
+    o->run.quantiles = l.q;
+    o->run.nquantiles = l.n;
+    *what |= STAT_QUANTILES;
+    return CS_OK;
+}
+
+/* --memory SIZE: bytes, or a number with k, M, G or T (powers of 1024). */
+static int opt_memory(options *o, const char *arg, cs_error *e)
+{
+    static const char units[] = "kMGT";
+    char *end = NULL;
+    double v = -1;
+    errno = 0;
+    if (isdigit((unsigned char)arg[0]))
+        v = strtod(arg, &end);
+    if (v >= 0 && *end) {
+        const char *u = strchr(units, *end == 'K' ? 'k' : *end);
+        if (u) {
+            v = ldexp(v, 10 * (int)(u - units + 1));
+            end++;
+        }
+    }
+    if (!(v >= 0) || *end || errno || v > 0x1p62)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--memory: '%s' is not a size (bytes, or a number "
+                       "with k, M, G or T: 256M)",
+                       arg);
+    o->run.memory_set = 1;
+    o->run.memory = (size_t)v;
+    return CS_OK;
+}
+
 /* Options that take an argument. */
-static int value_option(options *o, int c, const char *arg, cs_error *e)
+static int value_option(options *o, int c, const char *arg, unsigned *what,
+                        cs_error *e)
 {
     switch (c) {
+    case OPT_QUANTILES:
+        return opt_quantiles(o, arg, what, e);
+    case OPT_MEMORY:
+        return opt_memory(o, arg, e);
     case 'c':
         o->run.columns = arg;
         return CS_OK;
@@ -317,6 +446,19 @@ static int value_option(options *o, int c, const char *arg, cs_error *e)
                            "--threads: '%s' is not a number from 1 to 1024",
                            arg);
         return CS_OK;
+    case OPT_NULL:
+        return opt_null(o, arg, e);
+    case OPT_THOUSANDS:
+        return opt_separator("thousands", arg, &o->num.thousands, e);
+    case OPT_DECIMAL:
+        return opt_separator("decimal", arg, &o->num.decimal, e);
+    case OPT_DIGITS:
+        if (parse_int(arg, 1, 17, &o->digits))
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--digits: '%s' is not a number from 1 to 17", arg);
+        return CS_OK;
+    case OPT_LAYOUT:
+        return opt_layout(o, arg, e);
     default:
         return cs_fail(e, CS_EUSAGE, "", 0, "internal: option %d", c);
     }
@@ -340,8 +482,8 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
     return CS_OK;
 }
 
-/* --mpi splits named files; a histogram without --range would need each
- * column's edges agreed between the ranks first (not done yet). */
+/* --mpi splits named files; a histogram without --range and quantiles
+ * would need passes agreed between the ranks (not done yet). */
 static int check_mpi_options(const options *o, cs_error *e)
 {
     if (!o->mpi)
@@ -358,11 +500,44 @@ static int check_mpi_options(const options *o, cs_error *e)
                        "--mpi: a histogram needs --range LO:HI (its edges "
                        "are not yet agreed between ranks); or run one "
                        "process without --mpi");
+    if (o->run.what & (STAT_MEDIAN | STAT_QUANTILES))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--mpi: quantiles need every value of the whole "
+                       "input (--all includes the median), not yet "
+                       "gathered between ranks; run one process without "
+                       "--mpi");
+    return CS_OK;
+}
+
+/* The options of text input, checked together once all are known. */
+static int text_options(options *o, cs_error *e)
+{
+    const num_format *f = &o->num;
+    int changed = f->nnull || f->thousands || f->decimal != '.';
+    if (o->run.binary && (changed || o->run.whitespace))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "%s applies to text input, not to -b",
+                       o->run.whitespace ? "-W"
+                       : f->nnull        ? "--null"
+                       : f->thousands    ? "--thousands"
+                                         : "--decimal");
+    if (f->thousands && f->thousands == f->decimal)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--thousands and --decimal are both '%c'", f->decimal);
+    if (o->run.whitespace && o->run.delim)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "-W and --delimiter exclude each other");
+    /* -W text has no quotes to protect a blank inside a number */
+    if (o->run.whitespace && (f->thousands == ' ' || f->thousands == '\t'))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--thousands: a blank separates the fields of -W "
+                       "input");
+    o->run.num = changed ? &o->num : NULL;
     return CS_OK;
 }
 
 /* A state holds what merges exactly from bounded parts: a histogram needs
- * fixed edges to be merged. */
+ * fixed edges to be merged, and quantiles the values themselves. */
 static int check_state_options(const options *o, cs_error *e)
 {
     if (o->emit_state && o->merge)
@@ -372,7 +547,12 @@ static int check_state_options(const options *o, cs_error *e)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--emit-state: a histogram's edges need the whole "
                        "input; give --range LO:HI, or run the parts as one "
-                       "with --mpi");
+                       "(colstat FILE...)");
+    if (o->emit_state && (o->run.what & (STAT_MEDIAN | STAT_QUANTILES)))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--emit-state: quantiles need every value of the "
+                       "whole input (--all includes the median); run the "
+                       "parts as one (colstat FILE...)");
     return check_mpi_options(o, e);
 }
 
@@ -389,11 +569,13 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
             return bad_option(c, argv[optind - 1], e);
         if (flag_option(o, c, &what))
             continue;
-        if (value_option(o, c, optarg, e) != CS_OK)
+        if (value_option(o, c, optarg, &what, e) != CS_OK)
             return e->status;
     }
     if (what)
         o->run.what = what;
+    if (text_options(o, e) != CS_OK)
+        return e->status;
     if (take_files(o, argc, argv, e) != CS_OK)
         return e->status;
     return check_state_options(o, e);
@@ -401,6 +583,9 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
 
 void options_free(options *o)
 {
+    qlist_free(&o->quantiles);
+    o->run.quantiles = NULL;
+    o->run.nquantiles = 0;
     if (o->run.files != stdin_name)
         free((void *)o->run.files);
     o->run.files = NULL;
@@ -430,6 +615,17 @@ void options_usage(FILE *f)
         "                         i32 u32 i64 u64 f32 f64, xN repeats, "
         "comma-separated:\n"
         "                         f64, f64x3, i32,u8,f64\n"
+        "  -W, --whitespace       fields are separated by runs of blanks "
+        "(aligned\n"
+        "                         reports, ps/df output, space-separated "
+        "logs)\n"
+        "      --null LIST        spellings counted as missing, "
+        "comma-separated:\n"
+        "                         --null NA,N/A,null,-,\\N (default: "
+        "empty fields)\n"
+        "      --thousands CHAR   grouping separator in numbers: "
+        "\"1,234.50\"\n"
+        "      --decimal CHAR     decimal separator in numbers: 1713,16\n"
         "      --strict           a non-numeric field is an error, not a "
         "count\n"
         "\n"
@@ -437,7 +633,13 @@ void options_usage(FILE *f)
         "      --count --sum --mean --std --min --max --hist\n"
         "                         print these; any of them replaces the "
         "default\n"
-        "  -a, --all              every statistic, histogram included\n"
+        "      --median           the median (the 0.5 quantile)\n"
+        "      --quantiles LIST   quantiles, comma-separated decimals in [0, "
+        "1]:\n"
+        "                         0.9,0.99,0.999 (exact; R type 7, numpy "
+        "linear)\n"
+        "  -a, --all              every statistic, histogram and median "
+        "included\n"
         "      --bins N           histogram bins, 1 to 1048576 (default "
         "256)\n"
         "      --range LO:HI      fixed histogram edges (default: the "
@@ -447,9 +649,23 @@ void options_usage(FILE *f)
         "Output:\n"
         "  -o, --format FMT       table (default), tsv, csv or json\n"
         "      --tsv, --csv, --json   short for --format=...\n"
+        "      --digits N         significant digits, 1 to 17 (default: 15 "
+        "in the\n"
+        "                         table, the shortest exact form "
+        "otherwise)\n"
+        "      --layout LAYOUT    auto (default), wide or long: the table as "
+        "a row\n"
+        "                         per column, or a block per column; auto "
+        "picks long\n"
+        "                         when the wide table is wider than the "
+        "terminal\n"
         "\n"
         "Execution:\n"
         "      --device DEV       auto (default), cpu or gpu\n"
+        "      --memory SIZE      memory for values kept for quantiles "
+        "and\n"
+        "                         histograms: 256M, 2G (default: a quarter "
+        "of RAM)\n"
         "  -j, --threads N        CPU worker threads, 1 to 1024 (default: "
         "all cores)\n"
         "      --progress, --no-progress   progress on stderr (default: "

@@ -5,14 +5,21 @@
 #include "io/error.h"
 #include "src/engine/engine.h"
 #include "src/report/report.h"
+#include "src/stats/quantile.h"
 
 typedef enum opt_action { ACT_RUN, ACT_HELP, ACT_VERSION } opt_action;
 
 typedef struct options {
     opt_action action;
     engine_config run; /* what the engine does; argv must outlive it */
+    qlist quantiles;   /* --quantiles; run.quantiles points into it */
     out_format format;
     int progress; /* 1, 0, -1: when stderr is a terminal */
+
+    /* How text is read and results are shown (run.num points at num) */
+    num_format num;
+    int digits;        /* --digits N, 0 when not given */
+    out_layout layout; /* --layout */
     /* --emit-state[=FILE]: the partial state instead of the report, to
        FILE or standard output (state_path NULL); --merge: the operands
        are states to merge and report */

@@ -321,6 +321,8 @@ START_TEST(help_and_version)
         "--bins",         "--range",   "--format",    "--json",
         "--device",       "--threads", "--strict",    "--no-progress",
         "--verbose",      "--help",    "--version",   "Exit status",
+        "--whitespace",   "--null",    "--thousands", "--decimal",
+        "--digits",       "--layout",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         ck_assert_msg(strstr(text, want[i]), "help lacks %s", want[i]);
@@ -386,6 +388,76 @@ START_TEST(bad_options)
 }
 END_TEST
 
+/* -W, --null, --thousands, --decimal, --digits, --layout: the values they
+ * set, and how they combine. */
+START_TEST(text_and_output_options)
+{
+    options o;
+    OK(&o, "a.csv");
+    ck_assert_int_eq(o.run.whitespace, 0);
+    ck_assert_ptr_null(o.run.num); /* the C format: nothing changed */
+    ck_assert_int_eq(o.digits, 0);
+    ck_assert_int_eq(o.layout, LAYOUT_AUTO);
+    options_free(&o);
+    OK(&o, "-W", "--null", " NA, N/A ,,null,-,\\N", "--thousands=,",
+       "--decimal", ".", "--digits", "6", "--layout=long");
+    ck_assert_int_eq(o.run.whitespace, 1);
+    ck_assert_ptr_eq(o.run.num, &o.num);
+    ck_assert_int_eq(o.num.nnull, 5);
+    static const char *const want[] = {"NA", "N/A", "null", "-", "\\N"};
+    for (int i = 0; i < 5; i++)
+        ck_assert(o.num.null_len[i] == strlen(want[i]) &&
+                  !memcmp(o.num.null_text + o.num.null_at[i], want[i],
+                          strlen(want[i])));
+    ck_assert_int_eq(o.num.thousands, ',');
+    ck_assert_int_eq(o.num.decimal, '.');
+    ck_assert_int_eq(o.digits, 6);
+    ck_assert_int_eq(o.layout, LAYOUT_LONG);
+    options_free(&o);
+    OK(&o, "--whitespace", "--decimal=,", "--thousands", ".", "--layout",
+       "wide");
+    ck_assert_int_eq(o.num.decimal, ',');
+    ck_assert_int_eq(o.num.thousands, '.');
+    ck_assert_int_eq(o.layout, LAYOUT_WIDE);
+    options_free(&o);
+    /* a separator equal to the delimiter: the fields must be quoted */
+    OK(&o, "-d", ",", "--thousands", ",");
+    ck_assert_int_eq(o.num.thousands, ',');
+    options_free(&o);
+    OK(&o, "-d", ";", "--thousands", " ", "--decimal", ",");
+    ck_assert_int_eq(o.num.thousands, ' ');
+    options_free(&o);
+}
+END_TEST
+
+START_TEST(text_option_errors)
+{
+    BAD("--thousands", "'ab'", "--thousands", "ab");
+    BAD("--thousands", "'5'", "--thousands", "5");
+    BAD("--thousands", "'e'", "--thousands=e");
+    BAD("--thousands", "'-'", "--thousands", "-");
+    BAD("--decimal", "' '", "--decimal", " ");
+    BAD("--decimal", "'\"'", "--decimal", "\"");
+    BAD("--decimal", "''", "--decimal=");
+    BAD("--thousands and --decimal", "','", "--thousands", ",", "--decimal",
+        ",");
+    BAD("--thousands and --decimal", "'.'", "--thousands", ".");
+    BAD("-W and --delimiter", NULL, "-W", "-d", ";");
+    BAD("--thousands", "-W", "-W", "--thousands", " ");
+    BAD("-W", "-b", "-W", "-b", "f64");
+    BAD("--null", "-b", "--null", "NA", "-b", "f64");
+    BAD("--decimal", "-b", "-b", "f64", "--decimal", ",");
+    BAD("--null", "'a\"b'", "--null", "NA,a\"b");
+    BAD("--null", "at most", "--null",
+        "0123456789012345678901234567890123456789");
+    BAD("--null", "at most", "--null", "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q");
+    BAD("--digits", "'0'", "--digits", "0");
+    BAD("--digits", "'18'", "--digits=18");
+    BAD("--digits", "'x'", "--digits", "x");
+    BAD("--layout", "'tall'", "--layout", "tall");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("options");
@@ -402,6 +474,8 @@ static Suite *suite(void)
     tcase_add_test(t, help_and_version);
     tcase_add_test(t, bad_values);
     tcase_add_test(t, bad_options);
+    tcase_add_test(t, text_and_output_options);
+    tcase_add_test(t, text_option_errors);
     suite_add_tcase(s, t);
     return s;
 }

@@ -89,6 +89,7 @@ static int plan(const engine_config *cfg, world w, engine_part **out,
     uint64_t *x1 = calloc((size_t)n, sizeof *x1);
     split_tail own, *tails = calloc((size_t)w.n, sizeof *tails);
     binary_spec spec = {0};
+    csv_dialect base = {cfg->delim, cfg->header, cfg->whitespace, cfg->num};
     memset(&own, 0, sizeof own);
     own.input = -1;
     if (!parts || !in || !x0 || !x1 || !tails)
@@ -96,8 +97,7 @@ static int plan(const engine_config *cfg, world w, engine_part **out,
     if (rc == CS_OK && cfg->binary)
         rc = binary_spec_parse(cfg->binary, &spec, e);
     for (int i = 0; rc == CS_OK && i < n; i++)
-        rc =
-            split_probe(cfg->files[i], spec.record_size, cfg->delim, &in[i], e);
+        rc = split_probe(cfg->files[i], spec.record_size, &base, &in[i], e);
     if (rc == CS_OK) {
         split_ranges(in, n, w.n, w.rank, cfg->hooks.mpi_cuts, x0, x1);
         rc = split_tail_make(cfg->files, in, n, x0, x1, cfg->threads, &own, e);

@@ -13,7 +13,8 @@
 /* At most this many threads summarise one range. */
 #define SPLIT_THREADS 64
 
-static int csv_dialect_of(source *s, char delim, split_input *in, cs_error *e)
+static int csv_dialect_of(source *s, const csv_dialect *base, split_input *in,
+                          cs_error *e)
 {
     char *buf = malloc(SPLIT_HEAD);
     if (!buf)
@@ -22,15 +23,15 @@ static int csv_dialect_of(source *s, char delim, split_input *in, cs_error *e)
     int rc = source_pread(s, buf, n, 0, e) < 0 ? CS_EDATA : CS_OK;
     if (rc == CS_OK) {
         in->bom = n >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3) ? 3 : 0;
-        in->d = (csv_dialect){delim, -1};
+        in->d = *base;
         csv_detect(buf, n, n == in->size, &in->d);
     }
     free(buf);
     return rc;
 }
 
-int split_probe(const char *path, size_t record, char delim, split_input *in,
-                cs_error *e)
+int split_probe(const char *path, size_t record, const csv_dialect *base,
+                split_input *in, cs_error *e)
 {
     memset(in, 0, sizeof *in);
     in->kind = SPLIT_WHOLE;
@@ -46,7 +47,7 @@ int split_probe(const char *path, size_t record, char delim, split_input *in,
         in->kind = record ? SPLIT_BINARY : SPLIT_CSV;
         in->record = record;
         if (!record)
-            rc = csv_dialect_of(s, delim, in, e);
+            rc = csv_dialect_of(s, base, in, e);
     }
     source_close(s);
     return rc;

@@ -30,10 +30,12 @@ typedef struct split_input {
     uint64_t bom;  /* SPLIT_CSV: bytes of a UTF-8 byte-order mark */
 } split_input;
 
-/* Describes path: its kind, size and, for CSV, delimiter and mark. record:
- * the binary record size, 0 for CSV; delim: -d's, 0 to detect. */
-int split_probe(const char *path, size_t record, char delim, split_input *in,
-                cs_error *e);
+/* Describes path: its kind, size and, for CSV, dialect and mark. record:
+ * the binary record size, 0 for CSV; base: the dialect as the engine
+ * starts from (-d, -W, number formats), detected from the file's head as
+ * the engine does. */
+int split_probe(const char *path, size_t record, const csv_dialect *base,
+                split_input *in, cs_error *e);
 
 /* Rank `rank` of `nranks`: the bytes [x0[i], x1[i]) of each input i it
  * starts from (empty: x0 == x1), before record boundaries are found. A

@@ -17,6 +17,7 @@ typedef enum acc_time {
     ACC_RETIRE,  /* main thread waiting for the oldest job */
     ACC_STREAM,  /* raw input on the device, wall time */
     ACC_HANDOFF, /* workers handing parsed jobs to the backend */
+    ACC_PASSES,  /* the passes after the input (quantiles, histograms) */
     ACC_NTIMES
 } acc_time;
 

@@ -7,7 +7,14 @@
  * the job to job_done; on the main thread, in input order, to retire. A
  * backend that parses raw bytes itself also offers `bytes`: the feed
  * (rawfeed.c) sends it an input's bytes in order and continues on the host
- * from wherever it stops. */
+ * from wherever it stops.
+ *
+ * After finish come the passes (passes.h) when statistics need every
+ * value (quantiles; histograms without --range): a backend counts each
+ * pass over the values it kept, or, when it could not keep them all
+ * (past --memory, for input it can read again), over every input fed
+ * once more: then chunk_done counts each chunk into the job's tally and
+ * retire adds it to the plan (tally.h). */
 #ifndef COLSTAT_SRC_ENGINE_BACKEND_H
 #define COLSTAT_SRC_ENGINE_BACKEND_H
 
@@ -19,6 +26,7 @@
 #include "io/error.h"
 #include "src/engine/account.h"
 #include "src/engine/jobs.h"
+#include "src/engine/tally.h"
 #include "src/stats/stats.h"
 
 typedef struct backend backend;
@@ -28,7 +36,8 @@ typedef struct bytes_format {
     const binary_spec *spec; /* binary records, else CSV */
     char delim;
     int strict;
-    const int *map; /* field -> column, or -1 */
+    const num_format *num; /* CSV: how numbers are written; NULL: C locale */
+    const int *map;        /* field -> column, or -1 */
     int nmap;
     uint64_t size_hint; /* bytes of the input when known, else 0 */
 } bytes_format;
@@ -43,8 +52,9 @@ typedef struct bytes_result {
 } bytes_result;
 
 typedef struct backend_bytes_ops {
-    /* Whether it parses this input itself (seekable: a plain file). */
-    int (*wants)(backend *b, int binary, int seekable);
+    /* Whether it parses this input itself (seekable: a plain file;
+     * whitespace: -W text rather than CSV). */
+    int (*wants)(backend *b, int binary, int seekable, int whitespace);
     size_t (*slot_bytes)(backend *b); /* bytes of one submission */
     int (*begin)(backend *b, const bytes_format *f, uint64_t first_row,
                  uint64_t first_line, cs_error *e);
@@ -79,9 +89,17 @@ typedef struct backend_ops {
     /* Main thread, once every job is retired. */
     int (*flush)(backend *b, cs_error *e);
     /* After the last input: the merged statistics into out[0..ncols)
-     * (stats_init'ed by the caller) and, with STAT_HIST, the histograms
-     * into h (filled here, freed by the caller). */
+     * (stats_init'ed by the caller) and, with STAT_HIST and --range, the
+     * histograms into h (filled here, freed by the caller); without
+     * --range the passes bin them. */
     int (*finish)(backend *b, col_stats *out, hist *h, cs_error *e);
+    /* A pass: its plan, which the counting adds to until pass_end. */
+    int (*pass_begin)(backend *b, pass_plan *p, cs_error *e);
+    /* Counts the pass over the values the backend kept; *all 0: it does
+     * not hold them all, and the driver feeds the inputs again. */
+    int (*pass_kept)(backend *b, int *all, cs_error *e);
+    /* Every sum of the pass is in the plan. */
+    int (*pass_end)(backend *b, cs_error *e);
     void (*describe)(backend *b, account *acc); /* -v lines */
     void (*close)(backend *b);
 } backend_ops;
@@ -104,6 +122,10 @@ typedef struct backend_params {
     double range_lo, range_hi;
     const binary_spec *spec; /* binary records, else CSV */
     int nthreads;
+    size_t memory;      /* bytes of values kept in memory at most */
+    int spill;          /* past memory, spill to a file (an input cannot
+                           be read twice), else read the inputs again */
+    const char *tmpdir; /* where the file goes */
     const engine_hooks *hooks;
     account *acc;
 } backend_params;

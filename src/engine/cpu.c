@@ -1,10 +1,11 @@
 /* The CPU backend: each worker reduces its job's chunks into the job's own
  * state as they are parsed (the values are still in cache); retiring merges
- * job states in input order into the run's; histograms without a fixed
- * range keep the values (src/stats/kept.h) and bin them at the end, once
- * the final min and max set the edges. */
-#include <math.h>
-#include <pthread.h>
+ * job states in input order into the run's. Statistics that need every
+ * value (quantiles, histograms without a fixed range) keep the values
+ * (src/stats/kept.h) within --memory, spilling past it for a stream; the
+ * passes after finish count the kept values with threads, or, when they
+ * were dropped, the jobs of every input fed again. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,14 +22,19 @@
 
 typedef struct cpu_part {
     col_stats *st;
-    hist *h;    /* --range */
-    kept *keep; /* histogram without --range */
+    hist *h;       /* --range */
+    kept *keep;    /* values needed at the end */
+    tally *tally;  /* a pass's counts, made at the first pass */
+    int tally_set; /* reset for the current pass */
 } cpu_part;
 
 typedef struct cpu_backend {
     backend base; /* first: the engine sees this */
     backend_params p;
-    cpu_part run; /* the merged state */
+    int need_values;
+    cpu_part run;       /* the merged state; run.keep within --memory */
+    atomic_int keeping; /* workers still keep values */
+    pass_plan *plan;    /* the pass being counted, or NULL */
 } cpu_backend;
 
 static void part_clear(const cpu_backend *c, cpu_part *pt)
@@ -39,6 +45,7 @@ static void part_clear(const cpu_backend *c, cpu_part *pt)
         memset(pt->h[k].bins, 0, (size_t)pt->h[k].nbins * sizeof(uint64_t));
         pt->h[k].underflow = pt->h[k].overflow = 0;
     }
+    pt->tally_set = 0;
 }
 
 static void part_release(const cpu_backend *c, cpu_part *pt)
@@ -48,9 +55,11 @@ static void part_release(const cpu_backend *c, cpu_part *pt)
     free(pt->h);
     free(pt->st);
     kept_free(pt->keep);
+    tally_free(pt->tally);
 }
 
-static int part_make(const cpu_backend *c, cpu_part *pt)
+/* lim: the run's limits, NULL for a job's store. */
+static int part_make(const cpu_backend *c, cpu_part *pt, const kept_limits *lim)
 {
     const backend_params *p = &c->p;
     size_t n = (size_t)(p->ncols ? p->ncols : 1);
@@ -62,9 +71,9 @@ static int part_make(const cpu_backend *c, cpu_part *pt)
         ok = pt->h != NULL;
         for (int k = 0; ok && k < p->ncols; k++)
             ok = hist_init(&pt->h[k], p->nbins, p->range_lo, p->range_hi) == 0;
-    } else if (ok && (p->what & STAT_HIST)) {
-        ok = (pt->keep = kept_new(p->ncols)) != NULL;
     }
+    if (ok && c->need_values)
+        ok = (pt->keep = kept_new(p->ncols, lim)) != NULL;
     part_clear(c, pt);
     return ok ? 0 : -1;
 }
@@ -73,7 +82,7 @@ static void *cpu_part_new(backend *b)
 {
     cpu_backend *c = (cpu_backend *)b;
     cpu_part *pt = malloc(sizeof *pt);
-    if (pt && part_make(c, pt)) {
+    if (pt && part_make(c, pt, NULL)) {
         part_release(c, pt);
         free(pt);
         return NULL;
@@ -105,20 +114,38 @@ static void reduce(const chunk *c, uint64_t first_row, col_stats *s,
     }
 }
 
+/* A pass over the input read again: the job counts into its tally. */
+static int count_chunk(cpu_backend *cb, cpu_part *pt, const chunk *c,
+                       cs_error *e)
+{
+    if (!pt->tally && !(pt->tally = tally_new(cb->p.ncols)))
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory counting a pass");
+    if (!pt->tally_set && tally_reset(pt->tally, cb->plan, e) != CS_OK)
+        return e->status;
+    pt->tally_set = 1;
+    return tally_chunk(pt->tally, c, e);
+}
+
+static int keep_chunk(cpu_part *pt, const chunk *c, cs_error *e)
+{
+    for (int k = 0; k < c->ncols; k++)
+        if (kept_add(pt->keep, k, c->col[k], c->has_corr[k] ? c->corr[k] : NULL,
+                     c->nrows, e) != CS_OK)
+            return e->status;
+    return CS_OK;
+}
+
 static int cpu_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
 {
     cpu_backend *cb = (cpu_backend *)b;
     cpu_part *pt = j->part;
-    unsigned what = cb->p.what;
-    reduce(c, j->rows + 1, pt->st, what);
-    for (int k = 0; (what & STAT_HIST) && k < c->ncols; k++) {
-        if (pt->h)
-            hist_add_values(&pt->h[k], c->col[k], c->nrows);
-        else if (kept_add(pt->keep, k, c->col[k], c->nrows))
-            return cs_fail(e, CS_EDATA, "", 0,
-                           "out of memory keeping values for --hist "
-                           "(give --range LO:HI to bin without them)");
-    }
+    if (cb->plan)
+        return count_chunk(cb, pt, c, e);
+    reduce(c, j->rows + 1, pt->st, cb->p.what);
+    for (int k = 0; pt->h && k < c->ncols; k++)
+        hist_add_values(&pt->h[k], c->col[k], c->nrows);
+    if (pt->keep && atomic_load_explicit(&cb->keeping, memory_order_relaxed))
+        return keep_chunk(pt, c, e);
     return CS_OK;
 }
 
@@ -129,110 +156,77 @@ static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
     cpu_part *pt = j->part;
     if (abandon)
         return e->status;
+    if (cb->plan)
+        return pt->tally_set ? tally_add(pt->tally, e) : CS_OK;
     for (int k = 0; k < cb->p.ncols; k++) {
         stats_merge(&cb->run.st[k], &pt->st[k], first_row - 1);
         if (pt->h)
             hist_merge(&cb->run.h[k], &pt->h[k]);
     }
-    if (pt->keep && kept_move(cb->run.keep, pt->keep))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    if (!pt->keep || kept_move(cb->run.keep, pt->keep, e) != CS_OK)
+        return e->status;
+    if (kept_dropped(cb->run.keep)) /* past --memory: the passes re-read */
+        atomic_store(&cb->keeping, 0);
     return CS_OK;
-}
-
-/* Binning kept values once min and max are final: threads take the
- * columns' blocks in turn, each into its own histograms, merged after. */
-typedef struct binner {
-    const cpu_backend *c;
-    hist *h; /* ncols, this thread's */
-    int id, n;
-} binner;
-
-static void *bin_thread(void *arg)
-{
-    binner *bn = arg;
-    const cpu_backend *c = bn->c;
-    size_t turn = 0;
-    for (int k = 0; k < c->p.ncols; k++) {
-        const double *v;
-        size_t n;
-        for (size_t i = 0; (v = kept_block(c->run.keep, k, i, &n)); i++)
-            if (turn++ % (size_t)bn->n == (size_t)bn->id)
-                hist_add_values(&bn->h[k], v, n);
-    }
-    return NULL;
-}
-
-/* Edges from each column's final min and max; none (NaN, printed as
- * null) without values, as on the GPU. */
-static int edges_init(const cpu_backend *c, const col_stats *st, hist *h)
-{
-    for (int k = 0; k < c->p.ncols; k++) {
-        double lo = st[k].count ? st[k].min : NAN;
-        double hi = st[k].count ? st[k].max : NAN;
-        if (hist_init(&h[k], c->p.nbins, lo, hi))
-            return -1;
-    }
-    return 0;
-}
-
-static void binners_free(const cpu_backend *c, binner *bn, int n)
-{
-    for (int i = 0; bn && i < n; i++) {
-        for (int k = 0; bn[i].h && k < c->p.ncols; k++)
-            hist_free(&bn[i].h[k]);
-        free(bn[i].h);
-    }
-    free(bn);
-}
-
-static int bin_kept(cpu_backend *c, hist *out)
-{
-    int n = c->p.nthreads;
-    binner *bn = calloc((size_t)n, sizeof *bn);
-    pthread_t *t = calloc((size_t)n, sizeof *t);
-    int ok = bn && t && edges_init(c, c->run.st, out) == 0;
-    int started = 0;
-    for (int i = 0; ok && i < n; i++) {
-        bn[i] = (binner){c, calloc((size_t)c->p.ncols + 1, sizeof(hist)), i, n};
-        ok = bn[i].h && edges_init(c, c->run.st, bn[i].h) == 0 &&
-             pthread_create(&t[i], NULL, bin_thread, &bn[i]) == 0;
-        started += ok;
-    }
-    for (int i = 0; i < started; i++) {
-        pthread_join(t[i], NULL);
-        for (int k = 0; k < c->p.ncols; k++)
-            hist_merge(&out[k], &bn[i].h[k]);
-    }
-    binners_free(c, bn, n);
-    free(t);
-    return ok ? 0 : -1;
 }
 
 static int cpu_finish(backend *b, col_stats *out, hist *h, cs_error *e)
 {
     cpu_backend *c = (cpu_backend *)b;
     const backend_params *p = &c->p;
+    (void)e;
     for (int k = 0; k < p->ncols; k++)
         stats_merge(&out[k], &c->run.st[k], 0);
-    if (!(p->what & STAT_HIST))
+    if (!(p->what & STAT_HIST) || !p->have_range)
         return CS_OK;
-    if (p->have_range) {
-        for (int k = 0; k < p->ncols; k++) {
-            h[k] = c->run.h[k]; /* moved: the caller frees it */
-            c->run.h[k].bins = NULL;
-        }
-        return CS_OK;
+    for (int k = 0; k < p->ncols; k++) {
+        h[k] = c->run.h[k]; /* moved: the caller frees it */
+        c->run.h[k].bins = NULL;
     }
-    double t0 = account_now();
-    int rc = bin_kept(c, h);
-    account_time(p->acc, ACC_HIST, account_now() - t0);
-    return rc ? cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist") : CS_OK;
+    return CS_OK;
+}
+
+static int cpu_pass_begin(backend *b, pass_plan *p, cs_error *e)
+{
+    ((cpu_backend *)b)->plan = p;
+    (void)e;
+    return CS_OK;
+}
+
+static int cpu_pass_kept(backend *b, int *all, cs_error *e)
+{
+    cpu_backend *c = (cpu_backend *)b;
+    *all = c->run.keep && !kept_dropped(c->run.keep);
+    if (!*all)
+        return CS_OK;
+    return tally_kept(c->plan, c->run.keep, c->p.nthreads, e);
+}
+
+static int cpu_pass_end(backend *b, cs_error *e)
+{
+    ((cpu_backend *)b)->plan = NULL;
+    return e->status;
 }
 
 static void cpu_describe(backend *b, account *acc)
 {
-    (void)b;
+    cpu_backend *c = (cpu_backend *)b;
     account_say(acc, "reduce  %8.3f s  thread time", acc->t[ACC_REDUCE]);
+    const kept *k = c->run.keep;
+    if (!k)
+        return;
+    if (kept_dropped(k))
+        account_say(acc,
+                    "kept    none: the values passed --memory (%.1f MB); "
+                    "the passes read the input again",
+                    (double)c->p.memory / 1e6);
+    else
+        account_say(acc,
+                    "kept    %llu values: %.1f MB in memory, %.1f MB in a "
+                    "temporary file",
+                    (unsigned long long)kept_values(k),
+                    (double)kept_memory(k) / 1e6,
+                    (double)kept_spilled(k) / 1e6);
 }
 
 static void cpu_close(backend *b)
@@ -249,6 +243,9 @@ static const backend_ops cpu_ops = {
     .chunk_done = cpu_chunk_done,
     .retire = cpu_retire,
     .finish = cpu_finish,
+    .pass_begin = cpu_pass_begin,
+    .pass_kept = cpu_pass_kept,
+    .pass_end = cpu_pass_end,
     .describe = cpu_describe,
     .close = cpu_close,
 };
@@ -260,10 +257,13 @@ int backend_cpu_open(const backend_params *p, backend **out, cs_error *e)
     if (!c)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     c->p = *p;
+    c->need_values = stats_need_values(p->what, p->have_range);
+    atomic_init(&c->keeping, 1);
     c->base = (backend){
         &cpu_ops,       NULL, "cpu", p->spec ? CPU_BINARY_BLOCK : CPU_BLOCK,
         CPU_CHUNK_ROWS, 0,    NULL};
-    if (part_make(c, &c->run)) {
+    kept_limits lim = {p->memory, p->spill, p->tmpdir};
+    if (part_make(c, &c->run, &lim)) {
         cpu_close(&c->base);
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     }

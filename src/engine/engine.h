@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "io/error.h"
+#include "io/parse_number.h"
+#include "src/stats/quantile.h"
 #include "src/stats/stats.h"
 
 typedef enum engine_device {
@@ -28,6 +30,7 @@ typedef struct engine_hooks {
     int gpu_terms;         /* COLSTAT_GPU_TERMS */
     int gpu_presence;      /* COLSTAT_GPU_PRESENT: 1 absent, 2 present */
     const char *mpi_cuts;  /* COLSTAT_MPI_CUTS: --mpi's rank boundaries */
+    int spill;             /* COLSTAT_SPILL=1: files spill as streams do */
 } engine_hooks;
 
 /* One process's share of an input (--mpi, src/dist/): bytes [lo, hi) of
@@ -44,11 +47,16 @@ typedef struct engine_part {
 typedef struct engine_config {
     const char *const *files; /* "-" is standard input */
     int nfiles;
-    const char *columns; /* -c LIST, NULL for the default */
-    char delim;          /* 0: detect */
-    int header;          /* 1, 0, -1 detect */
-    const char *binary;  /* -b SPEC, NULL for CSV */
-    unsigned what;       /* STAT_* bits */
+    const char *columns;    /* -c LIST, NULL for the default */
+    char delim;             /* 0: detect */
+    int header;             /* 1, 0, -1 detect */
+    const char *binary;     /* -b SPEC, NULL for CSV */
+    unsigned what;          /* STAT_* bits */
+    const qfrac *quantiles; /* with STAT_QUANTILES: the list, in order */
+    size_t nquantiles;
+    int memory_set;     /* --memory given: */
+    size_t memory;      /*   bytes of values kept in memory at most */
+    const char *tmpdir; /* where values past memory spill (NULL: /tmp) */
     int nbins;
     int have_range;
     double range_lo, range_hi;
@@ -62,6 +70,11 @@ typedef struct engine_config {
     /* The first invalid field of each column goes into the result instead
      * of a warning (--mpi warns once, after merging: engine_warn_invalid) */
     int invalid_to_result;
+
+    /* How the text is read: -W, and --null, --thousands, --decimal (NULL:
+       empty fields are missing, numbers are in the C locale's form) */
+    int whitespace;
+    const num_format *num;
 } engine_config;
 
 typedef enum engine_msg {
@@ -82,18 +95,25 @@ typedef struct engine_column {
     char *name;
     int index; /* 1-based field of the input */
     col_stats st;
-    hist h; /* with STAT_HIST; bins NULL otherwise */
     /* with invalid_to_result: where its first invalid field is (file
      * malloc'ed; NULL when none) */
     char *invalid_file;
     uint64_t invalid_line;
+    hist h;  /* with STAT_HIST; bins NULL otherwise */
+    qres *q; /* engine_result.nq quantiles, or NULL */
 } engine_column;
 
 typedef struct engine_result {
     uint64_t rows;
     int ncols;
     engine_column *cols;
+    size_t nq; /* quantiles per column: the median first (STAT_MEDIAN),
+                  then cfg->quantiles (STAT_QUANTILES) */
 } engine_result;
+
+/* The memory for kept values without --memory: a quarter of the
+ * machine's. */
+size_t engine_default_memory(void);
 
 typedef struct engine engine;
 

@@ -3,7 +3,10 @@
  * which parses them itself; rows the host parsed (after the device hands
  * over, or for a binary stream) pass through the staging ring (stage.h)
  * in job order. The device reduces the values; the fields that did not
- * enter (missing, invalid, NaN) are counted here, on the host. */
+ * enter (missing, invalid, NaN) are counted here, on the host. The passes
+ * after the input count the values the device kept (gpu_pass) and those
+ * of its host store (tally_kept); when it could not keep them all, the
+ * inputs come again, parsed and counted on the host (tally.h). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,8 @@
 typedef struct gpu_part {
     chunk *pin;    /* the staging slot holding the job's rows, or NULL */
     double t_turn; /* waiting for that slot */
+    tally *tally;  /* a pass over the input read again */
+    int tally_set; /* reset for the current pass */
 } gpu_part;
 
 typedef struct inflight {
@@ -42,6 +47,7 @@ typedef struct gpu_engine {
     int nfly;
     col_stats *counts;  /* fields that did not enter, per column */
     gpu_raw_result raw; /* per column arrays, reused by every input */
+    pass_plan *plan;    /* the pass being counted, or NULL */
     double t_open, t_alloc, t_submit, t_wait, t_turn;
     double t_prepared, t_waited; /* the opener's thread; joining it */
 } gpu_engine;
@@ -130,21 +136,35 @@ static void *gpu_part_new(backend *b)
 static void gpu_part_reset(backend *b, void *part)
 {
     (void)b;
-    memset(part, 0, sizeof(gpu_part));
+    gpu_part *pt = part;
+    pt->pin = NULL;
+    pt->t_turn = 0;
+    pt->tally_set = 0;
 }
 
 static void gpu_part_free(backend *b, void *part)
 {
     (void)b;
+    tally_free(((gpu_part *)part)->tally);
     free(part);
+}
+
+/* A pass over the input read again: the host counts the job's rows. */
+static int count_chunk(gpu_engine *g, gpu_part *pt, const chunk *c, cs_error *e)
+{
+    if (!pt->tally && !(pt->tally = tally_new(g->p.ncols)))
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory counting a pass");
+    if (!pt->tally_set && tally_reset(pt->tally, g->plan, e) != CS_OK)
+        return e->status;
+    pt->tally_set = 1;
+    return tally_chunk(pt->tally, c, e);
 }
 
 static int gpu_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
 {
-    (void)b;
-    (void)j;
-    (void)c;
-    (void)e;
+    gpu_engine *g = (gpu_engine *)b;
+    if (g->plan)
+        return count_chunk(g, j->part, c, e);
     return CS_OK; /* kept until job_done stages them */
 }
 
@@ -168,6 +188,8 @@ static int gpu_job_done(backend *b, job *j, cs_error *e)
 {
     gpu_engine *g = (gpu_engine *)b;
     gpu_part *pt = j->part;
+    if (g->plan)
+        return e->status; /* counted already */
     stage *s = need_stage(g, e);
     if (s)
         pt->pin = stage_take(s, j->seq, j->cks, j->ncks_used, j->rows,
@@ -226,6 +248,8 @@ static int gpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
 {
     gpu_engine *g = (gpu_engine *)b;
     gpu_part *pt = j->part;
+    if (g->plan && !abandon)
+        return pt->tally_set ? tally_add(pt->tally, e) : CS_OK;
     if (abandon) {
         /* Nothing more goes to the device: free the slots that the jobs
          * still running may wait for. */
@@ -260,10 +284,12 @@ static int gpu_flush(backend *b, cs_error *e)
 
 /* --- raw bytes the device parses ------------------------------------ */
 
-static int gpu_wants(backend *b, int binary, int seekable)
+/* The device splits CSV only: -W text comes parsed by the host. */
+static int gpu_wants(backend *b, int binary, int seekable, int whitespace)
 {
     gpu_engine *g = (gpu_engine *)b;
-    return !g->p.hooks->host_parse && (!binary || seekable);
+    return !g->p.hooks->host_parse && !whitespace && !g->plan &&
+           (!binary || seekable);
 }
 
 static size_t gpu_slot_bytes(backend *b)
@@ -279,12 +305,15 @@ static int gpu_bytes_begin(backend *b, const bytes_format *f,
     gpu_raw_format fmt = {.binary = s != NULL,
                           .delim = f->delim,
                           .strict = f->strict,
+                          .num = {.decimal = '.'},
                           .record_size = s ? s->record_size : 0,
                           .type = s ? s->type : NULL,
                           .offset = s ? s->offset : NULL,
                           .map = f->map,
                           .nmap = f->nmap,
                           .size_hint = f->size_hint};
+    if (f->num)
+        fmt.num = *f->num;
     return gpu_raw_begin(g->dev, &fmt, first_row, first_line, e);
 }
 
@@ -354,13 +383,58 @@ static const backend_bytes_ops gpu_bytes = {
 static int gpu_finish_run(backend *b, col_stats *out, hist *h, cs_error *e)
 {
     gpu_engine *g = (gpu_engine *)b;
-    for (int k = 0; k < g->p.ncols; k++)
+    const backend_params *p = &g->p;
+    for (int k = 0; k < p->ncols; k++)
         stats_merge(&out[k], &g->counts[k], 0);
     double t0 = account_now();
-    if (gpu_finish(g->dev, out, (g->p.what & STAT_HIST) ? h : NULL, e))
+    int binned = (p->what & STAT_HIST) && p->have_range;
+    if (gpu_finish(g->dev, out, binned ? h : NULL, e))
         return e->status;
-    account_time(g->p.acc, ACC_HIST, account_now() - t0);
+    account_time(p->acc, ACC_HIST, account_now() - t0);
     return CS_OK;
+}
+
+static int gpu_pass_begin(backend *b, pass_plan *p, cs_error *e)
+{
+    ((gpu_engine *)b)->plan = p;
+    (void)e;
+    return CS_OK;
+}
+
+/* The device's values on the device, the host store's on the host. */
+static int gpu_pass_kept(backend *b, int *all, cs_error *e)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    pass_plan *p = g->plan;
+    *all = gpu_kept_all(g->dev);
+    if (!*all)
+        return CS_OK;
+    gpu_pass_col *cols = calloc((size_t)p->ncols + 1, sizeof *cols);
+    if (!cols)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int k = 0; k < p->ncols; k++) {
+        pass_col *pc = &p->col[k];
+        cols[k] = (gpu_pass_col){.sel = pc->sel,
+                                 .counts = pc->counts,
+                                 .kmin = pc->kmin,
+                                 .kmax = pc->kmax,
+                                 .cand = pc->cand,
+                                 .room = pc->room,
+                                 .ncand = &pc->ncand,
+                                 .h = pc->h};
+    }
+    int rc = gpu_pass(g->dev, cols, e);
+    free(cols);
+    const kept *host = gpu_host_values(g->dev);
+    if (rc == CS_OK && host)
+        rc = tally_kept(p, host, g->p.nthreads, e);
+    return rc;
+}
+
+static int gpu_pass_end(backend *b, cs_error *e)
+{
+    ((gpu_engine *)b)->plan = NULL;
+    return e->status;
 }
 
 static void gpu_describe(backend *b, account *acc)
@@ -404,6 +478,17 @@ static void gpu_describe(backend *b, account *acc)
                 g->t_turn, acc->t[ACC_HANDOFF] - g->t_turn);
     account_say(acc, "pinned  %8.3f s  page-locking the host buffers",
                 g->t_alloc);
+    if (!stats_need_values(g->p.what, g->p.have_range))
+        return;
+    if (t.kept_dropped)
+        account_say(acc, "kept    none: the values passed the GPU's memory "
+                         "and --memory; the passes read the input again");
+    else
+        account_say(acc,
+                    "kept    %.1f MB on the device, %.1f MB in host memory, "
+                    "%.1f MB in a temporary file",
+                    (double)t.kept_device / 1e6, (double)t.kept_host / 1e6,
+                    (double)t.kept_file / 1e6);
 }
 
 static void gpu_close_run(backend *b)
@@ -430,6 +515,9 @@ static const backend_ops gpu_ops = {
     .retire = gpu_retire,
     .flush = gpu_flush,
     .finish = gpu_finish_run,
+    .pass_begin = gpu_pass_begin,
+    .pass_kept = gpu_pass_kept,
+    .pass_end = gpu_pass_end,
     .describe = gpu_describe,
     .close = gpu_close_run,
 };
@@ -463,7 +551,8 @@ static int open_device(gpu_engine *g, gpu_opener *opener, cs_error *e)
     gpu_config cfg = {p->ncols,          p->what,          p->nbins,
                       p->have_range,     p->range_lo,      p->range_hi,
                       h->gpu_chunk_rows, h->gpu_raw_bytes, h->gpu_keep_set,
-                      h->gpu_keep_bytes, h->gpu_terms};
+                      h->gpu_keep_bytes, h->gpu_terms,     p->memory,
+                      p->spill,          p->tmpdir};
     double t0 = account_now();
     int rc = gpu_open(&cfg, &g->dev, e);
     g->t_open = account_now() - t0;

@@ -8,20 +8,22 @@
  * GPU host, 16 cores and one H100/H200 (bench/auto; bench/RESULTS.md, "auto"),
  * page cache. The CPU's scale with its threads up to what memory gives. */
 #define CPU_FIXED_S 0.003
-#define CPU_CSV_PER_THREAD 0.23e9      /* count, sum, mean, min, max */
-#define CPU_CSV_KEEP_PER_THREAD 0.14e9 /* values kept to bin at the end */
-#define CPU_BIN_PER_THREAD 1.5e9       /* fixed-width records */
-#define CPU_BIN_KEEP_PER_THREAD 0.4e9
-#define CPU_BIN_MAX 19e9       /* what the memory reads, all threads */
+#define CPU_CSV_PER_THREAD 0.12e9      /* count, sum, mean, min, max */
+#define CPU_CSV_KEEP_PER_THREAD 0.08e9 /* values kept to bin at the end */
+#define CPU_BIN_PER_THREAD 0.75e9      /* fixed-width records */
+#define CPU_BIN_KEEP_PER_THREAD 0.2e9
+#define CPU_BIN_MAX 12e9       /* what the memory reads, all threads */
 #define INFLATE_TEXT 0.27e9    /* zlib, text bytes out per second */
 #define TEXT_PER_GZIP_BYTE 2.1 /* the benchmark CSV's gzip -6 ratio */
-#define GPU_FIXED_S 0.30       /* opening, page-locking, teardown */
-#define GPU_CSV 30e9
-#define GPU_BIN 50e9
+#define GPU_FIXED_S 0.38       /* opening, page-locking, teardown */
+#define GPU_CSV 19e9
+#define GPU_CSV_KEEP 14e9
+#define GPU_BIN 29e9
+#define GPU_BIN_KEEP 14e9
 
 static int keeps_values(const policy_params *p)
 {
-    return (p->what & STAT_HIST) && !p->have_range;
+    return stats_need_values(p->what, p->have_range);
 }
 
 static double cpu_rate(const policy_params *p)
@@ -34,6 +36,13 @@ static double cpu_rate(const policy_params *p)
     return p->binary && r > CPU_BIN_MAX ? CPU_BIN_MAX : r;
 }
 
+static double gpu_rate(const policy_params *p)
+{
+    if (p->binary)
+        return keeps_values(p) ? GPU_BIN_KEEP : GPU_BIN;
+    return keeps_values(p) ? GPU_CSV_KEEP : GPU_CSV;
+}
+
 /* Seconds each backend spends on one input. A compressed input is bound
  * by its decompression, the same for both (the GPU only adds its fixed
  * cost); so is a stream, whose size nobody knows before it ends. */
@@ -44,7 +53,7 @@ static void add_input(const policy_params *p, const probe_info *in, double *cpu,
     switch (in->kind) {
     case PROBE_PLAIN:
         *cpu += b / cpu_rate(p);
-        *gpu += b / (p->binary ? GPU_BIN : GPU_CSV);
+        *gpu += b / gpu_rate(p);
         break;
     case PROBE_GZIP:
     case PROBE_COMPRESSED: {

@@ -43,8 +43,17 @@ typedef struct pump {
 int rawfeed_wants(const rawfeed *rf, const input *in)
 {
     backend *be = rf->be;
-    return be->bytes &&
-           be->bytes->wants(be, in->spec != NULL, source_can_pread(in->src));
+    int ws = !in->spec && in->dialect.whitespace;
+    if (!be->bytes)
+        return 0;
+    if (be->bytes->wants(be, in->spec != NULL, source_can_pread(in->src), ws))
+        return 1;
+    if (ws) /* not silently: -v says who parses */
+        account_say(rf->acc,
+                    "%s: whitespace-separated (-W): parsed on the host, "
+                    "reduced on the %s",
+                    in->name, be->name);
+    return 0;
 }
 
 /* Slots live in the backend's memory (page-locked for a GPU), else in
@@ -389,6 +398,7 @@ static int begin(rawfeed *rf, const input *in, uint64_t first_line, cs_error *e)
         .spec = in->spec,
         .delim = in->dialect.delim ? in->dialect.delim : ',',
         .strict = rf->strict,
+        .num = in->dialect.num,
         .map = in->map,
         .nmap = in->nmap,
         .size_hint = source_can_pread(in->src) ? source_file_size(in->src) : 0};

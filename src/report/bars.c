@@ -2,14 +2,24 @@
  *   [lo, hi)   count  ██████▍
  * More than MAX_UNGROUPED bins are grouped, adjacent bins summed, into at
  * most MAX_ROWS display rows (the title says how many bins a row holds).
- * Bars use the eighth-block characters for sub-character resolution, and
- * a nonzero count always shows at least one eighth. Edge labels round to
- * a tenth of a row's width, with more digits where neighbours would
- * print alike. */
+ * Bars use the eighth-block characters for sub-character resolution (a
+ * nonzero count always shows at least one eighth), or '#' where the
+ * terminal's charset is not UTF-8.
+ *
+ * Labels hold what the binning did: a row starts at the least double that
+ * hist_bin (src/stats/hist_bin.h, the formula both backends bin with)
+ * puts in it, found by bisection over the ordered doubles, and its label
+ * prints that start rounded down and the next row's start (or the
+ * maximum) rounded up to p significant digits, so that each label
+ * contains every value of its row and the first starts at or below the
+ * minimum. p is the fewest digits, from those that move the largest edge
+ * by less than a tenth of a row's width, that print the rows' starts and
+ * ends all distinct. Underflow and overflow rows take the infinities. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/stats/hist_bin.h"
 #include "writers.h"
 
 enum { MAX_UNGROUPED = 40, MAX_ROWS = 32, LABEL = 96, MIN_BAR = 10 };
@@ -19,23 +29,137 @@ typedef struct bar_row {
     uint64_t count;
 } bar_row;
 
-/* Left edge of bin i of n; i == n gives hi. Blending stays finite for
- * any finite lo and hi, where hi - lo may not. */
-static double edge(const hist *h, int i)
+/* ---- the rows' starts --------------------------------------------- */
+
+/* Doubles in order as unsigned integers (-0 just below +0). */
+static uint64_t key_of(double v)
 {
-    if (i >= h->nbins)
-        return h->hi;
-    double t = (double)i / h->nbins;
-    return h->lo * (1 - t) + h->hi * t;
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b >> 63 ? ~b : b | UINT64_C(1) << 63;
 }
 
-/* v with p significant digits, then printed in shortest form. */
-static void edge_text(char *buf, double v, int p)
+static double of_key(uint64_t k)
 {
-    char tmp[40];
-    snprintf(tmp, sizeof tmp, "%.*g", p, v);
-    format_double(buf, 32, strtod(tmp, NULL));
+    uint64_t b = k >> 63 ? k & ~(UINT64_C(1) << 63) : ~k;
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
 }
+
+/* The least double in [lo, hi] that falls in bin b or a later one
+ * (hist_bin is monotone; hi falls in the last bin). */
+static double bin_start(const hist_scale *sc, double lo, double hi, int b)
+{
+    uint64_t a = key_of(lo), z = key_of(hi);
+    while (a < z) {
+        uint64_t mid = a + (z - a) / 2;
+        if (hist_bin(sc, of_key(mid)) >= b)
+            z = mid;
+        else
+            a = mid + 1;
+    }
+    return of_key(a);
+}
+
+/* ---- directed decimal rounding ------------------------------------ */
+
+/* p significant digits of a > 0 into d (NUL-terminated) and the exponent
+ * of the first, rounded to nearest. */
+static void nearest(double a, int p, char *d, int *x)
+{
+    char tmp[48];
+    snprintf(tmp, sizeof tmp, "%.*e", p - 1, a);
+    int n = 0;
+    const char *s = tmp;
+    for (; *s != 'e'; s++)
+        if (*s != '.')
+            d[n++] = *s;
+    d[n] = '\0';
+    *x = atoi(s + 1);
+}
+
+/* The sign of D - a, D = d[0].d[1]... * 10^x, a > 0, exactly: strtod
+ * settles most cases; where D reads back as a itself, the digits are
+ * compared with a's exact expansion (glibc prints it whole). */
+static int compare(const char *d, int x, double a)
+{
+    char text[64];
+    snprintf(text, sizeof text, "%c.%se%d", d[0], d + 1, x);
+    double back = strtod(text, NULL);
+    if (back != a)
+        return back > a ? 1 : -1;
+    char exact[800], e[780];
+    int ex;
+    snprintf(exact, sizeof exact, "%.770e", a);
+    int n = 0;
+    const char *s = exact;
+    for (; *s != 'e'; s++)
+        if (*s != '.')
+            e[n++] = *s;
+    e[n] = '\0';
+    ex = atoi(s + 1);
+    if (x != ex)
+        return x > ex ? 1 : -1;
+    size_t nd = strlen(d), ne = strlen(e);
+    for (size_t i = 0; i < nd || i < ne; i++) {
+        char u = i < nd ? d[i] : '0', v = i < ne ? e[i] : '0';
+        if (u != v)
+            return u > v ? 1 : -1;
+    }
+    return 0;
+}
+
+/* d (p digits) one unit of its last place up. */
+static void step_up(char *d, int p, int *x)
+{
+    int i = p - 1;
+    while (i >= 0 && d[i] == '9')
+        d[i--] = '0';
+    if (i < 0) {
+        d[0] = '1';
+        ++*x;
+    } else {
+        d[i]++;
+    }
+}
+
+/* d (p digits, not zero) one unit of its last place down. */
+static void step_down(char *d, int p, int *x)
+{
+    int i = p - 1;
+    while (d[i] == '0')
+        d[i--] = '9';
+    d[i]--;
+    if (d[0] == '0') { /* 10...0 became 09...9: one digit more below */
+        memmove(d, d + 1, (size_t)p - 1);
+        d[p - 1] = '9';
+        --*x;
+    }
+}
+
+/* v to p significant digits toward -inf (dir < 0) or +inf (dir > 0),
+ * printed in format_double's notation. */
+static void edge_text(char *buf, double v, int p, int dir)
+{
+    if (v == 0 || !isfinite(v)) {
+        format_double(buf, 32, v + 0.0); /* a zero edge is no "-0" */
+        return;
+    }
+    char d[24];
+    int x;
+    double a = fabs(v);
+    nearest(a, p, d, &x);
+    int up = v < 0 ? dir < 0 : dir > 0; /* the magnitude's direction */
+    int c = compare(d, x, a);
+    if (up && c < 0)
+        step_up(d, p, &x);
+    else if (!up && c > 0)
+        step_down(d, p, &x);
+    format_decimal(buf, 32, v < 0, d, x);
+}
+
+/* ---- rows ----------------------------------------------------------- */
 
 /* Digits enough that rounding moves the largest edge by less than a
  * tenth of a row's width (so 1017.9 shows as 1018, not 1020), and at
@@ -48,17 +172,22 @@ static int digits_for_step(const hist *h, int group)
     return p < 3 ? 3 : p > 17 || isnan(p) ? 17 : (int)p;
 }
 
-/* From there, the fewest digits that print the row edges all distinct. */
-static int edge_digits(const hist *h, int group, int nrows)
+/* From there, the fewest digits that print the starts (rounded down) and
+ * the ends (rounded up) of the rows all distinct; start[r] is row r's,
+ * start[nrows] the maximum. */
+static int edge_digits(const hist *h, int group, int nrows, const double *start)
 {
     for (int p = digits_for_step(h, group); p < 17; p++) {
-        char a[32], b[32];
+        char a[32], b[32], c[32], d[32];
         int ok = 1;
-        edge_text(a, edge(h, 0), p);
-        for (int r = 1; r <= nrows && ok; r++) {
-            edge_text(b, edge(h, r * group), p);
-            ok = strcmp(a, b) != 0;
+        edge_text(a, start[0], p, -1);
+        edge_text(c, start[1], p, 1);
+        for (int r = 1; r < nrows && ok; r++) {
+            edge_text(b, start[r], p, -1);
+            edge_text(d, start[r + 1], p, 1);
+            ok = strcmp(a, b) != 0 && strcmp(c, d) != 0;
             memcpy(a, b, sizeof a);
+            memcpy(c, d, sizeof c);
         }
         if (ok)
             return p;
@@ -70,15 +199,21 @@ static int edge_digits(const hist *h, int group, int nrows)
  * ungrouped bins, underflow and overflow. */
 static int make_rows(const hist *h, bar_row *rows, int *group)
 {
+    double start[MAX_UNGROUPED + 1];
     char lo[32], hi[32];
     int n = 0;
     int g = h->nbins > MAX_UNGROUPED ? (h->nbins + MAX_ROWS - 1) / MAX_ROWS : 1;
     int nrows = (h->nbins + g - 1) / g;
-    int p = edge_digits(h, g, nrows);
+    hist_scale sc = hist_scale_make(h->lo, h->hi, h->nbins);
+    start[0] = h->lo;
+    for (int r = 1; r < nrows; r++)
+        start[r] = bin_start(&sc, h->lo, h->hi, r * g);
+    start[nrows] = h->hi;
+    int p = edge_digits(h, g, nrows, start);
     *group = g;
     if (h->underflow) {
-        edge_text(lo, h->lo, p);
-        snprintf(rows[n].label, LABEL, "(-inf, %s)", lo);
+        edge_text(hi, h->lo, p, 1);
+        snprintf(rows[n].label, LABEL, "[-inf, %s)", hi);
         rows[n++].count = h->underflow;
     }
     for (int r = 0; r < nrows; r++, n++) {
@@ -86,78 +221,115 @@ static int make_rows(const hist *h, bar_row *rows, int *group)
         rows[n].count = 0;
         for (int b = b0; b < b1; b++)
             rows[n].count += h->bins[b];
-        edge_text(lo, edge(h, b0), p);
-        edge_text(hi, edge(h, b1), p);
+        edge_text(lo, start[r], p, -1);
+        edge_text(hi, start[r + 1], p, 1);
         snprintf(rows[n].label, LABEL, "[%s, %s%c", lo, hi,
-                 b1 == h->nbins ? ']' : ')');
+                 r == nrows - 1 ? ']' : ')');
     }
     if (h->overflow) {
-        edge_text(hi, h->hi, p);
-        snprintf(rows[n].label, LABEL, "(%s, inf)", hi);
+        edge_text(lo, h->hi, p, -1);
+        snprintf(rows[n].label, LABEL, "(%s, inf]", lo);
         rows[n++].count = h->overflow;
     }
     return n;
 }
 
-static void bar(FILE *f, uint64_t count, uint64_t max, int width)
+/* The infinities of a column with no finite value, or the one value of
+ * a constant column and the infinities around it. */
+static int few_rows(const hist *h, bar_row *rows)
+{
+    int n = 0;
+    uint64_t in = 0;
+    for (int i = 0; i < h->nbins; i++)
+        in += h->bins[i];
+    if (h->underflow) {
+        snprintf(rows[n].label, LABEL, "[-inf, -inf]");
+        rows[n++].count = h->underflow;
+    }
+    if (in || !isnan(h->lo)) {
+        char v[32];
+        format_double(v, sizeof v, h->lo);
+        snprintf(rows[n].label, LABEL, "[%s, %s]", v, v);
+        rows[n++].count = in;
+    }
+    if (h->overflow) {
+        snprintf(rows[n].label, LABEL, "[inf, inf]");
+        rows[n++].count = h->overflow;
+    }
+    return n;
+}
+
+/* ---- drawing -------------------------------------------------------- */
+
+static void bar(FILE *f, uint64_t count, uint64_t max, int width, int utf8)
 {
     static const char *const part[8] = {
         "",       "\u258F", "\u258E", "\u258D",
         "\u258C", "\u258B", "\u258A", "\u2589",
     };
-    uint64_t eighths =
-        max ? (uint64_t)llround((double)count / (double)max * width * 8) : 0;
-    if (count && !eighths)
-        eighths = 1;
-    for (uint64_t i = 0; i < eighths / 8; i++)
-        fputs("\u2588", f);
-    fputs(part[eighths % 8], f);
+    int sub = utf8 ? 8 : 1;
+    uint64_t units =
+        max ? (uint64_t)llround((double)count / (double)max * width * sub) : 0;
+    if (count && !units)
+        units = 1;
+    for (uint64_t i = 0; i < units / sub; i++)
+        fputs(utf8 ? "\u2588" : "#", f);
+    if (utf8)
+        fputs(part[units % 8], f);
 }
 
-static void title(FILE *f, const report_col *c, int group)
+/* The title: the name, the bins, their range and grouping; the parts
+ * that would pass the width go on lines of their own, indented. */
+static void title(FILE *f, const report_col *c, int group, int width)
 {
     const hist *h = c->h;
-    char lo[32], hi[32];
+    char lo[32], hi[32], part[3][96];
+    int nparts = 0;
     format_double(lo, sizeof lo, h->lo);
     format_double(hi, sizeof hi, h->hi);
-    putc('\n', f);
-    for (const char *s = c->name ? c->name : ""; *s; s++)
-        putc((unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s, f);
-    fprintf(f, " (#%d): %d bin%s", c->index, h->nbins,
-            h->nbins == 1 ? "" : "s");
     if (!isnan(h->lo) && !isnan(h->hi))
-        fprintf(f, " over [%s, %s]", lo, hi);
+        snprintf(part[nparts++], sizeof part[0], " over [%s, %s]", lo, hi);
+    else if (c->s.count)
+        snprintf(part[nparts++], sizeof part[0], ", no finite value");
     if (group > 1)
-        fprintf(f, ", %d bins per row", group);
+        snprintf(part[nparts++], sizeof part[0], ", %d bins per row", group);
+    putc('\n', f);
+    const char *name = c->name ? c->name : "";
+    for (const char *s = name; *s; s++)
+        putc((unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s, f);
+    int at = report_text_width(name, strlen(name));
+    at += fprintf(f, " (#%d): %d bin%s", c->index, h->nbins,
+                  h->nbins == 1 ? "" : "s");
+    for (int i = 0; i < nparts; i++) {
+        const char *p = part[i];
+        int w = (int)strlen(p);
+        if (at + w > width && at > 2) {
+            fputs("\n ", f); /* "  over ...", "  2 bins per row" */
+            p += *p == ',';
+            at = 1;
+            w = (int)strlen(p);
+        }
+        fputs(p, f);
+        at += w;
+    }
     putc('\n', f);
 }
 
-/* All values equal: one row. */
-static void constant(FILE *f, const hist *h)
-{
-    char v[32];
-    uint64_t n = h->underflow + h->overflow;
-    for (int i = 0; i < h->nbins; i++)
-        n += h->bins[i];
-    format_double(v, sizeof v, h->lo);
-    fprintf(f, "  [%s, %s]  %llu\n", v, v, (unsigned long long)n);
-}
-
-void report_bars(FILE *f, const report_col *c, int width)
+void report_bars(FILE *f, const report_col *c, const report_style *st)
 {
     const hist *h = c->h;
     bar_row rows[MAX_UNGROUPED + 2];
-    int group = 1;
-    if (c->s.count == 0 || !(h->lo < h->hi)) {
-        title(f, c, 1);
-        if (c->s.count == 0)
-            fputs("  (no values)\n", f);
-        else
-            constant(f, h);
+    int group = 1, n;
+    if (c->s.count == 0) {
+        title(f, c, 1, st->width);
+        fputs("  (no values)\n", f);
         return;
     }
-    int n = make_rows(h, rows, &group);
-    title(f, c, group);
+    if (h->lo < h->hi)
+        n = make_rows(h, rows, &group);
+    else
+        n = few_rows(h, rows);
+    title(f, c, group, st->width);
     int lw = 0, cw = 1;
     uint64_t max = 0;
     for (int i = 0; i < n; i++) {
@@ -167,12 +339,12 @@ void report_bars(FILE *f, const report_col *c, int width)
         cw = d > cw ? d : cw;
         max = rows[i].count > max ? rows[i].count : max;
     }
-    int bw = width - (2 + lw + 2 + cw + 2) - 1;
+    int bw = st->width - (2 + lw + 2 + cw + 2) - 1;
     bw = bw < MIN_BAR ? MIN_BAR : bw;
     for (int i = 0; i < n; i++) {
         fprintf(f, "  %-*s  %*llu  ", lw, rows[i].label, cw,
                 (unsigned long long)rows[i].count);
-        bar(f, rows[i].count, max, bw);
+        bar(f, rows[i].count, max, bw, st->utf8);
         putc('\n', f);
     }
 }

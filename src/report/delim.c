@@ -1,8 +1,10 @@
 /* TSV and CSV: a header row, then one row per column. Fields, in this
  * order, those of statistics not asked for left out:
- *   column index count sum mean std min min_row max max_row
- *   missing invalid nan hist_lo hist_hi hist_underflow hist_overflow
- *   hist_bins
+ *   column index count sum mean std min min_row max max_row median
+ *   q0.9 (one per --quantiles element) missing invalid nan hist_lo
+ *   hist_hi hist_underflow hist_overflow hist_bins
+ * (the quantiles' headings come from the first column: none when no
+ * column is there)
  * A value that does not exist (mean of no values...) is an empty field;
  * non-finite values are inf, -inf, nan. hist_bins holds the bin counts
  * joined by spaces. CSV quotes a name holding a comma, quote or line
@@ -18,6 +20,7 @@ typedef struct row {
     FILE *f;
     char sep;
     int nfields;
+    int digits;
 } row;
 
 static void sep(row *r)
@@ -37,7 +40,7 @@ static void number(row *r, double v, int exists)
     sep(r);
     if (exists) {
         char buf[32];
-        format_double(buf, sizeof buf, v);
+        format_double_digits(buf, sizeof buf, v, r->digits);
         fputs(buf, r->f);
     }
 }
@@ -87,7 +90,18 @@ static void name(row *r, const char *s)
         csv_name(r->f, s ? s : "");
 }
 
-static void header(row *r, unsigned what)
+static void quantile_headings(row *r, unsigned what, const report_col *c)
+{
+    if (what & STAT_MEDIAN)
+        text(r, "median");
+    for (size_t i = 0; c && (what & STAT_QUANTILES) && i < c->nquant; i++) {
+        char name[QLIST_TEXT_MAX + 2];
+        report_quantile_name(name, sizeof name, c, i);
+        text(r, name);
+    }
+}
+
+static void header(row *r, unsigned what, const report_col *first)
 {
     static const struct {
         unsigned bit; /* 0: always present */
@@ -103,6 +117,7 @@ static void header(row *r, unsigned what)
         {STAT_MIN, "min_row"},
         {STAT_MAX, "max"},
         {STAT_MAX, "max_row"},
+        {~0u, NULL}, /* the quantiles */
         {0, "missing"},
         {0, "invalid"},
         {0, "nan"},
@@ -113,7 +128,9 @@ static void header(row *r, unsigned what)
         {STAT_HIST, "hist_bins"},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        if (!fields[i].bit || (what & fields[i].bit))
+        if (!fields[i].name)
+            quantile_headings(r, what, first);
+        else if (!fields[i].bit || (what & fields[i].bit))
             text(r, fields[i].name);
     putc('\n', r->f);
 }
@@ -125,15 +142,23 @@ static void extremum(row *r, const col_summary *s, int is_max)
     if (exists) {
         char buf[48];
         if (is_max)
-            report_max_text(buf, sizeof buf, s);
+            report_max_text(buf, sizeof buf, s, r->digits);
         else
-            report_min_text(buf, sizeof buf, s);
+            report_min_text(buf, sizeof buf, s, r->digits);
         fprintf(r->f, "%s", buf);
     }
     sep(r);
     if (exists)
         fprintf(r->f, "%llu",
                 (unsigned long long)(is_max ? s->max_row : s->min_row));
+}
+
+static void quantile_field(row *r, const col_summary *s, const qres *q)
+{
+    char buf[64];
+    sep(r);
+    if (report_quantile_text(buf, sizeof buf, s, q))
+        fputs(buf, r->f);
 }
 
 static void hist_fields(row *r, const hist *h)
@@ -162,7 +187,7 @@ static void column(row *r, unsigned what, const report_col *c)
         u64(r, s->count);
     if (what & STAT_SUM) {
         char buf[64];
-        report_sum_text(buf, sizeof buf, s);
+        report_sum_text(buf, sizeof buf, s, r->digits);
         text(r, buf);
     }
     if (what & STAT_MEAN)
@@ -173,6 +198,10 @@ static void column(row *r, unsigned what, const report_col *c)
         extremum(r, s, 0);
     if (what & STAT_MAX)
         extremum(r, s, 1);
+    if (what & STAT_MEDIAN)
+        quantile_field(r, s, c->median);
+    for (size_t i = 0; (what & STAT_QUANTILES) && i < c->nquant; i++)
+        quantile_field(r, s, &c->quant[i]);
     u64(r, s->missing);
     u64(r, s->invalid);
     u64(r, s->nan);
@@ -182,10 +211,10 @@ static void column(row *r, unsigned what, const report_col *c)
 }
 
 void report_delim(FILE *f, char sep_char, unsigned what, const report_col *cols,
-                  int ncols)
+                  int ncols, int digits)
 {
-    row r = {f, sep_char, 0};
-    header(&r, what);
+    row r = {f, sep_char, 0, digits};
+    header(&r, what, ncols ? &cols[0] : NULL);
     for (int i = 0; i < ncols; i++) {
         r.nfields = 0;
         column(&r, what, &cols[i]);

@@ -3,7 +3,8 @@
  * (the property of Steele & White, "How to print floating-point numbers
  * accurately", PLDI 1990), found by trying p = 1..17 with printf's
  * correctly rounded %.*e and strtod. 17 digits always suffice for binary64
- * (IEEE 754-2008, 5.12.2). */
+ * (IEEE 754-2008, 5.12.2). With a limit of N digits (--digits), the search
+ * stops at N: the value correctly rounded to N digits. */
 #include "report.h"
 
 #include <math.h>
@@ -13,12 +14,13 @@
 /* Plain notation for 1e-5 <= |v| < 1e16, scientific outside. */
 enum { PLAIN_MIN_EXP = -5, PLAIN_MAX_EXP = 15 };
 
-/* Significant digits of the shortest form into digits (no trailing
- * zeros), and the decimal exponent of the first one. */
-static void shortest_digits(double v, char *digits, int *exp10)
+/* Significant digits of the shortest form, or of v rounded to max_p
+ * digits when that is shorter, into digits (no trailing zeros), and the
+ * decimal exponent of the first one. */
+static void shortest_digits(double v, int max_p, char *digits, int *exp10)
 {
     char tmp[40];
-    for (int p = 1; p <= 17; p++) {
+    for (int p = 1; p <= max_p; p++) {
         snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
         if (strtod(tmp, NULL) == v)
             break;
@@ -61,7 +63,24 @@ static void scientific(char *out, const char *d, int x)
     sprintf(out, "e%c%d", x < 0 ? '-' : '+', abs(x));
 }
 
-int format_double(char *buf, size_t len, double v)
+int format_decimal(char *buf, size_t len, int neg, const char *digits,
+                   int exp10)
+{
+    char d[24], body[48];
+    size_t n = strlen(digits);
+    n = n < sizeof d - 1 ? n : sizeof d - 1;
+    memcpy(d, digits, n);
+    while (n > 1 && d[n - 1] == '0')
+        n--;
+    d[n] = '\0';
+    if (exp10 >= PLAIN_MIN_EXP && exp10 <= PLAIN_MAX_EXP)
+        plain(body, d, exp10);
+    else
+        scientific(body, d, exp10);
+    return snprintf(buf, len, "%s%s", neg ? "-" : "", body);
+}
+
+int format_double_digits(char *buf, size_t len, double v, int digits)
 {
     if (isnan(v))
         return snprintf(buf, len, "nan");
@@ -69,12 +88,13 @@ int format_double(char *buf, size_t len, double v)
         return snprintf(buf, len, v < 0 ? "-inf" : "inf");
     if (v == 0)
         return snprintf(buf, len, signbit(v) ? "-0" : "0");
-    char digits[24], body[40];
+    char d[24];
     int x;
-    shortest_digits(v, digits, &x);
-    if (x >= PLAIN_MIN_EXP && x <= PLAIN_MAX_EXP)
-        plain(body, digits, x);
-    else
-        scientific(body, digits, x);
-    return snprintf(buf, len, "%s%s", v < 0 ? "-" : "", body);
+    shortest_digits(v, digits > 0 && digits < 17 ? digits : 17, d, &x);
+    return format_decimal(buf, len, v < 0, d, x);
+}
+
+int format_double(char *buf, size_t len, double v)
+{
+    return format_double_digits(buf, len, v, 0);
 }

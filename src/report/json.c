@@ -73,14 +73,14 @@ static void json_string(FILE *f, const char *str)
     putc('"', f);
 }
 
-static void json_number(FILE *f, double v, int exists)
+static void json_number(FILE *f, double v, int exists, int digits)
 {
     char buf[32];
     if (!exists) {
         fputs("null", f);
         return;
     }
-    format_double(buf, sizeof buf, v);
+    format_double_digits(buf, sizeof buf, v, digits);
     fprintf(f, isfinite(v) ? "%s" : "\"%s\"", buf);
 }
 
@@ -89,6 +89,7 @@ typedef struct json_obj {
     FILE *f;
     int any;      /* a key was written */
     int new_line; /* the next key starts a line */
+    int digits;   /* of doubles; 0: shortest */
 } json_obj;
 
 static void key(json_obj *o, const char *name)
@@ -113,9 +114,9 @@ static void extremum(json_obj *o, const char *name, const col_summary *s,
     char buf[48];
     double v = is_max ? s->max : s->min;
     if (is_max)
-        report_max_text(buf, sizeof buf, s);
+        report_max_text(buf, sizeof buf, s, o->digits);
     else
-        report_min_text(buf, sizeof buf, s);
+        report_min_text(buf, sizeof buf, s, o->digits);
     /* exact integers are digits; a double may be non-finite */
     fprintf(o->f,
             s->is_int || isfinite(v) ? "{\"value\": %s" : "{\"value\": \"%s\"",
@@ -124,13 +125,44 @@ static void extremum(json_obj *o, const char *name, const col_summary *s,
             (unsigned long long)(is_max ? s->max_row : s->min_row));
 }
 
+static void quantile(FILE *f, const col_summary *s, const qres *q)
+{
+    char buf[64];
+    int kind = report_quantile_text(buf, sizeof buf, s, q);
+    if (kind == 0)
+        fputs("null", f);
+    else
+        fprintf(f, kind == 1 ? "%s" : "\"%s\"", buf);
+}
+
+/* "median": v, "quantiles": {"0.9": v, ...}: keys are the shortest
+ * decimals of the quantiles. */
+static void quantiles(json_obj *o, unsigned what, const report_col *c)
+{
+    if (what & STAT_MEDIAN) {
+        key(o, "median");
+        quantile(o->f, &c->s, c->median);
+    }
+    if (!(what & STAT_QUANTILES))
+        return;
+    key(o, "quantiles");
+    putc('{', o->f);
+    for (size_t i = 0; i < c->nquant; i++) {
+        char q[QLIST_TEXT_MAX];
+        qlist_text(c->qf[i], q, sizeof q);
+        fprintf(o->f, i ? ", \"%s\": " : "\"%s\": ", q);
+        quantile(o->f, &c->s, &c->quant[i]);
+    }
+    putc('}', o->f);
+}
+
 static void hist_object(json_obj *o, const hist *h)
 {
     key(o, "hist");
     fputs("{\"lo\": ", o->f);
-    json_number(o->f, h->lo, !isnan(h->lo));
+    json_number(o->f, h->lo, !isnan(h->lo), o->digits);
     fputs(", \"hi\": ", o->f);
-    json_number(o->f, h->hi, !isnan(h->hi));
+    json_number(o->f, h->hi, !isnan(h->hi), o->digits);
     fputs(", \"bins\": [", o->f);
     for (int i = 0; i < h->nbins; i++)
         fprintf(o->f, i ? ", %llu" : "%llu", (unsigned long long)h->bins[i]);
@@ -156,25 +188,25 @@ static void moments(json_obj *o, unsigned what, const col_summary *s)
 {
     if (what & STAT_SUM) {
         char buf[64];
-        report_sum_text(buf, sizeof buf, s);
+        report_sum_text(buf, sizeof buf, s, o->digits);
         key(o, "sum");
         /* An exact integer sum is digits; a double may be non-finite. */
         fprintf(o->f, s->is_int || isfinite(s->sum) ? "%s" : "\"%s\"", buf);
     }
     if (what & STAT_MEAN) {
         key(o, "mean");
-        json_number(o->f, s->mean, report_has_mean(s));
+        json_number(o->f, s->mean, report_has_mean(s), o->digits);
     }
     if (what & STAT_STD) {
         key(o, "std");
-        json_number(o->f, s->std, report_has_std(s));
+        json_number(o->f, s->std, report_has_std(s), o->digits);
     }
 }
 
-static void column(FILE *f, unsigned what, const report_col *c)
+static void column(FILE *f, unsigned what, const report_col *c, int digits)
 {
     const col_summary *s = &c->s;
-    json_obj o = {f, 0, 0};
+    json_obj o = {f, 0, 0, digits};
     fputs("    {\n", f);
     key(&o, "name");
     json_string(f, c->name);
@@ -190,19 +222,21 @@ static void column(FILE *f, unsigned what, const report_col *c)
     if (what & STAT_MAX)
         extremum(&o, "max", s, 1);
     o.new_line = 1;
+    quantiles(&o, what, c);
+    o.new_line = 1;
     if (report_has_hist(what, c))
         hist_object(&o, c->h);
     fputs("\n    }", f);
 }
 
 void report_json(FILE *f, unsigned what, uint64_t rows, const report_col *cols,
-                 int ncols)
+                 int ncols, int digits)
 {
     fprintf(f, "{\n  \"rows\": %llu,\n  \"columns\": [",
             (unsigned long long)rows);
     for (int i = 0; i < ncols; i++) {
         fputs(i ? ",\n" : "\n", f);
-        column(f, what, &cols[i]);
+        column(f, what, &cols[i], digits);
     }
     fputs(ncols ? "\n  ]\n}\n" : "]\n}\n", f);
 }

@@ -1,32 +1,69 @@
 /* Writes the results: an aligned table for people (histograms drawn as
  * bars), or TSV, CSV or JSON for programs. Numbers print in the shortest
- * form that reads back to the same double; the sum, min and max of an
- * integer column (col_summary.is_int) print as exact integers. The JSON
- * document follows DESIGN.md's contract. */
+ * form that reads back to the same double, or rounded to a number of
+ * significant digits; the sum, min and max of an integer column
+ * (col_summary.is_int) print as exact integers, and so do its quantiles
+ * when they are integers. The JSON document follows DESIGN.md's
+ * contract. */
 #ifndef COLSTAT_SRC_REPORT_H
 #define COLSTAT_SRC_REPORT_H
 
 #include <stdint.h>
 #include <stdio.h>
 
+#include "src/stats/quantile.h"
 #include "src/stats/stats.h"
 
 typedef enum out_format { FMT_TABLE, FMT_TSV, FMT_CSV, FMT_JSON } out_format;
+
+/* The table's shape: wide (a row per column), long (a block per column, a
+ * "statistic  value" line each), or auto: wide when it fits the width or
+ * the output is no terminal, else long. */
+typedef enum out_layout { LAYOUT_AUTO, LAYOUT_WIDE, LAYOUT_LONG } out_layout;
+
+typedef struct report_style {
+    int width;         /* terminal columns for the table and its bars */
+    int tty;           /* the output is a terminal (LAYOUT_AUTO) */
+    out_layout layout; /* the table's */
+    int digits;        /* significant digits, 1-17; 0: shortest round trip */
+    int utf8;          /* bars of block characters, else ASCII '#' */
+} report_style;
 
 typedef struct report_col {
     const char *name;
     int index; /* 1-based position in the input */
     col_summary s;
     const hist *h; /* NULL unless STAT_HIST */
+    /* quantiles (src/stats/quantile.h): the median with STAT_MEDIAN, and
+       with STAT_QUANTILES nquant of them, of the quantiles qf (the same
+       list in every column) */
+    const qres *median;
+    const qres *quant;
+    const qfrac *qf;
+    size_t nquant;
 } report_col;
 
-/* width: terminal columns for the table's bars (80 when unknown).
- * Returns 0, or -1 when writing failed (errno set). */
+/* Returns 0, or -1 when writing failed (errno set). */
 int report_write(FILE *f, out_format fmt, unsigned what, uint64_t rows,
-                 const report_col *cols, int ncols, int width);
+                 const report_col *cols, int ncols, const report_style *st);
 
 /* Shortest decimal that strtod reads back as v ("inf", "-inf", "nan" for
  * the non-finite). Returns the length written (buf of 32 bytes is enough). */
 int format_double(char *buf, size_t len, double v);
+
+/* The same with at most digits significant digits (v rounded to nearest
+ * when the shortest form needs more); digits 0 is format_double. */
+int format_double_digits(char *buf, size_t len, double v, int digits);
+
+/* The decimal d1.d2d3... * 10^exp10 (digits: at least one; trailing
+ * zeros are dropped), with a minus sign when neg, in format_double's
+ * notation. */
+int format_decimal(char *buf, size_t len, int neg, const char *digits,
+                   int exp10);
+
+/* Terminal columns of UTF-8 text: East Asian wide and fullwidth
+ * characters take two, combining marks none, bytes that are no UTF-8 one
+ * each. */
+int report_text_width(const char *s, size_t n);
 
 #endif

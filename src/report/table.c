@@ -1,9 +1,12 @@
 /* The table for people: one row per input column, the name left-aligned
- * and numbers right-aligned in shortest form, "-" where a value does not
- * exist. The missing, invalid and nan columns appear only when some
- * column has such fields. With STAT_HIST each histogram follows, drawn as
- * bars (see report_bars.c). */
+ * and numbers right-aligned, "-" where a value does not exist; or, when
+ * that is wider than the terminal (or asked for), one block per column, a
+ * "statistic  value" line each. Doubles print with the style's digits.
+ * The missing, invalid and nan fields appear only when some column has
+ * such fields. Widths are terminal columns (report_text_width). With
+ * STAT_HIST each histogram follows, drawn as bars (see bars.c). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "writers.h"
@@ -19,44 +22,59 @@ enum field {
     F_MIN_ROW,
     F_MAX,
     F_MAX_ROW,
+    F_MEDIAN,
     F_MISSING,
     F_INVALID,
     F_NAN,
-    F_NFIELDS
+    F_NFIELDS,
+    F_QUANT = F_NFIELDS /* F_QUANT + i: quantile i of the list */
 };
 
 static const char *const titles[F_NFIELDS] = {
-    "#",       "column", "count",   "sum",     "mean",    "std", "min",
-    "min_row", "max",    "max_row", "missing", "invalid", "nan",
+    "#",       "column", "count",   "sum",    "mean",    "std",     "min",
+    "min_row", "max",    "max_row", "median", "missing", "invalid", "nan",
 };
 
-/* A name of NAME_MAX_CHARS characters of up to 4 bytes fits a cell. */
-enum { NAME_MAX_CHARS = 40, CELL = 192 };
+/* A name is cut to NAME_MAX_COLS terminal columns; a cell holds it in
+ * characters of up to 4 bytes. */
+enum { NAME_MAX_COLS = 40, CELL = 192 };
 
-/* Characters a terminal shows for UTF-8 text: bytes that start one. */
 static int display_width(const char *s)
 {
-    int w = 0;
-    for (; *s; s++)
-        w += ((unsigned char)*s & 0xC0) != 0x80;
-    return w;
+    return report_text_width(s, strlen(s));
 }
 
-/* The name with control bytes shown as '?', cut to NAME_MAX_CHARS. */
-static void display_name(char *out, const char *s)
+/* Bytes of the UTF-8 sequence that starts at s, 1 for a stray byte. */
+static size_t char_len(const char *s)
 {
-    int chars = 0;
+    unsigned char c = (unsigned char)*s;
+    size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    for (size_t i = 1; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80)
+            return 1;
+    return n;
+}
+
+/* The name with control bytes shown as '?', cut to NAME_MAX_COLS columns
+ * with an ellipsis. */
+static void display_name(char *out, const char *s, int utf8)
+{
+    const char *dots = utf8 ? "\u2026" : "~";
+    int total = s ? display_width(s) : 0, cols = 0;
     size_t n = 0;
-    for (; s && *s && n < CELL - 8; s++) {
-        unsigned char c = (unsigned char)*s;
-        int starts = (c & 0xC0) != 0x80;
-        if (starts && chars == NAME_MAX_CHARS - 1 && display_width(s) > 1) {
-            memcpy(out + n, "\u2026", 3); /* ellipsis */
-            n += 3;
-            break;
+    for (; s && *s;) {
+        size_t len = char_len(s);
+        int w = report_text_width(s, len);
+        if (total > NAME_MAX_COLS && cols + w > NAME_MAX_COLS - 1) {
+            strcpy(out + n, dots);
+            return;
         }
-        chars += starts;
-        out[n++] = c < 0x20 || c == 0x7F ? '?' : (char)c;
+        for (size_t i = 0; i < len; i++) {
+            unsigned char c = (unsigned char)s[i];
+            out[n++] = c < 0x20 || c == 0x7F ? '?' : (char)c;
+        }
+        cols += w;
+        s += len;
     }
     out[n] = '\0';
 }
@@ -66,48 +84,61 @@ static void u64_cell(char *buf, uint64_t v)
     snprintf(buf, CELL, "%llu", (unsigned long long)v);
 }
 
-static void num_cell(char *buf, double v, int exists)
+static void num_cell(char *buf, double v, int exists, int digits)
 {
     if (exists)
-        format_double(buf, CELL, v);
+        format_double_digits(buf, CELL, v, digits);
     else
         snprintf(buf, CELL, "-");
 }
 
-static void cell(char *buf, enum field k, const report_col *c)
+static void quantile_cell(char *buf, const col_summary *s, const qres *q)
+{
+    if (!report_quantile_text(buf, CELL, s, q))
+        snprintf(buf, CELL, "-");
+}
+
+static void cell(char *buf, int k, const report_col *c, const report_style *st)
 {
     const col_summary *s = &c->s;
-    int ext = report_has_extrema(s);
+    int ext = report_has_extrema(s), dg = st->digits;
+    if (k >= F_QUANT) {
+        quantile_cell(buf, s, &c->quant[k - F_QUANT]);
+        return;
+    }
     switch (k) {
     case F_INDEX:
         snprintf(buf, CELL, "%d", c->index);
         break;
     case F_NAME:
-        display_name(buf, c->name);
+        display_name(buf, c->name, st->utf8);
         break;
     case F_COUNT:
         u64_cell(buf, s->count);
         break;
     case F_SUM:
-        report_sum_text(buf, CELL, s);
+        report_sum_text(buf, CELL, s, dg);
         break;
     case F_MEAN:
-        num_cell(buf, s->mean, report_has_mean(s));
+        num_cell(buf, s->mean, report_has_mean(s), dg);
         break;
     case F_STD:
-        num_cell(buf, s->std, report_has_std(s));
+        num_cell(buf, s->std, report_has_std(s), dg);
         break;
     case F_MIN:
-        ext ? report_min_text(buf, CELL, s) : num_cell(buf, 0, 0);
+        ext ? report_min_text(buf, CELL, s, dg) : num_cell(buf, 0, 0, dg);
         break;
     case F_MAX:
-        ext ? report_max_text(buf, CELL, s) : num_cell(buf, 0, 0);
+        ext ? report_max_text(buf, CELL, s, dg) : num_cell(buf, 0, 0, dg);
         break;
     case F_MIN_ROW:
-        ext ? u64_cell(buf, s->min_row) : num_cell(buf, 0, 0);
+        ext ? u64_cell(buf, s->min_row) : num_cell(buf, 0, 0, dg);
         break;
     case F_MAX_ROW:
-        ext ? u64_cell(buf, s->max_row) : num_cell(buf, 0, 0);
+        ext ? u64_cell(buf, s->max_row) : num_cell(buf, 0, 0, dg);
+        break;
+    case F_MEDIAN:
+        quantile_cell(buf, s, c->median);
         break;
     case F_MISSING:
         u64_cell(buf, s->missing);
@@ -121,8 +152,22 @@ static void cell(char *buf, enum field k, const report_col *c)
     }
 }
 
-/* Which fields the table has. */
-static int choose_fields(enum field *out, unsigned what, const report_col *cols,
+static void title(char *buf, int k, const report_col *cols)
+{
+    if (k >= F_QUANT)
+        report_quantile_name(buf, CELL, cols, (size_t)(k - F_QUANT));
+    else
+        snprintf(buf, CELL, "%s", titles[k]);
+}
+
+/* Quantiles of the list in each column (none without a column). */
+static size_t nquant(unsigned what, const report_col *cols, int ncols)
+{
+    return (what & STAT_QUANTILES) && ncols ? cols[0].nquant : 0;
+}
+
+/* Which fields the table has: the list's quantiles follow the median. */
+static int choose_fields(int *out, unsigned what, const report_col *cols,
                          int ncols)
 {
     uint64_t missing = 0, invalid = 0, nan = 0;
@@ -145,14 +190,19 @@ static int choose_fields(enum field *out, unsigned what, const report_col *cols,
         {F_MIN_ROW, (what & STAT_MIN) != 0},
         {F_MAX, (what & STAT_MAX) != 0},
         {F_MAX_ROW, (what & STAT_MAX) != 0},
+        {F_MEDIAN, (what & STAT_MEDIAN) != 0},
         {F_MISSING, missing != 0},
         {F_INVALID, invalid != 0},
         {F_NAN, nan != 0},
     };
     int n = 0;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         if (all[i].on)
             out[n++] = all[i].k;
+        for (size_t q = 0;
+             all[i].k == F_MEDIAN && q < nquant(what, cols, ncols); q++)
+            out[n++] = F_QUANT + (int)q;
+    }
     return n;
 }
 
@@ -162,16 +212,18 @@ static void pad(FILE *f, int n)
         putc(' ', f);
 }
 
-/* One line; c is NULL for the header. */
-static void line(FILE *f, const enum field *fields, const int *widths, int nf,
-                 const report_col *c)
+/* One line; c is NULL for the header (whose quantiles' titles come from
+ * cols). */
+static void line(FILE *f, const int *fields, const int *widths, int nf,
+                 const report_col *c, const report_col *cols,
+                 const report_style *st)
 {
     char buf[CELL];
     for (int j = 0; j < nf; j++) {
         if (c)
-            cell(buf, fields[j], c);
+            cell(buf, fields[j], c, st);
         else
-            snprintf(buf, CELL, "%s", titles[fields[j]]);
+            title(buf, fields[j], cols);
         int gap = widths[j] - display_width(buf);
         if (j)
             fputs("  ", f);
@@ -187,25 +239,86 @@ static void line(FILE *f, const enum field *fields, const int *widths, int nf,
     putc('\n', f);
 }
 
-void report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
-                  int width)
+/* The wide table's column widths into widths; returns its line width. */
+static int wide_width(const int *fields, int *widths, int nf,
+                      const report_col *cols, int ncols, const report_style *st)
 {
-    enum field fields[F_NFIELDS];
-    int widths[F_NFIELDS];
     char buf[CELL];
-    int nf = choose_fields(fields, what, cols, ncols);
+    int total = 0;
     for (int j = 0; j < nf; j++) {
-        widths[j] = display_width(titles[fields[j]]);
+        title(buf, fields[j], cols);
+        widths[j] = display_width(buf);
         for (int i = 0; i < ncols; i++) {
-            cell(buf, fields[j], &cols[i]);
+            cell(buf, fields[j], &cols[i], st);
             int w = display_width(buf);
             widths[j] = w > widths[j] ? w : widths[j];
         }
+        total += widths[j] + (j ? 2 : 0);
     }
-    line(f, fields, widths, nf, NULL);
-    for (int i = 0; i < ncols; i++)
-        line(f, fields, widths, nf, &cols[i]);
+    return total;
+}
+
+/* In a block the index is a statistic like the others: named. */
+static void long_title(char *buf, int k, const report_col *cols)
+{
+    if (k == F_INDEX)
+        snprintf(buf, CELL, "index");
+    else
+        title(buf, k, cols);
+}
+
+/* A block per column: the titles left, padded to the longest, then the
+ * values; a blank line between blocks. */
+static void long_blocks(FILE *f, const int *fields, int nf,
+                        const report_col *cols, int ncols,
+                        const report_style *st)
+{
+    char buf[CELL], t[CELL];
+    int kw = 0;
+    for (int j = 0; j < nf; j++) {
+        long_title(t, fields[j], cols);
+        int w = display_width(t);
+        kw = w > kw ? w : kw;
+    }
+    for (int i = 0; i < ncols; i++) {
+        if (i)
+            putc('\n', f);
+        for (int j = 0; j < nf; j++) {
+            long_title(t, fields[j], cols);
+            cell(buf, fields[j], &cols[i], st);
+            fputs(t, f);
+            pad(f, kw - display_width(t) + 2);
+            fprintf(f, "%s\n", buf);
+        }
+    }
+}
+
+int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
+                 const report_style *st)
+{
+    size_t most = F_NFIELDS + nquant(what, cols, ncols);
+    int *fields = malloc(most * sizeof *fields);
+    int *widths = malloc(most * sizeof *widths);
+    if (!fields || !widths) {
+        free(fields);
+        free(widths);
+        return -1;
+    }
+    int nf = choose_fields(fields, what, cols, ncols);
+    int total = wide_width(fields, widths, nf, cols, ncols, st);
+    int wide = st->layout == LAYOUT_WIDE ||
+               (st->layout == LAYOUT_AUTO && (!st->tty || total <= st->width));
+    if (wide) {
+        line(f, fields, widths, nf, NULL, cols, st);
+        for (int i = 0; i < ncols; i++)
+            line(f, fields, widths, nf, &cols[i], cols, st);
+    } else {
+        long_blocks(f, fields, nf, cols, ncols, st);
+    }
+    free(fields);
+    free(widths);
     for (int i = 0; i < ncols; i++)
         if (report_has_hist(what, &cols[i]))
-            report_bars(f, &cols[i], width);
+            report_bars(f, &cols[i], st);
+    return 0;
 }

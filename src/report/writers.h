@@ -5,16 +5,17 @@
 
 #include "report.h"
 
+/* digits: significant digits of doubles, 0 for the shortest form. */
 void report_json(FILE *f, unsigned what, uint64_t rows, const report_col *cols,
-                 int ncols);
+                 int ncols, int digits);
 void report_delim(FILE *f, char sep, unsigned what, const report_col *cols,
-                  int ncols);
-void report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
-                  int width);
+                  int ncols, int digits);
+int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
+                 const report_style *st); /* -1: out of memory */
 
-/* One column's histogram as horizontal bars within width terminal
+/* One column's histogram as horizontal bars within st->width terminal
  * columns. */
-void report_bars(FILE *f, const report_col *c, int width);
+void report_bars(FILE *f, const report_col *c, const report_style *st);
 
 /* Which summary values exist: mean needs a value, std two, min/max one. */
 int report_has_mean(const col_summary *s);
@@ -22,10 +23,19 @@ int report_has_std(const col_summary *s);
 int report_has_extrema(const col_summary *s);
 
 /* The sum, the min and the max as text: exact integer digits in an
- * integer column (is_int), else the shortest double. */
-void report_sum_text(char *buf, size_t len, const col_summary *s);
-void report_min_text(char *buf, size_t len, const col_summary *s);
-void report_max_text(char *buf, size_t len, const col_summary *s);
+ * integer column (is_int), else the double (format_double_digits). */
+void report_sum_text(char *buf, size_t len, const col_summary *s, int digits);
+void report_min_text(char *buf, size_t len, const col_summary *s, int digits);
+void report_max_text(char *buf, size_t len, const col_summary *s, int digits);
+
+/* A quantile as text: 0 when it does not exist (no value; -inf and +inf
+ * both weighted), 1 for a number (exact integer digits in an integer
+ * column when it is one), 2 for inf or -inf (a JSON string). */
+int report_quantile_text(char *buf, size_t len, const col_summary *s,
+                         const qres *q);
+
+/* The heading of quantile i: "q0.99". */
+void report_quantile_name(char *buf, size_t len, const report_col *c, size_t i);
 
 /* The histogram applies when asked for and present. */
 int report_has_hist(unsigned what, const report_col *c);

@@ -42,6 +42,8 @@ struct qsel {
     by_count *order;
     uint64_t *counts;
     size_t nbins;
+    uint64_t *kmin, *kmax; /* per range: extrema of the doubles' keys */
+    int extrema;           /* reported this pass */
     qnum *cand;
     uint64_t *filled; /* per collect range: candidates added */
     uint64_t ncand;
@@ -272,6 +274,11 @@ static int plan(qsel *s, cs_error *e)
     s->counts = calloc(s->nbins ? s->nbins : 1, sizeof *s->counts);
     s->cand = malloc((s->ncand ? s->ncand : 1) * sizeof *s->cand);
     memset(s->filled, 0, s->cap * sizeof *s->filled);
+    for (size_t j = 0; j < s->cap; j++) {
+        s->kmin[j] = UINT64_MAX;
+        s->kmax[j] = 0;
+    }
+    s->extrema = 0;
     if (!s->counts || !s->cand)
         return out_of_memory(e);
     size_t bytes =
@@ -296,9 +303,11 @@ qsel *qsel_new(const qfrac *q, size_t nq, const qsel_config *cfg)
     s->val = malloc(s->cap * sizeof *s->val);
     s->order = malloc(s->cap * sizeof *s->order);
     s->filled = malloc(s->cap * sizeof *s->filled);
+    s->kmin = malloc(s->cap * sizeof *s->kmin);
+    s->kmax = malloc(s->cap * sizeof *s->kmax);
     int bad = ranges_alloc(&s->cur, s->cap) | ranges_alloc(&s->next, s->cap);
     if (bad || !s->q || !s->rank || !s->qt || !s->t || !s->val || !s->order ||
-        !s->filled) {
+        !s->filled || !s->kmin || !s->kmax) {
         qsel_free(s);
         return NULL;
     }
@@ -328,6 +337,8 @@ void qsel_free(qsel *s)
     free(s->val);
     free(s->order);
     free(s->filled);
+    free(s->kmin);
+    free(s->kmax);
     ranges_free(&s->cur);
     ranges_free(&s->next);
     free(s->counts);
@@ -393,6 +404,15 @@ void qsel_add_counts(qsel *s, const uint64_t *counts)
         s->counts[i] += counts[i];
 }
 
+void qsel_add_extrema(qsel *s, const uint64_t *lo, const uint64_t *hi)
+{
+    for (size_t j = 0; j < s->cur.n; j++) {
+        s->kmin[j] = lo[j] < s->kmin[j] ? lo[j] : s->kmin[j];
+        s->kmax[j] = hi[j] > s->kmax[j] ? hi[j] : s->kmax[j];
+    }
+    s->extrema = 1;
+}
+
 int qsel_changed(cs_error *e)
 {
     return cs_fail(e, CS_EDATA, "", 0,
@@ -432,8 +452,26 @@ static int check(const qsel *s, cs_error *e)
     return CS_OK;
 }
 
+/* The keys the values counted in range j lie in: the range, narrowed to
+ * the extrema of their doubles when the shares reported them (a double's
+ * composite keys span its 2^12 corrections). */
+static void value_bounds(const qsel *s, size_t j, qsel_u128 *lo, qsel_u128 *hi)
+{
+    const qsel_range *g = &s->cur.g[j];
+    *lo = g->lo;
+    *hi = g->hi;
+    if (!s->extrema || s->kmin[j] > s->kmax[j])
+        return;
+    int rb = s->cfg.with_r ? QSEL_R_BITS : 0;
+    qsel_u128 a = (qsel_u128)s->kmin[j] << rb;
+    qsel_u128 b = ((qsel_u128)s->kmax[j] << rb) | (((qsel_u128)1 << rb) - 1);
+    *lo = a > *lo ? a : *lo;
+    *hi = b < *hi ? b : *hi;
+}
+
 /* The bins of range j that hold its targets become ranges of the next
- * pass. The counts add up to g->count, so each target finds its bin. */
+ * pass, clipped to where its values lie. The counts add up to g->count,
+ * so each target finds its bin. */
 static void split(qsel *s, size_t j)
 {
     const qsel_range *g = &s->cur.g[j];
@@ -442,6 +480,8 @@ static void split(qsel *s, size_t j)
     uint64_t below = s->cur.below[j], cum = 0;
     uint32_t b = 0;
     long last = -1;
+    qsel_u128 vlo, vhi;
+    value_bounds(s, j, &vlo, &vhi);
     for (size_t i = s->cur.tf[j]; i < s->cur.tf[j] + s->cur.tc[j]; i++) {
         while (below + cum + c[b] <= s->t[i])
             cum += c[b++];
@@ -454,6 +494,8 @@ static void split(qsel *s, size_t j)
         ng->lo = g->lo + ((qsel_u128)b << g->shift);
         ng->hi = ng->lo + (((qsel_u128)1 << g->shift) - 1);
         ng->hi = ng->hi < g->hi ? ng->hi : g->hi;
+        ng->lo = ng->lo > vlo ? ng->lo : vlo;
+        ng->hi = ng->hi < vhi ? ng->hi : vhi;
         ng->count = c[b];
         nx->below[nx->n] = below + cum;
         nx->tf[nx->n] = i;

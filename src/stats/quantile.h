@@ -154,6 +154,10 @@ size_t qsel_pick(const qsel *s, qnum *out, size_t room, const double *d,
 
 /* Adding a share's findings; not thread-safe (one caller at a time). */
 void qsel_add_counts(qsel *s, const uint64_t *counts);
+/* Optional, but then from every share of the pass: per range of
+ * qsel_ranges (collect ranges included, ignored), the least and greatest
+ * qsel_key of the doubles counted in it (UINT64_MAX and 0 for none). */
+void qsel_add_extrema(qsel *s, const uint64_t *lo, const uint64_t *hi);
 int qsel_add_candidates(qsel *s, const qnum *v, size_t n, cs_error *e);
 
 /* Ends the pass: checks that the counts add up to what the previous pass

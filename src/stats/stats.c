@@ -14,6 +14,8 @@ void stats_init(col_stats *s)
     memset(s, 0, sizeof *s);
     s->min = NAN;
     s->max = NAN;
+    s->fmin = NAN;
+    s->fmax = NAN;
     s->all_int = 1;
     sacc_init(&s->sum);
     sacc_init(&s->sumsq);
@@ -168,6 +170,32 @@ static void add_corrections(col_stats *s, const double *v, const int32_t *corr,
     }
 }
 
+/* Folds finite extremes lo <= hi into s's; zeros as +0, so that the result
+ * depends on the values only, not on which zero came first. */
+static void take_finite(col_stats *s, double lo, double hi)
+{
+    lo += 0.0;
+    hi += 0.0;
+    if (!(s->fmin <= lo))
+        s->fmin = lo;
+    if (!(s->fmax >= hi))
+        s->fmax = hi;
+}
+
+/* The finite extremes of v[0..n) where an infinity hides them (rare: a
+ * second pass only for such chunks). */
+static void finite_pass(col_stats *s, const double *v, size_t n)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i])) {
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
+    if (lo <= hi)
+        take_finite(s, lo, hi);
+}
+
 /* The sums run as a second pass over the same cached values, so each loop
  * stays tight. */
 void stats_add_values(col_stats *s, const double *v, const int32_t *corr,
@@ -177,6 +205,10 @@ void stats_add_values(col_stats *s, const double *v, const int32_t *corr,
     if (r.count > 0) {
         take(s, extremum(v, corr, n, first_equal(v, r.min), 1, first_row), 1);
         take(s, extremum(v, corr, n, first_equal(v, r.max), -1, first_row), -1);
+        if (isfinite(r.min) && isfinite(r.max))
+            take_finite(s, r.min, r.max);
+        else
+            finite_pass(s, v, n);
     }
     s->count += r.count;
     s->all_int &= r.all_int;
@@ -212,6 +244,8 @@ void stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset)
         take(dst, mn, 1);
         take(dst, mx, -1);
     }
+    if (src->fmin <= src->fmax)
+        take_finite(dst, src->fmin, src->fmax);
     dst->count += src->count;
     dst->all_int &= src->all_int;
     dst->sum_r += src->sum_r;
@@ -274,4 +308,13 @@ void stats_finalize(const col_stats *s, col_summary *out)
     out->std = sacc_std(&s->sum, &s->sumsq, s->count);
     out->min_row = s->count ? s->min_row : 0;
     out->max_row = s->count ? s->max_row : 0;
+}
+
+void stats_hist_edges(const col_stats *s, double *lo, double *hi)
+{
+    *lo = *hi = NAN;
+    if (s->count == 0 || !(s->fmin <= s->fmax))
+        return;
+    *lo = isfinite(s->min) ? s->min : s->fmin;
+    *hi = isfinite(s->max) ? s->max : s->fmax;
 }

@@ -19,9 +19,19 @@ enum {
     STAT_MIN = 1u << 4,
     STAT_MAX = 1u << 5,
     STAT_HIST = 1u << 6,
+    STAT_MEDIAN = 1u << 7,    /* the 0.5 quantile */
+    STAT_QUANTILES = 1u << 8, /* the quantiles of a list (quantile.h) */
     STAT_DEFAULT = STAT_COUNT | STAT_SUM | STAT_MEAN | STAT_MIN | STAT_MAX,
-    STAT_ALL = STAT_DEFAULT | STAT_STD | STAT_HIST,
+    STAT_ALL = STAT_DEFAULT | STAT_STD | STAT_HIST | STAT_MEDIAN,
 };
+
+/* Whether the statistics need every value once the input ended:
+ * quantiles, and histograms whose edges are the final min and max. */
+static inline int stats_need_values(unsigned what, int have_range)
+{
+    return (what & (STAT_MEDIAN | STAT_QUANTILES)) ||
+           ((what & STAT_HIST) && !have_range);
+}
 
 /* A value is a double d plus an integer correction r (io/chunk.h, after
  * io/parse_number.h's parse_number_corr): an integer v with |v| <= 2^64 is
@@ -44,6 +54,9 @@ typedef struct col_stats {
        holding it, and the first such row */
     int32_t min_corr, max_corr;
     uint64_t min_row_int, max_row_int;
+    /* the least and greatest finite values (a zero as +0), NaN while there
+       is none: the histogram's edges when min or max is infinite */
+    double fmin, fmax;
     int all_int;     /* every value an integer, |v| <= 2^64 */
     int64_t sum_r;   /* sum of the corrections (see stats_add_values) */
     sacc sum;        /* of d: with STAT_SUM, STAT_MEAN or STAT_STD */
@@ -86,6 +99,11 @@ typedef struct col_summary {
 } col_summary;
 
 void stats_finalize(const col_stats *s, col_summary *out);
+
+/* The default edges of a column's histogram: its min and max, or where
+ * one is infinite its finite counterpart (infinities then count as
+ * underflow and overflow); NaN when the column has no finite value. */
+void stats_hist_edges(const col_stats *s, double *lo, double *hi);
 
 /* Histogram: nbins equal-width bins over [lo, hi] (see hist_bin.h). */
 typedef struct hist {

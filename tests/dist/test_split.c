@@ -51,7 +51,7 @@ static char *make_text(test_rng *r, size_t *n, int quotes)
 START_TEST(fast_summary_is_the_summary)
 {
     test_rng r = rng_for(g_seed, 1);
-    csv_dialect d = {',', 1};
+    csv_dialect d = {',', 1, 0, NULL};
     for (int it = 0; it < 2000; it++) {
         size_t n;
         char *t = make_text(&r, &n, it % 2);
@@ -100,7 +100,8 @@ START_TEST(parts_tile_the_file)
         fclose(f);
         split_input in;
         cs_error e = {0};
-        ck_assert_int_eq(split_probe(path, 0, 0, &in, &e), CS_OK);
+        csv_dialect base = {0, -1, 0, NULL};
+        ck_assert_int_eq(split_probe(path, 0, &base, &in, &e), CS_OK);
         ck_assert_int_eq(in.kind, SPLIT_CSV);
         int nr = 1 + (int)rng_below(&r, 6);
         char cuts[256] = "";

@@ -144,6 +144,10 @@ def test_refusals(suite):
                    ["--emit-state", "--hist", p], 2)
     expect_refused(suite, "--emit-state with --all", ["--emit-state", "-a", p],
                    2)
+    for q in (["--median"], ["--quantiles", "0.9"],
+              ["-a", "--range", "0:1"]):
+        expect_refused(suite, "--emit-state with " + " ".join(q),
+                       ["--emit-state"] + q + [p], 2)
 
 
 def main():

@@ -31,6 +31,16 @@ ends. Required, per GPU run:
   inputs included (the device sees the inflated bytes). Irregular inputs
   may go either way; how often each happened is tallied and printed.
 
+Numbers in other formats (issue 12): gen_formats writes them with a
+decimal comma, thousands separators (quoted where they hold the
+delimiter; hard numbers of 17 to 25 digits grouped too, which the host
+rounds from the device's list with the same format) and null spellings,
+run with --decimal, --thousands and --null: the device parses them
+itself, a regular input on the GPU. gen_whitespace writes aligned text
+for -W, which the GPU backend leaves to the host: its -v line is
+      colstat: FILE: whitespace-separated (-W): parsed on the host, reduced on the gpu
+and the numbers must still be the CPU's bit for bit.
+
 Generators (each a function gen_*, mixed at random sizes): quoted fields
 holding delimiters, doubled quotes and LF/CRLF; quoted and blank-padded
 numbers; ragged rows; integer columns past 2^53 (up to 2^64, ties of one
@@ -109,6 +119,8 @@ V_GPU = re.compile(r"colstat: (.+): parsed on the GPU\Z")
 V_STOP = re.compile(r"colstat: (.+):([0-9]+): GPU parse stopped \((.*)\); "
                     r"the host parsed from here\Z")
 V_STAGE = re.compile(r"colstat: [A-Za-z]")
+V_WS = re.compile(r"colstat: (.+): whitespace-separated \(-W\): parsed on the "
+                  r"host, reduced on the gpu\Z")
 
 # ------------------------------------------------------------------ numbers
 
@@ -281,6 +293,8 @@ class Shape:
         self.nl = rng.choice(["\n", "\n", "\r\n", "mixed"])
         self.bom = rng.random() < 0.2
         self.odd_names = rng.random() < 0.15  # quoted names with delimiters
+        self.fmt = None  # harness.NumFormat: --decimal, --thousands, --null
+        self.ws = False  # -W text
 
     def numeric(self):
         return [i + 1 for i, c in enumerate(self.cols) if c.kind != "text"]
@@ -336,7 +350,10 @@ class Doc:
         rng, s = self.rng, self.shape
         if r == 0 and not self.at("force_invalid", r):
             t = easy_number(rng, "int" if col.kind in ("int", "int64") else "dec")
-            return t, t  # a plain number first: detection is clear
+            if s.fmt:  # a plain number first: detection is clear
+                t = harness.written(rng, t, s.fmt.decimal, s.fmt.thousands)
+                return (quote(t) if s.delim in t else t), t
+            return t, t
         if self.at("force_invalid", r):
             w = rng.choice(INVALID)
             return (quote(w) if ("," in w or s.delim in w or rng.random() < 0.3) else w), w
@@ -361,11 +378,20 @@ class Doc:
             t = int64_number(rng)
         else:
             t = easy_number(rng, "int" if col.kind == "int" else "dec")
+        if s.fmt:
+            t = self.formatted(t)
         if rng.random() < col.p_blank:
             t = s.blank(rng) + t + rng.choice(["", s.blank(rng)])
-        if rng.random() < col.p_quote:
+        if rng.random() < col.p_quote or (s.fmt and s.delim in t):
             return quote(t), t
         return t, t
+
+    def formatted(self, t):
+        """t in the shape's format; now and then a null spelling."""
+        rng, f = self.rng, self.shape.fmt
+        if f.nulls and rng.random() < 0.05:
+            return rng.choice(sorted(f.nulls))
+        return harness.written(rng, t, f.decimal, f.thousands)
 
     def text_cell(self, r):
         rng, d = self.rng, self.shape.delim
@@ -646,10 +672,72 @@ def gen_kitchen_sink(rng, n, shape):
     return Doc(rng, shape, n, f)
 
 
+NULL_WORDS = ["NA", "N/A", "null", "-", "\\N", "-999", "n/a"]
+
+
+def gen_formats(rng, n, shape):
+    """Regular: numbers with thousands separators and a decimal comma (or
+    another), hard numbers grouped too, null spellings (--null,
+    --thousands, --decimal)."""
+    if shape.fmt is None:
+        dec = rng.choice([".", ",", ","])
+        th = rng.choice([c for c in [None, ",", ".", "'", " ", "_"] if c != dec])
+        shape.fmt = harness.NumFormat(dec, th, rng.sample(NULL_WORDS, rng.randint(0, 3)))
+    for c in shape.cols:
+        if c.kind == "zoo" or (c.kind == "dec" and rng.random() < 0.3):
+            c.kind, c.p_hard = "zoo", rng.choice([0.02, 0.1])
+    return Doc(rng, shape, n, {})
+
+
+class WsDoc(Doc):
+    """Whitespace-separated text (-W): runs of spaces and tabs between
+    fields, blanks at either end, blank lines, ragged rows; no quoting."""
+
+    def build(self):
+        rng, s = self.rng, self.shape
+        w = [rng.randint(3, 12) for _ in s.cols]
+
+        def line(cells):
+            out = rng.choice(["", " ", "  ", "\t"])
+            for k, cell in enumerate(cells):
+                if k:
+                    out += " " * max(1, w[k % s.ncols] - len(cell)) \
+                        if rng.random() < 0.8 else rng.choice(["\t", " \t "])
+                out += cell
+            return out + rng.choice(["", " ", "\t"]) + self.nl()
+
+        if s.header:
+            self.names = s.names = [c.name for c in s.cols]
+            self.add(line(self.names))
+        for r in range(self.nrows):
+            if r and rng.random() < 0.03:
+                self.add(rng.choice(["", " ", "\t "]) + self.nl(), False)
+                self.reasons.add("blank line")
+            k = s.ncols if r == 0 or rng.random() < 0.9 else rng.randint(1, s.ncols + 1)
+            vals = []
+            for i in range(k):
+                c = s.cols[i % s.ncols]
+                t = easy_number(rng, "int" if c.kind in ("int", "int64") else "dec")
+                if r and rng.random() < 0.02:
+                    t = rng.choice(["abc", "n/a", "1e"])
+                vals.append(t)
+            self.add(line(vals))
+            self.rows.append(vals[:s.ncols])
+
+
+def gen_whitespace(rng, n, shape):
+    """-W: the host parses it for the GPU, which reduces the values."""
+    shape.ws = True
+    for c in shape.cols:
+        c.kind = rng.choice(["int", "dec"])
+    return WsDoc(rng, shape, n, {})
+
+
 GENERATORS = [gen_plain, gen_quoted, gen_ragged, gen_number_zoo, gen_invalid,
               gen_strict_ok, gen_strict_bad, gen_blank_lines, gen_blank_end,
               gen_stray_quotes, gen_quote_then_text, gen_bare_cr,
-              gen_unterminated, gen_long_records, gen_kitchen_sink]
+              gen_unterminated, gen_long_records, gen_kitchen_sink,
+              gen_formats, gen_whitespace]
 
 
 class LargeDoc(Doc):
@@ -789,7 +877,12 @@ def make_case(suite, rng, name, gens, nrows, shape=None, large=False):
         inputs.append(Input(d, path, via))
     args = ["--json", "-a", "--no-progress"]
     blank_first = any("blank_first" in d.f for d in docs)
-    if rng.random() < 0.5 or (shape.ncols == 1 and shape.delim != ",") or blank_first:
+    if shape.fmt:
+        args += shape.fmt.args()
+    if shape.ws:
+        args.append("-W")
+    elif rng.random() < 0.5 or (shape.ncols == 1 and shape.delim != ",") or \
+            blank_first or shape.fmt:
         args += ["-d", shape.delim]
     if rng.random() < 0.6 or min(nrows) < 2 or strict or blank_first:
         args.append("--header" if shape.header else "--no-header")
@@ -847,7 +940,7 @@ def plan(suite, rng):
                      gen_bare_cr, gen_invalid, gen_strict_bad) and n < 4:
                 n = rng.randint(4, 30)  # room for the feature and clear detection
             gens, ns = [g], [n]
-            if rng.random() < 0.15:  # two files on one command line
+            if rng.random() < 0.15 and g is not gen_whitespace:  # two files
                 gens.append(rng.choice(SECOND_GENS))
                 ns.append(rng.choices(small, weights)[0])
             cases.append(make_case(suite, rng, "c%02d-%s" % (k, g.__name__[4:]), gens, ns))
@@ -923,6 +1016,10 @@ def split_gpu_stderr(err):
         if m:
             parse.append((m.group(1), int(m.group(2)), m.group(3)))
             continue
+        m = V_WS.match(s)
+        if m:
+            parse.append((m.group(1), -1, "-W"))
+            continue
         if V_STAGE.match(s):
             continue
         kept.append(line)
@@ -989,6 +1086,8 @@ def verify_stats(suite, case, out):
         suite.check(doc.get("rows") == 0 and got == [], tag + ": no rows, no columns",
                     out[:200])
         return
+    elif shape.fmt:
+        idx = [i for i in got if isinstance(i, int) and 1 <= i <= shape.ncols]
     else:  # the default choice, where it is clear
         first = case.inputs[0].doc.fields(names)
         for i in range(1, shape.ncols + 1):
@@ -1002,6 +1101,8 @@ def verify_stats(suite, case, out):
                 suite.check((i in got) == clear, tag + ": column %d %s by default" % (
                     i, "selected" if clear else "not selected"), "got columns %s" % got)
         idx = [i for i in got if isinstance(i, int) and 1 <= i <= shape.ncols]
+    if shape.fmt:  # the reference reads C-locale numbers
+        cols = [[shape.fmt.canonical(f) for f in col] for col in cols]
     want = [(i, names[i - 1], ColRef(cols[i - 1])) for i in idx]
     check_doc(suite, tag, out, nrows, want, set(STAT_FLAGS), case.hist)
 
@@ -1013,7 +1114,7 @@ def cross_check_encoding(suite, case):
     n = 0
     for inp in case.inputs:
         d = inp.doc
-        if not d.verify or "blank line" in d.reasons:
+        if not d.verify or "blank line" in d.reasons or d.shape.ws:
             continue
         n += 1
         text = d.data().decode("utf-8-sig")
@@ -1091,6 +1192,12 @@ def check_gpu(suite, case, raw, crows, cpu, gpu, tally):
         inp = case.inputs[k]
         if inp.display != STDIN_NAME and name != inp.display:
             problems.append("parse line %d names %r, want %r" % (k + 1, name, inp.display))
+        if case.shape.ws:  # -W: the host parses, -v says so
+            tally["-W                   parsed on the host"] += 1
+            if line != -1:
+                problems.append("-W input %s: %r, want the host-parse line" % (
+                    inp.display, (name, line, reason)))
+            continue
         expect = inp.doc.expect_gpu(raw)
         kind = "regular" if expect else ("irregular" if inp.doc.reasons
                                          else "record >= raw chunk")

@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (ColRef, CsvCase, Suite, check_doc, cmdline,  # noqa: E402
                        parse_json, read_columns)
 
-ALL = {"count", "sum", "mean", "std", "min", "max", "hist"}
+ALL = {"count", "sum", "mean", "std", "min", "max", "hist", "median"}
 
 
 def write(path, data):

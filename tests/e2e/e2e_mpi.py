@@ -204,7 +204,8 @@ def test_emit_state(suite):
 def test_refusals(suite):
     p = suite.path("r.csv")
     open(p, "w").write("a\n1\n2\n")
-    for args in (["--hist", p], ["-a", p], ["--sum", "-"], ["--merge", p]):
+    for args in (["--hist", p], ["-a", p], ["--median", p],
+                 ["--quantiles", "0.5", p], ["--sum", "-"], ["--merge", p]):
         rc, out, err = mpirun(suite, 2, args)
         lines = err.strip().splitlines()
         suite.check(rc == 2 and out == b"" and lines and

@@ -263,29 +263,65 @@ class ColRef:
                 self.min = (v, row)
             if self.max is None or v > self.max[0]:
                 self.max = (v, row)
-        # the histogram's edges are the doubles of the extremes
+        # the histogram's edges are the doubles of the extremes, or where
+        # one is infinite the finite extreme (a zero then as +0); None
+        # without a finite value
         self.min_d = None if self.min is None else float(self.min[0])
         self.max_d = None if self.max is None else float(self.max[0])
+        self.edge_lo = self.edge_hi = None
+        if finite:
+            self.edge_lo = self.min_d if math.isfinite(self.min_d) \
+                else min(finite) + 0.0
+            self.edge_hi = self.max_d if math.isfinite(self.max_d) \
+                else max(finite) + 0.0
+        self._sorted = None
+
+    def quantile(self, q):
+        """R's type 7 of the values at q (a Fraction in [0, 1]), exactly:
+        x_k + (h - floor h)(x_k+1 - x_k) with h = (n - 1) q, x_k itself
+        when h is an integer. Returns None (no value, or -inf and +inf both
+        weighted), an int (an integer column's exact integer result, when
+        it and the order statistics used are inside (-2^64, 2^64), as
+        quantile.h's qres.is_int) or a float (rounded once; an infinity weighted above
+        0 wins)."""
+        if self._sorted is None:  # -0.0 before +0.0, as colstat's keys
+            self._sorted = sorted(k for _, k in self.int_vals) if self.all_int \
+                else sorted((v for _, v in self.vals),
+                            key=lambda v: (v, math.copysign(1, v)))
+        x, n = self._sorted, len(self._sorted)
+        if n == 0:
+            return None
+        h = (n - 1) * Fraction(q)
+        k = math.floor(h)
+        f = h - k
+        a = x[k]
+        b = x[k + 1] if f else a
+        if not f or (a == b and str(a) == str(b)):  # -0.0 and 0.0 differ
+            exact = a
+        elif isinstance(a, float) and (math.isinf(a) or math.isinf(b)):
+            if math.isinf(a) and math.isinf(b):
+                return None  # -inf and +inf both weighted
+            return a if math.isinf(a) else b
+        else:
+            exact = Fraction(a) + f * (Fraction(b) - Fraction(a))
+        if self.all_int:
+            e = Fraction(exact)
+            if e.denominator == 1 and max(abs(e), abs(a), abs(b)) < INT_LIMIT:
+                return int(e)
+        return exact if isinstance(exact, float) else to_float(Fraction(exact))
 
     def hist_bounds(self, nbins, lo, hi):
-        """Per bin (underflow, bins..., overflow): the counts certain under
-        exact arithmetic, and per interior edge k (1..nbins-1) how many
-        values may fall on either side of it.
-
-        Tolerance, documented: colstat bins with floor((v/2 - lo/2) *
-        (nbins / (hi/2 - lo/2))) in doubles, which can differ from the exact
-        bin floor((v - lo) * nbins / (hi - lo)) for a value within a few ulps
-        of an interior edge. A value closer than 1e-12 * max(|lo|, |hi|) to
-        an interior edge may therefore land in either neighbouring bin. The
-        comparisons with lo and hi themselves are exact in colstat (v < lo is
-        underflow, v > hi overflow, v == hi the last bin), so they are exact
-        here too."""
+        """Per bin (underflow, bins..., overflow): the counts under exact
+        arithmetic, and per interior edge k (1..nbins-1) how many values may
+        fall on either side of it: none, since colstat bins exactly,
+        floor((v - lo) * nbins / (hi - lo)) (src/stats/hist_bin.h); v < lo
+        is underflow, v > hi overflow, v == hi the last bin; infinities
+        count as underflow and overflow."""
         certain = [0] * (nbins + 2)  # [0] underflow, [nbins+1] overflow
         amb = [0] * (nbins + 1)      # amb[k]: may be bin k-1 or bin k
         flo, fhi = Fraction(lo), Fraction(hi)
         width = fhi - flo
-        tol = Fraction(1e-12) * max(abs(flo), abs(fhi)) * nbins / width \
-            if width else 0
+        tol = 0
         for _, v in self.vals:
             if v < lo:
                 certain[0] += 1
@@ -495,6 +531,67 @@ def read_columns(path, delim, header, ncols=None):
     return names, len(data), cols
 
 
+# ---------------------------------------------- numbers in other formats
+
+
+def grouped(rng, digits, sep):
+    """Digits with sep between groups: threes from the right, or now and
+    then anywhere (colstat reads any grouping)."""
+    if not sep or len(digits) < 2:
+        return digits
+    out = []
+    anyhow = rng.random() < 0.15
+    for k, d in enumerate(digits):
+        left = len(digits) - k
+        if k and (rng.random() < 0.3 if anyhow else left % 3 == 0):
+            out.append(sep)
+        out.append(d)
+    return "".join(out)
+
+
+def written(rng, text, decimal, thousands):
+    """A C-locale number text as the format writes it."""
+    m = re.match(r"([+-]?)([0-9]*)(\.?)([0-9]*)(.*)\Z", text)
+    sign, ip, point, frac, rest = m.groups()
+    return sign + grouped(rng, ip, thousands) + (decimal if point else "") + \
+        frac + rest
+
+
+class NumFormat:
+    """How a file's numbers are written (--decimal, --thousands, --null),
+    and the reader of the reference: the text of a field as the C locale
+    would write it ("" for a null spelling, "#bad" for no number)."""
+
+    def __init__(self, decimal=".", thousands=None, nulls=()):
+        self.decimal, self.thousands, self.nulls = decimal, thousands, set(nulls)
+        ip = "[0-9]+(?:%s[0-9]+)*" % re.escape(thousands) if thousands else "[0-9]+"
+        d = re.escape(decimal)
+        self.re = re.compile(r"[+-]?(?:%s(?:%s[0-9]*)?|%s[0-9]+)(?:[eE][+-]?[0-9]+)?\Z"
+                             % (ip, d, d))
+
+    def args(self):
+        a = []
+        if self.decimal != ".":
+            a += ["--decimal", self.decimal]
+        if self.thousands:
+            a += ["--thousands", self.thousands]
+        if self.nulls:
+            a += ["--null", ",".join(sorted(self.nulls))]
+        return a
+
+    def canonical(self, field):
+        s = field.strip(" \t")
+        if s == "" or s in self.nulls:
+            return ""
+        if NAN_RE.match(s) or INF_RE.match(s):
+            return s
+        if not self.re.match(s):
+            return "#bad"
+        if self.thousands:
+            s = s.replace(self.thousands, "")
+        return s.replace(self.decimal, ".")
+
+
 # ---------------------------------------------------------- comparisons
 
 
@@ -519,7 +616,15 @@ def compare_column(suite, tag, jc, ref, name, index, what, hist_opts):
     chk(jc.get("index") == index, "index", jc.get("index"), index)
     for k in ("missing", "invalid", "nan"):
         chk(jc.get(k) == getattr(ref, k), k, jc.get(k), getattr(ref, k))
-    for k in ("count", "sum", "mean", "std", "min", "max", "hist"):
+    for k in ("count", "sum", "mean", "std", "min", "max", "hist", "median",
+              "quantiles"):
+        if k == "quantiles":
+            qs = quantiles_asked(what)
+            if qs is None:
+                chk(k not in jc, f"key {k} absent (not asked)", list(jc), "absent")
+            elif chk(k in jc, f"key {k} present", list(jc), k):
+                compare_quantiles(chk, jc[k], ref, qs)
+            continue
         if k not in what:
             chk(k not in jc, f"key {k} absent (not asked)", list(jc), "absent")
             continue
@@ -567,8 +672,53 @@ def compare_column(suite, tag, jc, ref, name, index, what, hist_opts):
                         {"value": want[0], "row": want[1]})
             elif k == "hist":
                 compare_hist(chk, got, ref, hist_opts)
+            elif k == "median":
+                same_quantile(chk, "median", got, ref.quantile(Fraction(1, 2)))
         except (ValueError, TypeError, AttributeError) as e:
             chk(False, k + " (malformed)", got, str(e))
+
+
+def quantiles_asked(what):
+    """The --quantiles list in a what set: an item ("quantiles", "0.9",
+    ...), the texts as given; None when not asked."""
+    for w in what:
+        if isinstance(w, tuple) and w and w[0] == "quantiles":
+            return list(w[1:])
+    return None
+
+
+def quantile_key(text):
+    """The JSON key of a quantile: its shortest decimal ("0.50" -> "0.5",
+    "1.0" -> "1", ".25" -> "0.25")."""
+    q = Fraction(text.strip())
+    if q == 0 or q == 1:
+        return str(int(q))
+    d = str(q.numerator * 10**40 // q.denominator).rjust(41, "0")
+    return "0." + d[1:].rstrip("0")
+
+
+def same_quantile(chk, field, got, want):
+    if want is None:
+        chk(got is None, field, got, None)
+    elif isinstance(want, int):  # the exact integer, as a JSON integer
+        chk(isinstance(got, int) and not isinstance(got, bool) and got == want,
+            field, got, want)
+    else:
+        g = jnum(got)
+        chk(g is not None and same_float(g, want) and
+            (want != 0 or math.copysign(1, g) == math.copysign(1, want) or
+             isinstance(got, int)), field, got, want)
+
+
+def compare_quantiles(chk, got, ref, qs):
+    keys = [quantile_key(t) for t in qs]
+    uniq = list(dict.fromkeys(keys))  # a repeated quantile is kept once
+    if not chk(isinstance(got, dict) and list(got) == uniq, "quantiles keys",
+               list(got) if isinstance(got, dict) else got, uniq):
+        return
+    for t, key in zip(qs, keys):
+        same_quantile(chk, f"quantile {key}", got[key],
+                      ref.quantile(Fraction(t.strip())))
 
 
 def compare_hist(chk, got, ref, hist_opts):
@@ -578,15 +728,19 @@ def compare_hist(chk, got, ref, hist_opts):
                              not got.get("underflow") and not got.get("overflow"))
         chk(ok, "hist (empty column)", got, None)
         return
-    lo, hi = rng_ if rng_ else (ref.min_d, ref.max_d)
+    lo, hi = rng_ if rng_ else (ref.edge_lo, ref.edge_hi)
     glo, ghi = jnum(got["lo"]), jnum(got["hi"])
     chk(glo == lo and ghi == hi, "hist lo/hi", (glo, ghi), (lo, hi))
     bins = got["bins"]
     chk(len(bins) == nbins, "hist bin count", len(bins), nbins)
     observed = [got["underflow"]] + list(bins) + [got["overflow"]]
     chk(sum(observed) == ref.count, "hist total", sum(observed), ref.count)
-    if not (math.isfinite(lo) and math.isfinite(hi)) or len(bins) != nbins:
-        return  # bins over an infinite range are not defined value by value
+    if lo is None:  # no finite value: the infinities below and above
+        want = [ref.neg_inf] + [0] * nbins + [ref.pos_inf]
+        chk(observed == want, "hist of infinities", observed, want)
+        return
+    if len(bins) != nbins:
+        return
     certain, amb = ref.hist_bounds(nbins, lo, hi)
     chk(hist_matches(certain, amb, observed), "hist bins",
         observed, f"certain {certain} ambiguous-at-edge {amb}")
@@ -594,7 +748,7 @@ def compare_hist(chk, got, ref, hist_opts):
 
 # ------------------------------------------------------------------ tests
 
-STAT_FLAGS = ["count", "sum", "mean", "std", "min", "max", "hist"]
+STAT_FLAGS = ["count", "sum", "mean", "std", "min", "max", "hist", "median"]
 DEFAULT_STATS = {"count", "sum", "mean", "min", "max"}
 
 

@@ -117,7 +117,7 @@ static void add_chunk(rows *out, const chunk *c, uint64_t first_row)
 static void reference(const text *t, rows *ref)
 {
     memset(ref, 0, sizeof *ref);
-    csv_dialect d = {',', 1};
+    csv_dialect d = {.delim = ',', .header = 1};
     int map[NCOLS] = {0, 1, 2};
     chunk c;
     ck_assert_int_eq(chunk_init(&c, NCOLS, MAX_ROWS, NULL), 0);
@@ -252,18 +252,23 @@ static void fake_close(backend *b)
 }
 
 static const backend_ops fake_ops = {
-    fake_part_new, fake_part_reset, fake_part_free, fake_chunk_done,
-    NULL,          fake_retire,     NULL,           fake_finish,
-    fake_describe, fake_close,
+    .part_new = fake_part_new,
+    .part_reset = fake_part_reset,
+    .part_free = fake_part_free,
+    .chunk_done = fake_chunk_done,
+    .retire = fake_retire,
+    .finish = fake_finish,
+    .describe = fake_describe,
+    .close = fake_close,
 };
 
 /* The device: keeps every byte; at end, "parses" the records that end
  * before the slot it stops at, exactly as the host would. */
-static int dev_wants(backend *b, int binary, int seekable)
+static int dev_wants(backend *b, int binary, int seekable, int whitespace)
 {
     fake *f = (fake *)b;
     (void)seekable;
-    return f->device && !binary;
+    return f->device && !binary && !whitespace;
 }
 
 static size_t dev_slot_bytes(backend *b)
@@ -313,7 +318,7 @@ static int dev_end(backend *b, bytes_result *r, char *tail, size_t *tail_len,
     if (stop_at > f->bytes.n)
         stop_at = f->bytes.n;
     /* the last record boundary at or before the stop */
-    csv_dialect d = {',', 1};
+    csv_dialect d = {.delim = ',', .header = 1};
     csv_cutter c;
     csv_cutter_init(&c, &d, f->first_line);
     size_t consumed = csv_cut(&c, f->bytes.p, stop_at, 0, "dev", e);
@@ -382,7 +387,7 @@ static void feed_through(fake *f, const char *path, const rows *ref,
     feed fd;
     feed_init(&fd, js, &f->base, &acc, nthreads, NCOLS, 0);
     input *in = NULL;
-    csv_dialect d = {',', 1};
+    csv_dialect d = {.delim = ',', .header = 1};
     ck_assert_int_eq(input_open(path, NULL, d, head, NULL, &acc, &in, &e),
                      CS_OK);
     col_table t;

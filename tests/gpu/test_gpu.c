@@ -1,6 +1,9 @@
 /* GPU backend (gpu/gpu.h) against the CPU path (stats_add_values +
  * stats_merge, hist_add_values): every statistic must be bit-identical,
  * the integer view of chunks that carry corrections (io/chunk.h) too.
+ * Histograms without a range and quantiles come from the passes after
+ * finish (src/engine/passes.h) over the device's kept values (gpu_pass)
+ * and its host store, against the histogram of the CPU and a sort.
  * Skips (77) when no device is usable. Random data, seed on stderr,
  * COLSTAT_SEED reproduces; COLSTAT_TEST_QUICK shrinks the sizes (for
  * compute-sanitizer). */
@@ -14,6 +17,7 @@
 
 #ifdef COLSTAT_HAVE_GPU
 #include "gpu/gpu.h"
+#include "src/engine/passes.h"
 #include "src/stats/stats.h"
 
 #include "tests/testlib.h"
@@ -21,6 +25,8 @@
 /* gpu_config's test hooks, set per test case. */
 static size_t hook_rows, hook_keep_bytes;
 static int hook_keep, hook_terms;
+static size_t host_memory = (size_t)1 << 40; /* the host store's budget */
+static int host_spill;
 
 static uint64_t rng_state;
 static int quick;
@@ -48,6 +54,8 @@ enum kind {
     K_CORR,    /* integers past 2^53 to +-2^64 with their corrections,
                   clusters of one double, NaN rows with garbage ones */
     K_NOTINT,  /* K_CORR with a few CORR_NOT_INT: no integer column */
+    K_INFTIES, /* infinities among a few small values and both zeros */
+    K_ALLINF,  /* +inf and -inf only: no finite value */
     NKINDS
 };
 
@@ -116,6 +124,12 @@ static double gen(enum kind k)
         if (r % 97 == 0)
             return r & 128 ? -INFINITY : INFINITY;
         return gen(K_WIDE);
+    case K_INFTIES:
+        if (r % 5 == 0)
+            return r & 128 ? -INFINITY : INFINITY;
+        return gen(K_TIES);
+    case K_ALLINF:
+        return r & 128 ? -INFINITY : INFINITY;
     case K_CORR:
     case K_NOTINT: {
         int32_t c;
@@ -182,6 +196,10 @@ static void check_stats(const col_stats *g, const col_stats *r, unsigned what,
     }
     ck_assert_msg(g->all_int == r->all_int, "%s: all_int %d vs CPU %d", ctx,
                   g->all_int, r->all_int);
+    ck_assert_msg(same_double(g->fmin, r->fmin) &&
+                      same_double(g->fmax, r->fmax),
+                  "%s: finite extremes %a %a vs CPU %a %a", ctx, g->fmin,
+                  g->fmax, r->fmin, r->fmax);
     if (r->count) { /* the integer view */
         ck_assert_msg(g->min_corr == r->min_corr &&
                           g->min_row_int == r->min_row_int,
@@ -251,6 +269,85 @@ typedef struct run_spec {
     double nan_share[4];
 } run_spec;
 
+/* The quantiles every run with STAT_MEDIAN selects. */
+static const qfrac quants[] = {{5, 1},  {0, 0},   {1, 2},
+                               {25, 2}, {999, 3}, {1, 0}};
+enum { NQ = 6 };
+
+/* The passes the engine runs after finish: on the device and over the
+ * host store. */
+static void run_passes(gpu_backend *g, int nc, const col_stats *gs, hist *h,
+                       int median, qres (*res)[NQ], const char *name)
+{
+    cs_error why = {0};
+    passes *ps;
+    passes_params pp = {nc, gs, quants, median ? NQ : 0, h, 0};
+    ck_assert_int_eq(passes_new(&pp, &ps, &why), CS_OK);
+    while (!passes_done(ps)) {
+        pass_plan *p = passes_plan(ps);
+        gpu_pass_col cols[4];
+        for (int j = 0; j < nc; j++) {
+            pass_col *pc = &p->col[j];
+            cols[j] = (gpu_pass_col){.sel = pc->sel,
+                                     .counts = pc->counts,
+                                     .kmin = pc->kmin,
+                                     .kmax = pc->kmax,
+                                     .cand = pc->cand,
+                                     .room = pc->room,
+                                     .ncand = &pc->ncand,
+                                     .h = pc->h};
+        }
+        ck_assert_msg(gpu_kept_all(g), "%s: values not all kept", name);
+        ck_assert_msg(gpu_pass(g, cols, &why) == 0, "%s: pass: %s", name,
+                      why.msg);
+        const kept *host = gpu_host_values(g);
+        if (host)
+            ck_assert_int_eq(tally_kept(p, host, 2, &why), CS_OK);
+        ck_assert_msg(passes_narrow(ps, &why) == CS_OK, "%s: narrow: %s", name,
+                      why.msg);
+    }
+    for (int j = 0; median && j < nc; j++)
+        for (int i = 0; i < NQ; i++)
+            ck_assert_int_eq(passes_result(ps, j, (size_t)i, &res[j][i]), 0);
+    passes_free(ps);
+}
+
+static int cmp_value(const void *a, const void *b)
+{
+    const qnum *x = a, *y = b;
+    if (x->d != y->d)
+        return (x->d > y->d) - (x->d < y->d);
+    return (x->r > y->r) - (x->r < y->r);
+}
+
+/* Type 7 by a sort; corrections count in an integer column only. */
+static void check_quantiles(const double *v, const int32_t *corr, size_t n,
+                            int all_int, const qres *got, const char *ctx)
+{
+    qnum *x = malloc((n ? n : 1) * sizeof *x);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == v[i])
+            x[m++] = (qnum){v[i], all_int ? corr[i] : 0};
+    qsort(x, m, sizeof *x, cmp_value);
+    for (int i = 0; i < NQ; i++) {
+        qres want = {0, 0.0, 0, {0.0, 0}};
+        if (m) {
+            qrank rk = qlist_rank(quants[i], m);
+            qnum a = x[rk.k - 1], b = rk.fnum ? x[rk.k] : a;
+            qvalue_interpolate(a, b, rk.fnum, rk.fden, &want);
+        }
+        ck_assert_msg(got[i].has_value == want.has_value &&
+                          same_double(got[i].value, want.value) &&
+                          got[i].is_int == want.is_int &&
+                          (!want.is_int || (got[i].exact.d == want.exact.d &&
+                                            got[i].exact.r == want.exact.r)),
+                      "%s: quantile %d: %a (int %d) vs sort %a (int %d)", ctx,
+                      i, got[i].value, got[i].is_int, want.value, want.is_int);
+    }
+    free(x);
+}
+
 /* The engine's loop: three chunks in rotation, each waited for before it
  * is refilled; then the CPU path over the same chunks. */
 static void run(const run_spec *sp)
@@ -286,9 +383,13 @@ static void run(const run_spec *sp)
             hi = t;
         }
     }
-    gpu_config cfg = {
-        nc,        sp->what, sp->nbins, sp->have_range,  lo,        hi,
-        hook_rows, 0,        hook_keep, hook_keep_bytes, hook_terms};
+    gpu_config cfg = {nc,         sp->what,
+                      sp->nbins,  sp->have_range,
+                      lo,         hi,
+                      hook_rows,  0,
+                      hook_keep,  hook_keep_bytes,
+                      hook_terms, host_memory,
+                      host_spill, NULL};
     gpu_backend *g;
     ck_assert_msg(gpu_open(&cfg, &g, &why) == 0, "%s: open: %s", sp->name,
                   why.msg);
@@ -325,8 +426,19 @@ static void run(const run_spec *sp)
         stats_init(&rs[j]);
     }
     int hist_on = (sp->what & STAT_HIST) != 0;
-    ck_assert_msg(gpu_finish(g, gs, hist_on ? gh : NULL, &why) == 0,
-                  "%s: finish: %s", sp->name, why.msg);
+    ck_assert_msg(
+        gpu_finish(g, gs, hist_on && sp->have_range ? gh : NULL, &why) == 0,
+        "%s: finish: %s", sp->name, why.msg);
+    int median = (sp->what & STAT_MEDIAN) != 0;
+    qres qs[4][NQ];
+    int binned = hist_on && !sp->have_range;
+    for (int j = 0; binned && j < nc; j++)
+        ck_assert_int_eq(hist_init(&gh[j], sp->nbins,
+                                   gs[j].count ? gs[j].min : NAN,
+                                   gs[j].count ? gs[j].max : NAN),
+                         0);
+    if (binned || median)
+        run_passes(g, nc, gs, binned ? gh : NULL, median, qs, sp->name);
     gpu_times t;
     gpu_get_times(g, &t);
     ck_assert_msg(t.h2d_bytes >= (uint64_t)total * nc * sizeof(double),
@@ -352,10 +464,13 @@ static void run(const run_spec *sp)
         snprintf(ctx, sizeof ctx, "%s, column %d (kind %d), %zu rows", sp->name,
                  j, (int)sp->kinds[j], total);
         check_stats(&gs[j], &rs[j], sp->what, ctx);
+        if (median)
+            check_quantiles(data[j], corr[j], total, rs[j].all_int, qs[j], ctx);
         if (!hist_on)
             continue;
-        double hlo = sp->have_range ? lo : rs[j].min;
-        double hhi = sp->have_range ? hi : rs[j].max;
+        double hlo = lo, hhi = hi;
+        if (!sp->have_range)
+            stats_hist_edges(&rs[j], &hlo, &hhi);
         ck_assert_int_eq(hist_init(&rh[j], sp->nbins, hlo, hhi), 0);
         hist_add_values(&rh[j], data[j], total);
         check_hist(&gh[j], &rh[j], ctx);
@@ -466,6 +581,12 @@ START_TEST(test_pieces_and_host_keep)
     sp.nchunks = 2;
     sp.name = "kept on host";
     run(&sp);
+    host_memory = 100000; /* and past the host's budget, in a file */
+    host_spill = 1;
+    sp.name = "kept on host, spilled";
+    run(&sp);
+    host_memory = (size_t)1 << 40;
+    host_spill = 0;
     hook_keep = 0;
 }
 END_TEST
@@ -489,10 +610,18 @@ START_TEST(test_inf_and_subsets)
                        {0.01, 0.5, 0.0}};
         run(&sp);
     }
-    /* infinite edges: hist_bin settles the undefined conversions */
+    /* infinities in histograms: the edges are the finite extremes, the
+       infinities underflow and overflow; a column of infinities only */
     for (int r = 0; r < 2; r++) {
-        run_spec sp = {"inf with hist", 2, STAT_ALL,           64,         r,
-                       chunks,          3, {K_INF, K_EXTREME}, {0.01, 0.0}};
+        run_spec sp = {"inf with hist",
+                       4,
+                       STAT_ALL,
+                       64,
+                       r,
+                       chunks,
+                       3,
+                       {K_INF, K_EXTREME, K_INFTIES, K_ALLINF},
+                       {0.01, 0.0, 0.1, 0.3}};
         run(&sp);
     }
     size_t none[2] = {0, 0};
@@ -579,7 +708,7 @@ int main(void)
     quick = getenv("COLSTAT_TEST_QUICK") != NULL;
 
     cs_error why = {0};
-    gpu_config probe = {1, STAT_COUNT, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    gpu_config probe = {1, STAT_COUNT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL};
     gpu_backend *g;
     if (gpu_open(&probe, &g, &why) != 0) {
         fprintf(stderr, "test_gpu: %s\n", why.msg);

@@ -46,6 +46,10 @@ enum cat {
     C_MUTANT,     /* numbers with random edits */
     C_BIGINT,     /* integers past 2^53 to 2^64 and just past, spelled with
                      points, zeros and exponents; near-integers */
+    C_GROUPED,    /* numbers of the categories above written with a random
+                     num_format: thousands and decimal separators */
+    C_NULLS,      /* null spellings, blanks around, near misses, numbers */
+    C_FMT_MUTANT, /* grouped numbers with random edits */
     NCATS
 };
 
@@ -73,6 +77,9 @@ static const struct {
     [C_GARBAGE] = {"garbage", 100000, 0, NUM_INVALID, 80},
     [C_MUTANT] = {"mutants", 200000, -1, NUM_INVALID, 20},
     [C_BIGINT] = {"big integers", 200000, 30, NUM_OK, 95},
+    [C_GROUPED] = {"grouped", 200000, 10, NUM_OK, 80},
+    [C_NULLS] = {"nulls", 100000, 10, NUM_MISSING, 40},
+    [C_FMT_MUTANT] = {"format mutants", 200000, -1, NUM_INVALID, 20},
 };
 
 /* Fields laid end to end in one text, as the CSV kernel sees them. */
@@ -486,6 +493,102 @@ static size_t decorate(test_rng *r, char *s, size_t n, enum cat c)
     return m;
 }
 
+/* ---- numbers in other formats -------------------------------------- */
+
+static const char *const null_words[] = {
+    "NA", "N/A", "null", "NULL", "-", "\\N", "-999", "nan", "?", "--", "n.a.",
+};
+#define NNULL_WORDS (sizeof null_words / sizeof null_words[0])
+
+/* A format as --null, --thousands and --decimal make them: the decimal
+ * separator '.' or another, a thousands separator or none, 0-6 spellings. */
+static void random_format(test_rng *r, num_format *f)
+{
+    static const char decimals[] = ".,'";
+    static const char seps[] = ",. '_";
+    num_format_init(f);
+    f->decimal = decimals[rng_below(r, 3)];
+    char t = rng_below(r, 4) ? seps[rng_below(r, 5)] : 0;
+    f->thousands = t == f->decimal ? 0 : t;
+    for (size_t k = rng_below(r, 7); k; k--) {
+        const char *w = null_words[rng_below(r, NNULL_WORDS)];
+        EXPECT(num_format_add_null(f, w, strlen(w)) == 0, "null too long");
+    }
+}
+
+/* s[0..n), a number in the C format, rewritten for f: '.' becomes the
+ * decimal separator, the integer digits get thousands separators (groups
+ * of three, or now and then anywhere: any grouping is read), and now and
+ * then a separator stands where none may (leading, doubled, trailing, in
+ * the fraction). */
+static size_t reformat(test_rng *r, char *s, size_t n, const num_format *f)
+{
+    char t[FIELD_MAX + 512];
+    size_t m = 0, i = 0;
+    while (i < n && !(s[i] >= '0' && s[i] <= '9') && s[i] != '.')
+        t[m++] = s[i++]; /* blanks, sign */
+    size_t d0 = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        i++;
+    size_t nd = i - d0;
+    bool any = f->thousands && rng_below(r, 8) == 0;
+    for (size_t k = 0; k < nd; k++) {
+        size_t left = nd - k;
+        bool sep = f->thousands && k > 0 &&
+                   (any ? rng_below(r, 3) == 0 : left % 3 == 0);
+        if (sep && m < sizeof t - 8)
+            t[m++] = f->thousands;
+        t[m++] = s[d0 + k];
+    }
+    if (f->thousands && rng_below(r, 40) == 0) /* where none may stand */
+        t[m++] = f->thousands;
+    for (; i < n && m < sizeof t - 4; i++)
+        t[m++] = s[i] == '.' ? f->decimal : s[i];
+    EXPECT(m <= FIELD_MAX + 16, "reformat overflow");
+    memcpy(s, t, m);
+    return m;
+}
+
+static size_t gen_plain_number(test_rng *r, char *s)
+{
+    switch (rng_below(r, 6)) {
+    case 0:
+        return gen_int(r, s);
+    case 1:
+        return gen_dec(r, s);
+    case 2:
+        return gen_short(r, s);
+    case 3:
+        return gen_long(r, s);
+    case 4:
+        return gen_bigint(r, s);
+    default:
+        return gen_exp(r, s);
+    }
+}
+
+/* A null spelling, often padded with blanks, or one with an edit, or a
+ * number. */
+static size_t gen_null(test_rng *r, const num_format *f, char *s)
+{
+    if (rng_below(r, 5) == 0 || f->nnull == 0)
+        return reformat(r, s, gen_plain_number(r, s), f);
+    unsigned k = (unsigned)rng_below(r, f->nnull);
+    size_t n = f->null_len[k];
+    memcpy(s, f->null_text + f->null_at[k], n);
+    switch (rng_below(r, 6)) {
+    case 0: /* a near miss: one more byte */
+        s[n++] = "aN-0 "[rng_below(r, 5)];
+        break;
+    case 1: /* or one less */
+        n -= n > 1;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
 static size_t gen(test_rng *r, enum cat c, char *s)
 {
     switch (c) {
@@ -539,16 +642,17 @@ static const char *show(const char *s, size_t n)
 }
 
 /* Parses every field on the device and holds each answer against the host,
- * then the category's share of hard answers against its limit. */
-static void compare(const fields *f, enum cat c)
+ * numbers written as fmt says, then the category's share of hard answers
+ * against its limit. */
+static void compare(const fields *f, enum cat c, const num_format *fmt)
 {
     int *kind = malloc((f->n ? f->n : 1) * sizeof *kind);
     double *val = malloc((f->n ? f->n : 1) * sizeof *val);
     int32_t *corr = malloc((f->n ? f->n : 1) * sizeof *corr);
     EXPECT(kind && val && corr, "out of memory");
     cs_error why = {0};
-    EXPECT(gpu_parse_fields(f->text, f->len, f->off, f->flen, f->n, kind, val,
-                            corr, &why) == 0,
+    EXPECT(gpu_parse_fields(f->text, f->len, f->off, f->flen, f->n, fmt, kind,
+                            val, corr, &why) == 0,
            "gpu_parse_fields: %s", why.msg);
     size_t hard = 0, typical = 0, corrected = 0;
     for (size_t i = 0; i < f->n; i++) {
@@ -557,8 +661,8 @@ static void compare(const fields *f, enum cat c)
         double want = 0, core = 0;
         int32_t want_corr = 0;
         num_decimal d;
-        num_kind k = parse_number_corr(s, n, &want, &want_corr);
-        int ck = num_parse_core(s, s + n, &core, &d);
+        num_kind k = parse_number_fmt(s, n, fmt, &want, &want_corr);
+        int ck = num_parse_core(s, s + n, fmt, &core, &d);
         EXPECT(kind[i] == ck,
                "%s \"%s\": device kind %d, host core %d (seed %" PRIu64 ")",
                cats[c].name, show(s, n), kind[i], ck, seed);
@@ -584,9 +688,10 @@ static void compare(const fields *f, enum cat c)
     }
     fprintf(stderr,
             "test_gpu_parse: %-15s %8zu fields, %6zu hard (%.3f%%), %zu "
-            "with a correction\n",
+            "with a correction; decimal '%c', thousands '%c', %d nulls\n",
             cats[c].name, f->n, hard, f->n ? 100.0 * (double)hard / f->n : 0,
-            corrected);
+            corrected, fmt->decimal, fmt->thousands ? fmt->thousands : '-',
+            fmt->nnull);
     if (c == C_BIGINT) /* the generator reaches them */
         EXPECT(corrected * 4 > f->n, "big integers: %zu corrected of %zu",
                corrected, f->n);
@@ -602,20 +707,63 @@ static void compare(const fields *f, enum cat c)
     free(corr);
 }
 
+/* One field of a format category. */
+static size_t gen_fmt(test_rng *r, enum cat c, const num_format *fmt, char *s)
+{
+    if (c == C_NULLS)
+        return gen_null(r, fmt, s);
+    size_t n = reformat(r, s, gen_plain_number(r, s), fmt);
+    if (c == C_FMT_MUTANT) { /* edits among digits and separators */
+        const char alphabet[] = {'0',
+                                 '7',
+                                 '.',
+                                 ',',
+                                 '\'',
+                                 ' ',
+                                 '_',
+                                 'e',
+                                 '-',
+                                 fmt->decimal,
+                                 fmt->thousands ? fmt->thousands : ','};
+        for (size_t k = 1 + rng_below(r, 3); k; k--) {
+            size_t at = rng_below(r, n + 1);
+            char ch = alphabet[rng_below(r, sizeof alphabet)];
+            if (rng_below(r, 2) || at == n) {
+                memmove(s + at + 1, s + at, n - at);
+                s[at] = ch;
+                n++;
+            } else {
+                s[at] = ch;
+            }
+        }
+    }
+    return n;
+}
+
 START_TEST(test_category)
 {
     enum cat c = (enum cat)(_i + 1);
     test_rng r = rng_for(seed, (uint64_t)c);
     long n = quick ? cats[c].n / 40 : cats[c].n;
-    fields f = {0};
-    char s[FIELD_MAX + 16];
-    for (long i = 0; i < n; i++) {
-        size_t len = gen(&r, c, s);
-        EXPECT(len <= FIELD_MAX, "generator overflow");
-        put(&f, &r, s, decorate(&r, s, len, c));
+    bool formatted = c >= C_GROUPED;
+    /* the format categories run in batches, each with its own format */
+    for (int batch = 0; batch < (formatted ? 8 : 1); batch++) {
+        num_format fmt;
+        num_format_init(&fmt);
+        if (formatted)
+            random_format(&r, &fmt);
+        if (c == C_NULLS && fmt.nnull == 0)
+            EXPECT(num_format_add_null(&fmt, "NA", 2) == 0, "null");
+        fields f = {0};
+        char s[FIELD_MAX + 600];
+        for (long i = 0; i < (formatted ? n / 8 : n); i++) {
+            size_t len = formatted ? gen_fmt(&r, c, &fmt, s) : gen(&r, c, s);
+            EXPECT(len <= FIELD_MAX + 32, "generator overflow");
+            put(&f, &r, s, decorate(&r, s, len, c));
+        }
+        compare(&f, c, &fmt);
+        fields_free(&f);
     }
-    compare(&f, c);
-    fields_free(&f);
 }
 END_TEST
 
@@ -669,8 +817,67 @@ START_TEST(test_fixed)
         put(&f, &r, cases[k], strlen(cases[k]));
     for (size_t k = 0; k < HARD_NUMBERS; k++)
         put(&f, &r, hard_numbers[k], strlen(hard_numbers[k]));
-    compare(&f, C_FIXED);
+    num_format c_fmt;
+    num_format_init(&c_fmt);
+    compare(&f, C_FIXED, &c_fmt);
     fields_free(&f);
+}
+END_TEST
+
+/* The issue's examples, and separators where they may not stand, in the
+ * European and the American format. */
+START_TEST(test_fixed_formats)
+{
+    static const char *cases[] = {
+        "1,234.50",
+        "1.234,50",
+        "1713,16",
+        "1,234,567.5",
+        "12,34,567",
+        "1,234,567,890,123,456,789",
+        "18,446,744,073,709,551,615",
+        "9,007,199,254,740,993",
+        "-1.234.567,891",
+        ",5",
+        "5,",
+        ",123",
+        "1,,234",
+        "1,234,",
+        "1.234.",
+        "1,2.3,4",
+        "1e1,000",
+        " NA ",
+        "N/A",
+        "\\N",
+        "-",
+        "-999",
+        "nan",
+        "NaN",
+        "null ",
+        "NAN",
+        "1 234,5",
+        "1'234.5",
+    };
+    test_rng r = rng_for(seed, 1000);
+    const struct {
+        char decimal, thousands;
+    } formats[] = {{'.', ','},  {',', '.'}, {',', ' '},
+                   {'.', '\''}, {',', 0},   {'.', 0}};
+    for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++) {
+        num_format fmt;
+        num_format_init(&fmt);
+        fmt.decimal = formats[k].decimal;
+        fmt.thousands = formats[k].thousands;
+        const char *nulls[] = {"NA", "N/A", "\\N", "-", "-999", "nan"};
+        for (size_t j = 0; j < (k % 2 ? 6 : 0); j++)
+            EXPECT(num_format_add_null(&fmt, nulls[j], strlen(nulls[j])) == 0,
+                   "null");
+        fields f = {0};
+        for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++)
+            put(&f, &r, cases[j], strlen(cases[j]));
+        compare(&f, C_FIXED, &fmt);
+        fields_free(&f);
+    }
 }
 END_TEST
 
@@ -680,6 +887,7 @@ static Suite *gpu_parse_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_fixed);
+    tcase_add_test(tc, test_fixed_formats);
     tcase_add_loop_test(tc, test_category, 0, NCATS - 1);
     suite_add_tcase(s, tc);
     return s;
@@ -694,8 +902,10 @@ int main(void)
     int kind;
     double val;
     int32_t corr;
-    if (gpu_parse_fields("", 0, &none, &none, 0, &kind, &val, &corr, &why) !=
-        0) {
+    num_format fmt;
+    num_format_init(&fmt);
+    if (gpu_parse_fields("", 0, &none, &none, 0, &fmt, &kind, &val, &corr,
+                         &why) != 0) {
         fprintf(stderr, "test_gpu_parse: %s\n", why.msg);
         return strncmp(why.msg, "no usable GPU", 13) == 0 ? 77 : 1;
     }

@@ -237,7 +237,7 @@ static int run_reader(const csv_dialect *d, const char *buf, size_t n,
 static int parse_all(const char *s, char delim, int ncols, result *r,
                      int strict, cs_error *e)
 {
-    csv_dialect d = {delim, 0};
+    csv_dialect d = {.delim = delim, .header = 0};
     int map[MAXC];
     for (int i = 0; i < MAXC; i++)
         map[i] = i < ncols ? i : -1;
@@ -302,7 +302,7 @@ START_TEST(bom_and_header)
 {
     const char *s = "\xEF\xBB\xBF"
                     "id,\"price, usd\",qty\r\n1,2.5,3\n2,x,4\n";
-    csv_dialect d = {0, -1};
+    csv_dialect d = {.delim = 0, .header = -1};
     csv_head h;
     cs_error e = {0};
     csv_detect(s, strlen(s), 1, &d);
@@ -320,7 +320,7 @@ START_TEST(bom_and_header)
     csv_head_free(&h);
 
     /* No header: names are field numbers; only the BOM is skipped. */
-    d = (csv_dialect){0, -1};
+    d = (csv_dialect){.delim = 0, .header = -1};
     s = "\xEF\xBB\xBF"
         "1;2\n3;x\n";
     csv_detect(s, strlen(s), 1, &d);
@@ -338,7 +338,7 @@ END_TEST
 
 START_TEST(head_edges)
 {
-    csv_dialect d = {',', 1};
+    csv_dialect d = {.delim = ',', .header = 1};
     csv_head h;
     cs_error e = {0};
     /* The first record must end within the bytes given (unless at EOF). */
@@ -359,7 +359,7 @@ START_TEST(head_edges)
     csv_head_free(&h);
     /* Not at EOF, a partial last record is no sample: "4e" is cut short. */
     const char *partial = "x,y\n1,2\nab,4e";
-    d = (csv_dialect){0, -1};
+    d = (csv_dialect){.delim = 0, .header = -1};
     csv_detect(partial, strlen(partial), 0, &d);
     ck_assert_int_eq(d.header, 1);
     ck_assert_int_eq(
@@ -403,13 +403,13 @@ START_TEST(header_detection)
         {"nan,1\n2,3\n", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        csv_dialect d = {0, -1};
+        csv_dialect d = {.delim = 0, .header = -1};
         csv_detect(cases[i].s, strlen(cases[i].s), 1, &d);
         ck_assert_msg(d.header == cases[i].header, "case %zu: %s", i,
                       cases[i].s);
     }
     /* A header given by the user is kept. */
-    csv_dialect d = {'|', 0};
+    csv_dialect d = {.delim = '|', .header = 0};
     csv_detect("a,b\n1,2\n", 8, 1, &d);
     ck_assert_int_eq(d.header, 0);
     ck_assert_int_eq(d.delim, '|');
@@ -429,7 +429,7 @@ START_TEST(delimiter_detection)
         {"\"x\ny,z,w\"|q\n", '|'}, {"a,b;c;d\n1,2;3;4\n", ';'},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        csv_dialect d = {0, 0};
+        csv_dialect d = {.delim = 0, .header = 0};
         csv_detect(cases[i].s, strlen(cases[i].s), 0, &d);
         ck_assert_msg(d.delim == cases[i].delim, "case %zu: got '%c'", i,
                       d.delim);
@@ -445,7 +445,7 @@ START_TEST(every_delimiter)
         char x = delims[i];
         snprintf(s, sizeof s, "a%cb%cc\n1%c \"2%c5\"%c3\n4%c%c6\n", x, x, x, x,
                  x, x, x);
-        csv_dialect d = {0, -1};
+        csv_dialect d = {.delim = 0, .header = -1};
         csv_detect(s, strlen(s), 1, &d);
         ck_assert_int_eq(d.delim, x);
         ck_assert_int_eq(d.header, 1);
@@ -492,7 +492,7 @@ START_TEST(ragged_blank_empty_spaces)
     NEAR(r.v[2][4], 30);
     result_free(&r);
 
-    csv_dialect d = {',', 0};
+    csv_dialect d = {.delim = ',', .header = 0};
     ck_assert_uint_eq(csv_line_of_row(&d, s, strlen(s), 10, 3), 14);
     ck_assert_uint_eq(csv_line_of_row(&d, s, strlen(s), 10, 6), 17);
     ck_assert_uint_eq(csv_line_of_row(&d, s, strlen(s), 10, 7), 0);
@@ -543,7 +543,7 @@ START_TEST(unterminated_quote_line)
     const char *s = "1,2\n3,\"4\n\n5\",6\n7,\"8\n9,10\n11,12\n";
     result r;
     cs_error e = {0};
-    csv_dialect d = {',', 0};
+    csv_dialect d = {.delim = ',', .header = 0};
     int map[2] = {0, 1};
     for (size_t w = 1; w < 40; w += 3) {
         memset(&e, 0, sizeof e);
@@ -580,7 +580,7 @@ START_TEST(strict_error_line)
     const char *s = "1,2\n\n3,\"4\n\"\n5,6\n7,abc\n8,9\n";
     result r;
     cs_error e = {0};
-    csv_dialect d = {',', 0};
+    csv_dialect d = {.delim = ',', .header = 0};
     int map[2] = {0, 1};
     run_opts o = {0, 2, 1, NULL, 0};
     ck_assert_int_eq(run_reader(&d, s, strlen(s), 17, map, 2, 2, &o, &r, &e),
@@ -615,7 +615,7 @@ END_TEST
 START_TEST(chunk_full_resume)
 {
     const char *s = "1,2\r\n\r\n3,\"4\n\"\r\n5,6\r7,8\n9,10\n11";
-    csv_dialect d = {',', 0};
+    csv_dialect d = {.delim = ',', .header = 0};
     int map[2] = {1, 0};
     chunk ch;
     cs_error e = {0};
@@ -959,7 +959,7 @@ START_TEST(differential_random)
         uint64_t *starts = malloc((rf.nr + 1) * sizeof *starts);
         for (size_t i = 0; i < rf.nr; i++)
             starts[i] = rf.r[i].line;
-        csv_dialect d = {delim, 0};
+        csv_dialect d = {.delim = delim, .header = 0};
         run_opts o = {1 + rndn(300), rndn(2) ? 1 + rndn(40) : 1000, 0, starts,
                       rf.nr};
         cs_error e = {0};
@@ -1016,7 +1016,7 @@ START_TEST(cut_agrees_with_libcsv)
         size_t n = 1 + rndn(400);
         for (size_t i = 0; i < n; i++)
             put(&t, &alphabet[rndn(sizeof alphabet - 1)], 1);
-        csv_dialect d = {',', 0};
+        csv_dialect d = {.delim = ',', .header = 0};
         int map[4] = {0, 1, 2, 3};
         run_opts whole = {0, 100000, 0, NULL, 0};
         run_opts cut = {1 + rndn(64), 1 + rndn(8), 0, NULL, 0};
@@ -1033,6 +1033,236 @@ START_TEST(cut_agrees_with_libcsv)
         result_free(&b);
         free(t.s);
     }
+}
+END_TEST
+
+/* ---- -W and number formats ---- */
+
+/* Parses s whole as whitespace text (one block, one chunk), fields mapped
+ * in order, numbers as f says (NULL: the C format). */
+static int parse_ws(const char *s, int ncols, const num_format *f, result *r,
+                    int strict, cs_error *e)
+{
+    csv_dialect d = {.header = 0, .whitespace = 1, .num = f};
+    int map[MAXC];
+    for (int i = 0; i < MAXC; i++)
+        map[i] = i < ncols ? i : -1;
+    run_opts o = {0, 1000, strict, NULL, 0};
+    return run_reader(&d, s, strlen(s), 1, map, ncols, ncols, &o, r, e);
+}
+
+START_TEST(whitespace_fixed)
+{
+    result r;
+    cs_error e = {0};
+    const char *s = "  1   2\t\t3  \n" /* blanks around and between */
+                    "\n   \t \r\n"     /* blank lines: no records */
+                    "4 \"5\"\r\n"      /* CRLF; a quoted field */
+                    "6\n"              /* a short row */
+                    "7 8 9 10 11\n"    /* extra fields are ignored */
+                    "x \"a b\" 1e3";   /* no quoting: "a and b" */
+    ck_assert_int_eq(parse_ws(s, 3, NULL, &r, 0, &e), CS_OK);
+    ck_assert_uint_eq(r.rows, 5);
+    NEAR(r.v[0][0], 1);
+    NEAR(r.v[1][0], 2);
+    NEAR(r.v[2][0], 3);
+    NEAR(r.v[0][1], 4);
+    NEAR(r.v[1][1], 5);
+    ck_assert(isnan(r.v[2][1]));
+    NEAR(r.v[0][2], 6);
+    NEAR(r.v[2][3], 9);
+    ck_assert(isnan(r.v[0][4]) && isnan(r.v[1][4]) && isnan(r.v[2][4]));
+    ck_assert_uint_eq(r.missing[1], 1);
+    ck_assert_uint_eq(r.missing[2], 2);
+    ck_assert_uint_eq(r.invalid[0], 1);
+    ck_assert_uint_eq(r.invalid[1], 1);
+    ck_assert_uint_eq(r.invalid[2], 1); /* b" */
+    result_free(&r);
+    /* --strict names the line, blank lines counted */
+    ck_assert_int_eq(parse_ws("1 2\n\n3 x\n", 2, NULL, &r, 1, &e), CS_EDATA);
+    ck_assert_uint_eq(e.line, 3);
+    ck_assert_msg(strstr(e.msg, "column 2: 'x'"), "%s", e.msg);
+    result_free(&r);
+}
+END_TEST
+
+/* The head of whitespace text: names split at blanks, the header told
+ * from the data, blank lines before it skipped. */
+START_TEST(whitespace_head)
+{
+    const char *s = "\n  PID  %CPU   COMMAND\n    1   0.5   init\n"
+                    "   22   1.0   sh -c x\n";
+    csv_dialect d = {.header = -1, .whitespace = 1};
+    csv_detect(s, strlen(s), 1, &d);
+    ck_assert_int_eq(d.header, 1);
+    ck_assert_int_eq(d.delim, 0);
+    csv_head h;
+    cs_error e = {0};
+    ck_assert_int_eq(csv_read_head(s, strlen(s), 1, &d, "t", &h, &e), CS_OK);
+    ck_assert_int_eq(h.nfields, 3);
+    ck_assert_str_eq(h.names[0], "PID");
+    ck_assert_str_eq(h.names[1], "%CPU");
+    ck_assert_str_eq(h.names[2], "COMMAND");
+    ck_assert(h.numeric[0] && h.numeric[1] && !h.numeric[2]);
+    ck_assert_uint_eq(h.skip_lines, 2);
+    ck_assert_uint_eq(h.skip_bytes, (size_t)(strstr(s, "    1") - s));
+    csv_head_free(&h);
+}
+END_TEST
+
+/* A reference for -W written here: lines at LF, fields at runs of space,
+ * tab and CR, a pair of quotes around a field dropped, values by
+ * parse_number; compared with the reader over random cuts and chunk
+ * sizes, and csv_line_of_row with the lines of the records. */
+START_TEST(whitespace_random)
+{
+    static const char *tokens[] = {
+        "1",  "-2.5", "3e2", "\"4\"", "x",   "nan", "inf",        "\"\"",
+        "1.", ".5",   "1e",  "007",   "abc", "-0",  "12345678901"};
+    static const char *blanks[] = {" ", "  ", "\t", " \t ", "\r"};
+    int n = quick() ? 50 : 400;
+    for (int it = 0; it < n; it++) {
+        uint64_t seed = rng_state;
+        int ncols = 1 + (int)rndn(4);
+        text t = {0};
+        result want;
+        result_init(&want, ncols);
+        uint64_t starts[400];
+        size_t nstarts = 0;
+        uint64_t line = 1;
+        for (int li = (int)rndn(60); li > 0; li--) {
+            if (rndn(6) == 0) { /* a blank line */
+                puts_(&t, rndn(2) ? "" : blanks[rndn(5)]);
+                puts_(&t, "\n");
+                line++;
+                continue;
+            }
+            if (rndn(2))
+                puts_(&t, blanks[rndn(5)]);
+            int nf = 1 + (int)rndn((size_t)ncols + 2);
+            for (int f = 0; f < nf; f++) {
+                const char *tok = tokens[rndn(15)];
+                if (f)
+                    puts_(&t, blanks[rndn(4)]);
+                puts_(&t, tok);
+                if (f >= ncols)
+                    continue;
+                size_t len = strlen(tok);
+                const char *v = tok;
+                if (len >= 2 && tok[0] == '"' && tok[len - 1] == '"') {
+                    v++;
+                    len -= 2;
+                }
+                double x;
+                int32_t corr;
+                num_kind k = parse_number_corr(v, len, &x, &corr);
+                result_push(&want, f, k == NUM_OK ? x : NAN, corr);
+                want.missing[f] += k == NUM_MISSING;
+                want.nan[f] += k == NUM_NAN;
+                if (k == NUM_INVALID && !want.invalid[f]++)
+                    want.first_invalid[f] = want.rows + 1;
+            }
+            for (int f = nf; f < ncols; f++) {
+                result_push(&want, f, NAN, 0);
+                want.missing[f]++;
+            }
+            want.rows++;
+            starts[nstarts++] = line;
+            if (rndn(2))
+                puts_(&t, blanks[rndn(5)]);
+            if (rndn(10) || li > 1) {
+                puts_(&t, rndn(4) ? "\n" : "\r\n");
+                line++;
+            }
+        }
+        csv_dialect d = {.header = 0, .whitespace = 1};
+        int map[MAXC];
+        for (int i = 0; i < MAXC; i++)
+            map[i] = i < ncols ? i : -1;
+        run_opts o = {1 + rndn(64), 1 + rndn(8), 0, starts, nstarts};
+        result got;
+        cs_error e = {0};
+        ck_assert_int_eq(run_reader(&d, t.s ? t.s : "", t.n, 1, map, ncols,
+                                    ncols, &o, &got, &e),
+                         CS_OK);
+        assert_same(&got, &want, seed);
+        result_free(&got);
+        result_free(&want);
+        free(t.s);
+    }
+}
+END_TEST
+
+START_TEST(number_formats)
+{
+    num_format f;
+    num_format_init(&f);
+    f.decimal = ',';
+    f.thousands = '.';
+    ck_assert_int_eq(num_format_add_null(&f, "NA", 2), 0);
+    ck_assert_int_eq(num_format_add_null(&f, "-", 1), 0);
+    csv_dialect d = {.delim = ';', .header = 0, .num = &f};
+    int map[MAXC] = {0, 1, -1, -1, -1, -1, -1, -1};
+    run_opts o = {0, 1000, 0, NULL, 0};
+    const char *s = "1.234,50;NA\n\"1713,16\"; - \n1,5;\"NA\"\n1.5;na\n";
+    result r;
+    cs_error e = {0};
+    ck_assert_int_eq(run_reader(&d, s, strlen(s), 1, map, 2, 2, &o, &r, &e),
+                     CS_OK);
+    ck_assert_uint_eq(r.rows, 4);
+    NEAR(r.v[0][0], 1234.5);
+    NEAR(r.v[0][1], 1713.16);
+    NEAR(r.v[0][2], 1.5);
+    NEAR(r.v[0][3], 15); /* '.' groups there */
+    ck_assert_uint_eq(r.missing[1], 3);
+    ck_assert_uint_eq(r.invalid[1], 1);
+    result_free(&r);
+    /* the same through -W */
+    ck_assert_int_eq(parse_ws("1.234,5 NA\n- 2\n", 2, &f, &r, 0, &e), CS_OK);
+    NEAR(r.v[0][0], 1234.5);
+    ck_assert_uint_eq(r.missing[0], 1);
+    ck_assert_uint_eq(r.missing[1], 1);
+    result_free(&r);
+}
+END_TEST
+
+/* A decimal or thousands separator loses the delimiter detection to any
+ * other candidate on the line; alone it still wins (quoted numbers). The
+ * header detection reads the numbers and the null spellings as such. */
+START_TEST(detection_with_formats)
+{
+    num_format comma;
+    num_format_init(&comma);
+    comma.decimal = ',';
+    static const struct {
+        const char *s;
+        char delim;
+    } cases[] = {
+        {"1713,16;20,5\n", ';'},         {"a;b\n1713,16;20,5\n", ';'},
+        {"a,b\n\"1,5\",\"2,5\"\n", ','}, {"1,5|2,5|3,5\n", '|'},
+        {"price\n1713,16\n", ';'}, /* one field: no delimiter splits it */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        csv_dialect d = {.delim = 0, .header = 0, .num = &comma};
+        csv_detect(cases[i].s, strlen(cases[i].s), 1, &d);
+        ck_assert_msg(d.delim == cases[i].delim, "case %zu: got '%c'", i,
+                      d.delim);
+    }
+    /* without the format the comma wins, as before */
+    csv_dialect d = {.delim = 0, .header = 0};
+    csv_detect("1713,16;20,5\n", 13, 1, &d);
+    ck_assert_int_eq(d.delim, ',');
+    /* NA is missing, not text: the first row is data */
+    num_format na;
+    num_format_init(&na);
+    ck_assert_int_eq(num_format_add_null(&na, "NA", 2), 0);
+    const char *s = "NA,1\n2,NA\n3,4\n";
+    d = (csv_dialect){.delim = ',', .header = -1, .num = &na};
+    csv_detect(s, strlen(s), 1, &d);
+    ck_assert_int_eq(d.header, 0);
+    d = (csv_dialect){.delim = ',', .header = -1};
+    csv_detect(s, strlen(s), 1, &d);
+    ck_assert_int_eq(d.header, 1);
 }
 END_TEST
 
@@ -1056,6 +1286,11 @@ static Suite *suite(void)
     tcase_add_test(tc, chunk_full_resume);
     tcase_add_test(tc, differential_random);
     tcase_add_test(tc, cut_agrees_with_libcsv);
+    tcase_add_test(tc, whitespace_fixed);
+    tcase_add_test(tc, whitespace_head);
+    tcase_add_test(tc, whitespace_random);
+    tcase_add_test(tc, number_formats);
+    tcase_add_test(tc, detection_with_formats);
     suite_add_tcase(s, tc);
     return s;
 }

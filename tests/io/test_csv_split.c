@@ -49,7 +49,7 @@ static char *make_text(test_rng *r, size_t *n)
 /* Rows of one block: every field of 3 columns, as parsed. */
 static size_t parse(const char *buf, size_t n, double *out)
 {
-    csv_dialect d = {',', 0};
+    csv_dialect d = {.delim = ',', .header = 0};
     int map[3] = {0, 1, 2};
     chunk c;
     ck_assert_int_eq(chunk_init(&c, 3, MAXROWS, NULL), 0);
@@ -70,7 +70,7 @@ static size_t parse(const char *buf, size_t n, double *out)
 START_TEST(pieces_are_the_whole)
 {
     test_rng r = rng_for(g_seed, 1);
-    csv_dialect d = {',', 0};
+    csv_dialect d = {.delim = ',', .header = 0};
     double *want = malloc(3 * MAXROWS * sizeof *want);
     double *got = malloc(3 * MAXROWS * sizeof *got);
     for (int it = 0; it < (test_quick() ? 200 : 2000); it++) {
@@ -123,6 +123,24 @@ START_TEST(pieces_are_the_whole)
 }
 END_TEST
 
+/* -W text has no quotes: a '"' in it opens nothing, so the line after it
+ * is a record of its own (quoted CSV would carry the field on). */
+START_TEST(whitespace_quotes_are_bytes)
+{
+    static const char t[] = "\"2 1\n3 4\n", u[] = "\"2,1\n3,4\n";
+    size_t n = sizeof t - 1, cut = 5;
+    csv_dialect w = {.delim = ' ', .header = 0, .whitespace = 1};
+    csv_dialect q = {.delim = ',', .header = 0};
+    csv_summary s;
+    csv_summarize(&w, t, cut, &s);
+    int st = s.end[csv_start_state()];
+    ck_assert_int_eq(st, csv_start_state());
+    ck_assert_uint_eq(csv_first_record(&w, t + cut, n - cut, st), 0);
+    csv_summarize(&q, u, cut, &s);
+    ck_assert_int_ne(s.end[csv_start_state()], csv_start_state());
+}
+END_TEST
+
 int main(void)
 {
     g_seed = test_seed("test_csv_split");
@@ -130,6 +148,7 @@ int main(void)
     TCase *tc = tcase_create("split");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, pieces_are_the_whole);
+    tcase_add_test(tc, whitespace_quotes_are_bytes);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }

@@ -664,6 +664,284 @@ START_TEST(test_corr_random)
 END_TEST
 #endif
 
+/* ---- formats: --thousands, --decimal, --null ---------------------- */
+
+static void set_format(num_format *f, char decimal, char thousands)
+{
+    num_format_init(f);
+    f->decimal = decimal;
+    f->thousands = thousands;
+}
+
+START_TEST(test_format_table)
+{
+    static const struct {
+        const char *s;
+        char decimal, thousands;
+        num_kind kind;
+        const char *as; /* the same number in the C format */
+    } cases[] = {
+        {"1,234.50", '.', ',', NUM_OK, "1234.50"},
+        {"1.234,50", ',', '.', NUM_OK, "1234.50"},
+        {"1713,16", ',', 0, NUM_OK, "1713.16"},
+        {" -1 234 567,891 ", ',', ' ', NUM_OK, "-1234567.891"},
+        {"1'234'567.5e-3", '.', '\'', NUM_OK, "1234567.5e-3"},
+        {"12,34,567", '.', ',', NUM_OK, "1234567"}, /* any grouping */
+        {",5", ',', '.', NUM_OK, ".5"},
+        {"5,", ',', '.', NUM_OK, "5."},
+        {"1,234,567,890,123,456,789", '.', ',', NUM_OK, "1234567890123456789"},
+        {"1,234,567,890,123,456,789,012", '.', ',', NUM_OK,
+         "1234567890123456789012"},
+        {"0.000,1", '.', ',', NUM_INVALID, NULL}, /* not in the fraction */
+        {",123", '.', ',', NUM_INVALID, NULL},
+        {"1,,234", '.', ',', NUM_INVALID, NULL},
+        {"1,234,", '.', ',', NUM_INVALID, NULL},
+        {"1,234.5,6", '.', ',', NUM_INVALID, NULL},
+        {"1e1,000", '.', ',', NUM_INVALID, NULL},
+        {"-,5", '.', ',', NUM_INVALID, NULL},
+        {"1.5", ',', 0, NUM_INVALID, NULL}, /* '.' is no point there */
+        {"1,5", '.', 0, NUM_INVALID, NULL},
+        {"1.234.567", ',', '.', NUM_OK, "1234567"},
+        {"inf", ',', '.', NUM_OK, "inf"},
+        {"-NaN", ',', '.', NUM_NAN, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        num_format f;
+        set_format(&f, cases[i].decimal, cases[i].thousands);
+        double got = 0, want = 0;
+        int32_t corr = 0, want_corr = 0;
+        num_kind k =
+            parse_number_fmt(cases[i].s, strlen(cases[i].s), &f, &got, &corr);
+        ck_assert_msg(k == cases[i].kind, "\"%s\" ('%c' '%c'): kind %d want %d",
+                      cases[i].s, cases[i].decimal, cases[i].thousands, k,
+                      cases[i].kind);
+        if (k != NUM_OK)
+            continue;
+        ck_assert_int_eq(parse_number_corr(cases[i].as, strlen(cases[i].as),
+                                           &want, &want_corr),
+                         NUM_OK);
+        ck_assert_msg(bits_of(got) == bits_of(want) && corr == want_corr,
+                      "\"%s\": %a %ld, want %a %ld", cases[i].s, got,
+                      (long)corr, want, (long)want_corr);
+    }
+    /* 2^64 - 1 with separators stays an exact integer */
+    num_format f;
+    set_format(&f, '.', ',');
+    double x;
+    int32_t r;
+    ck_assert_int_eq(
+        parse_number_fmt("18,446,744,073,709,551,615", 26, &f, &x, &r), NUM_OK);
+    ck_assert(x == 0x1p64 && r == -1);
+    ck_assert_int_eq(parse_number_fmt("9,007,199,254,740,993", 21, &f, &x, &r),
+                     NUM_OK);
+    ck_assert(x == 0x1p53 && r == 1);
+}
+END_TEST
+
+START_TEST(test_null_table)
+{
+    num_format f;
+    num_format_init(&f);
+    const char *nulls[] = {"NA", "N/A", "null", "-", "\\N", "-999"};
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_int_eq(num_format_add_null(&f, nulls[i], strlen(nulls[i])),
+                         0);
+    static const struct {
+        const char *s;
+        num_kind kind;
+    } cases[] = {
+        {"NA", NUM_MISSING},  {" NA\t", NUM_MISSING}, {"na", NUM_INVALID},
+        {"NA1", NUM_INVALID}, {"N/A", NUM_MISSING},   {"null", NUM_MISSING},
+        {"nul", NUM_INVALID}, {"-", NUM_MISSING},     {"--", NUM_INVALID},
+        {"\\N", NUM_MISSING}, {"\\n", NUM_INVALID},   {"-999", NUM_MISSING},
+        {"-999.0", NUM_OK},   {"-9990", NUM_OK},      {"", NUM_MISSING},
+        {"nan", NUM_NAN},     {"1", NUM_OK},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double x;
+        int32_t r = 7;
+        num_kind k =
+            parse_number_fmt(cases[i].s, strlen(cases[i].s), &f, &x, &r);
+        ck_assert_msg(k == cases[i].kind, "\"%s\": kind %d want %d", cases[i].s,
+                      k, cases[i].kind);
+        if (k != NUM_OK)
+            ck_assert_int_eq(r, 0);
+    }
+    /* the limits */
+    num_format g;
+    num_format_init(&g);
+    char word[40];
+    memset(word, 'x', sizeof word);
+    ck_assert_int_eq(num_format_add_null(&g, word, NUM_NULL_LEN), 0);
+    ck_assert_int_eq(num_format_add_null(&g, word, NUM_NULL_LEN + 1), -1);
+    ck_assert_int_eq(num_format_add_null(&g, word, 0), -1);
+    for (int i = 1; i < NUM_NULL_MAX; i++)
+        ck_assert_int_eq(num_format_add_null(&g, word, 1 + (size_t)i % 9), 0);
+    ck_assert_int_eq(num_format_add_null(&g, word, 1), -1);
+}
+END_TEST
+
+/* The grammar of a format, written independently of the scanner: the
+ * integer part's digits may hold single thousands separators between
+ * them; the decimal separator takes the place of '.'. */
+static regex_t *format_regex(char decimal, char thousands)
+{
+    static regex_t re;
+    static char built[2];
+    static int ready;
+    if (ready && built[0] == decimal && built[1] == thousands)
+        return &re;
+    if (ready)
+        regfree(&re);
+    char pat[256], ip[32];
+    if (thousands)
+        snprintf(ip, sizeof ip, "[0-9]+([%c][0-9]+)*", thousands);
+    else
+        snprintf(ip, sizeof ip, "[0-9]+");
+    snprintf(pat, sizeof pat,
+             "^[ \t]*[+-]?(%s([%c][0-9]*)?|[%c][0-9]+)([eE][+-]?[0-9]+)?[ "
+             "\t]*$",
+             ip, decimal, decimal);
+    ck_assert_int_eq(regcomp(&re, pat, REG_EXTENDED | REG_NOSUB), 0);
+    built[0] = decimal;
+    built[1] = thousands;
+    ready = 1;
+    return &re;
+}
+
+/* The text with separators dropped and the decimal one made '.'. */
+static void canonical(const char *s, char decimal, char thousands, char *out)
+{
+    for (; *s; s++)
+        if (*s == decimal)
+            *out++ = '.';
+        else if (!thousands || *s != thousands)
+            *out++ = *s;
+    *out = '\0';
+}
+
+/* s, a number in the C format, rewritten: '.' as decimal, thousands
+ * separators between the integer digits (in threes, or anywhere). */
+static void with_separators(const char *s, char decimal, char thousands,
+                            char *out)
+{
+    size_t i = 0, o = 0, n = strlen(s);
+    while (i < n && !(s[i] >= '0' && s[i] <= '9') && s[i] != '.')
+        out[o++] = s[i++];
+    size_t d0 = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        i++;
+    size_t nd = i - d0;
+    int anywhere = below(6) == 0;
+    for (size_t k = 0; k < nd; k++) {
+        if (thousands && k && (anywhere ? below(3) == 0 : (nd - k) % 3 == 0))
+            out[o++] = thousands;
+        out[o++] = s[d0 + k];
+    }
+    for (; i < n; i++)
+        out[o++] = s[i] == '.' ? decimal : s[i];
+    out[o] = '\0';
+}
+
+START_TEST(test_format_random)
+{
+    static const char decimals[] = ".,'";
+    static const char seps[] = ",. '_";
+    long n = iters(300000);
+    static char s[8192], t[8192], c[8192];
+    for (long i = 0; i < n; i++) {
+        char decimal = decimals[below(3)];
+        char thousands = below(4) ? seps[below(5)] : 0;
+        if (thousands == decimal)
+            thousands = 0;
+        num_format f;
+        set_format(&f, decimal, thousands);
+        switch (below(3)) {
+        case 0:
+            random_digit_string(s);
+            break;
+        case 1:
+            snprintf(s, sizeof s, "%.*g", 1 + (int)below(17),
+                     from_bits(random_finite_bits()));
+            break;
+        default:
+            snprintf(s, sizeof s, "%s%" PRIu64, below(2) ? "-" : "",
+                     rnd() >> below(64));
+            break;
+        }
+        with_separators(s, decimal, thousands, t);
+        if (below(3) == 0) { /* edits among digits and separators */
+            const char alphabet[] = {'0', '5', '.', ',', '\'',
+                                     ' ', '_', 'e', '-', decimal};
+            size_t len = strlen(t), at = below((unsigned)len + 1);
+            char ch = alphabet[below(sizeof alphabet)];
+            if (below(2) || at == len) {
+                memmove(t + at + 1, t + at, len - at + 1);
+                t[at] = ch;
+            } else {
+                t[at] = ch;
+            }
+        }
+        double got = 0, want = 0;
+        int32_t corr = 0, want_corr = 0;
+        num_kind k = parse_number_fmt(t, strlen(t), &f, &got, &corr);
+        int match = !regexec(format_regex(decimal, thousands), t, 0, NULL, 0);
+        canonical(t, decimal, thousands, c);
+        num_kind want_k = match ? NUM_OK : regex_kind(t);
+        if (!match && want_k == NUM_OK && !strpbrk(t, "iI"))
+            want_k = NUM_INVALID; /* "1.5" where '.' is no point */
+        EXPECT(k == want_k,
+               "\"%s\" ('%c' '%c'): kind %d want %d (seed %" PRIu64 ")", t,
+               decimal, thousands, k, want_k, seed);
+        if (k != NUM_OK || !match)
+            continue;
+        want = strtod(c, NULL);
+        EXPECT(bits_of(got) == bits_of(want),
+               "\"%s\": got %a want %a (seed %" PRIu64 ")", t, got, want, seed);
+        EXPECT(parse_number_corr(c, strlen(c), &want, &want_corr) == NUM_OK &&
+                   corr == want_corr,
+               "\"%s\": correction %ld, \"%s\" %ld (seed %" PRIu64 ")", t,
+               (long)corr, c, (long)want_corr, seed);
+    }
+}
+END_TEST
+
+START_TEST(test_null_random)
+{
+    static const char *words[] = {"NA",   "N/A", "null", "-",    "\\N",
+                                  "-999", "nan", "?",    "#N/A", "1e5"};
+    long n = iters(200000);
+    for (long i = 0; i < n; i++) {
+        num_format f;
+        num_format_init(&f);
+        int used[10] = {0};
+        for (unsigned k = below(5); k; k--) {
+            unsigned w = below(10);
+            if (!used[w])
+                num_format_add_null(&f, words[w], strlen(words[w]));
+            used[w] = 1;
+        }
+        char s[96], core[64];
+        const char *w = words[below(10)];
+        snprintf(core, sizeof core, "%s%s", w,
+                 below(4)   ? ""
+                 : below(2) ? "x"
+                            : "0");
+        snprintf(s, sizeof s, "%s%s%s", below(3) ? "" : " \t", core,
+                 below(3) ? "" : "  ");
+        int is_null = 0;
+        for (unsigned k = 0; k < 10; k++)
+            is_null |= used[k] && !strcmp(core, words[k]);
+        double x, y;
+        int32_t r;
+        num_kind k = parse_number_fmt(s, strlen(s), &f, &x, &r);
+        num_kind want = is_null ? NUM_MISSING : parse_number(s, strlen(s), &y);
+        EXPECT(k == want, "\"%s\": kind %d want %d (seed %" PRIu64 ")", s, k,
+               want, seed);
+    }
+}
+END_TEST
+
 static Suite *parse_suite(void)
 {
     Suite *s = suite_create("parse_number");
@@ -676,6 +954,10 @@ static Suite *parse_suite(void)
     tcase_add_test(tc, test_halfway);
     tcase_add_test(tc, test_subnormals_and_edges);
     tcase_add_test(tc, test_long_inputs);
+    tcase_add_test(tc, test_format_table);
+    tcase_add_test(tc, test_null_table);
+    tcase_add_test(tc, test_format_random);
+    tcase_add_test(tc, test_null_random);
 #ifdef COLSTAT_HAVE_GMP
     tcase_add_test(tc, test_corr_table);
     tcase_add_test(tc, test_corr_random);

@@ -4,6 +4,7 @@
  * and histogram bars; write failures. */
 #include <check.h>
 #include <float.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,8 +12,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "src/report/report.h"
+#include "src/stats/hist_bin.h"
+#ifdef COLSTAT_HAVE_GMP
+#include <gmp.h>
+#endif
 #include "tests/testlib.h"
 
 static unsigned seed;
@@ -184,9 +190,14 @@ END_TEST
 
 enum { MAXCOLS = 6, NAME = 128 };
 
+enum { MAXQ = 4 };
+
 typedef struct sample {
     report_col cols[MAXCOLS];
     hist hists[MAXCOLS];
+    qres med[MAXCOLS], qs[MAXCOLS][MAXQ];
+    qfrac qf[MAXQ];
+    size_t nq;
     char names[MAXCOLS][NAME];
     char expect_utf8[MAXCOLS][NAME * 2]; /* name as JSON must carry it */
     int ncols;
@@ -208,6 +219,8 @@ static const char *const pieces[] = {
     "\xc3\xa9",
     "\xe2\x82\xac",
     "\xf0\x9f\x98\x80",
+    "\xe4\xb8\xad", /* a wide CJK character */
+    "e\xcc\x81",    /* a combining accent */
     "\xff",
     "\xc3",
     "/",
@@ -285,18 +298,52 @@ static void random_summary(col_summary *s)
     }
 }
 
+/* A quantile: none, a double (any, NaN printing null), or in an integer
+ * column sometimes an exact integer. */
+static void random_qres(qres *q, const col_summary *s)
+{
+    memset(q, 0, sizeof *q);
+    q->has_value = s->count && rand() % 5;
+    q->value = random_value();
+    if (s->is_int && rand() % 2) {
+        int64_t v = (int64_t)(rand64() >> (2 + rand() % 60));
+        v = rand() % 2 ? -v : v;
+        q->is_int = 1;
+        q->exact.d = (double)v;
+        q->exact.r = (int32_t)(v - (int64_t)q->exact.d);
+        q->value = q->exact.d;
+    }
+}
+
+static void random_quantiles(sample *x, int i)
+{
+    report_col *c = &x->cols[i];
+    random_qres(&x->med[i], &c->s);
+    for (size_t k = 0; k < x->nq; k++)
+        random_qres(&x->qs[i][k], &c->s);
+    c->median = (x->what & STAT_MEDIAN) ? &x->med[i] : NULL;
+    c->quant = x->qs[i];
+    c->qf = x->qf;
+    c->nquant = (x->what & STAT_QUANTILES) ? x->nq : 0;
+}
+
 static void random_sample(sample *x)
 {
     memset(x, 0, sizeof *x);
     x->ncols = rand() % (MAXCOLS + 1);
-    x->what = (unsigned)rand() & STAT_ALL;
+    x->what = (unsigned)rand() & (STAT_ALL | STAT_QUANTILES);
     x->rows = rand64() >> 10;
+    x->nq = (x->what & STAT_QUANTILES) ? 1 + (size_t)(rand() % MAXQ) : 0;
+    for (size_t k = 0; k < x->nq; k++) /* distinct: 0, 0.k1, 0.k2 ... */
+        x->qf[k] =
+            (qfrac){k ? 10 * k + 1 + (uint64_t)(rand() % 9) : 0, k ? 2 : 0};
     for (int i = 0; i < x->ncols; i++) {
         report_col *c = &x->cols[i];
         random_name(x->names[i], x->expect_utf8[i]);
         c->name = x->names[i];
         c->index = 1 + rand() % 1000;
         random_summary(&c->s);
+        random_quantiles(x, i);
         if (x->what & STAT_HIST) {
             double lo = c->s.count ? -fabs(random_double()) : NAN;
             double hi = c->s.count ? fabs(random_double()) + 1 : NAN;
@@ -314,16 +361,24 @@ static void free_sample(sample *x)
         free(x->hists[i].bins);
 }
 
-static char *render(const sample *x, out_format fmt, int width)
+static char *render_style(const sample *x, out_format fmt,
+                          const report_style *st)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(
-        report_write(f, fmt, x->what, x->rows, x->cols, x->ncols, width), 0);
+        report_write(f, fmt, x->what, x->rows, x->cols, x->ncols, st), 0);
     fclose(f);
     return text;
+}
+
+/* The wide table in shortest form, bars in UTF-8. */
+static char *render(const sample *x, out_format fmt, int width)
+{
+    report_style st = {width, 0, LAYOUT_WIDE, 0, 1};
+    return render_style(x, fmt, &st);
 }
 
 /* ---- JSON, read back by Python ---- */
@@ -355,6 +410,9 @@ static const char py_script[] =
     "    if k in('min','max') and x is not None:\n"
     "      assert sorted(x)==['row','value']\n"
     "      o.append('%s=%s@%s'%(k,v(x['value']),v(x['row'])))\n"
+    "    elif k=='quantiles':\n"
+    "      o.append('quantiles='+' '.join('%s:%s'%(q,v(y)) for q,y in "
+    "x.items()))\n"
     "    elif k=='hist':\n"
     "      assert sorted(x)==['bins','hi','lo','overflow','underflow']\n"
     "      o.append('hist=%s,%s,%s,%s,%s'%(v(x['lo']),v(x['hi']),"
@@ -446,8 +504,18 @@ static void expect_hist(buf *b, const hist *h)
         put(b, i ? " i:%llu" : "i:%llu", (unsigned long long)h->bins[i]);
 }
 
-/* Keys in sorted order: count hist invalid max mean min missing nan std
- * sum. */
+/* A quantile as Python reads it. */
+static void expect_quantile(buf *b, const col_summary *s, const qres *q)
+{
+    if (q->has_value && s->is_int && q->is_int) {
+        put(b, "i:%lld", (long long)((int64_t)q->exact.d + q->exact.r));
+        return;
+    }
+    expect_double(b, q->value, q->has_value && !isnan(q->value));
+}
+
+/* Keys in sorted order: count hist invalid max mean median min missing nan
+ * quantiles std sum. */
 static void expect_column(buf *b, unsigned what, const report_col *c,
                           const char *utf8)
 {
@@ -466,10 +534,23 @@ static void expect_column(buf *b, unsigned what, const report_col *c,
         put(b, "\tmean=");
         expect_double(b, s->mean, s->count > 0);
     }
+    if (what & STAT_MEDIAN) {
+        put(b, "\tmedian=");
+        expect_quantile(b, s, c->median);
+    }
     if (what & STAT_MIN)
         expect_extremum(b, "min", s, 0);
     expect_u64(b, "missing", s->missing);
     expect_u64(b, "nan", s->nan);
+    if (what & STAT_QUANTILES) {
+        put(b, "\tquantiles=");
+        for (size_t k = 0; k < c->nquant; k++) {
+            char q[QLIST_TEXT_MAX];
+            qlist_text(c->qf[k], q, sizeof q);
+            put(b, k ? " %s:" : "%s:", q);
+            expect_quantile(b, s, &c->quant[k]);
+        }
+    }
     if (what & STAT_STD) {
         put(b, "\tstd=");
         expect_double(b, s->std, s->count > 1);
@@ -559,7 +640,7 @@ START_TEST(json_fixed)
 {
     uint64_t bins[2] = {3901, 3877};
     hist h = {2, 0.01, 9.99, 0, 0, bins};
-    report_col c = {"pr\"ice\x01", 2, {0}, &h};
+    report_col c = {"pr\"ice\x01", 2, {0}, &h, NULL, NULL, NULL, 0};
     c.s.count = 999000;
     c.s.missing = 1000;
     c.s.sum = 4995012.75;
@@ -569,10 +650,18 @@ START_TEST(json_fixed)
     c.s.min_row = 17;
     c.s.max = 9.99;
     c.s.max_row = 4242;
+    qres med = {1, 5.0, 0, {5.0, 0}};
+    qres qs[3] = {
+        {1, 8.99, 0, {0, 0}}, {1, INFINITY, 0, {0, 0}}, {0, 0, 0, {0, 0}}};
+    qfrac qf[3] = {{9, 1}, {99, 2}, {1, 0}};
+    c.median = &med;
+    c.quant = qs;
+    c.qf = qf;
+    c.nquant = 3;
     sample x = {0};
     x.cols[0] = c;
     x.ncols = 1;
-    x.what = STAT_ALL;
+    x.what = STAT_ALL | STAT_QUANTILES;
     x.rows = 1000000;
     char *text = render(&x, FMT_JSON, 80);
     const char *want =
@@ -587,6 +676,8 @@ START_TEST(json_fixed)
         "\"std\": \"inf\",\n"
         "      \"min\": {\"value\": 0.01, \"row\": 17}, \"max\": {\"value\": "
         "9.99, \"row\": 4242},\n"
+        "      \"median\": 5, \"quantiles\": {\"0.9\": 8.99, \"0.99\": "
+        "\"inf\", \"1\": null},\n"
         "      \"hist\": {\"lo\": 0.01, \"hi\": 9.99, \"bins\": [3901, 3877], "
         "\"underflow\": 0, \"overflow\": 0}\n"
         "    }\n"
@@ -608,7 +699,8 @@ static int expected_fields(unsigned what)
     int n = 5; /* column index missing invalid nan */
     n += !!(what & STAT_COUNT) + !!(what & STAT_SUM) + !!(what & STAT_MEAN) +
          !!(what & STAT_STD) + 2 * !!(what & STAT_MIN) +
-         2 * !!(what & STAT_MAX) + 5 * !!(what & STAT_HIST);
+         2 * !!(what & STAT_MAX) + 5 * !!(what & STAT_HIST) +
+         !!(what & STAT_MEDIAN);
     return n;
 }
 
@@ -671,7 +763,8 @@ START_TEST(delimited)
     for (int t = 0; t < n; t++) {
         sample x;
         random_sample(&x);
-        int want = expected_fields(x.what);
+        /* the quantiles' headings come from the first column */
+        int want = expected_fields(x.what) + (x.ncols ? (int)x.nq : 0);
         char *csv = render(&x, FMT_CSV, 80);
         const char *p = csv;
         char first[NAME * 2];
@@ -736,11 +829,32 @@ END_TEST
 
 /* ---- the table ---- */
 
+/* Terminal columns, as the C library's wcwidth has them in a UTF-8
+ * locale (an independent table); a byte that is no UTF-8 counts one. */
 static int display_width(const char *s, size_t n)
 {
+    static int ready;
+    if (!ready) {
+        ck_assert_msg(setlocale(LC_CTYPE, "C.UTF-8") != NULL,
+                      "no C.UTF-8 locale");
+        ready = 1;
+    }
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
     int w = 0;
-    for (size_t i = 0; i < n; i++)
-        w += ((unsigned char)s[i] & 0xC0) != 0x80;
+    for (size_t i = 0; i < n;) {
+        wchar_t c;
+        size_t len = mbrtowc(&c, s + i, n - i, &st);
+        if (len == 0 || len > n - i) {
+            memset(&st, 0, sizeof st);
+            w++;
+            i++;
+            continue;
+        }
+        int cw = wcwidth(c);
+        w += cw < 0 ? 1 : cw;
+        i += len;
+    }
     return w;
 }
 
@@ -818,6 +932,9 @@ START_TEST(table_random)
             line = nl + 1;
             ck_assert_int_eq(*line, '\n'); /* blank line before each */
             nl = strchr(line + 1, '\n');   /* the title */
+            /* its parts past the width, on lines of their own */
+            while (nl[1] == ' ' && nl[2] == ' ' && nl[3] != '[' && nl[3] != '(')
+                nl = strchr(nl + 1, '\n');
             uint64_t total = h->underflow + h->overflow, seen = 0;
             for (int b = 0; b < h->nbins; b++)
                 total += h->bins[b];
@@ -856,7 +973,7 @@ START_TEST(table_bars)
     for (int i = 0; i < 256; i++)
         bins[i] = (uint64_t)(i < 128 ? i : 255 - i) * 10;
     hist h = {256, -1, 1, 0, 3, bins};
-    report_col c = {"x", 1, {0}, &h};
+    report_col c = {"x", 1, {0}, &h, NULL, NULL, NULL, 0};
     c.s.count = 1000;
     sample x = {0};
     x.cols[0] = c;
@@ -867,7 +984,7 @@ START_TEST(table_bars)
                   "%s", text);
     ck_assert_msg(strstr(text, "  [-1, -0.9375)  "), "%s", text);
     ck_assert_msg(strstr(text, "  [0.9375, 1]  "), "%s", text);
-    ck_assert_msg(strstr(text, "  (1, inf)  "), "%s", text);
+    ck_assert_msg(strstr(text, "  (1, inf]  "), "%s", text);
     /* The fullest row, [-0.0625, 0), has the longest bar: 60 columns
      * less 2 + 17 (label) + 2 + 4 (count) + 2 + 1 leave 32 cells. */
     char full[160] = "[-0.0625, 0)       9880  ";
@@ -879,6 +996,329 @@ START_TEST(table_bars)
 }
 END_TEST
 
+/* ---- digits, layouts, widths, ASCII, labels ---- */
+
+static void one_column(sample *x, const char *name, double sum)
+{
+    memset(x, 0, sizeof *x);
+    x->ncols = 1;
+    x->what = STAT_DEFAULT;
+    report_col *c = &x->cols[0];
+    c->name = name;
+    c->index = 1;
+    c->s.count = 3;
+    c->s.sum = sum;
+    c->s.mean = sum / 3;
+    c->s.min = 1.1;
+    c->s.max = 0.1 + 0.2;
+    c->s.min_row = 1;
+    c->s.max_row = 2;
+}
+
+START_TEST(table_digits)
+{
+    sample x;
+    one_column(&x, "v", 75.18900000000001);
+    report_style st = {200, 0, LAYOUT_WIDE, 15, 1};
+    char *text = render_style(&x, FMT_TABLE, &st);
+    ck_assert_msg(strstr(text, " 75.189 ") && strstr(text, " 0.3 "), "%s",
+                  text);
+    free(text);
+    st.digits = 0; /* the shortest exact form */
+    text = render_style(&x, FMT_TABLE, &st);
+    ck_assert_msg(strstr(text, " 75.18900000000001 ") &&
+                      strstr(text, " 0.30000000000000004 "),
+                  "%s", text);
+    free(text);
+    st.digits = 3;
+    text = render_style(&x, FMT_JSON, &st);
+    ck_assert_msg(strstr(text, "\"sum\": 75.2,") && strstr(text, "25.1"), "%s",
+                  text);
+    free(text);
+    /* an exact integer stays exact */
+    x.cols[0].s.is_int = 1;
+    strcpy(x.cols[0].s.sum_int, "12345678901234567890");
+    strcpy(x.cols[0].s.min_int, "1");
+    strcpy(x.cols[0].s.max_int, "12345678901234567889");
+    text = render_style(&x, FMT_TSV, &st);
+    ck_assert_msg(strstr(text, "\t12345678901234567890\t"), "%s", text);
+    free(text);
+    /* against strtod: N digits, correctly rounded, nothing longer */
+    for (int i = 0; i < (quick() ? 2000 : 50000); i++) {
+        double v = random_double();
+        int p = 1 + rand() % 17;
+        char buf[40], want[40];
+        format_double_digits(buf, sizeof buf, v, p);
+        snprintf(want, sizeof want, "%.*e", p - 1, v);
+        double back = strtod(buf, NULL), shortest;
+        char sh[40];
+        format_double(sh, sizeof sh, v);
+        shortest = strtod(sh, NULL);
+        ck_assert_msg(back == strtod(want, NULL) || back == shortest,
+                      "%a to %d digits: %s", v, p, buf);
+        ck_assert_int_le(sig_digits(buf), p);
+    }
+}
+END_TEST
+
+/* Every line of a long block is "title  value", the values aligned two
+ * columns past the longest title (a name may itself start with blanks). */
+static void check_long(const char *text, int ncols, int width)
+{
+    int blocks = 0;
+    const char *line = text;
+    while (*line && *line != '\n' && blocks < ncols) {
+        int kw = 0, nlines = 0;
+        for (const char *p = line; *p && *p != '\n'; nlines++) {
+            int key = (int)strcspn(p, " \n");
+            kw = key > kw ? key : kw;
+            p = strchr(p, '\n') + 1;
+        }
+        for (int i = 0; i < nlines; i++) {
+            const char *nl = strchr(line, '\n');
+            int key = (int)strcspn(line, " ");
+            ck_assert_msg(nl - line >= kw + 2, "short line in %s", text);
+            for (int k = key; k < kw + 2; k++)
+                ck_assert_msg(line[k] == ' ', "values unaligned: %s", text);
+            ck_assert_msg(line[kw + 2] != ' ' || !strncmp(line, "column", 6),
+                          "values unaligned: %s", text);
+            ck_assert_int_le(display_width(line, (size_t)(nl - line)),
+                             width > 70 ? width : 70);
+            line = nl + 1;
+        }
+        blocks++;
+        if (*line == '\n' && blocks < ncols)
+            line++; /* the blank line between blocks */
+    }
+    ck_assert_int_eq(blocks, ncols);
+}
+
+START_TEST(table_layouts)
+{
+    int n = quick() ? 50 : 300;
+    for (int t = 0; t < n; t++) {
+        sample x;
+        random_sample(&x);
+        int width = 40 + rand() % 160;
+        report_style wide = {width, 1, LAYOUT_WIDE, 15, 1};
+        char *w = render_style(&x, FMT_TABLE, &wide);
+        int ww = display_width(w, strcspn(w, "\n"));
+        report_style st = {width, 1, LAYOUT_AUTO, 15, 1};
+        char *a = render_style(&x, FMT_TABLE, &st);
+        if (ww <= width) {
+            ck_assert_str_eq(a, w); /* it fits: wide */
+        } else {
+            check_long(a, x.ncols, width);
+            st.tty = 0; /* piped: always wide */
+            char *p = render_style(&x, FMT_TABLE, &st);
+            ck_assert_str_eq(p, w);
+            free(p);
+        }
+        st.layout = LAYOUT_LONG;
+        char *l = render_style(&x, FMT_TABLE, &st);
+        if (x.ncols)
+            check_long(l, x.ncols, width);
+        free(l);
+        free(a);
+        free(w);
+        free_sample(&x);
+    }
+}
+END_TEST
+
+START_TEST(text_width)
+{
+    static const struct {
+        const char *s;
+        int w;
+    } cases[] = {
+        {"abc", 3},
+        {"\xe4\xb8\xad\xe6\x96\x87", 4}, /* CJK */
+        {"\xc3\xa9", 1},                 /* precomposed */
+        {"e\xcc\x81", 1},                /* combining */
+        {"\xf0\x9f\x98\x80", 2},         /* emoji */
+        {"\xef\xbc\xa1", 2},             /* fullwidth A */
+        {"\xef\xbd\xb1", 1},             /* halfwidth katakana */
+        {"\xea\xb0\x80", 2},             /* Hangul */
+        {"\xff", 1},                     /* not UTF-8 */
+        {"\xc3", 1},                     /* cut short */
+        {"\xed\xa0\x80", 3},             /* a surrogate: bytes */
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(report_text_width(cases[i].s, strlen(cases[i].s)) ==
+                          cases[i].w,
+                      "case %zu", i);
+    /* against wcwidth over whole blocks where the tables agree */
+    static const unsigned blocks[][2] = {
+        {0x20, 0x7e},     {0xa0, 0x2ff},      {0x300, 0x36f},
+        {0x3041, 0x3096}, {0x4e00, 0x9fff},   {0xac00, 0xd7a3},
+        {0xff01, 0xff60}, {0x1f600, 0x1f64f},
+    };
+    display_width("", 0); /* sets the locale */
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
+        for (unsigned c = blocks[b][0]; c <= blocks[b][1]; c++) {
+            char u[8];
+            mbstate_t st;
+            memset(&st, 0, sizeof st);
+            size_t n = wcrtomb(u, (wchar_t)c, &st);
+            ck_assert(n != (size_t)-1);
+            int want = wcwidth((wchar_t)c);
+            ck_assert_msg(report_text_width(u, n) == (want < 0 ? 1 : want),
+                          "U+%04X: %d, wcwidth %d", c, report_text_width(u, n),
+                          want);
+        }
+}
+END_TEST
+
+START_TEST(ascii_bars)
+{
+    sample x;
+    random_sample(&x);
+    x.what |= STAT_HIST;
+    for (int i = 0; i < x.ncols; i++) {
+        x.names[i][0] = 'c';
+        x.names[i][1] = '\0';
+        if (!x.cols[i].h) {
+            random_hist(&x.hists[i], -1, 1);
+            x.cols[i].h = &x.hists[i];
+            x.cols[i].s.count = 1;
+        }
+    }
+    report_style st = {80, 1, LAYOUT_AUTO, 15, 0};
+    char *text = render_style(&x, FMT_TABLE, &st);
+    for (const char *p = text; *p; p++)
+        ck_assert_msg((unsigned char)*p < 0x80, "a byte past ASCII: %s", text);
+    if (x.ncols && x.cols[0].s.count)
+        ck_assert_msg(strchr(text, '#'), "%s", text);
+    free(text);
+    free_sample(&x);
+}
+END_TEST
+
+#ifdef COLSTAT_HAVE_GMP
+/* sign(decimal text - v), exactly. */
+static int cmp_text(const char *t, double v)
+{
+    if (!strcmp(t, "inf") || !strcmp(t, "-inf"))
+        return t[0] == '-' ? (v == -INFINITY ? 0 : -1)
+                           : (v == INFINITY ? 0 : 1);
+    char digits[64];
+    int n = 0, frac = 0, seen_point = 0;
+    const char *p = t;
+    if (*p == '-')
+        digits[n++] = *p++;
+    for (; *p && *p != 'e'; p++) {
+        if (*p == '.') {
+            seen_point = 1;
+            continue;
+        }
+        digits[n++] = *p;
+        frac += seen_point;
+    }
+    digits[n] = '\0';
+    long e = (*p == 'e' ? strtol(p + 1, NULL, 10) : 0) - frac;
+    mpq_t a, b;
+    mpq_inits(a, b, NULL);
+    mpz_set_str(mpq_numref(a), digits, 10);
+    mpz_ui_pow_ui(mpq_denref(a), 10, (unsigned long)labs(e));
+    if (e > 0) {
+        mpz_mul(mpq_numref(a), mpq_numref(a), mpq_denref(a));
+        mpz_set_ui(mpq_denref(a), 1);
+    }
+    mpq_canonicalize(a);
+    mpq_set_d(b, v);
+    int c = mpq_cmp(a, b);
+    mpq_clears(a, b, NULL);
+    return c;
+}
+
+/* The least double in bin k or later (k >= 1): bisection over the reals
+ * keeping bin(a) < k <= bin(z), down to neighbours. */
+static double least_in_bin(const hist_scale *sc, double lo, double hi, int k)
+{
+    double a = lo, z = hi;
+    for (int it = 0; it < 4000; it++) {
+        double m = a / 2 + z / 2;
+        if (m <= a || m >= z)
+            break;
+        if (hist_bin(sc, m) >= k)
+            z = m;
+        else
+            a = m;
+    }
+    return z;
+}
+
+/* Each label [L, R) or [L, R] contains its row: L at or below the least
+ * double the row's first bin holds (the minimum, for the first), R at or
+ * above where the next row starts (the maximum, closed, for the last);
+ * the starts print distinct, and so do the ends. */
+START_TEST(bar_labels)
+{
+    int n = quick() ? 100 : 1000;
+    for (int t = 0; t < n; t++) {
+        sample x;
+        memset(&x, 0, sizeof x);
+        double lo = random_double(), hi = random_double();
+        if (lo > hi) {
+            double sw = lo;
+            lo = hi;
+            hi = sw;
+        }
+        if (!(lo < hi))
+            continue;
+        x.ncols = 1;
+        x.what = STAT_HIST;
+        x.cols[0].name = "x";
+        x.cols[0].s.count = 1;
+        random_hist(&x.hists[0], lo, hi);
+        x.cols[0].h = &x.hists[0];
+        const hist *h = &x.hists[0];
+        char *text = render(&x, FMT_TABLE, 100);
+        hist_scale sc = hist_scale_make(lo, hi, h->nbins);
+        int g = h->nbins > 40 ? (h->nbins + 31) / 32 : 1;
+        int nrows = (h->nbins + g - 1) / g;
+        const char *line = strstr(text, "\n  [");
+        if (line && line[4] == '-' && line[5] == 'i') /* the underflow */
+            line = strstr(line + 1, "\n  [");
+        char prev_l[64] = "", prev_r[64] = "";
+        double prev_start = NAN, prev_end = NAN;
+        for (int r = 0; r < nrows; r++) {
+            ck_assert_msg(line != NULL, "row %d missing\n%s", r, text);
+            char l[64], rr[64], close;
+            ck_assert(sscanf(line + 4, "%63[^,], %63[^])]%c", l, rr, &close) ==
+                      3);
+            double start = r ? least_in_bin(&sc, lo, hi, r * g) : lo;
+            double end =
+                r + 1 < nrows ? least_in_bin(&sc, lo, hi, (r + 1) * g) : hi;
+            ck_assert_msg(cmp_text(l, start) <= 0,
+                          "[%a, %a] %d bins, row %d: %s above %a\n%s", lo, hi,
+                          h->nbins, r, l, start, text);
+            ck_assert_msg(cmp_text(rr, end) >= 0,
+                          "[%a, %a] %d bins, row %d: %s below %a\n%s", lo, hi,
+                          h->nbins, r, rr, end, text);
+            ck_assert_int_eq(close, r + 1 < nrows ? ')' : ']');
+            /* rows narrower than the doubles' spacing start alike */
+            if (start != prev_start)
+                ck_assert_msg(strcmp(l, prev_l) != 0, "rows alike at %s\n%s", l,
+                              text);
+            if (end != prev_end)
+                ck_assert_msg(strcmp(rr, prev_r) != 0, "rows alike at %s\n%s",
+                              rr, text);
+            prev_start = start;
+            prev_end = end;
+            snprintf(prev_l, sizeof prev_l, "%s", l);
+            snprintf(prev_r, sizeof prev_r, "%s", rr);
+            line = strstr(line + 1, "\n  [");
+        }
+        free(text);
+        free_sample(&x);
+    }
+}
+END_TEST
+#endif
+
 START_TEST(write_failure)
 {
     FILE *f = fopen("/dev/full", "w");
@@ -887,8 +1327,9 @@ START_TEST(write_failure)
     sample x;
     random_sample(&x);
     static const out_format fmts[] = {FMT_TABLE, FMT_TSV, FMT_CSV, FMT_JSON};
+    report_style st = {80, 0, LAYOUT_AUTO, 0, 1};
     ck_assert_int_eq(
-        report_write(f, fmts[rand() % 4], x.what, x.rows, x.cols, x.ncols, 80),
+        report_write(f, fmts[rand() % 4], x.what, x.rows, x.cols, x.ncols, &st),
         -1);
     fclose(f);
     free_sample(&x);
@@ -903,6 +1344,13 @@ static Suite *suite(void)
     tcase_add_unchecked_fixture(t, init_seed, NULL);
     tcase_add_test(t, format_double_forms);
     tcase_add_test(t, format_double_random);
+    tcase_add_test(t, table_digits);
+    tcase_add_test(t, table_layouts);
+    tcase_add_test(t, text_width);
+    tcase_add_test(t, ascii_bars);
+#ifdef COLSTAT_HAVE_GMP
+    tcase_add_test(t, bar_labels);
+#endif
     tcase_add_test(t, json_fixed);
     tcase_add_test(t, json_parsed_back);
     tcase_add_test(t, delimited);

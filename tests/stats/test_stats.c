@@ -62,15 +62,24 @@ typedef struct ref {
     double min, max;
     uint64_t min_row, max_row;
     int all_int;
+    double fmin, fmax; /* finite extremes, zeros as +0; NaN: none */
 } ref;
 
 static void reference(const double *v, size_t n, ref *r)
 {
     memset(r, 0, sizeof *r);
     r->all_int = 1;
+    r->fmin = r->fmax = NAN;
     for (size_t i = 0; i < n; i++) {
         if (isnan(v[i]))
             continue;
+        if (isfinite(v[i])) {
+            double z = v[i] == 0 ? 0.0 : v[i];
+            if (isnan(r->fmin) || z < r->fmin)
+                r->fmin = z;
+            if (isnan(r->fmax) || z > r->fmax)
+                r->fmax = z;
+        }
         if (r->count == 0 || v[i] < r->min) {
             r->min = v[i];
             r->min_row = i + 1;
@@ -85,6 +94,11 @@ static void reference(const double *v, size_t n, ref *r)
     }
 }
 
+static int same_bits(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
 static void assert_matches(const col_stats *s, const ref *r)
 {
     ck_assert_uint_eq(s->count, r->count);
@@ -94,6 +108,18 @@ static void assert_matches(const col_stats *s, const ref *r)
         ck_assert_uint_eq(s->max_row, r->max_row);
         ck_assert(memcmp(&s->min, &r->min, sizeof r->min) == 0);
         ck_assert(memcmp(&s->max, &r->max, sizeof r->max) == 0);
+    }
+    ck_assert_msg(same_bits(s->fmin, r->fmin) && same_bits(s->fmax, r->fmax),
+                  "finite extremes %a %a, want %a %a", s->fmin, s->fmax,
+                  r->fmin, r->fmax);
+    /* the histogram's edges: min and max, or the finite ones */
+    double lo, hi;
+    stats_hist_edges(s, &lo, &hi);
+    if (r->count == 0 || isnan(r->fmin)) {
+        ck_assert(isnan(lo) && isnan(hi));
+    } else {
+        ck_assert(same_bits(lo, isfinite(r->min) ? r->min : r->fmin));
+        ck_assert(same_bits(hi, isfinite(r->max) ? r->max : r->fmax));
     }
 }
 
