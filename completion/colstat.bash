@@ -128,7 +128,7 @@ _colstat()
             --decimal --strict --count --sum --mean --std --min --max --hist \
             --median --quantiles --memory -a --all --bins --range -o --format --tsv --csv --json --digits \
             --layout --device -j --threads --progress --no-progress \
-            --emit-state --merge -v --verbose -h --help -V --version" \
+            --emit-state --merge --mpi -v --verbose -h --help -V --version" \
             -- "$cur"))
         return
     fi

@@ -28,6 +28,7 @@ struct source {
     const codec_ops *codec; /* NULL: plain */
     void *codec_state;
     uint64_t delivered; /* plain: bytes handed to the caller */
+    uint64_t end;       /* plain, windowed: the data ends here (0: none) */
     /* Compressed: the first decoded bytes, checked for a second layer of
      * compression or an archive, then handed out first. */
     unsigned char *head;
@@ -230,6 +231,12 @@ static ssize_t plain_read(source *s, unsigned char *buf, size_t n, cs_error *e)
     }
     if (in->eof)
         return 0;
+    if (s->end) {
+        if (s->delivered >= s->end)
+            return 0;
+        if (n > s->end - s->delivered)
+            n = (size_t)(s->end - s->delivered);
+    }
     /* Straight into the caller's buffer: no copy for large reads. */
     ssize_t r = read_retry(in->fd, buf, n);
     if (account(s, r, e) != CS_OK)
@@ -323,7 +330,7 @@ void source_describe(const source *s, char *buf, size_t n)
 
 uint64_t source_file_size(const source *s)
 {
-    return s->in.size;
+    return s->end ? s->end : s->in.size;
 }
 
 uint64_t source_raw_pos(const source *s)
@@ -373,6 +380,18 @@ int source_seek(source *s, uint64_t off, cs_error *e)
     s->in.eof = 0;
     s->delivered = off;
     s->in.total = off;
+    return CS_OK;
+}
+
+int source_window(source *s, uint64_t lo, uint64_t hi, cs_error *e)
+{
+    if (hi > s->in.size)
+        hi = s->in.size;
+    if (lo > hi)
+        lo = hi;
+    if (source_seek(s, lo, e) != CS_OK)
+        return CS_EDATA;
+    s->end = hi;
     return CS_OK;
 }
 

@@ -71,6 +71,11 @@ ssize_t source_pread(const source *s, void *buf, size_t n, uint64_t off,
  * Returns CS_OK or CS_EDATA (e filled). */
 int source_seek(source *s, uint64_t off, cs_error *e);
 
+/* Plain regular files only: the input is bytes [lo, hi) of the file, one
+ * process's share of it (--mpi): reads start at lo and end at hi, and
+ * source_file_size says hi. Returns CS_OK or CS_EDATA (e filled). */
+int source_window(source *s, uint64_t lo, uint64_t hi, cs_error *e);
+
 void source_close(source *s);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "src/dist/merge.h"
+#include "src/dist/mpi_run.h"
 #include "src/dist/state.h"
 #include "src/engine/engine.h"
 #include "src/options.h"
@@ -144,6 +145,7 @@ static void read_hooks(engine_hooks *h)
         h->gpu_terms = atoi(v);
     if ((v = getenv("COLSTAT_GPU_PRESENT")))
         h->gpu_presence = *v == '0' ? 1 : 2;
+    h->mpi_cuts = getenv("COLSTAT_MPI_CUTS");
     if ((v = getenv("COLSTAT_SPILL")))
         h->spill = *v == '1';
     if ((v = getenv("COLSTAT_GZIP_CHUNK")) && atoll(v) > 0)
@@ -322,6 +324,60 @@ static int run(options *o, cs_error *e)
     return rc;
 }
 
+/* --mpi: every rank runs its share; rank 0 alone writes the result and
+ * the one error line; every rank exits with the same status. */
+static int run_mpi(options *o, int *root, cs_error *e)
+{
+    messages m = {0};
+    m.buf = open_memstream(&m.text, &m.len);
+    engine_sink sink = {say, &m};
+    engine_result res;
+    read_hooks(&o->run.hooks);
+    o->run.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
+    int rc = dist_mpi_run(&o->run, &sink, &res, root, e);
+    if (rc == CS_OK && *root)
+        rc = o->emit_state ? write_state(o, &res, e) : write_result(o, &res, e);
+    flush_messages(&m);
+    /* printed before MPI ends: a launcher may stop the job as soon as a
+     * rank exits with an error */
+    if (rc != CS_OK && *root)
+        print_located(stderr, e->file, e->line, e->msg);
+    fflush(stderr);
+    *root = 0;
+    engine_result_free(&res);
+    dist_mpi_end();
+    return rc;
+}
+
+/* colstat hands --mpi over to colstat-mpi beside it (the same program,
+ * linked with MPI), so that without --mpi no MPI library is loaded.
+ * Returns only when there is none. */
+static void hand_over_mpi(char **argv)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
+    if (n <= 0)
+        return;
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    strcpy(slash ? slash + 1 : self, "colstat-mpi");
+    execv(self, argv);
+}
+
+/* An error found before MPI starts (the command line) is printed by the
+ * launcher's rank 0 alone, as its environment says. */
+static int launched_rank0(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                       "PMI_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v)
+            return atoi(v) == 0;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     /* A closed pipe (colstat ... | head) must read as EPIPE, not kill us
@@ -329,7 +385,10 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     options o;
     cs_error e = {0};
+    int root = 1; /* --mpi: rank 0, the one that prints */
     int rc = options_parse(argc, argv, &o, &e);
+    if (rc != CS_OK && o.mpi)
+        root = launched_rank0();
     if (rc == CS_OK && o.action == ACT_HELP) {
         options_usage(stdout);
         rc = stdout_done(&e);
@@ -338,9 +397,13 @@ int main(int argc, char **argv)
         rc = stdout_done(&e);
     } else if (rc == CS_OK && o.merge)
         rc = merge(&o, &e);
-    else if (rc == CS_OK)
+    else if (rc == CS_OK && o.mpi) {
+        if (!dist_mpi_built())
+            hand_over_mpi(argv);
+        rc = run_mpi(&o, &root, &e);
+    } else if (rc == CS_OK)
         rc = run(&o, &e);
-    if (rc != CS_OK)
+    if (rc != CS_OK && root)
         print_located(stderr, e.file, e.line, e.msg);
     options_free(&o);
     return rc;

@@ -37,6 +37,7 @@ enum {
     OPT_MEMORY,
     OPT_EMIT_STATE,
     OPT_MERGE,
+    OPT_MPI,
 };
 
 /* The leading ':' makes a missing argument ':' rather than '?'. */
@@ -78,6 +79,7 @@ static const struct option long_opts[] = {
     {"layout", required_argument, NULL, OPT_LAYOUT},
     {"emit-state", optional_argument, NULL, OPT_EMIT_STATE},
     {"merge", no_argument, NULL, OPT_MERGE},
+    {"mpi", no_argument, NULL, OPT_MPI},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -344,6 +346,9 @@ static int flag_option(options *o, int c, unsigned *what)
     case OPT_MERGE:
         o->merge = 1;
         return 1;
+    case OPT_MPI:
+        o->mpi = 1;
+        return 1;
     case 'v':
         o->run.verbose = 1;
         return 1;
@@ -491,6 +496,33 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
     return CS_OK;
 }
 
+/* --mpi splits named files; a histogram without --range and quantiles
+ * would need passes agreed between the ranks (not done yet). */
+static int check_mpi_options(const options *o, cs_error *e)
+{
+    if (!o->mpi)
+        return CS_OK;
+    if (o->merge)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--mpi and --merge: give one of them");
+    for (int i = 0; i < o->run.nfiles; i++)
+        if (!strcmp(o->run.files[i], "-"))
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--mpi reads named files, not standard input");
+    if ((o->run.what & STAT_HIST) && !o->run.have_range)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--mpi: a histogram needs --range LO:HI (its edges "
+                       "are not yet agreed between ranks); or run one "
+                       "process without --mpi");
+    if (o->run.what & (STAT_MEDIAN | STAT_QUANTILES))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--mpi: quantiles need every value of the whole "
+                       "input (--all includes the median), not yet "
+                       "gathered between ranks; run one process without "
+                       "--mpi");
+    return CS_OK;
+}
+
 /* The options of text input, checked together once all are known. */
 static int text_options(options *o, cs_error *e)
 {
@@ -529,13 +561,13 @@ static int check_state_options(const options *o, cs_error *e)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--emit-state: a histogram's edges need the whole "
                        "input; give --range LO:HI, or run the parts as one "
-                       "with --mpi");
+                       "(colstat FILE...)");
     if (o->emit_state && (o->run.what & (STAT_MEDIAN | STAT_QUANTILES)))
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--emit-state: quantiles need every value of the "
                        "whole input (--all includes the median); run the "
-                       "parts as one with --mpi");
-    return CS_OK;
+                       "parts as one (colstat FILE...)");
+    return check_mpi_options(o, e);
 }
 
 int options_parse(int argc, char **argv, options *o, cs_error *e)
@@ -668,6 +700,8 @@ void options_usage(FILE *f)
         "report\n"
         "      --merge STATE...   merge states in the order given and "
         "report\n"
+        "      --mpi              run as one rank of many under mpirun or "
+        "srun\n"
         "\n"
         "Exit status: 0 ok, 1 bad data or unreadable input, 2 bad usage.\n",
         f);

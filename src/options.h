@@ -25,6 +25,7 @@ typedef struct options {
        FILE or standard output (state_path NULL); --merge: the operands
        are states to merge and report */
     int emit_state, merge;
+    int mpi; /* --mpi: one rank of many (src/dist/mpi_run.h) */
     const char *state_path;
 } options;
 

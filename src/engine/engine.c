@@ -6,6 +6,7 @@
 #include "src/engine/engine.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,6 +56,11 @@ static int threads_wanted(const engine_config *cfg)
     return n > 0 ? (int)n : 1;
 }
 
+static const engine_part *part_of(const run *r, int i)
+{
+    return r->cfg->parts ? &r->cfg->parts[i] : NULL;
+}
+
 /* How every input's text is read, on every pass. */
 static csv_dialect dialect_of(const engine_config *cfg)
 {
@@ -68,8 +74,17 @@ static int open_next(run *r, size_t head_bytes, int first, input **in,
                      cs_error *e)
 {
     const engine_config *cfg = r->cfg;
-    return input_open(cfg->files[r->next++], &r->src_cfg, r->bin,
-                      dialect_of(cfg), head_bytes, first, &r->acc, in, e);
+    int i = r->next++;
+    return input_open(cfg->files[i], &r->src_cfg, r->bin, dialect_of(cfg),
+                      head_bytes, first, part_of(r, i), &r->acc, in, e);
+}
+
+/* Once the columns are known, an input none of which is this process's
+ * share is not opened. */
+static int skip_next(const run *r)
+{
+    const engine_part *p = part_of(r, r->next);
+    return p && p->lo == p->hi;
 }
 
 /* --device auto asks the policy, from the inputs' kinds and sizes. */
@@ -270,13 +285,16 @@ static int feed_all(run *r, input *in, cs_error *e)
 {
     int rc = CS_OK;
     while (in && rc == CS_OK) {
-        if (!input_empty(in) && input_map(in, &r->table, e) == CS_OK)
+        if (!input_empty(in) && !in->none &&
+            input_map(in, &r->table, e) == CS_OK)
             feed_input(&r->fd, in, e);
         if (e->status == CS_OK)
             say_decoded(r, in);
         input_release(in);
         in = NULL;
         rc = e->status;
+        while (rc == CS_OK && r->next < r->cfg->nfiles && skip_next(r))
+            r->next++;
         if (rc == CS_OK && r->next < r->cfg->nfiles)
             rc = open_next(r, r->be->block_bytes, 0, &in, e);
     }
@@ -291,9 +309,11 @@ static int refeed(run *r, cs_error *e)
     for (int i = 0; i < cfg->nfiles && e->status == CS_OK; i++) {
         input *in = NULL;
         if (input_open(cfg->files[i], &r->src_cfg, r->bin, dialect_of(cfg),
-                       r->be->block_bytes, 0, &r->acc, &in, e) != CS_OK)
+                       r->be->block_bytes, 0, part_of(r, i), &r->acc, &in,
+                       e) != CS_OK)
             break;
-        if (!input_empty(in) && input_map(in, &r->table, e) == CS_OK)
+        if (!input_empty(in) && !in->none &&
+            input_map(in, &r->table, e) == CS_OK)
             feed_input(&r->fd, in, e);
         input_release(in);
     }
@@ -425,7 +445,8 @@ static int take_columns(run *r, engine_result *out, cs_error *e)
         c->h = &out->held_h[k];
         c->q = out->nq ? &out->held_q[(size_t)k * out->nq] : NULL;
         out->ncols = i + 1;
-        if (!(c->name = strdup(r->table.names[k])))
+        if (!(c->name = strdup(r->table.names[k])) ||
+            !(c->label = strdup(r->table.labels[k])))
             return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     }
     if (n == 0)
@@ -449,21 +470,46 @@ static int finish(run *r, engine_result *out, cs_error *e)
     return r->be->ops->finish(r->be, out->held_st, out->held_h, e);
 }
 
-static void warn_invalid(run *r, const engine_result *res)
+/* Where each column's first invalid field is, into the result. */
+static int note_invalid(run *r, engine_result *res, cs_error *e)
 {
     for (int i = 0; i < res->ncols; i++) {
-        int k = r->order[i];
-        const col_stats *s = res->cols[i].st;
+        engine_column *c = &res->cols[i];
         uint64_t line;
         const char *text;
-        const char *file = jobs_first_invalid(r->js, k, &line, &text);
-        if (!s->invalid || !file)
+        const char *file = jobs_first_invalid(r->js, r->order[i], &line, &text);
+        if (!c->st->invalid || !file)
             continue;
-        account_warn(&r->acc, file, line,
-                     "warning: column %s: %llu field%s not a number "
+        c->invalid_line = line;
+        if (!(c->invalid_file = strdup(file)) ||
+            !(c->invalid_text = strdup(text ? text : "")))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    }
+    return CS_OK;
+}
+
+void engine_warn_invalid(const engine_result *res, const engine_sink *sink)
+{
+    for (int k = 0; k < res->ncols; k++) {
+        const engine_column *c = &res->cols[k];
+        unsigned long long n = c->st->invalid;
+        if (!n || !c->invalid_file)
+            continue;
+        char text[1024];
+        if (c->label)
+            snprintf(text, sizeof text,
+                     "warning: column %s: %llu field%s not a number (counted "
+                     "as invalid; the first, '%s', is here)",
+                     c->label, n, n == 1 ? " is" : "s are",
+                     c->invalid_text ? c->invalid_text : "");
+        else
+            snprintf(text, sizeof text,
+                     "warning: column '%s': %llu field%s not a number "
                      "(counted as invalid; the first, '%s', is here)",
-                     r->table.labels[k], (unsigned long long)s->invalid,
-                     s->invalid == 1 ? " is" : "s are", text);
+                     c->name, n, n == 1 ? " is" : "s are",
+                     c->invalid_text ? c->invalid_text : "");
+        sink->say(sink->ctx, ENGINE_WARNING, c->invalid_file, c->invalid_line,
+                  text);
     }
 }
 
@@ -576,7 +622,9 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         rc = take_columns(r, out, e);
     account_progress_end(&r->acc); /* passes that read the input again */
     if (rc == CS_OK)
-        warn_invalid(r, out);
+        rc = note_invalid(r, out, e);
+    if (rc == CS_OK && !cfg->invalid_to_result)
+        engine_warn_invalid(out, sink);
     if (rc == CS_OK)
         say_repeats(r);
     if (rc == CS_OK)
@@ -588,8 +636,12 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
 
 void engine_result_free(engine_result *res)
 {
-    for (int k = 0; res->cols && k < res->ncols; k++)
+    for (int k = 0; res->cols && k < res->ncols; k++) {
         free(res->cols[k].name);
+        free(res->cols[k].label);
+        free(res->cols[k].invalid_file);
+        free(res->cols[k].invalid_text);
+    }
     for (int k = 0; k < res->nheld; k++) {
         stats_free(&res->held_st[k]);
         hist_free(&res->held_h[k]);

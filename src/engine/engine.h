@@ -29,10 +29,22 @@ typedef struct engine_hooks {
     size_t gpu_keep_bytes; /*   device bytes for kept values */
     int gpu_terms;         /* COLSTAT_GPU_TERMS */
     int gpu_presence;      /* COLSTAT_GPU_PRESENT: 1 absent, 2 present */
+    const char *mpi_cuts;  /* COLSTAT_MPI_CUTS: --mpi's rank boundaries */
     int spill;             /* COLSTAT_SPILL=1: files spill as streams do */
     size_t gzip_chunk;     /* COLSTAT_GZIP_CHUNK: compressed bytes a piece */
     int gzip_threads;      /* COLSTAT_GZIP_THREADS: threads inflating */
 } engine_hooks;
+
+/* One process's share of an input (--mpi, src/dist/): bytes [lo, hi) of
+ * a plain file, lo and hi between records (or whole binary records), lo on
+ * physical line `line`; the file's head (dialect, header, names) is still
+ * read from its start. hi = ENGINE_PART_END: to the end (the only share a
+ * compressed file can have). lo == hi: none of it; the input is then
+ * opened only while the columns are learned. */
+typedef struct engine_part {
+    uint64_t lo, hi, line;
+} engine_part;
+#define ENGINE_PART_END UINT64_MAX
 
 typedef struct engine_config {
     const char *const *files; /* "-" is standard input */
@@ -56,6 +68,10 @@ typedef struct engine_config {
     int verbose;  /* -v lines to the sink */
     int progress; /* progress lines to the sink */
     engine_hooks hooks;
+    const engine_part *parts; /* [nfiles], or NULL: every input whole */
+    /* The first invalid field of each column goes into the result instead
+     * of a warning (--mpi warns once, after merging: engine_warn_invalid) */
+    int invalid_to_result;
 
     /* How the text is read: -W, and --null, --thousands, --decimal (NULL:
        empty fields are missing, numbers are in the C locale's form) */
@@ -79,10 +95,16 @@ typedef struct engine_sink {
 
 typedef struct engine_column {
     char *name;
-    int index; /* 1-based field of the input */
+    int index;   /* 1-based field of the input */
+    char *label; /* as messages name it: 'name', or 'name' (#index) */
     const col_stats *st;
     const hist *h; /* with STAT_HIST; bins NULL otherwise */
     const qres *q; /* engine_result.nq quantiles, or NULL */
+    /* where its first invalid field is, and the field (malloc'ed; NULL
+       when none): with invalid_to_result, the caller warns */
+    char *invalid_file;
+    uint64_t invalid_line;
+    char *invalid_text;
 } engine_column;
 
 typedef struct engine_result {
@@ -113,6 +135,10 @@ typedef struct engine engine;
 int engine_run(const engine_config *cfg, const engine_sink *sink, engine **run,
                engine_result *out, cs_error *e);
 void engine_close(engine *run); /* NULL does nothing */
+
+/* The warning a run gives for each column of r holding invalid fields,
+ * from r's first invalid fields (invalid_to_result). */
+void engine_warn_invalid(const engine_result *r, const engine_sink *sink);
 void engine_result_free(engine_result *r);
 
 #endif

@@ -168,7 +168,8 @@ static int feed_ranges(feed *f, input *in, cs_error *e)
     uint64_t step = f->block / rs * rs;
     if (step == 0)
         step = rs;
-    for (uint64_t off = 0; off < size; off += step) {
+    /* a part (engine_part) starts at data_off, on a record boundary */
+    for (uint64_t off = in->data_off; off < size; off += step) {
         size_t len = (size_t)(size - off < step ? size - off : step);
         job *j = jobs_get(f->js, in, len, e);
         if (!j)

@@ -235,9 +235,36 @@ static int sample_fields(input *in, account *acc, cs_error *e)
     return rc;
 }
 
+/* The data of the input is the part only: the head's bytes are dropped
+ * and the source reads [lo, hi) of the file, never the header. */
+static int apply_part(input *in, const engine_part *p, cs_error *e)
+{
+    uint64_t lo = p->lo, line = p->line;
+    if (p->lo == p->hi) {
+        in->none = 1;
+        return CS_OK;
+    }
+    if (lo <= in->data_off) { /* the part begins with the data */
+        lo = in->data_off;
+        line = in->first_line;
+    }
+    if (p->hi == ENGINE_PART_END && lo == in->data_off)
+        return CS_OK;
+    if (!source_can_pread(in->src))
+        return cs_fail(e, CS_EDATA, in->name, 0,
+                       "only a plain file can be read in parts");
+    uint64_t hi = p->hi < lo ? lo : p->hi;
+    in->head_len = 0;
+    in->head_eof = hi == lo;
+    in->data_off = lo;
+    in->first_line = line;
+    return source_window(in->src, lo, hi, e);
+}
+
 int input_open(const char *path, const source_config *scfg,
                const binary_spec *spec, csv_dialect dialect, size_t head_bytes,
-               int sample, account *acc, input **out, cs_error *e)
+               int sample, const engine_part *part, account *acc, input **out,
+               cs_error *e)
 {
     *out = NULL;
     input *in = calloc(1, sizeof *in);
@@ -261,6 +288,8 @@ int input_open(const char *path, const source_config *scfg,
         rc = spec ? binary_fields(in, e) : csv_fields(in, e);
     if (rc == CS_OK && !spec && sample && in->nfields)
         rc = sample_fields(in, acc, e);
+    if (rc == CS_OK && part)
+        rc = apply_part(in, part, e);
     if (rc != CS_OK) {
         input_free(in);
         return e->status;

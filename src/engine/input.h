@@ -16,6 +16,7 @@
 #include "io/source.h"
 #include "src/engine/account.h"
 #include "src/engine/columns.h"
+#include "src/engine/engine.h"
 
 typedef struct input {
     source *src;
@@ -23,6 +24,7 @@ typedef struct input {
     const binary_spec *spec; /* binary records, else CSV */
     csv_dialect dialect;
     int by_range; /* a plain binary file: jobs pread their own ranges */
+    int none;     /* its part (engine_part) holds none of it: not fed */
     /* The data after the header that the head read took: the feed starts
      * with these bytes, which begin at byte data_off of the input, on
      * physical line first_line. */
@@ -48,10 +50,13 @@ typedef struct input {
  * records, or NULL for CSV with the given dialect (0 / -1 to detect);
  * scfg: how compressed input is decoded (io/source.h). sample: the
  * input's fields decide the default columns, from a larger sample
- * (numeric). Returns CS_OK with *out (one reference), or CS_EDATA. */
+ * (numeric). part: the share of it to read (the head is read from the
+ * start all the same), NULL for all of it. Returns CS_OK with *out (one
+ * reference), or CS_EDATA. */
 int input_open(const char *path, const source_config *scfg,
                const binary_spec *spec, csv_dialect dialect, size_t head_bytes,
-               int sample, account *acc, input **out, cs_error *e);
+               int sample, const engine_part *part, account *acc, input **out,
+               cs_error *e);
 
 /* Maps the input's fields to the columns of t. */
 int input_map(input *in, const col_table *t, cs_error *e);

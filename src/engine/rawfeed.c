@@ -422,7 +422,8 @@ int rawfeed_binary(rawfeed *rf, input *in, cs_error *e)
         return e->status;
     pump p;
     double t0 = account_now();
-    pump_init(&p, rf, in->src, 0, source_file_size(in->src));
+    pump_init(&p, rf, in->src, in->data_off,
+              source_file_size(in->src) - in->data_off);
     int rc = pump_file(&p, in->name, e);
     pump_done(&p);
     if (rc != CS_OK)

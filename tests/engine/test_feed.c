@@ -413,8 +413,8 @@ static void feed_through(fake *f, const char *path, const rows *ref,
     feed_init(&fd, js, &f->base, &acc, nthreads, NCOLS, 0);
     input *in = NULL;
     csv_dialect d = {.delim = ',', .header = 1};
-    ck_assert_int_eq(input_open(path, NULL, NULL, d, head, 1, &acc, &in, &e),
-                     CS_OK);
+    ck_assert_int_eq(
+        input_open(path, NULL, NULL, d, head, 1, NULL, &acc, &in, &e), CS_OK);
     col_table t;
     char *names[] = {"a", "b", "c"};
     unsigned char num[] = {1, 1, 1};
@@ -574,9 +574,9 @@ START_TEST(first_error_in_input_order)
     csv_dialect d = {.delim = ',', .header = 1};
     input *in = NULL;
     for (int k = 0; k < 2 && e.status == CS_OK; k++) {
-        ck_assert_int_eq(
-            input_open(k ? pb : pa, NULL, NULL, d, 1 << 16, 0, &acc, &in, &e),
-            CS_OK);
+        ck_assert_int_eq(input_open(k ? pb : pa, NULL, NULL, d, 1 << 16, 0,
+                                    NULL, &acc, &in, &e),
+                         CS_OK);
         ck_assert_int_eq(input_map(in, &t, &e), CS_OK);
         feed_input(&fd, in, &e);
         input_release(in);

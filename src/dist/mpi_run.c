@@ -1,0 +1,342 @@
+/* --mpi over MPI: plan the split, exchange the ranges' quote-state
+ * summaries (one MPI_Allgather), run the engine on this rank's parts,
+ * gather the states, errors and first invalid fields on rank 0, merge
+ * them there in rank order, and agree on the status (MPI_Bcast). Every
+ * rank reaches every collective, whatever failed before it. */
+#include "src/dist/mpi_run.h"
+
+#include <dirent.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/binary_reader.h"
+#include "src/dist/split.h"
+#include "src/dist/state.h"
+
+typedef struct world {
+    int rank, n;
+} world;
+
+/* GPUs of this node: CUDA_VISIBLE_DEVICES's list, else /dev/nvidiaN. */
+static int count_gpus(const char *vis)
+{
+    int n = 0;
+    if (vis && *vis) {
+        for (const char *p = vis; p; p = strchr(p + 1, ','))
+            n++;
+        return n;
+    }
+    DIR *d = opendir("/dev");
+    struct dirent *de;
+    while (d && (de = readdir(d)))
+        n += !strncmp(de->d_name, "nvidia", 6) && de->d_name[6] >= '0' &&
+             de->d_name[6] <= '9';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The ranks of one node share its cores: without -j, each takes its
+ * share of them. Returns the rank's index on its node. */
+static int share_node(engine_config *cfg)
+{
+    MPI_Comm node;
+    int local = 0, n = 1;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                        &node);
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cfg->threads == 0 && cores > 0)
+        cfg->threads = cores / n > 1 ? (int)(cores / n) : 1;
+    return local;
+}
+
+/* The rank's node-local index modulo the node's GPUs picks its GPU, set
+ * before anything opens CUDA, so that --device and auto then see one. */
+static void choose_gpu(const engine_config *cfg, int local)
+{
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    /* set empty, it keeps colstat on the CPU (man page) */
+    int n = vis && !*vis ? 0 : count_gpus(vis);
+    if (cfg->device == ENGINE_CPU || n == 0)
+        return;
+    char pick[256];
+    if (vis && *vis) {
+        const char *p = vis;
+        for (int k = local % n; k > 0; k--)
+            p = strchr(p, ',') + 1;
+        size_t len = strcspn(p, ",");
+        snprintf(pick, sizeof pick, "%.*s", (int)len, p);
+    } else {
+        snprintf(pick, sizeof pick, "%d", local % n);
+    }
+    setenv("CUDA_VISIBLE_DEVICES", pick, 1);
+}
+
+/* This rank's part of every input. */
+static int plan(const engine_config *cfg, world w, engine_part **out,
+                cs_error *e)
+{
+    int n = cfg->nfiles, rc = CS_OK;
+    engine_part *parts = *out = calloc((size_t)n, sizeof *parts);
+    split_input *in = calloc((size_t)n, sizeof *in);
+    uint64_t *x0 = calloc((size_t)n, sizeof *x0);
+    uint64_t *x1 = calloc((size_t)n, sizeof *x1);
+    split_tail own, *tails = calloc((size_t)w.n, sizeof *tails);
+    binary_spec spec = {0};
+    csv_dialect base = {.delim = cfg->delim,
+                        .header = cfg->header,
+                        .whitespace = cfg->whitespace,
+                        .num = cfg->num};
+    memset(&own, 0, sizeof own);
+    own.input = -1;
+    if (!parts || !in || !x0 || !x1 || !tails)
+        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    if (rc == CS_OK && cfg->binary)
+        rc = binary_spec_parse(cfg->binary, &spec, e);
+    for (int i = 0; rc == CS_OK && i < n; i++)
+        rc = split_probe(cfg->files[i], spec.record_size, &base, &in[i], e);
+    if (rc == CS_OK) {
+        split_ranges(in, n, w.n, w.rank, cfg->hooks.mpi_cuts, x0, x1);
+        rc = split_tail_make(cfg->files, in, n, x0, x1, cfg->threads, &own, e);
+    }
+    if (tails)
+        MPI_Allgather(&own, sizeof own, MPI_BYTE, tails, sizeof own, MPI_BYTE,
+                      MPI_COMM_WORLD);
+    else /* still in the collective, contributing nothing used */
+        MPI_Allgather(&own, sizeof own, MPI_BYTE, NULL, 0, MPI_BYTE,
+                      MPI_COMM_WORLD);
+    if (rc == CS_OK)
+        rc = split_parts(cfg->files, in, n, x0, x1, tails, w.rank, parts, e);
+    free(in);
+    free(x0);
+    free(x1);
+    free(tails);
+    return rc;
+}
+
+/* Ranks other than 0: their -v lines only, marked with the rank (where
+ * each rank's backend and GPU show); warnings come once, from rank 0. */
+typedef struct rank_sink {
+    const engine_sink *to;
+    int rank;
+} rank_sink;
+
+static void say_rank(void *ctx, engine_msg kind, const char *file,
+                     uint64_t line, const char *text)
+{
+    const rank_sink *r = ctx;
+    char marked[1024];
+    if (kind != ENGINE_VERBOSE)
+        return;
+    snprintf(marked, sizeof marked, "rank %d: %s", r->rank, text);
+    r->to->say(r->to->ctx, kind, file, line, marked);
+}
+
+/* What a rank sends rank 0: its state, and its columns' first invalid
+ * fields as "column\0line\0file\0" triples. */
+typedef struct packed {
+    char *state, *invalid;
+    size_t state_len, invalid_len;
+} packed;
+
+static int pack(const engine_config *cfg, const engine_result *r, packed *p,
+                cs_error *e)
+{
+    FILE *s = open_memstream(&p->state, &p->state_len);
+    FILE *v = open_memstream(&p->invalid, &p->invalid_len);
+    state_info info = {state_key(cfg), cfg->what};
+    int rc = s && v && info.key ? state_write(s, &info, r, e)
+                                : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int k = 0; v && k < r->ncols; k++)
+        if (r->cols[k].invalid_file)
+            fprintf(v, "%d%c%llu%c%s%c%s%c", k, 0,
+                    (unsigned long long)r->cols[k].invalid_line, 0,
+                    r->cols[k].invalid_file, 0,
+                    r->cols[k].invalid_text ? r->cols[k].invalid_text : "", 0);
+    if ((s && fclose(s)) | (v && fclose(v)))
+        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    free(info.key);
+    return rc;
+}
+
+/* This rank's share through the engine, packed for rank 0. */
+static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
+                     packed *p, cs_error *e)
+{
+    engine_part *parts = NULL;
+    double t0 = MPI_Wtime();
+    int rc = plan(cfg, w, &parts, e);
+    if (cfg->verbose) {
+        char text[160];
+        snprintf(text, sizeof text,
+                 "%s%d ranks; this rank's share planned in %.3f s",
+                 w.rank ? "" : "--mpi: ", w.n, MPI_Wtime() - t0);
+        rank_sink rs0 = {sink, w.rank};
+        if (w.rank)
+            say_rank(&rs0, ENGINE_VERBOSE, "", 0, text);
+        else
+            sink->say(sink->ctx, ENGINE_VERBOSE, "", 0, text);
+    }
+    engine_config c = *cfg;
+    c.parts = parts;
+    c.invalid_to_result = 1;
+    c.progress = c.progress && w.rank == 0;
+    rank_sink rs = {sink, w.rank};
+    engine_sink marked = {say_rank, &rs};
+    engine *run = NULL;
+    engine_result r;
+    memset(&r, 0, sizeof r);
+    if (rc == CS_OK)
+        rc = engine_run(&c, w.rank == 0 ? sink : &marked, &run, &r, e);
+    if (rc == CS_OK)
+        rc = pack(&c, &r, p, e);
+    engine_close(run);
+    engine_result_free(&r);
+    free(parts);
+    return rc;
+}
+
+/* Rank 0: the ranks' states merged in rank order into *out. */
+static int merge_ranks(const char *states, const int *len, const int *at, int n,
+                       engine_result *out, cs_error *e)
+{
+    int rc = CS_OK;
+    for (int r = 0; r < n && rc == CS_OK; r++) {
+        engine_result part;
+        state_info info;
+        FILE *f = fmemopen((void *)(states + at[r]), (size_t)len[r], "rb");
+        if (!f)
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = state_read(f, "(rank's state)", &info, r ? &part : out, e);
+        fclose(f);
+        free(info.key);
+        if (rc == CS_OK && r) {
+            rc = state_merge(out, &part, e);
+            engine_result_free(&part);
+        }
+    }
+    return rc;
+}
+
+/* Rank 0: each column's first invalid field is the first rank's that has
+ * one, the ranks' shares being in input order. */
+static int place_invalid(const char *v, const int *len, const int *at, int n,
+                         engine_result *out, cs_error *e)
+{
+    for (int r = 0; r < n; r++)
+        for (const char *p = v + at[r], *end = p + len[r]; p < end;) {
+            int k = atoi(p);
+            p += strlen(p) + 1;
+            unsigned long long line = strtoull(p, NULL, 10);
+            p += strlen(p) + 1;
+            engine_column *c = k < out->ncols ? &out->cols[k] : NULL;
+            const char *file = p;
+            p += strlen(p) + 1;
+            if (c && !c->invalid_file) {
+                c->invalid_line = line;
+                if (!(c->invalid_file = strdup(file)) ||
+                    !(c->invalid_text = strdup(p)))
+                    return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            }
+            p += strlen(p) + 1;
+        }
+    return CS_OK;
+}
+
+/* Every rank's bytes to rank 0, in rank order: *all (malloc'ed), with
+ * len[r] and at[r] locating rank r's. */
+static int gather_bytes(world w, const char *mine, size_t n, char **all,
+                        int *len, int *at)
+{
+    int me = (int)n;
+    MPI_Gather(&me, 1, MPI_INT, len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    size_t total = 0;
+    for (int r = 0; w.rank == 0 && r < w.n; r++) {
+        at[r] = (int)total;
+        total += (size_t)len[r];
+    }
+    *all = w.rank == 0 ? malloc(total ? total : 1) : NULL;
+    int ok = w.rank != 0 || *all;
+    MPI_Gatherv(mine, me, MPI_BYTE, *all, len, at, MPI_BYTE, 0, MPI_COMM_WORLD);
+    return ok ? CS_OK : CS_EDATA;
+}
+
+/* Rank 0: the first error in rank order, the shares being in input
+ * order; else the merged result. */
+static int conclude(world w, int rc, const packed *p, const engine_sink *sink,
+                    engine_result *out, cs_error *e)
+{
+    cs_error *errs = w.rank == 0 ? calloc((size_t)w.n, sizeof *errs) : NULL;
+    int *len = w.rank == 0 ? calloc((size_t)w.n * 2, sizeof *len) : NULL;
+    e->status = rc;
+    MPI_Gather(e, sizeof *e, MPI_BYTE, errs, sizeof *e, MPI_BYTE, 0,
+               MPI_COMM_WORLD);
+    char *states = NULL, *inv = NULL;
+    int got = gather_bytes(w, p->state, p->state_len, &states, len,
+                           len ? len + w.n : NULL);
+    int *vlen = w.rank == 0 ? calloc((size_t)w.n * 2, sizeof *vlen) : NULL;
+    got |= gather_bytes(w, p->invalid, p->invalid_len, &inv, vlen,
+                        vlen ? vlen + w.n : NULL);
+    if (w.rank == 0) {
+        int first = -1;
+        for (int r = 0; r < w.n && first < 0; r++)
+            first = errs[r].status ? r : -1;
+        if (first >= 0)
+            *e = errs[first];
+        rc = first >= 0 ? e->status
+             : got      ? cs_fail(e, CS_EDATA, "", 0, "out of memory")
+                        : merge_ranks(states, len, len + w.n, w.n, out, e);
+        if (rc == CS_OK)
+            rc = place_invalid(inv, vlen, vlen + w.n, w.n, out, e);
+        if (rc == CS_OK)
+            engine_warn_invalid(out, sink);
+    }
+    free(errs);
+    free(len);
+    free(vlen);
+    free(states);
+    free(inv);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
+int dist_mpi_built(void)
+{
+    return 1;
+}
+
+int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
+                 engine_result *out, int *root, cs_error *e)
+{
+    world w;
+    memset(out, 0, sizeof *out);
+    MPI_Init(NULL, NULL);
+    MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &w.n);
+    *root = w.rank == 0;
+    engine_config c = *cfg;
+    choose_gpu(&c, share_node(&c));
+    packed p = {0};
+    int rc = run_share(&c, sink, w, &p, e);
+    rc = conclude(w, rc, &p, sink, out, e);
+    free(p.state);
+    free(p.invalid);
+    if (rc != CS_OK)
+        engine_result_free(out);
+    e->status = rc;
+    return rc;
+}
+
+void dist_mpi_end(void)
+{
+    /* no rank leaves (and, with an error status, makes the launcher stop
+     * the others) before rank 0 wrote everything */
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+}

@@ -1,0 +1,352 @@
+#include "src/dist/split.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/source.h"
+
+/* Bytes read at once while summarising or looking for a boundary. */
+#define SPLIT_BLOCK ((size_t)4 << 20)
+/* What the engine reads to detect a dialect (engine.c's HEAD_BYTES). */
+#define SPLIT_HEAD ((size_t)1 << 20)
+/* At most this many threads summarise one range. */
+#define SPLIT_THREADS 64
+
+static int csv_dialect_of(source *s, const csv_dialect *base, split_input *in,
+                          cs_error *e)
+{
+    char *buf = malloc(SPLIT_HEAD);
+    if (!buf)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    size_t n = in->size < SPLIT_HEAD ? (size_t)in->size : SPLIT_HEAD;
+    int rc = source_pread(s, buf, n, 0, e) < 0 ? CS_EDATA : CS_OK;
+    if (rc == CS_OK) {
+        in->bom = n >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3) ? 3 : 0;
+        in->d = *base;
+        csv_detect(buf, n, n == in->size, &in->d);
+    }
+    free(buf);
+    return rc;
+}
+
+int split_probe(const char *path, size_t record, const csv_dialect *base,
+                split_input *in, cs_error *e)
+{
+    memset(in, 0, sizeof *in);
+    in->kind = SPLIT_WHOLE;
+    source *s = NULL;
+    cs_error ignored = {0};
+    /* what cannot be opened goes whole to a rank, whose engine says why
+     * when its turn comes, in input order */
+    if (source_open(path, &s, &ignored) != CS_OK)
+        return CS_OK;
+    in->size = source_file_size(s);
+    int rc = CS_OK;
+    if (source_can_pread(s) && in->size > 0) {
+        in->kind = record ? SPLIT_BINARY : SPLIT_CSV;
+        in->record = record;
+        if (!record)
+            rc = csv_dialect_of(s, base, in, e);
+    }
+    source_close(s);
+    return rc;
+}
+
+/* Where rank r's share of a total of t bytes begins: the r-th of cuts,
+ * or an even share. */
+static uint64_t share_start(uint64_t t, int nranks, int r, const char *cuts)
+{
+    if (r == 0)
+        return 0;
+    if (r == nranks)
+        return t;
+    for (int k = 1; cuts && *cuts; k++) {
+        char *end;
+        uint64_t at = strtoull(cuts, &end, 10);
+        if (k == r)
+            return at < t ? at : t;
+        cuts = *end == ',' ? end + 1 : end;
+    }
+    uint64_t n = (uint64_t)nranks, k = (uint64_t)r;
+    return t / n * k + t % n * k / n;
+}
+
+static int rank_at(uint64_t t, int nranks, const char *cuts, uint64_t pos)
+{
+    int r = 0;
+    while (r + 1 < nranks && share_start(t, nranks, r + 1, cuts) <= pos)
+        r++;
+    return r;
+}
+
+static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void split_ranges(const split_input *in, int nin, int nranks, int rank,
+                  const char *cuts, uint64_t *x0, uint64_t *x1)
+{
+    uint64_t t = 0;
+    for (int i = 0; i < nin; i++)
+        t += in[i].size;
+    uint64_t a = share_start(t, nranks, rank, cuts);
+    uint64_t b = share_start(t, nranks, rank + 1, cuts), pos = 0;
+    for (int i = 0; i < nin; pos += in[i].size, i++) {
+        uint64_t size = in[i].size;
+        x0[i] = x1[i] = 0;
+        if (in[i].kind == SPLIT_WHOLE) {
+            if (rank_at(t, nranks, cuts, pos + size / 2) == rank)
+                x1[i] = ENGINE_PART_END;
+            continue;
+        }
+        uint64_t lo = clamp(a, pos, pos + size) - pos;
+        uint64_t hi = clamp(b, pos, pos + size) - pos;
+        if (in[i].kind == SPLIT_BINARY) { /* up to whole records */
+            uint64_t rs = in[i].record;
+            lo = lo == size ? size : (lo + rs - 1) / rs * rs;
+            hi = hi == size ? size : (hi + rs - 1) / rs * rs;
+            lo = lo > size ? size : lo;
+            hi = hi > size ? size : hi;
+        }
+        x0[i] = lo;
+        x1[i] = hi;
+    }
+}
+
+static uint64_t count_lfs(const char *p, size_t n)
+{
+    uint64_t k = 0;
+    for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        k++;
+    return k;
+}
+
+/* The first and last record terminators (CR, LF) of buf, or NULL. */
+static const char *first_term(const char *buf, size_t n)
+{
+    const char *cr = memchr(buf, '\r', n), *lf = memchr(buf, '\n', n);
+    return !cr ? lf : !lf ? cr : cr < lf ? cr : lf;
+}
+
+static const char *last_term(const char *buf, size_t n)
+{
+    const char *cr = memrchr(buf, '\r', n), *lf = memrchr(buf, '\n', n);
+    return !cr ? lf : !lf ? cr : cr > lf ? cr : lf;
+}
+
+/* csv_summarize, fast where a block holds no quote (most blocks of most
+ * files): no quote byte can open a quoted field, so past the first
+ * terminator every lane is either inside a quoted field (and stays there)
+ * or between records, where the last terminator puts it back: the block's
+ * summary is its head's (through the first terminator) then its tail's
+ * (after the last). io/csv_cut.c's table is the proof; tests/dist/
+ * test_split.c checks it against csv_summarize. */
+void split_summarize_block(const csv_dialect *d, const char *buf, size_t n,
+                           csv_summary *s)
+{
+    const char *a = memchr(buf, '"', n) ? NULL : first_term(buf, n);
+    if (!a) {
+        csv_summarize(d, buf, n, s);
+        return;
+    }
+    const char *z = last_term(buf, n), *end = buf + n;
+    csv_summary t;
+    csv_summarize(d, buf, (size_t)(a + 1 - buf), s);
+    csv_summarize(d, z + 1, (size_t)(end - z - 1), &t);
+    csv_summary_then(s, &t);
+    s->lfs = count_lfs(buf, n);
+}
+
+/* One thread's piece of a range: [x0, x1) of src, summarised. */
+typedef struct piece {
+    const source *src;
+    const csv_dialect *d;
+    uint64_t x0, x1;
+    csv_summary s;
+    cs_error e;
+    int rc;
+} piece;
+
+static void *summarize_piece(void *arg)
+{
+    piece *p = arg;
+    char *buf = malloc(SPLIT_BLOCK);
+    csv_summarize(p->d, "", 0, &p->s);
+    p->rc = buf ? CS_OK : cs_fail(&p->e, CS_EDATA, "", 0, "out of memory");
+    for (uint64_t at = p->x0; p->rc == CS_OK && at < p->x1;) {
+        size_t n =
+            p->x1 - at < SPLIT_BLOCK ? (size_t)(p->x1 - at) : SPLIT_BLOCK;
+        if (source_pread(p->src, buf, n, at, &p->e) < 0) {
+            p->rc = CS_EDATA;
+            break;
+        }
+        csv_summary b;
+        split_summarize_block(p->d, buf, n, &b);
+        csv_summary_then(&p->s, &b);
+        at += n;
+    }
+    free(buf);
+    return NULL;
+}
+
+/* The range cut in nthreads pieces summarised at once, then composed in
+ * order: the summaries compose, wherever the pieces are cut. */
+int split_summarize(const char *path, const split_input *in, uint64_t x0,
+                    uint64_t x1, int nthreads, csv_summary *s, cs_error *e)
+{
+    x0 = x0 < in->bom ? in->bom : x0;
+    x1 = x1 < x0 ? x0 : x1;
+    int n = nthreads < 1               ? 1
+            : nthreads > SPLIT_THREADS ? SPLIT_THREADS
+                                       : nthreads;
+    if (x1 - x0 < (uint64_t)n) /* a byte at least each */
+        n = (int)(x1 - x0) + 1;
+    source *src = NULL;
+    if (source_open(path, &src, e) != CS_OK)
+        return CS_EDATA;
+    piece p[SPLIT_THREADS];
+    pthread_t th[SPLIT_THREADS];
+    int started[SPLIT_THREADS] = {0};
+    for (int k = 0; k < n; k++) {
+        memset(&p[k], 0, sizeof p[k]);
+        p[k] = (piece){
+            src,
+            &in->d,
+            x0 + (x1 - x0) / (uint64_t)n * (uint64_t)k,
+            k + 1 == n ? x1 : x0 + (x1 - x0) / (uint64_t)n * (uint64_t)(k + 1),
+            {{0}, 0},
+            {0},
+            CS_OK};
+        started[k] =
+            k > 0 && !pthread_create(&th[k], NULL, summarize_piece, &p[k]);
+        if (!started[k])
+            summarize_piece(&p[k]); /* the caller's own piece, or no thread */
+    }
+    int rc = CS_OK;
+    csv_summarize(&in->d, "", 0, s);
+    for (int k = 0; k < n; k++) {
+        if (started[k])
+            pthread_join(th[k], NULL);
+        if (p[k].rc != CS_OK && rc == CS_OK) {
+            *e = p[k].e;
+            rc = p[k].rc;
+        }
+        csv_summary_then(s, &p[k].s);
+    }
+    source_close(src);
+    return rc;
+}
+
+int split_boundary(const char *path, const split_input *in, uint64_t x,
+                   int state, uint64_t *at, uint64_t *lfs, cs_error *e)
+{
+    *at = in->size;
+    source *src = NULL;
+    char *buf = malloc(SPLIT_BLOCK);
+    int rc = buf ? source_open(path, &src, e)
+                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    while (rc == CS_OK && x < in->size) {
+        uint64_t left = in->size - x;
+        size_t n = left < SPLIT_BLOCK ? (size_t)left : SPLIT_BLOCK;
+        if (source_pread(src, buf, n, x, e) < 0) {
+            rc = CS_EDATA;
+            break;
+        }
+        size_t p = csv_first_record(&in->d, buf, n, state);
+        if (p != (size_t)-1) {
+            *at = x + p;
+            *lfs += count_lfs(buf, p);
+            break;
+        }
+        csv_summary s;
+        split_summarize_block(&in->d, buf, n, &s);
+        state = s.end[state];
+        *lfs += s.lfs;
+        x += n;
+    }
+    if (src)
+        source_close(src);
+    free(buf);
+    return rc;
+}
+
+int split_tail_make(const char *const *paths, const split_input *in, int nin,
+                    const uint64_t *x0, const uint64_t *x1, int nthreads,
+                    split_tail *t, cs_error *e)
+{
+    memset(t, 0, sizeof *t);
+    t->input = -1;
+    int i = nin - 1;
+    while (i >= 0 && x0[i] == x1[i])
+        i--;
+    /* a range to the end of its file: no later rank starts in that file,
+     * nor does this rank's end need a state */
+    if (i < 0 || in[i].kind != SPLIT_CSV || x1[i] == in[i].size)
+        return CS_OK;
+    t->input = i;
+    return split_summarize(paths[i], &in[i], x0[i], x1[i], nthreads, &t->s, e);
+}
+
+/* The state at x0 of input i, and the LFs before it, from the ranges of
+ * the ranks before: they tile [0, x0) of the input, in rank order. */
+static void state_at(const split_tail *tails, int rank, int i, int *state,
+                     uint64_t *lfs)
+{
+    *state = csv_start_state();
+    *lfs = 0;
+    for (int r = 0; r < rank; r++)
+        if (tails[r].input == i) {
+            *state = tails[r].s.end[*state];
+            *lfs += tails[r].s.lfs;
+        }
+}
+
+static int csv_part(const char *path, const split_input *in, uint64_t x0,
+                    uint64_t x1, const split_tail *tails, int rank, int i,
+                    engine_part *p, cs_error *e)
+{
+    int state = csv_start_state();
+    uint64_t lfs = 0, at;
+    *p = (engine_part){0, 0, 1};
+    if (x0 > in->bom) { /* else the part begins with the data */
+        state_at(tails, rank, i, &state, &lfs);
+        if (split_boundary(path, in, x0, state, &p->lo, &lfs, e) != CS_OK)
+            return CS_EDATA;
+        p->line = 1 + lfs;
+    } else if (x0 > 0) { /* inside the mark: the data's start all the same */
+        p->lo = in->bom;
+    }
+    if (x1 == in->size) {
+        p->hi = in->size;
+        return CS_OK;
+    }
+    /* not at the end: the rank's last range, summarised in its tail */
+    state = tails[rank].s.end[state];
+    x1 = x1 < in->bom ? in->bom : x1;
+    lfs = 0;
+    if (split_boundary(path, in, x1, state, &at, &lfs, e) != CS_OK)
+        return CS_EDATA;
+    p->hi = at;
+    return CS_OK;
+}
+
+int split_parts(const char *const *paths, const split_input *in, int nin,
+                const uint64_t *x0, const uint64_t *x1, const split_tail *tails,
+                int rank, engine_part *parts, cs_error *e)
+{
+    for (int i = 0; i < nin; i++) {
+        engine_part *p = &parts[i];
+        *p = (engine_part){x0[i], x1[i], 1};
+        if (x0[i] == x1[i])
+            *p = (engine_part){0, 0, 1};
+        else if (in[i].kind == SPLIT_CSV &&
+                 csv_part(paths[i], &in[i], x0[i], x1[i], tails, rank, i, p,
+                          e) != CS_OK)
+            return CS_EDATA;
+        if (p->lo >= p->hi)
+            *p = (engine_part){0, 0, 1};
+    }
+    return CS_OK;
+}

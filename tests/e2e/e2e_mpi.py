@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""End-to-end: --mpi under mpirun, 1 to 4 ranks (--oversubscribe).
+
+usage: python3 tests/e2e/e2e_mpi.py /path/to/colstat     (cwd = repo root)
+
+Random CSV (quoted fields with delimiters, quotes and newlines, CRLF, a
+byte-order mark, ragged rows, invalid fields) cut into several files with
+the header, some of them gzip; binary f64 records in several files. Every
+mpirun run must give the bytes one process gives over the same inputs:
+stdout, stderr (warnings, the one error line) and the exit status. The
+ranks' boundaries are forced (COLSTAT_MPI_CUTS) to random bytes and to the
+hard places: inside quoted fields, between CR and LF, inside the header
+and the mark. Errors in one rank's share (--strict, an unreadable file, an
+open quote at the end) are reported once, as one process reports them.
+Skipped (77) without mpirun or in a build without MPI. Seed printed;
+COLSTAT_SEED reproduces. COLSTAT_TEST_DEVICE=gpu (or cpu) adds --device to
+every run, one process and ranks alike (on a GPU host: one GPU per rank)."""
+import gzip
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import QUICK, CsvCase, Suite  # noqa: E402
+from e2e_dist import records, split  # noqa: E402
+
+
+DEVICE = os.environ.get("COLSTAT_TEST_DEVICE")
+
+
+def device(args):
+    return (["--device", DEVICE] if DEVICE else []) + [str(a) for a in args]
+
+
+def mpirun(suite, n, args, cuts=None):
+    args = device(args)
+    cmd = ["mpirun", "--quiet", "--oversubscribe", "-n", str(n)]
+    if os.getuid() == 0:
+        cmd.append("--allow-run-as-root")
+    env = dict(os.environ)
+    env.pop("COLSTAT_MPI_CUTS", None)
+    # sanitizer builds: Open MPI leaves its own allocations at
+    # MPI_Finalize, from components it has unloaded (no stack to suppress
+    # them by); memory errors are still caught, and colstat's leaks are
+    # checked by the other suites over the same engine
+    env["ASAN_OPTIONS"] = ":".join(
+        x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
+    if cuts:
+        env["COLSTAT_MPI_CUTS"] = ",".join(str(c) for c in cuts)
+    p = subprocess.run(cmd + [suite.exe, "--mpi"] + [str(a) for a in args],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=300, env=env)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def same_as_one(suite, tag, n, args, cuts=None):
+    want = suite.run(device(args))
+    got = mpirun(suite, n, args, cuts)
+    return suite.check(got == want, f"{tag}: mpirun -n {n} colstat --mpi "
+                       f"{' '.join(map(str, args))} (cuts {cuts}) == one "
+                       "process",
+                       f"got  {got[0]} {got[1][:300]!r} {got[2][:300]!r}\n"
+                       f"      want {want[0]} {want[1][:300]!r} "
+                       f"{want[2][:300]!r}")
+
+
+def hard_places(data):
+    """Offsets inside quoted fields, between CR and LF, in the head."""
+    out, inq = [], False
+    for i in range(len(data)):
+        c = data[i:i + 1]
+        if c == b'"':
+            inq = not inq
+        elif inq:
+            out.append(i)
+        if c == b"\r":
+            out.append(i + 1)
+    return out + [1, 2, 3, 5]
+
+
+def cuts_for(rng, sizes, n, places):
+    total = sum(sizes)
+    pool = [rng.randrange(total + 1) for _ in range(n)]
+    if places:
+        pool += rng.sample(places, min(len(places), n))
+    return sorted(rng.sample(pool, n - 1))
+
+
+def stats_args(rng):
+    args = rng.sample(["--count", "--sum", "--mean", "--std", "--min",
+                       "--max"], rng.randint(1, 6))
+    if rng.random() < 0.3:
+        args += ["--hist", "--bins", str(rng.randint(1, 40)), "--range",
+                 "%r:%r" % (-rng.random() * 1e3, rng.random() * 1e3)]
+    return args + ["--json"] if rng.random() < 0.7 else args + ["--tsv"]
+
+
+def csv_parts(suite, it, gz=False):
+    rng = suite.rng
+    whole = suite.path(f"w{it}.csv")
+    case = CsvCase(rng, whole, rng.randint(30, 300 if QUICK else 3000))
+    head, recs = records(whole, case.delim)
+    parts = []
+    chunks = split(rng, recs, rng.randint(1, 4)) if len(recs) > 1 else [recs]
+    for j, chunk in enumerate(chunks):
+        p = suite.path(f"w{it}-p{j}.csv")
+        data = head + b"".join(chunk)
+        if gz and rng.random() < 0.5:
+            p += ".gz"
+            data = gzip.compress(data)
+        open(p, "wb").write(data)
+        parts.append(p)
+    return case, parts
+
+
+def test_csv(suite):
+    rng = suite.rng
+    for it in range(4 if QUICK else 10):
+        case, parts = csv_parts(suite, it, gz=it % 3 == 2)
+        data = b"".join(open(p, "rb").read() for p in parts)
+        places = hard_places(data)
+        opts = stats_args(rng)
+        if rng.random() < 0.5:
+            opts = ["-c", ",".join(map(str, case.numeric_indices()))] + opts
+        n = 1 + it % 4
+        same_as_one(suite, f"csv{it} even", n, opts + parts)
+        for k in range(2):
+            n = rng.randint(2, 4)
+            cuts = cuts_for(rng, [len(data)], n, places)
+            same_as_one(suite, f"csv{it} cut", n, opts + parts, cuts)
+
+
+def test_binary(suite):
+    rng = suite.rng
+    n = rng.randint(10, 5000)
+    vals = [rng.choice([rng.gauss(0, 1e9), float(rng.randint(-2**60, 2**60)),
+                        float("nan"), float("inf"), 0.0]) for _ in range(3 * n)]
+    data = struct.pack(f"<{3 * n}d", *vals)
+    recs = [data[i:i + 24] for i in range(0, len(data), 24)]
+    parts = []
+    for j, chunk in enumerate(split(rng, recs, rng.randint(1, 4))):
+        p = suite.path(f"b{j}.f64")
+        body = b"".join(chunk)
+        if j == 1:
+            p += ".gz"
+            body = gzip.compress(body)
+        open(p, "wb").write(body)
+        parts.append(p)
+    total = sum(os.path.getsize(p) for p in parts)
+    for k in range(4):
+        n = 1 + k
+        opts = ["-b", "f64x3"] + stats_args(rng)
+        same_as_one(suite, "f64 even", n, opts + parts)
+        cuts = sorted(rng.randrange(total + 1) for _ in range(n - 1))
+        same_as_one(suite, "f64 cut", n, opts + parts, cuts)
+
+
+def test_errors(suite):
+    rng = suite.rng
+    p = suite.path("e.csv")
+    rows = ["a,b"] + ["%d,%d" % (i, i * 3) for i in range(2000)]
+    bad = rng.randrange(1000, 2000)
+    rows[bad] = "%d,oops" % bad
+    open(p, "w").write("\n".join(rows) + "\n")
+    size = os.path.getsize(p)
+    for n in (2, 3, 4):
+        cuts = sorted(rng.randrange(size) for _ in range(n - 1))
+        same_as_one(suite, "invalid field warned", n, ["--sum", p], cuts)
+        same_as_one(suite, "--strict error in a late rank", n,
+                    ["--strict", "--sum", p], cuts)
+    missing = suite.path("missing.csv")
+    same_as_one(suite, "unreadable file between others", 3,
+                ["--sum", p, missing, p])
+    q = suite.path("q.csv")
+    open(q, "w").write("a,b\n1,2\n3,\"open\n4,5\n6,7\n")
+    for n in (1, 2, 3, 4):
+        same_as_one(suite, "open quote at the end", n, ["--sum", q],
+                    sorted(rng.randrange(30) for _ in range(n - 1)))
+    b = suite.path("short.f64")
+    open(b, "wb").write(struct.pack("<5d", *range(5)) + b"xyz")
+    same_as_one(suite, "binary bytes left over", 3, ["-b", "f64", b])
+
+
+def test_emit_state(suite):
+    """--mpi --emit-state: rank 0 writes the merged state, which reports
+    as one process does."""
+    rng = suite.rng
+    case, parts = csv_parts(suite, "s")
+    data = b"".join(open(p, "rb").read() for p in parts)
+    opts = ["--sum", "--min", "--max", "--std"]
+    st = suite.path("mpi.state")
+    n = rng.randint(2, 4)
+    rc, out, err = mpirun(suite, n, ["--emit-state=" + st] + opts + parts,
+                          cuts_for(rng, [len(data)], n, hard_places(data)))
+    suite.check(rc == 0 and out == b"", "--mpi --emit-state exits 0", err)
+    got = suite.run(["--merge", "--json", st])
+    want = suite.run(device(["--json"] + opts + parts))
+    suite.check(got[:2] == want[:2], "--mpi's state merges to one process's",
+                f"{got[1][:200]!r}\n      {want[1][:200]!r}")
+
+
+def test_refusals(suite):
+    p = suite.path("r.csv")
+    open(p, "w").write("a\n1\n2\n")
+    for args in (["--hist", p], ["-a", p], ["--median", p],
+                 ["--quantiles", "0.5", p], ["--sum", "-"], ["--merge", p]):
+        rc, out, err = mpirun(suite, 2, args)
+        lines = err.strip().splitlines()
+        suite.check(rc == 2 and out == b"" and lines and
+                    all(x.startswith("colstat: ") for x in lines),
+                    f"--mpi {args[0]}: usage error", f"{rc} {err!r}")
+
+
+def main():
+    suite = Suite("e2e_mpi", sys.argv)
+    if not shutil.which("mpirun"):
+        print("e2e_mpi: no mpirun: skipped")
+        sys.exit(77)
+    rc, _, err = suite.run(["--mpi", "--sum", "/dev/null"])
+    if "built without MPI" in err:
+        print("e2e_mpi: colstat built without MPI: skipped")
+        sys.exit(77)
+    suite.run_tests((test_csv, test_binary, test_errors, test_emit_state,
+                     test_refusals))
+
+
+if __name__ == "__main__":
+    main()
