@@ -437,7 +437,7 @@ static void run(const run_spec *sp)
     int median = (sp->what & STAT_MEDIAN) != 0;
     qres qs[4][NQ];
     int binned = hist_on && !sp->have_range;
-        for (int j = 0; binned && j < nc; j++) { /* as the engine sets them */
+    for (int j = 0; binned && j < nc; j++) { /* as the engine sets them */
         double lo, hi;
         stats_hist_edges(&gs[j], &lo, &hi);
         ck_assert_int_eq(hist_init(&gh[j], sp->nbins, lo, hi), 0);
