@@ -165,6 +165,96 @@ static int pack(const engine_config *cfg, const engine_result *r, packed *p,
     return rc;
 }
 
+/* Histograms without --range (engine_edges): the edges agreed between
+ * the ranks. Each rank's count, extremes and finite extremes of every
+ * column are gathered and merged in rank order, as rank 0 merges the
+ * states, so the edges are stats_hist_edges's on the whole input (-0 or
+ * +0 as the first row holds it, infinities left out). Every rank joins
+ * exactly once: one that failed before the engine asked joins through
+ * agree_abandon, and the others then stop with an error not their own. */
+typedef struct agree {
+    int asked;  /* this rank joined */
+    int others; /* it stopped because another rank had failed */
+} agree;
+
+enum { EXT_COUNT, EXT_MIN, EXT_MAX, EXT_FMIN, EXT_FMAX, EXT_N };
+
+/* 0 where some rank failed (or the ranks' columns differ). */
+static int all_ready(int ok, int ncols)
+{
+    int mine[3] = {ok, ncols, -ncols}, all[3];
+    MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all[0] && all[1] == -all[2];
+}
+
+static void agree_abandon(agree *a)
+{
+    if (!a->asked)
+        all_ready(0, 0);
+    a->asked = 1;
+}
+
+/* Column k's edges from the n ranks' extremes x (rank-major). */
+static int merged_edges(const double *x, int n, int ncols, int k, double *lo,
+                        double *hi)
+{
+    col_stats m;
+    int rc = 0;
+    stats_init(&m);
+    for (int r = 0; r < n && !rc; r++) {
+        const double *v = x + ((size_t)r * (size_t)ncols + (size_t)k) * EXT_N;
+        col_stats s;
+        stats_init(&s);
+        s.count = v[EXT_COUNT] != 0;
+        s.min = v[EXT_MIN];
+        s.max = v[EXT_MAX];
+        s.fmin = v[EXT_FMIN];
+        s.fmax = v[EXT_FMAX];
+        /* rank r's rows after rank r - 1's: ties go to the earlier rank */
+        s.min_row = s.max_row = s.min_row_int = s.max_row_int = 1;
+        rc = stats_merge(&m, &s, (uint64_t)r);
+        stats_free(&s);
+    }
+    stats_hist_edges(&m, lo, hi);
+    stats_free(&m);
+    return rc;
+}
+
+static int agree_edges(void *ctx, int ncols, const col_stats *st, double *lo,
+                       double *hi, cs_error *e)
+{
+    agree *a = ctx;
+    int n, bad = 0;
+    a->asked = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    size_t each = (size_t)ncols * EXT_N;
+    double *mine = malloc((each ? each : 1) * sizeof *mine);
+    double *all = malloc((each ? each : 1) * (size_t)n * sizeof *all);
+    for (int k = 0; mine && k < ncols; k++) {
+        double *v = mine + (size_t)k * EXT_N;
+        v[EXT_COUNT] = st[k].count != 0;
+        v[EXT_MIN] = st[k].min;
+        v[EXT_MAX] = st[k].max;
+        v[EXT_FMIN] = st[k].fmin;
+        v[EXT_FMAX] = st[k].fmax;
+    }
+    if (!all_ready(mine && all, ncols)) {
+        a->others = mine && all;
+        bad = 1;
+    } else {
+        MPI_Allgather(mine, (int)each, MPI_DOUBLE, all, (int)each, MPI_DOUBLE,
+                      MPI_COMM_WORLD);
+        for (int k = 0; k < ncols && !bad; k++)
+            bad = merged_edges(all, n, ncols, k, &lo[k], &hi[k]);
+    }
+    free(mine);
+    free(all);
+    if (a->others)
+        return cs_fail(e, CS_EDATA, "", 0, "another rank failed");
+    return bad ? cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist")
+               : CS_OK;
+}
+
 /* This rank's share through the engine, packed for rank 0. */
 static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
                      packed *p, cs_error *e)
@@ -192,10 +282,18 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     engine *run = NULL;
     engine_result r;
     memset(&r, 0, sizeof r);
+    agree a = {0, 0};
+    engine_edges edges = {agree_edges, &a};
+    int agreed = (c.what & STAT_HIST) && !c.have_range;
+    c.edges = agreed ? &edges : NULL;
     if (rc == CS_OK)
         rc = engine_run(&c, w.rank == 0 ? sink : &marked, &run, &r, e);
+    if (agreed)
+        agree_abandon(&a);
     if (rc == CS_OK)
         rc = pack(&c, &r, p, e);
+    if (a.others) /* the first error in input order is another rank's */
+        rc = CS_OK;
     engine_close(run);
     engine_result_free(&r);
     free(parts);

@@ -46,6 +46,17 @@ typedef struct engine_part {
 } engine_part;
 #define ENGINE_PART_END UINT64_MAX
 
+/* --mpi (src/dist/): the edges of histograms without --range come from
+ * every process's statistics. find is given this process's states of the
+ * columns it reduces (the column table's order) and fills each column's
+ * edges: what stats_hist_edges gives on the states of all processes
+ * merged. Called once a run, where such edges are needed. */
+typedef struct engine_edges {
+    int (*find)(void *ctx, int ncols, const col_stats *st, double *lo,
+                double *hi, cs_error *e);
+    void *ctx;
+} engine_edges;
+
 typedef struct engine_config {
     const char *const *files; /* "-" is standard input */
     int nfiles;
@@ -72,6 +83,7 @@ typedef struct engine_config {
     /* The first invalid field of each column goes into the result instead
      * of a warning (--mpi warns once, after merging: engine_warn_invalid) */
     int invalid_to_result;
+    const engine_edges *edges; /* NULL: this process's own statistics */
 
     /* How the text is read: -W, and --null, --thousands, --decimal (NULL:
        empty fields are missing, numbers are in the C locale's form) */
