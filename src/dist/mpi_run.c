@@ -139,10 +139,16 @@ static void say_rank(void *ctx, engine_msg kind, const char *file,
 }
 
 /* What a rank sends rank 0: its state, and its columns' first invalid
- * fields as "column\0line\0file\0" triples. */
+ * fields as "column\0line\0file\0" triples. Rank 0 keeps its own
+ * columns' tentative marks and the error should none be reported: every
+ * rank reports every tentative column (keep_tentative), which rank 0
+ * drops where the merged counts show no numbers, as one process would. */
 typedef struct packed {
     char *state, *invalid;
     size_t state_len, invalid_len;
+    int ncols, verbose;
+    unsigned char *tentative;
+    cs_error none;
 } packed;
 
 static int pack(const engine_config *cfg, const engine_result *r, packed *p,
@@ -160,6 +166,14 @@ static int pack(const engine_config *cfg, const engine_result *r, packed *p,
                     r->cols[k].invalid_file, 0,
                     r->cols[k].invalid_text ? r->cols[k].invalid_text : "", 0);
     if ((s && fclose(s)) | (v && fclose(v)))
+        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    p->none = r->none;
+    p->verbose = cfg->verbose;
+    p->ncols = r->ncols;
+    p->tentative = calloc((size_t)(r->ncols ? r->ncols : 1), 1);
+    for (int k = 0; p->tentative && k < r->ncols; k++)
+        p->tentative[k] = (unsigned char)r->cols[k].tentative;
+    if (rc == CS_OK && !p->tentative)
         rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
     free(info.key);
     return rc;
@@ -276,6 +290,7 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     engine_config c = *cfg;
     c.parts = parts;
     c.invalid_to_result = 1;
+    c.keep_tentative = 1;
     c.progress = c.progress && w.rank == 0;
     rank_sink rs = {sink, w.rank};
     engine_sink marked = {say_rank, &rs};
@@ -347,6 +362,36 @@ static int place_invalid(const char *v, const int *len, const int *at, int n,
     return CS_OK;
 }
 
+/* Rank 0: the tentative columns (p's marks) whose merged counts show no
+ * numbers are not reported. */
+static int drop_tentative(engine_result *out, const packed *p,
+                          const engine_sink *sink, cs_error *e)
+{
+    int n = 0;
+    for (int k = 0; k < out->ncols; k++) {
+        engine_column *c = &out->cols[k];
+        if (k >= p->ncols || !p->tentative[k] || engine_holds_numbers(c->st)) {
+            out->cols[n++] = *c;
+            continue;
+        }
+        char text[512];
+        snprintf(text, sizeof text,
+                 "column '%s' held no numbers (the sample showed none): not "
+                 "reported",
+                 c->name);
+        if (p->verbose)
+            sink->say(sink->ctx, ENGINE_VERBOSE, "", 0, text);
+        free(c->name);
+        free(c->label);
+        free(c->invalid_file);
+        free(c->invalid_text);
+    }
+    out->ncols = n;
+    if (n == 0)
+        *e = p->none;
+    return n ? CS_OK : e->status;
+}
+
 /* Every rank's bytes to rank 0, in rank order: *all (malloc'ed), with
  * len[r] and at[r] locating rank r's. */
 static int gather_bytes(world w, const char *mine, size_t n, char **all,
@@ -393,6 +438,8 @@ static int conclude(world w, int rc, const packed *p, const engine_sink *sink,
         if (rc == CS_OK)
             rc = place_invalid(inv, vlen, vlen + w.n, w.n, out, e);
         if (rc == CS_OK)
+            rc = drop_tentative(out, p, sink, e);
+        if (rc == CS_OK)
             engine_warn_invalid(out, sink);
     }
     free(errs);
@@ -425,6 +472,7 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
     rc = conclude(w, rc, &p, sink, out, e);
     free(p.state);
     free(p.invalid);
+    free(p.tentative);
     if (rc != CS_OK)
         engine_result_free(out);
     e->status = rc;

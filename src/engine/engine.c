@@ -409,10 +409,15 @@ static int select_values(run *r, engine_result *out, cs_error *e)
 
 /* A chosen column is reported; a tentative one only if it turned out to
  * hold numbers: the sample's rule, applied to the whole input. */
+int engine_holds_numbers(const col_stats *s)
+{
+    return s->count + s->nan > s->invalid;
+}
+
 static int reported(run *r, int k, const col_stats *s)
 {
     const col_table *t = &r->table;
-    if (k < t->nfirm || s->count + s->nan > s->invalid)
+    if (k < t->nfirm || engine_holds_numbers(s) || r->cfg->keep_tentative)
         return 1;
     account_say(&r->acc,
                 "column %s held no numbers (the sample showed none): not "
@@ -454,11 +459,13 @@ static int take_columns(run *r, engine_result *out, cs_error *e)
         c->st = &out->held_st[k];
         c->h = &out->held_h[k];
         c->q = out->nq ? &out->held_q[(size_t)k * out->nq] : NULL;
+        c->tentative = k >= r->table.nfirm;
         out->ncols = i + 1;
         if (!(c->name = strdup(r->table.names[k])) ||
             !(c->label = strdup(r->table.labels[k])))
             return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     }
+    out->none = r->none;
     if (n == 0)
         *e = r->none;
     return e->status;

@@ -12,7 +12,9 @@ ranks' boundaries are forced (COLSTAT_MPI_CUTS) to random bytes and to the
 hard places: inside quoted fields, between CR and LF, inside the header
 and the mark. Histograms without --range (edges agreed between the ranks)
 over columns of infinities, NaN, -0.0 and +0.0, integers past 2^53, no
-finite value or no value at all, CSV and binary. Errors in one rank's share (--strict, an unreadable file, an
+finite value or no value at all, CSV and binary. Tentative default
+columns (the first file's sample saw no value in them) reported as one
+process reports them, whichever rank holds their numbers. Errors in one rank's share (--strict, an unreadable file, an
 open quote at the end) are reported once, as one process reports them.
 Skipped (77) without mpirun or in a build without MPI. Seed printed;
 COLSTAT_SEED reproduces. COLSTAT_TEST_DEVICE=gpu (or cpu) adds --device to
@@ -227,6 +229,61 @@ def test_hist_edges(suite):
                                             str(rng.randint(1, 30)), b], cuts)
 
 
+def test_tentative(suite):
+    """Default columns the first file's sample saw no value in are
+    tentative: reported only if the whole input holds numbers in them,
+    whichever rank's share holds those numbers (and an error, as one
+    process gives, where no column holds any)."""
+    rng = suite.rng
+    kinds = ("late", "text", "mixed", "empty", "nan")
+    for it in range(3 if QUICK else 8):
+        cols = [rng.choice(kinds) for _ in range(rng.randint(1, 5))]
+        first_numeric = it % 4 != 3  # else no column is chosen for sure
+        head = ",".join(["a"] + [f"{k}{j}" for j, k in enumerate(cols)])
+
+        def field(kind, late):
+            if kind == "late" and late and rng.random() < 0.1:
+                return repr(rng.uniform(-9, 9))
+            if kind == "text" and late and rng.random() < 0.1:
+                return "x"
+            if kind == "mixed" and late:
+                return rng.choice(["", "y", "3", "-0.0"])
+            if kind == "nan" and late and rng.random() < 0.05:
+                return "nan"
+            return ""
+        parts, data = [], b""
+        for j in range(rng.randint(2, 4)):
+            rows = [head]
+            for i in range(rng.randint(1, 200)):
+                a = str(rng.randint(-50, 50)) if first_numeric else ""
+                rows.append(",".join([a] + [field(k, j > 0) for k in cols]))
+            p = suite.path(f"t{it}-{j}.csv")
+            body = ("\n".join(rows) + "\n").encode()
+            open(p, "wb").write(body)
+            parts.append(p)
+            data += body
+        for k in range(3):
+            n = rng.randint(1, 4)
+            cuts = sorted(rng.randrange(len(data) + 1) for _ in range(n - 1))
+            opts = rng.choice([[], ["--json"], ["--hist"], ["--std", "--tsv"]])
+            same_as_one(suite, f"tentative{it} {cols}", n, opts + parts, cuts)
+
+
+def test_wide_table(suite):
+    """A table wider than a terminal: Open MPI gives the ranks a
+    pseudo-terminal for stdout wherever mpirun's goes, which must not
+    turn it to the long layout."""
+    p = suite.path("wide.csv")
+    names = [f"a_rather_long_column_name_that_goes_on_{j}" for j in range(8)]
+    rows = [",".join(names)] + [",".join(repr(i * j / 7 + 0.1)
+                                         for j in range(8))
+                                 for i in range(50)]
+    open(p, "w").write("\n".join(rows) + "\n")
+    for n in (1, 2):
+        same_as_one(suite, "wide table", n, ["--count", "--sum", "--mean",
+                                             "--std", "--min", "--max", p])
+
+
 def test_errors(suite):
     rng = suite.rng
     p = suite.path("e.csv")
@@ -299,8 +356,9 @@ def main():
     if "built without MPI" in err:
         print("e2e_mpi: colstat built without MPI: skipped")
         sys.exit(77)
-    suite.run_tests((test_csv, test_binary, test_hist_edges, test_errors,
-                     test_emit_state, test_refusals))
+    suite.run_tests((test_csv, test_binary, test_hist_edges, test_tentative,
+                     test_wide_table, test_errors, test_emit_state,
+                     test_refusals))
 
 
 if __name__ == "__main__":
