@@ -122,6 +122,7 @@ V_GPU = re.compile(r"colstat: (.+): parsed on the GPU\Z")
 V_STOP = re.compile(r"colstat: (.+):([0-9]+): GPU parse stopped \((.*)\); "
                     r"the host parsed from here\Z")
 V_STAGE = re.compile(r"colstat: [A-Za-z]")
+V_GZIP = re.compile(r"colstat: (.+): gzip: .* inflating, ")  # -v, host side
 V_WS = re.compile(r"colstat: (.+): whitespace-separated \(-W\): parsed on the "
                   r"host, reduced on the gpu\Z")
 
@@ -1050,7 +1051,7 @@ def split_gpu_stderr(err):
         if m:
             parse.append((m.group(1), -1, "-W"))
             continue
-        if V_STAGE.match(s):
+        if V_STAGE.match(s) or V_GZIP.match(s):
             continue
         kept.append(line)
     return "".join(kept), parse
