@@ -193,12 +193,13 @@ typedef struct agree {
 
 enum { EXT_COUNT, EXT_MIN, EXT_MAX, EXT_FMIN, EXT_FMAX, EXT_N };
 
-/* 0 where some rank failed (or the ranks' columns differ). */
+/* 1 where every rank is ready, 0 where some rank failed, -1 where the
+ * ranks' columns differ (every rank read the same head: not expected). */
 static int all_ready(int ok, int ncols)
 {
     int mine[3] = {ok, ncols, -ncols}, all[3];
     MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return all[0] && all[1] == -all[2];
+    return !all[0] ? 0 : all[1] == -all[2] ? 1 : -1;
 }
 
 static void agree_abandon(agree *a)
@@ -252,8 +253,9 @@ static int agree_edges(void *ctx, int ncols, const col_stats *st, double *lo,
         v[EXT_FMIN] = st[k].fmin;
         v[EXT_FMAX] = st[k].fmax;
     }
-    if (!all_ready(mine && all, ncols)) {
-        a->others = mine && all;
+    int ready = all_ready(mine && all, ncols);
+    if (ready <= 0) {
+        a->others = !ready && mine && all;
         bad = 1;
     } else {
         MPI_Allgather(mine, (int)each, MPI_DOUBLE, all, (int)each, MPI_DOUBLE,
@@ -265,6 +267,9 @@ static int agree_edges(void *ctx, int ncols, const col_stats *st, double *lo,
     free(all);
     if (a->others)
         return cs_fail(e, CS_EDATA, "", 0, "another rank failed");
+    if (ready < 0)
+        return cs_fail(e, CS_EDATA, "", 0,
+                       "--mpi: the ranks found different columns");
     return bad ? cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist")
                : CS_OK;
 }
