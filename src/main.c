@@ -205,7 +205,10 @@ static report_style style_for(const options *o)
 {
     report_style st = {0};
     st.width = term_width(stdout);
-    st.tty = isatty(STDOUT_FILENO);
+    /* under --mpi, stdout is the launcher's (Open MPI gives each rank a
+     * pseudo-terminal, wherever mpirun's own output goes): not known to be
+     * a terminal, so the table is laid out as for a file */
+    st.tty = !o->mpi && isatty(STDOUT_FILENO);
     st.layout = o->layout;
     st.digits = o->digits ? o->digits : o->format == FMT_TABLE ? 15 : 0;
     st.utf8 = utf8_charset();

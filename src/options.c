@@ -496,8 +496,8 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
     return CS_OK;
 }
 
-/* --mpi splits named files; a histogram without --range and quantiles
- * would need passes agreed between the ranks (not done yet). */
+/* --mpi splits named files; quantiles would need passes agreed between
+ * the ranks (not done yet). */
 static int check_mpi_options(const options *o, cs_error *e)
 {
     if (!o->mpi)
@@ -509,11 +509,6 @@ static int check_mpi_options(const options *o, cs_error *e)
         if (!strcmp(o->run.files[i], "-"))
             return cs_fail(e, CS_EUSAGE, "", 0,
                            "--mpi reads named files, not standard input");
-    if ((o->run.what & STAT_HIST) && !o->run.have_range)
-        return cs_fail(e, CS_EUSAGE, "", 0,
-                       "--mpi: a histogram needs --range LO:HI (its edges "
-                       "are not yet agreed between ranks); or run one "
-                       "process without --mpi");
     if (o->run.what & (STAT_MEDIAN | STAT_QUANTILES))
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--mpi: quantiles need every value of the whole "

@@ -139,10 +139,16 @@ static void say_rank(void *ctx, engine_msg kind, const char *file,
 }
 
 /* What a rank sends rank 0: its state, and its columns' first invalid
- * fields as "column\0line\0file\0" triples. */
+ * fields as "column\0line\0file\0" triples. Rank 0 keeps its own
+ * columns' tentative marks and the error should none be reported: every
+ * rank reports every tentative column (keep_tentative), which rank 0
+ * drops where the merged counts show no numbers, as one process would. */
 typedef struct packed {
     char *state, *invalid;
     size_t state_len, invalid_len;
+    int ncols, verbose;
+    unsigned char *tentative;
+    cs_error none;
 } packed;
 
 static int pack(const engine_config *cfg, const engine_result *r, packed *p,
@@ -161,8 +167,111 @@ static int pack(const engine_config *cfg, const engine_result *r, packed *p,
                     r->cols[k].invalid_text ? r->cols[k].invalid_text : "", 0);
     if ((s && fclose(s)) | (v && fclose(v)))
         rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    p->none = r->none;
+    p->verbose = cfg->verbose;
+    p->ncols = r->ncols;
+    p->tentative = calloc((size_t)(r->ncols ? r->ncols : 1), 1);
+    for (int k = 0; p->tentative && k < r->ncols; k++)
+        p->tentative[k] = (unsigned char)r->cols[k].tentative;
+    if (rc == CS_OK && !p->tentative)
+        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
     free(info.key);
     return rc;
+}
+
+/* Histograms without --range (engine_edges): the edges agreed between
+ * the ranks. Each rank's count, extremes and finite extremes of every
+ * column are gathered and merged in rank order, as rank 0 merges the
+ * states, so the edges are stats_hist_edges's on the whole input (-0 or
+ * +0 as the first row holds it, infinities left out). Every rank joins
+ * exactly once: one that failed before the engine asked joins through
+ * agree_abandon, and the others then stop with an error not their own. */
+typedef struct agree {
+    int asked;  /* this rank joined */
+    int others; /* it stopped because another rank had failed */
+} agree;
+
+enum { EXT_COUNT, EXT_MIN, EXT_MAX, EXT_FMIN, EXT_FMAX, EXT_N };
+
+/* 1 where every rank is ready, 0 where some rank failed, -1 where the
+ * ranks' columns differ (every rank read the same head: not expected). */
+static int all_ready(int ok, int ncols)
+{
+    int mine[3] = {ok, ncols, -ncols}, all[3];
+    MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return !all[0] ? 0 : all[1] == -all[2] ? 1 : -1;
+}
+
+static void agree_abandon(agree *a)
+{
+    if (!a->asked)
+        all_ready(0, 0);
+    a->asked = 1;
+}
+
+/* Column k's edges from the n ranks' extremes x (rank-major). */
+static int merged_edges(const double *x, int n, int ncols, int k, double *lo,
+                        double *hi)
+{
+    col_stats m;
+    int rc = 0;
+    stats_init(&m);
+    for (int r = 0; r < n && !rc; r++) {
+        const double *v = x + ((size_t)r * (size_t)ncols + (size_t)k) * EXT_N;
+        col_stats s;
+        stats_init(&s);
+        s.count = v[EXT_COUNT] != 0;
+        s.min = v[EXT_MIN];
+        s.max = v[EXT_MAX];
+        s.fmin = v[EXT_FMIN];
+        s.fmax = v[EXT_FMAX];
+        /* rank r's rows after rank r - 1's: ties go to the earlier rank */
+        s.min_row = s.max_row = s.min_row_int = s.max_row_int = 1;
+        rc = stats_merge(&m, &s, (uint64_t)r);
+        stats_free(&s);
+    }
+    stats_hist_edges(&m, lo, hi);
+    stats_free(&m);
+    return rc;
+}
+
+static int agree_edges(void *ctx, int ncols, const col_stats *st, double *lo,
+                       double *hi, cs_error *e)
+{
+    agree *a = ctx;
+    int n, bad = 0;
+    a->asked = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    size_t each = (size_t)ncols * EXT_N;
+    double *mine = malloc((each ? each : 1) * sizeof *mine);
+    double *all = malloc((each ? each : 1) * (size_t)n * sizeof *all);
+    for (int k = 0; mine && k < ncols; k++) {
+        double *v = mine + (size_t)k * EXT_N;
+        v[EXT_COUNT] = st[k].count != 0;
+        v[EXT_MIN] = st[k].min;
+        v[EXT_MAX] = st[k].max;
+        v[EXT_FMIN] = st[k].fmin;
+        v[EXT_FMAX] = st[k].fmax;
+    }
+    int ready = all_ready(mine && all, ncols);
+    if (ready <= 0) {
+        a->others = !ready && mine && all;
+        bad = 1;
+    } else {
+        MPI_Allgather(mine, (int)each, MPI_DOUBLE, all, (int)each, MPI_DOUBLE,
+                      MPI_COMM_WORLD);
+        for (int k = 0; k < ncols && !bad; k++)
+            bad = merged_edges(all, n, ncols, k, &lo[k], &hi[k]);
+    }
+    free(mine);
+    free(all);
+    if (a->others)
+        return cs_fail(e, CS_EDATA, "", 0, "another rank failed");
+    if (ready < 0)
+        return cs_fail(e, CS_EDATA, "", 0,
+                       "--mpi: the ranks found different columns");
+    return bad ? cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist")
+               : CS_OK;
 }
 
 /* This rank's share through the engine, packed for rank 0. */
@@ -186,16 +295,25 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     engine_config c = *cfg;
     c.parts = parts;
     c.invalid_to_result = 1;
+    c.keep_tentative = 1;
     c.progress = c.progress && w.rank == 0;
     rank_sink rs = {sink, w.rank};
     engine_sink marked = {say_rank, &rs};
     engine *run = NULL;
     engine_result r;
     memset(&r, 0, sizeof r);
+    agree a = {0, 0};
+    engine_edges edges = {agree_edges, &a};
+    int agreed = (c.what & STAT_HIST) && !c.have_range;
+    c.edges = agreed ? &edges : NULL;
     if (rc == CS_OK)
         rc = engine_run(&c, w.rank == 0 ? sink : &marked, &run, &r, e);
+    if (agreed)
+        agree_abandon(&a);
     if (rc == CS_OK)
         rc = pack(&c, &r, p, e);
+    if (a.others) /* the first error in input order is another rank's */
+        rc = CS_OK;
     engine_close(run);
     engine_result_free(&r);
     free(parts);
@@ -249,6 +367,36 @@ static int place_invalid(const char *v, const int *len, const int *at, int n,
     return CS_OK;
 }
 
+/* Rank 0: the tentative columns (p's marks) whose merged counts show no
+ * numbers are not reported. */
+static int drop_tentative(engine_result *out, const packed *p,
+                          const engine_sink *sink, cs_error *e)
+{
+    int n = 0;
+    for (int k = 0; k < out->ncols; k++) {
+        engine_column *c = &out->cols[k];
+        if (k >= p->ncols || !p->tentative[k] || engine_holds_numbers(c->st)) {
+            out->cols[n++] = *c;
+            continue;
+        }
+        char text[512];
+        snprintf(text, sizeof text,
+                 "column '%s' held no numbers (the sample showed none): not "
+                 "reported",
+                 c->name);
+        if (p->verbose)
+            sink->say(sink->ctx, ENGINE_VERBOSE, "", 0, text);
+        free(c->name);
+        free(c->label);
+        free(c->invalid_file);
+        free(c->invalid_text);
+    }
+    out->ncols = n;
+    if (n == 0)
+        *e = p->none;
+    return n ? CS_OK : e->status;
+}
+
 /* Every rank's bytes to rank 0, in rank order: *all (malloc'ed), with
  * len[r] and at[r] locating rank r's. */
 static int gather_bytes(world w, const char *mine, size_t n, char **all,
@@ -295,6 +443,8 @@ static int conclude(world w, int rc, const packed *p, const engine_sink *sink,
         if (rc == CS_OK)
             rc = place_invalid(inv, vlen, vlen + w.n, w.n, out, e);
         if (rc == CS_OK)
+            rc = drop_tentative(out, p, sink, e);
+        if (rc == CS_OK)
             engine_warn_invalid(out, sink);
     }
     free(errs);
@@ -327,6 +477,7 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
     rc = conclude(w, rc, &p, sink, out, e);
     free(p.state);
     free(p.invalid);
+    free(p.tentative);
     if (rc != CS_OK)
         engine_result_free(out);
     e->status = rc;

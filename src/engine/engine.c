@@ -342,18 +342,28 @@ static int one_pass(run *r, passes *ps, cs_error *e)
 
 /* Histograms without --range: edges from the final finite min and max
  * (infinities count as underflow and overflow), none (NaN, printed as
- * null) for a column without finite values. */
+ * null) for a column without finite values; under --mpi, of every
+ * process's values (cfg->edges). */
 static int hist_edges(run *r, engine_result *out, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
-    for (int k = 0; k < out->nheld; k++) {
-        double lo, hi;
-        stats_hist_edges(&out->held_st[k], &lo, &hi);
+    size_t n = (size_t)(out->nheld > 0 ? out->nheld : 1);
+    double *lo = malloc(n * sizeof *lo), *hi = malloc(n * sizeof *hi);
+    int rc = lo && hi ? CS_OK
+                      : cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist");
+    for (int k = 0; rc == CS_OK && !cfg->edges && k < out->nheld; k++)
+        stats_hist_edges(&out->held_st[k], &lo[k], &hi[k]);
+    if (rc == CS_OK && cfg->edges)
+        rc = cfg->edges->find(cfg->edges->ctx, out->nheld, out->held_st, lo, hi,
+                              e);
+    for (int k = 0; rc == CS_OK && k < out->nheld; k++) {
         hist_free(&out->held_h[k]);
-        if (hist_init(&out->held_h[k], cfg->nbins, lo, hi))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist");
+        if (hist_init(&out->held_h[k], cfg->nbins, lo[k], hi[k]))
+            rc = cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist");
     }
-    return CS_OK;
+    free(lo);
+    free(hi);
+    return rc;
 }
 
 /* nq quantiles a column, in the column table's order. */
@@ -399,10 +409,15 @@ static int select_values(run *r, engine_result *out, cs_error *e)
 
 /* A chosen column is reported; a tentative one only if it turned out to
  * hold numbers: the sample's rule, applied to the whole input. */
+int engine_holds_numbers(const col_stats *s)
+{
+    return s->count + s->nan > s->invalid;
+}
+
 static int reported(run *r, int k, const col_stats *s)
 {
     const col_table *t = &r->table;
-    if (k < t->nfirm || s->count + s->nan > s->invalid)
+    if (k < t->nfirm || engine_holds_numbers(s) || r->cfg->keep_tentative)
         return 1;
     account_say(&r->acc,
                 "column %s held no numbers (the sample showed none): not "
@@ -444,11 +459,13 @@ static int take_columns(run *r, engine_result *out, cs_error *e)
         c->st = &out->held_st[k];
         c->h = &out->held_h[k];
         c->q = out->nq ? &out->held_q[(size_t)k * out->nq] : NULL;
+        c->tentative = k >= r->table.nfirm;
         out->ncols = i + 1;
         if (!(c->name = strdup(r->table.names[k])) ||
             !(c->label = strdup(r->table.labels[k])))
             return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     }
+    out->none = r->none;
     if (n == 0)
         *e = r->none;
     return e->status;

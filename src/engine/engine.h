@@ -46,6 +46,17 @@ typedef struct engine_part {
 } engine_part;
 #define ENGINE_PART_END UINT64_MAX
 
+/* --mpi (src/dist/): the edges of histograms without --range come from
+ * every process's statistics. find is given this process's states of the
+ * columns it reduces (the column table's order) and fills each column's
+ * edges: what stats_hist_edges gives on the states of all processes
+ * merged. Called once a run, where such edges are needed. */
+typedef struct engine_edges {
+    int (*find)(void *ctx, int ncols, const col_stats *st, double *lo,
+                double *hi, cs_error *e);
+    void *ctx;
+} engine_edges;
+
 typedef struct engine_config {
     const char *const *files; /* "-" is standard input */
     int nfiles;
@@ -72,6 +83,10 @@ typedef struct engine_config {
     /* The first invalid field of each column goes into the result instead
      * of a warning (--mpi warns once, after merging: engine_warn_invalid) */
     int invalid_to_result;
+    const engine_edges *edges; /* NULL: this process's own statistics */
+    /* --mpi: every tentative column is reported, marked, so that the rule
+     * (engine_holds_numbers) is applied to every process's merged counts */
+    int keep_tentative;
 
     /* How the text is read: -W, and --null, --thousands, --decimal (NULL:
        empty fields are missing, numbers are in the C locale's form) */
@@ -105,6 +120,7 @@ typedef struct engine_column {
     char *invalid_file;
     uint64_t invalid_line;
     char *invalid_text;
+    int tentative; /* with keep_tentative: the sample saw no value in it */
 } engine_column;
 
 typedef struct engine_result {
@@ -119,6 +135,7 @@ typedef struct engine_result {
     col_stats *held_st;
     hist *held_h;
     qres *held_q;
+    cs_error none; /* the error should no column be reported */
 } engine_result;
 
 /* The memory for kept values without --memory: a quarter of the
@@ -135,6 +152,10 @@ typedef struct engine engine;
 int engine_run(const engine_config *cfg, const engine_sink *sink, engine **run,
                engine_result *out, cs_error *e);
 void engine_close(engine *run); /* NULL does nothing */
+
+/* Whether a tentative column is reported: it held numbers (or NaN),
+ * more than invalid fields. */
+int engine_holds_numbers(const col_stats *s);
 
 /* The warning a run gives for each column of r holding invalid fields,
  * from r's first invalid fields (invalid_to_result). */

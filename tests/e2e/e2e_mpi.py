@@ -10,7 +10,11 @@ mpirun run must give the bytes one process gives over the same inputs:
 stdout, stderr (warnings, the one error line) and the exit status. The
 ranks' boundaries are forced (COLSTAT_MPI_CUTS) to random bytes and to the
 hard places: inside quoted fields, between CR and LF, inside the header
-and the mark. Errors in one rank's share (--strict, an unreadable file, an
+and the mark. Histograms without --range (edges agreed between the ranks)
+over columns of infinities, NaN, -0.0 and +0.0, integers past 2^53, no
+finite value or no value at all, CSV and binary. Tentative default
+columns (the first file's sample saw no value in them) reported as one
+process reports them, whichever rank holds their numbers. Errors in one rank's share (--strict, an unreadable file, an
 open quote at the end) are reported once, as one process reports them.
 Skipped (77) without mpirun or in a build without MPI. Seed printed;
 COLSTAT_SEED reproduces. COLSTAT_TEST_DEVICE=gpu (or cpu) adds --device to
@@ -94,6 +98,8 @@ def stats_args(rng):
     if rng.random() < 0.3:
         args += ["--hist", "--bins", str(rng.randint(1, 40)), "--range",
                  "%r:%r" % (-rng.random() * 1e3, rng.random() * 1e3)]
+    elif rng.random() < 0.4:  # edges from the whole input's min and max
+        args += ["--hist", "--bins", str(rng.randint(1, 40))]
     return args + ["--json"] if rng.random() < 0.7 else args + ["--tsv"]
 
 
@@ -157,6 +163,127 @@ def test_binary(suite):
         same_as_one(suite, "f64 cut", n, opts + parts, cuts)
 
 
+EDGE_KINDS = ("inf", "nan", "zeros", "big", "noFinite", "empty", "plain",
+              "late")
+
+
+def edge_value(rng, kind, i, n):
+    """One field of a column whose histogram edges are hard to agree on."""
+    r = rng.random()
+    if kind == "inf":
+        return rng.choice(["inf", "-inf", "Infinity"]) if r < 0.2 else \
+            repr(rng.uniform(-1e6, 1e6))
+    if kind == "nan":
+        return "nan" if r < 0.3 else repr(rng.gauss(0, 1))
+    if kind == "zeros":
+        return rng.choice(["-0.0", "0", "-0", "0.0", "1e-320", "-1e-320"]
+                          if r < 0.1 else ["-0.0", "0", "-0", "0.0"])
+    if kind == "big":  # integers past 2^53, exact in the integer view
+        return str(rng.choice([1, -1]) * (2**53 + rng.randrange(2**10)) if
+                   r < 0.7 else rng.randrange(-2**63, 2**63))
+    if kind == "noFinite":
+        return rng.choice(["inf", "-inf", "nan", ""])
+    if kind == "empty":
+        return ""
+    if kind == "late":  # numbers only in the last rows
+        return repr(rng.uniform(-5, 5)) if i > n - 5 else ""
+    return repr(rng.uniform(-1, 1))
+
+
+def test_hist_edges(suite):
+    """--hist without --range: every rank bins over the whole input's
+    edges, byte-identical to one process, at any cut and rank count."""
+    rng = suite.rng
+    for it in range(3 if QUICK else 8):
+        kinds = [rng.choice(EDGE_KINDS) for _ in range(rng.randint(2, 6))]
+        nrows = rng.randint(1, 80 if QUICK else 600)
+        rows = [",".join(f"{k}{j}" for j, k in enumerate(kinds))]
+        # the first row shows a number in every column but the empty
+        # ones, so that the default columns are chosen, not tentative
+        rows += [",".join(("1" if k not in ("empty", "noFinite", "late")
+                           else "") for k in kinds)]
+        rows += [",".join(edge_value(rng, k, i, nrows) for k in kinds)
+                 for i in range(nrows)]
+        p = suite.path(f"h{it}.csv")
+        data = ("\r\n" if it % 2 else "\n").join(rows) + "\n"
+        open(p, "w", newline="").write(data)
+        cols = ["-c", ",".join(str(j + 1) for j in range(len(kinds)))]
+        for k in range(3):
+            opts = cols + ["--hist", "--bins", str(rng.randint(1, 30))]
+            opts += rng.sample(["--sum", "--min", "--max", "--std"],
+                               rng.randint(0, 2))
+            opts += rng.choice([["--json"], ["--tsv"], ["--csv"], []])
+            n = rng.randint(1, 4)
+            cuts = sorted(rng.randrange(len(data) + 1) for _ in range(n - 1))
+            same_as_one(suite, f"hist{it} {kinds}", n, opts + [p], cuts)
+    vals = []
+    for i in range(rng.randint(1, 3000)):
+        vals += [float(edge_value(rng, "inf", i, 0)),
+                 float(edge_value(rng, "zeros", i, 0)),
+                 float(rng.choice(["inf", "-inf", "nan"]))]
+    b = suite.path("h.f64")
+    open(b, "wb").write(struct.pack(f"<{len(vals)}d", *vals))
+    for n in (1, 2, 3, 4):
+        cuts = sorted(rng.randrange(len(vals) * 8 + 1) for _ in range(n - 1))
+        same_as_one(suite, "f64 hist", n, ["-b", "f64x3", "--hist", "--bins",
+                                            str(rng.randint(1, 30)), b], cuts)
+
+
+def test_tentative(suite):
+    """Default columns the first file's sample saw no value in are
+    tentative: reported only if the whole input holds numbers in them,
+    whichever rank's share holds those numbers (and an error, as one
+    process gives, where no column holds any)."""
+    rng = suite.rng
+    kinds = ("late", "text", "mixed", "empty", "nan")
+    for it in range(3 if QUICK else 8):
+        cols = [rng.choice(kinds) for _ in range(rng.randint(1, 5))]
+        first_numeric = it % 4 != 3  # else no column is chosen for sure
+        head = ",".join(["a"] + [f"{k}{j}" for j, k in enumerate(cols)])
+
+        def field(kind, late):
+            if kind == "late" and late and rng.random() < 0.1:
+                return repr(rng.uniform(-9, 9))
+            if kind == "text" and late and rng.random() < 0.1:
+                return "x"
+            if kind == "mixed" and late:
+                return rng.choice(["", "y", "3", "-0.0"])
+            if kind == "nan" and late and rng.random() < 0.05:
+                return "nan"
+            return ""
+        parts, data = [], b""
+        for j in range(rng.randint(2, 4)):
+            rows = [head]
+            for i in range(rng.randint(1, 200)):
+                a = str(rng.randint(-50, 50)) if first_numeric else ""
+                rows.append(",".join([a] + [field(k, j > 0) for k in cols]))
+            p = suite.path(f"t{it}-{j}.csv")
+            body = ("\n".join(rows) + "\n").encode()
+            open(p, "wb").write(body)
+            parts.append(p)
+            data += body
+        for k in range(3):
+            n = rng.randint(1, 4)
+            cuts = sorted(rng.randrange(len(data) + 1) for _ in range(n - 1))
+            opts = rng.choice([[], ["--json"], ["--hist"], ["--std", "--tsv"]])
+            same_as_one(suite, f"tentative{it} {cols}", n, opts + parts, cuts)
+
+
+def test_wide_table(suite):
+    """A table wider than a terminal: Open MPI gives the ranks a
+    pseudo-terminal for stdout wherever mpirun's goes, which must not
+    turn it to the long layout."""
+    p = suite.path("wide.csv")
+    names = [f"a_rather_long_column_name_that_goes_on_{j}" for j in range(8)]
+    rows = [",".join(names)] + [",".join(repr(i * j / 7 + 0.1)
+                                         for j in range(8))
+                                 for i in range(50)]
+    open(p, "w").write("\n".join(rows) + "\n")
+    for n in (1, 2):
+        same_as_one(suite, "wide table", n, ["--count", "--sum", "--mean",
+                                             "--std", "--min", "--max", p])
+
+
 def test_errors(suite):
     rng = suite.rng
     p = suite.path("e.csv")
@@ -170,9 +297,15 @@ def test_errors(suite):
         same_as_one(suite, "invalid field warned", n, ["--sum", p], cuts)
         same_as_one(suite, "--strict error in a late rank", n,
                     ["--strict", "--sum", p], cuts)
+        # the ranks before the error wait for the histograms' edges: the
+        # failed rank must still join, and its error be the one printed
+        same_as_one(suite, "--strict error, --hist without --range", n,
+                    ["--strict", "--hist", p], cuts)
     missing = suite.path("missing.csv")
     same_as_one(suite, "unreadable file between others", 3,
                 ["--sum", p, missing, p])
+    same_as_one(suite, "unreadable file, --hist without --range", 3,
+                ["--hist", p, missing, p])
     q = suite.path("q.csv")
     open(q, "w").write("a,b\n1,2\n3,\"open\n4,5\n6,7\n")
     for n in (1, 2, 3, 4):
@@ -204,7 +337,8 @@ def test_emit_state(suite):
 def test_refusals(suite):
     p = suite.path("r.csv")
     open(p, "w").write("a\n1\n2\n")
-    for args in (["--hist", p], ["-a", p], ["--median", p],
+    # -a includes the median, which --mpi does not compute yet
+    for args in (["-a", p], ["--median", p],
                  ["--quantiles", "0.5", p], ["--sum", "-"], ["--merge", p]):
         rc, out, err = mpirun(suite, 2, args)
         lines = err.strip().splitlines()
@@ -222,7 +356,8 @@ def main():
     if "built without MPI" in err:
         print("e2e_mpi: colstat built without MPI: skipped")
         sys.exit(77)
-    suite.run_tests((test_csv, test_binary, test_errors, test_emit_state,
+    suite.run_tests((test_csv, test_binary, test_hist_edges, test_tentative,
+                     test_wide_table, test_errors, test_emit_state,
                      test_refusals))
 
 
