@@ -129,7 +129,7 @@ void hint_no_numbers(const input *in, char *buf, size_t cap)
                  "%s: fields such as '%s' group their digits (see "
                  "--thousands), or choose columns with -c",
                  what, shown);
-    else if (in->nfields == 1 && memchr(in->head, ' ', look))
+    else if (in->nfields == 1 && look && memchr(in->head, ' ', look))
         snprintf(buf, cap,
                  "%s: each line is one field: give the delimiter with -d "
                  "(such as -d ' ')",

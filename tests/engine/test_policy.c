@@ -53,10 +53,14 @@ START_TEST(small_cpu_large_gpu)
         policy_choice c = choose(1, binary, what, PROBE_PLAIN, big, threads);
         ck_assert_msg(c.gpu, "%s", c.why);
         ck_assert(strstr(c.why, "GPU") != NULL);
-        /* no GPU, no GPU; streams and compressed inputs stay on the CPU */
+        /* no GPU, no GPU; streams and other compressed inputs stay on the
+         * CPU; gzip, decoded in parallel either way, goes to the faster
+         * parser */
         ck_assert(!choose(0, binary, what, PROBE_PLAIN, big, threads).gpu);
         ck_assert(!choose(1, binary, what, PROBE_STREAM, 0, threads).gpu);
-        ck_assert(!choose(1, binary, what, PROBE_GZIP, big, threads).gpu);
+        c = choose(1, binary, what, PROBE_GZIP, 1u << 20, threads);
+        ck_assert_msg(!c.gpu, "%s", c.why);
+        ck_assert(choose(1, binary, what, PROBE_GZIP, big, threads).gpu);
         ck_assert(!choose(1, binary, what, PROBE_COMPRESSED, big, threads).gpu);
     }
 }
