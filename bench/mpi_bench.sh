@@ -24,7 +24,7 @@ dir=$DATA/mpi-$SIZE
 csv=$dir/bench.csv
 if [ ! -s "$csv" ]; then
     mkdir -p "$dir"
-    "$B/colstat_gen" --bytes "$SIZE" --seed 1 --out "$dir" >/dev/null || exit 1
+    "$B/colstat_gen" --bytes "$SIZE" --seed 1 --files csv --out "$dir" >/dev/null || exit 1
 fi
 cat "$csv" >/dev/null # into the page cache
 bytes=$(stat -c %s "$csv")
