@@ -183,6 +183,12 @@ static unsigned run(test_rng *g, const data *x, const col_stats *st,
     return n;
 }
 
+static void stats_done(col_stats *st)
+{
+    for (int k = 0; k < COLS; k++)
+        stats_free(&st[k]);
+}
+
 static void stats_of(const data *x, col_stats *st)
 {
     for (int k = 0; k < COLS; k++) {
@@ -235,6 +241,7 @@ START_TEST(against_a_sort)
         hist_free(&h[k]);
         hist_free(&want[k]);
     }
+    stats_done(st);
     release(&x);
 }
 END_TEST
@@ -272,6 +279,7 @@ START_TEST(few_values_two_passes)
         ck_assert(res[k][0].value == w.value);
     }
     passes_free(ps);
+    stats_done(st);
     release(&x);
 }
 END_TEST
@@ -296,6 +304,7 @@ START_TEST(changed_input)
     ck_assert_int_eq(passes_narrow(ps, &e), CS_EDATA);
     ck_assert_ptr_nonnull(strstr(e.msg, "changed"));
     passes_free(ps);
+    stats_done(st);
     release(&x);
 }
 END_TEST
