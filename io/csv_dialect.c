@@ -55,6 +55,17 @@ static void keep_first_field(sample *s, const char *f, size_t len)
     s->first[s->nfields++] = copy;
 }
 
+/* A field as the samples count it: 1 a number (NaN too), 2 other text, 0
+ * missing. */
+static unsigned char field_kind(const void *f, size_t len,
+                                const num_format *fmt)
+{
+    double v;
+    int32_t corr;
+    num_kind k = parse_number_fmt(f, len, fmt, &v, &corr);
+    return k == NUM_OK || k == NUM_NAN ? 1 : k == NUM_INVALID ? 2 : 0;
+}
+
 static void sample_field(void *f, size_t len, void *data)
 {
     sample *s = data;
@@ -67,10 +78,7 @@ static void sample_field(void *f, size_t len, void *data)
     }
     if (i >= s->nfields)
         return;
-    double v;
-    int32_t corr;
-    num_kind k = parse_number_fmt(f, len, s->fmt, &v, &corr);
-    s->cur[i] = k == NUM_OK || k == NUM_NAN ? 1 : k == NUM_INVALID ? 2 : 0;
+    s->cur[i] = field_kind(f, len, s->fmt);
 }
 
 static void sample_record(int ch, void *data)
@@ -372,10 +380,7 @@ static void stretch_field(void *f, size_t len, void *data)
     int i = w->field++;
     if (!w->num || i >= w->nfields)
         return;
-    double v;
-    int32_t corr;
-    num_kind k = parse_number_fmt(f, len, w->fmt, &v, &corr);
-    w->cur[i] = k == NUM_OK || k == NUM_NAN ? 1 : k == NUM_INVALID ? 2 : 0;
+    w->cur[i] = field_kind(f, len, w->fmt);
 }
 
 static void stretch_record(int ch, void *data)

@@ -408,3 +408,19 @@ void source_close(source *s)
     free(s->name);
     free(s);
 }
+
+ssize_t source_read_full(source *s, void *buf, size_t n, int *eof, cs_error *e)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = source_read(s, (char *)buf + got, n - got, e);
+        if (r < 0)
+            return -1;
+        if (r == 0) {
+            *eof = 1;
+            break;
+        }
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}

@@ -36,6 +36,8 @@ int source_open_cfg(const char *path, const source_config *cfg, source **out,
 /* Reads up to n bytes of (decoded) data. Returns the count, 0 at the end
  * of the data, -1 on error (e filled, status CS_EDATA). */
 ssize_t source_read(source *s, void *buf, size_t n, cs_error *e);
+/* Reads n bytes, fewer only at the end (then *eof = 1); -1 on error. */
+ssize_t source_read_full(source *s, void *buf, size_t n, int *eof, cs_error *e);
 
 /* The name to show in messages: the path, or "(standard input)". */
 const char *source_name(const source *s);

@@ -54,21 +54,13 @@ static int carry_set(feed *f, const char *bytes, size_t n)
 static ssize_t fill(feed *f, source *src, char *buf, size_t n, int *eof,
                     cs_error *e)
 {
-    size_t got = 0;
     double t0 = account_now();
-    while (got < n) {
-        ssize_t r = source_read(src, buf + got, n - got, e);
-        if (r < 0)
-            return -1;
-        if (r == 0) {
-            *eof = 1;
-            break;
-        }
-        got += (size_t)r;
-    }
+    ssize_t got = source_read_full(src, buf, n, eof, e);
+    if (got < 0)
+        return -1;
     account_time(f->acc, ACC_READ, account_now() - t0);
-    account_bytes(f->acc, got);
-    return (ssize_t)got;
+    account_bytes(f->acc, (size_t)got);
+    return got;
 }
 
 /* Where a record-aligned prefix of buf ends: the CSV cutter, or whole

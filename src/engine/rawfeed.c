@@ -281,21 +281,13 @@ static void pump_done(pump *p)
 static ssize_t read_stream(rawfeed *rf, source *src, char *buf, size_t n,
                            int *eof, cs_error *e)
 {
-    size_t got = 0;
     double t0 = account_now();
-    while (got < n) {
-        ssize_t r = source_read(src, buf + got, n - got, e);
-        if (r < 0)
-            return -1;
-        if (r == 0) {
-            *eof = 1;
-            break;
-        }
-        got += (size_t)r;
-    }
+    ssize_t got = source_read_full(src, buf, n, eof, e);
+    if (got < 0)
+        return -1;
     account_time(rf->acc, ACC_READ, account_now() - t0);
-    account_bytes(rf->acc, got);
-    return (ssize_t)got;
+    account_bytes(rf->acc, (size_t)got);
+    return got;
 }
 
 /* A stream: the main thread fills slot after slot, the head's bytes
