@@ -780,11 +780,13 @@ class LargeDoc(Doc):
         for c in s.cols:
             pool = [self.text_cell(1) if c.kind == "text" else self.numeric_cell(c, 1)
                     for _ in range(self.POOL)]
-            bad = c.kind != "text" and any(classify_ext(v)[0] == "invalid" for _, v in pool)
-            if bad:
-                self.invalid_in.add(len(picks) + 1)
             first = self.numeric_cell(c, 0) if c.kind != "text" else pool[0]
             picks.append([first] + rng.choices(pool, k=max(0, n - 1)))
+            # the cells written, not the pool: a pool's invalid value may
+            # never be picked
+            if c.kind != "text" and any(classify_ext(v)[0] == "invalid"
+                                        for _, v in picks[-1]):
+                self.invalid_in.add(len(picks))
         ends = rng.choices(["\n", "\r\n"], k=n) if s.nl == "mixed" else [s.nl] * n
         rows = list(zip(*picks))
         kind, at = next(iter(self.f.items())) if self.f else (None, None)
