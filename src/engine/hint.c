@@ -69,6 +69,8 @@ static int with_unit(const char *s, size_t n)
  * 2: a unit), shown in out; 0 when none. */
 static int find_field(const input *in, int kind, char *out)
 {
+    if (!in->head) /* nothing read (a binary file's head, an empty one) */
+        return 0;
     const char *s = in->head,
                *end =
                    s + (in->head_len < LOOK_BYTES ? in->head_len : LOOK_BYTES);
