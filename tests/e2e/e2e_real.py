@@ -337,6 +337,22 @@ def test_whitespace(suite):
     doc = parse_json(out)
     suite.check([(c["name"], c["sum"]) for c in doc["columns"]] == [("PID", 743)],
                 "-W reads ps output", doc)
+    # two ps outputs joined (as `ps; ps` gives): the second header line is a
+    # repeated header, no row, and rows are numbered as if given alone
+    rng = suite.rng
+    pids = [rng.randint(1, 99999) for _ in range(rng.randint(2, 6))]
+    head = "  PID TTY      STAT   TIME COMMAND\n"
+    part = "".join(f"{p:5d} ?        S      0:00 cmd\n" for p in pids)
+    rc, out, err = run(suite, ["-", "-W", "--json", "--device", "cpu"],
+                       stdin=(head + part + head + part).encode())
+    doc = parse_json(out) if rc == 0 else {}
+    cols = doc.get("columns", [])
+    suite.check(rc == 0 and doc.get("rows") == 2 * len(pids) and
+                [(c["name"], c["sum"], c["max"]["row"]) for c in cols] ==
+                [("PID", 2 * sum(pids), pids.index(max(pids)) + 1)] and
+                "repeated header line" in err,
+                "-W: a repeated header line is skipped, rows numbered as if "
+                "each part were given alone", (rc, doc, err))
 
 
 # ------------------------------------------------------------- --digits
