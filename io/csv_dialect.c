@@ -114,25 +114,30 @@ static int ws_blank(char c)
     return c == ' ' || c == '\t' || c == '\r';
 }
 
-/* One line of whitespace text [p, e), as csv_parse_block splits it. */
-static void ws_sample_line(const char *p, const char *e, sample *s)
+/* One line of whitespace text [p, e), split as csv_parse_block splits
+ * it, each field to the given (libcsv-style) callback; returns the count. */
+static int ws_split_line(const char *p, const char *e,
+                         void (*field)(void *, size_t, void *), void *data)
 {
     int fields = 0;
-    for (;;) {
+    for (;; fields++) {
         while (p < e && ws_blank(*p))
             p++;
         if (p == e)
-            break;
+            return fields;
         const char *fe = p;
         while (fe < e && !ws_blank(*fe))
             fe++;
         int quoted = fe - p >= 2 && *p == '"' && fe[-1] == '"';
-        sample_field((void *)(p + quoted),
-                     (size_t)(fe - p) - 2 * (size_t)quoted, s);
-        fields++;
+        field((void *)(p + quoted), (size_t)(fe - p) - 2 * (size_t)quoted,
+              data);
         p = fe;
     }
-    if (fields)
+}
+
+static void ws_sample_line(const char *p, const char *e, sample *s)
+{
+    if (ws_split_line(p, e, sample_field, s))
         sample_record(0, s);
 }
 
@@ -410,21 +415,7 @@ static void stretch_ws(stretch *w, const csv_dialect *d, const char *buf,
         at = (size_t)(e - buf) + (nl != NULL);
         if (csv_repeat_at(d, p, (size_t)(buf + n - p)))
             continue;
-        int fields = 0;
-        for (;; fields++) {
-            while (p < e && ws_blank(*p))
-                p++;
-            if (p == e)
-                break;
-            const char *fe = p;
-            while (fe < e && !ws_blank(*fe))
-                fe++;
-            int quoted = fe - p >= 2 && *p == '"' && fe[-1] == '"';
-            stretch_field((void *)(p + quoted),
-                          (size_t)(fe - p) - 2 * (size_t)quoted, w);
-            p = fe;
-        }
-        if (fields)
+        if (ws_split_line(p, e, stretch_field, w))
             stretch_record(0, w);
         else
             w->field = 0;
