@@ -2,7 +2,7 @@
 # --mpi against one rank, in the same run, on one big CSV in the page cache
 # (issue 16's measure: on a host of two GPUs, `mpirun -n 2` should reach
 # 1.7x the throughput of `-n 1`), and DuckDB with every core when it can be
-# imported. Usage (from the repository root, on the GPU host):
+# imported (WHEELS: a folder of carried wheels to install it from). Usage (from the repository root, on the GPU host):
 #   bench/mpi_bench.sh [SIZE] [RANKS]      # default 32G, 2
 # BUILD (default build) holds colstat and colstat_gen; DATA (default
 # bench/data) the generated input; REPS (default 3) runs per tool, the best
@@ -30,9 +30,10 @@ cat "$csv" >/dev/null # into the page cache
 bytes=$(stat -c %s "$csv")
 nvidia-smi --query-gpu=index,name --format=csv,noheader 2>/dev/null
 echo "input: $csv, $bytes bytes"
-args=(--sum --max --json "$csv")
-"$B/colstat" "${args[@]}" >/tmp/mpi_bench.want || exit 1
-
+# Both mpirun runs unbound: by default Open MPI binds 1 or 2 ranks to one
+# core each, which leaves a rank one core for all its threads.
+mpi=(mpirun "${root[@]}" --bind-to none)
+gbs() { awk -v b="$bytes" -v t="$1" 'BEGIN{printf "%.2f", b/t/1e9}'; }
 # best wall seconds of REPS runs of "$@", its output checked
 best() {
     local b=""
@@ -47,15 +48,32 @@ best() {
     done
     echo "$b"
 }
-one=$(best mpirun "${root[@]}" -n 1 "$B/colstat" --mpi "${args[@]}")
-many=$(best mpirun "${root[@]}" -n "$RANKS" --bind-to none "$B/colstat" --mpi "${args[@]}")
-plain=$(best "$B/colstat" "${args[@]}")
-gbs() { awk -v b="$bytes" -v t="$1" 'BEGIN{printf "%.2f", b/t/1e9}'; }
-printf "%-32s %8.3f s %7s GB/s\n" "colstat (no --mpi)" "$plain" "$(gbs "$plain")"
-printf "%-32s %8.3f s %7s GB/s\n" "mpirun -n 1 colstat --mpi" "$one" "$(gbs "$one")"
-printf "%-32s %8.3f s %7s GB/s\n" "mpirun -n $RANKS colstat --mpi" "$many" "$(gbs "$many")"
-awk -v a="$one" -v b="$many" -v n="$RANKS" \
-    'BEGIN{printf "ratio -n %d / -n 1: %.2fx (target 1.7x for 2 ranks)\n", n, a/b}'
+# one workload: plain colstat, -n 1 and -n RANKS, answers checked
+measure() {
+    args=("$@" --json "$csv")
+    "$B/colstat" "${args[@]}" >/tmp/mpi_bench.want || exit 1
+    one=$(best "${mpi[@]}" -n 1 "$B/colstat" --mpi "${args[@]}")
+    many=$(best "${mpi[@]}" -n "$RANKS" "$B/colstat" --mpi "${args[@]}")
+    plain=$(best "$B/colstat" "${args[@]}")
+    echo "workload: $*"
+    printf "%-32s %8.3f s %7s GB/s\n" "colstat (no --mpi)" "$plain" "$(gbs "$plain")"
+    printf "%-32s %8.3f s %7s GB/s\n" "mpirun -n 1 colstat --mpi" "$one" "$(gbs "$one")"
+    printf "%-32s %8.3f s %7s GB/s\n" "mpirun -n $RANKS colstat --mpi" "$many" "$(gbs "$many")"
+    awk -v a="$one" -v b="$many" -v n="$RANKS" -v p="$plain" \
+        'BEGIN{printf "ratio -n %d / -n 1: %.2fx (target 1.7x for 2 ranks); -n %d / plain: %.2fx\n", n, a/b, n, p/b}'
+    "${mpi[@]}" -n "$RANKS" "$B/colstat" --mpi -v "${args[@]}" 2>&1 >/dev/null |
+        grep -E "planned|backend|passes" | head -8
+}
+measure --median
+measure --sum --max
+if ! python3 -c "import duckdb" 2>/dev/null && [ -n "${WHEELS:-}" ]; then
+    python3 --version
+    python3 -m pip install -q --no-index --find-links "$WHEELS" duckdb 2>&1 | tail -1 ||
+        true
+    python3 -c "import duckdb" 2>/dev/null ||
+        python3 -m pip install -q --no-index --find-links "$WHEELS" \
+            --break-system-packages duckdb 2>&1 | tail -1
+fi
 if python3 -c "import duckdb" 2>/dev/null; then
     ncpu=$(nproc)
     duck=$(python3 - "$csv" "$ncpu" "$REPS" <<'PY'

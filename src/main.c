@@ -146,6 +146,11 @@ static void read_hooks(engine_hooks *h)
     if ((v = getenv("COLSTAT_GPU_PRESENT")))
         h->gpu_presence = *v == '0' ? 1 : 2;
     h->mpi_cuts = getenv("COLSTAT_MPI_CUTS");
+    if ((v = getenv("COLSTAT_QSEL"))) {
+        char *end;
+        h->qsel_bits = (int)strtol(v, &end, 10);
+        h->qsel_candidates = *end == ',' ? strtoull(end + 1, NULL, 10) : 0;
+    }
     if ((v = getenv("COLSTAT_SPILL")))
         h->spill = *v == '1';
     if ((v = getenv("COLSTAT_GZIP_CHUNK")) && atoll(v) > 0)

@@ -496,8 +496,7 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
     return CS_OK;
 }
 
-/* --mpi splits named files; quantiles would need passes agreed between
- * the ranks (not done yet). */
+/* --mpi splits named files. */
 static int check_mpi_options(const options *o, cs_error *e)
 {
     if (!o->mpi)
@@ -509,12 +508,6 @@ static int check_mpi_options(const options *o, cs_error *e)
         if (!strcmp(o->run.files[i], "-"))
             return cs_fail(e, CS_EUSAGE, "", 0,
                            "--mpi reads named files, not standard input");
-    if (o->run.what & (STAT_MEDIAN | STAT_QUANTILES))
-        return cs_fail(e, CS_EUSAGE, "", 0,
-                       "--mpi: quantiles need every value of the whole "
-                       "input (--all includes the median), not yet "
-                       "gathered between ranks; run one process without "
-                       "--mpi");
     return CS_OK;
 }
 

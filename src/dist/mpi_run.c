@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "io/binary_reader.h"
+#include "src/dist/mpi_collective.h"
 #include "src/dist/split.h"
 #include "src/dist/state.h"
 
@@ -40,7 +41,9 @@ static int count_gpus(const char *vis)
 }
 
 /* The ranks of one node share its cores: without -j, each takes its
- * share of them. Returns the rank's index on its node. */
+ * share of them, or fewer where the launcher bound it to fewer (Open
+ * MPI binds 1 or 2 ranks to a core each unless told --bind-to none; srun
+ * to --cpus-per-task). Returns the rank's index on its node. */
 static int share_node(engine_config *cfg)
 {
     MPI_Comm node;
@@ -50,9 +53,10 @@ static int share_node(engine_config *cfg)
     MPI_Comm_rank(node, &local);
     MPI_Comm_size(node, &n);
     MPI_Comm_free(&node);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cfg->threads == 0 && cores > 0)
-        cfg->threads = cores / n > 1 ? (int)(cores / n) : 1;
+    long share = sysconf(_SC_NPROCESSORS_ONLN) / n;
+    int mine = engine_cores();
+    if (cfg->threads == 0)
+        cfg->threads = share < 1 ? 1 : share < mine ? (int)share : mine;
     return local;
 }
 
@@ -149,7 +153,22 @@ typedef struct packed {
     int ncols, verbose;
     unsigned char *tentative;
     cs_error none;
+    size_t nq; /* quantiles a column, the same on every rank (the */
+    qres *q;   /* collective passes): rank 0 keeps its own, per column */
 } packed;
+
+/* The quantiles of r's columns, in their order, into p. */
+static int keep_quantiles(const engine_result *r, packed *p)
+{
+    p->nq = r->nq;
+    if (!r->nq)
+        return 0;
+    size_t n = (size_t)r->ncols * r->nq;
+    p->q = malloc((n ? n : 1) * sizeof *p->q);
+    for (int k = 0; p->q && k < r->ncols; k++)
+        memcpy(p->q + (size_t)k * r->nq, r->cols[k].q, r->nq * sizeof *p->q);
+    return p->q ? 0 : -1;
+}
 
 static int pack(const engine_config *cfg, const engine_result *r, packed *p,
                 cs_error *e)
@@ -173,105 +192,10 @@ static int pack(const engine_config *cfg, const engine_result *r, packed *p,
     p->tentative = calloc((size_t)(r->ncols ? r->ncols : 1), 1);
     for (int k = 0; p->tentative && k < r->ncols; k++)
         p->tentative[k] = (unsigned char)r->cols[k].tentative;
-    if (rc == CS_OK && !p->tentative)
+    if (rc == CS_OK && (!p->tentative || keep_quantiles(r, p)))
         rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
     free(info.key);
     return rc;
-}
-
-/* Histograms without --range (engine_edges): the edges agreed between
- * the ranks. Each rank's count, extremes and finite extremes of every
- * column are gathered and merged in rank order, as rank 0 merges the
- * states, so the edges are stats_hist_edges's on the whole input (-0 or
- * +0 as the first row holds it, infinities left out). Every rank joins
- * exactly once: one that failed before the engine asked joins through
- * agree_abandon, and the others then stop with an error not their own. */
-typedef struct agree {
-    int asked;  /* this rank joined */
-    int others; /* it stopped because another rank had failed */
-} agree;
-
-enum { EXT_COUNT, EXT_MIN, EXT_MAX, EXT_FMIN, EXT_FMAX, EXT_N };
-
-/* 1 where every rank is ready, 0 where some rank failed, -1 where the
- * ranks' columns differ (every rank read the same head: not expected). */
-static int all_ready(int ok, int ncols)
-{
-    int mine[3] = {ok, ncols, -ncols}, all[3];
-    MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return !all[0] ? 0 : all[1] == -all[2] ? 1 : -1;
-}
-
-static void agree_abandon(agree *a)
-{
-    if (!a->asked)
-        all_ready(0, 0);
-    a->asked = 1;
-}
-
-/* Column k's edges from the n ranks' extremes x (rank-major). */
-static int merged_edges(const double *x, int n, int ncols, int k, double *lo,
-                        double *hi)
-{
-    col_stats m;
-    int rc = 0;
-    stats_init(&m);
-    for (int r = 0; r < n && !rc; r++) {
-        const double *v = x + ((size_t)r * (size_t)ncols + (size_t)k) * EXT_N;
-        col_stats s;
-        stats_init(&s);
-        s.count = v[EXT_COUNT] != 0;
-        s.min = v[EXT_MIN];
-        s.max = v[EXT_MAX];
-        s.fmin = v[EXT_FMIN];
-        s.fmax = v[EXT_FMAX];
-        /* rank r's rows after rank r - 1's: ties go to the earlier rank */
-        s.min_row = s.max_row = s.min_row_int = s.max_row_int = 1;
-        rc = stats_merge(&m, &s, (uint64_t)r);
-        stats_free(&s);
-    }
-    stats_hist_edges(&m, lo, hi);
-    stats_free(&m);
-    return rc;
-}
-
-static int agree_edges(void *ctx, int ncols, const col_stats *st, double *lo,
-                       double *hi, cs_error *e)
-{
-    agree *a = ctx;
-    int n, bad = 0;
-    a->asked = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
-    size_t each = (size_t)ncols * EXT_N;
-    double *mine = malloc((each ? each : 1) * sizeof *mine);
-    double *all = malloc((each ? each : 1) * (size_t)n * sizeof *all);
-    for (int k = 0; mine && k < ncols; k++) {
-        double *v = mine + (size_t)k * EXT_N;
-        v[EXT_COUNT] = st[k].count != 0;
-        v[EXT_MIN] = st[k].min;
-        v[EXT_MAX] = st[k].max;
-        v[EXT_FMIN] = st[k].fmin;
-        v[EXT_FMAX] = st[k].fmax;
-    }
-    int ready = all_ready(mine && all, ncols);
-    if (ready <= 0) {
-        a->others = !ready && mine && all;
-        bad = 1;
-    } else {
-        MPI_Allgather(mine, (int)each, MPI_DOUBLE, all, (int)each, MPI_DOUBLE,
-                      MPI_COMM_WORLD);
-        for (int k = 0; k < ncols && !bad; k++)
-            bad = merged_edges(all, n, ncols, k, &lo[k], &hi[k]);
-    }
-    free(mine);
-    free(all);
-    if (a->others)
-        return cs_fail(e, CS_EDATA, "", 0, "another rank failed");
-    if (ready < 0)
-        return cs_fail(e, CS_EDATA, "", 0,
-                       "--mpi: the ranks found different columns");
-    return bad ? cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist")
-               : CS_OK;
 }
 
 /* This rank's share through the engine, packed for rank 0. */
@@ -282,10 +206,12 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     double t0 = MPI_Wtime();
     int rc = plan(cfg, w, &parts, e);
     if (cfg->verbose) {
-        char text[160];
+        char text[200];
         snprintf(text, sizeof text,
-                 "%s%d ranks; this rank's share planned in %.3f s",
-                 w.rank ? "" : "--mpi: ", w.n, MPI_Wtime() - t0);
+                 "%s%d ranks; this rank's share planned in %.3f s; it may "
+                 "run on %d core%s",
+                 w.rank ? "" : "--mpi: ", w.n, MPI_Wtime() - t0, engine_cores(),
+                 engine_cores() == 1 ? "" : "s");
         rank_sink rs0 = {sink, w.rank};
         if (w.rank)
             say_rank(&rs0, ENGINE_VERBOSE, "", 0, text);
@@ -302,17 +228,15 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     engine *run = NULL;
     engine_result r;
     memset(&r, 0, sizeof r);
-    agree a = {0, 0};
-    engine_edges edges = {agree_edges, &a};
-    int agreed = (c.what & STAT_HIST) && !c.have_range;
-    c.edges = agreed ? &edges : NULL;
+    mpi_collective mc = {0, 0};
+    engine_collective all = mpi_collective_of(&mc);
+    c.collective = &all;
     if (rc == CS_OK)
         rc = engine_run(&c, w.rank == 0 ? sink : &marked, &run, &r, e);
-    if (agreed)
-        agree_abandon(&a);
+    mpi_collective_close(&mc, rc == CS_OK);
     if (rc == CS_OK)
         rc = pack(&c, &r, p, e);
-    if (a.others) /* the first error in input order is another rank's */
+    if (mc.others) /* the first error in input order is another rank's */
         rc = CS_OK;
     engine_close(run);
     engine_result_free(&r);
@@ -367,6 +291,22 @@ static int place_invalid(const char *v, const int *len, const int *at, int n,
     return CS_OK;
 }
 
+/* Rank 0: the merged states carry no quantiles; every rank's are those
+ * of the whole input, so rank 0's own go with the merged columns. */
+static int attach_quantiles(engine_result *out, packed *p, cs_error *e)
+{
+    if (!p->nq)
+        return CS_OK;
+    if (out->ncols != p->ncols) /* state_merge checked: not expected */
+        return cs_fail(e, CS_EDATA, "", 0, "--mpi: the ranks' columns differ");
+    out->nq = p->nq;
+    out->held_q = p->q;
+    p->q = NULL;
+    for (int k = 0; k < out->ncols; k++)
+        out->cols[k].q = &out->held_q[(size_t)k * out->nq];
+    return CS_OK;
+}
+
 /* Rank 0: the tentative columns (p's marks) whose merged counts show no
  * numbers are not reported. */
 static int drop_tentative(engine_result *out, const packed *p,
@@ -417,7 +357,7 @@ static int gather_bytes(world w, const char *mine, size_t n, char **all,
 
 /* Rank 0: the first error in rank order, the shares being in input
  * order; else the merged result. */
-static int conclude(world w, int rc, const packed *p, const engine_sink *sink,
+static int conclude(world w, int rc, packed *p, const engine_sink *sink,
                     engine_result *out, cs_error *e)
 {
     cs_error *errs = w.rank == 0 ? calloc((size_t)w.n, sizeof *errs) : NULL;
@@ -440,6 +380,8 @@ static int conclude(world w, int rc, const packed *p, const engine_sink *sink,
         rc = first >= 0 ? e->status
              : got      ? cs_fail(e, CS_EDATA, "", 0, "out of memory")
                         : merge_ranks(states, len, len + w.n, w.n, out, e);
+        if (rc == CS_OK)
+            rc = attach_quantiles(out, p, e);
         if (rc == CS_OK)
             rc = place_invalid(inv, vlen, vlen + w.n, w.n, out, e);
         if (rc == CS_OK)
@@ -478,6 +420,7 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
     free(p.state);
     free(p.invalid);
     free(p.tentative);
+    free(p.q);
     if (rc != CS_OK)
         engine_result_free(out);
     e->status = rc;

@@ -6,6 +6,7 @@
 #include "src/engine/engine.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,12 +49,18 @@ struct engine {
 
 typedef struct engine run;
 
-static int threads_wanted(const engine_config *cfg)
+int engine_cores(void)
 {
-    if (cfg->threads > 0)
-        return cfg->threads;
+    cpu_set_t set;
+    if (!sched_getaffinity(0, sizeof set, &set) && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+static int threads_wanted(const engine_config *cfg)
+{
+    return cfg->threads > 0 ? cfg->threads : engine_cores();
 }
 
 static const engine_part *part_of(const run *r, int i)
@@ -337,33 +344,51 @@ static int one_pass(run *r, passes *ps, cs_error *e)
     r->reread += !all;
     if (ops->pass_end(r->be, e) != CS_OK)
         return e->status;
+    const engine_collective *every = r->cfg->collective;
+    if (every && every->sum(every->ctx, plan, e) != CS_OK)
+        return e->status;
     return passes_narrow(ps, e);
 }
 
 /* Histograms without --range: edges from the final finite min and max
- * (infinities count as underflow and overflow), none (NaN, printed as
- * null) for a column without finite values; under --mpi, of every
- * process's values (cfg->edges). */
-static int hist_edges(run *r, engine_result *out, cs_error *e)
+ * of st, the whole input's (infinities count as underflow and overflow),
+ * none (NaN, printed as null) for a column without finite values. */
+static int hist_edges(run *r, const col_stats *st, engine_result *out,
+                      cs_error *e)
 {
-    const engine_config *cfg = r->cfg;
-    size_t n = (size_t)(out->nheld > 0 ? out->nheld : 1);
-    double *lo = malloc(n * sizeof *lo), *hi = malloc(n * sizeof *hi);
-    int rc = lo && hi ? CS_OK
-                      : cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist");
-    for (int k = 0; rc == CS_OK && !cfg->edges && k < out->nheld; k++)
-        stats_hist_edges(&out->held_st[k], &lo[k], &hi[k]);
-    if (rc == CS_OK && cfg->edges)
-        rc = cfg->edges->find(cfg->edges->ctx, out->nheld, out->held_st, lo, hi,
-                              e);
-    for (int k = 0; rc == CS_OK && k < out->nheld; k++) {
+    for (int k = 0; k < out->nheld; k++) {
+        double lo, hi;
+        stats_hist_edges(&st[k], &lo, &hi);
         hist_free(&out->held_h[k]);
-        if (hist_init(&out->held_h[k], cfg->nbins, lo[k], hi[k]))
-            rc = cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist");
+        if (hist_init(&out->held_h[k], r->cfg->nbins, lo, hi))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist");
     }
-    free(lo);
-    free(hi);
-    return rc;
+    return CS_OK;
+}
+
+/* The statistics the passes start from: this process's own, or under
+ * --mpi every process's (cfg->collective), in *whole (freed by the
+ * caller with stats_free each, then free). */
+static int whole_input(run *r, const engine_result *out, col_stats **whole,
+                       cs_error *e)
+{
+    const engine_collective *all = r->cfg->collective;
+    *whole = NULL;
+    if (!all)
+        return CS_OK;
+    size_t n = (size_t)(out->nheld > 0 ? out->nheld : 1);
+    if (!(*whole = malloc(n * sizeof **whole)))
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int k = 0; k < out->nheld; k++)
+        stats_init(&(*whole)[k]);
+    return all->whole(all->ctx, out->nheld, out->held_st, *whole, e);
+}
+
+static void free_whole(col_stats *whole, int n)
+{
+    for (int k = 0; whole && k < n; k++)
+        stats_free(&whole[k]);
+    free(whole);
 }
 
 /* nq quantiles a column, in the column table's order. */
@@ -390,13 +415,23 @@ static int select_values(run *r, engine_result *out, cs_error *e)
     int bins = (cfg->what & STAT_HIST) && !cfg->have_range;
     if (!r->nq && !bins)
         return CS_OK;
-    if (bins && hist_edges(r, out, e) != CS_OK)
-        return e->status;
+    col_stats *whole = NULL;
+    int rc = whole_input(r, out, &whole, e);
+    const col_stats *st = whole ? whole : out->held_st;
+    if (rc == CS_OK && bins)
+        rc = hist_edges(r, st, out, e);
     passes *ps = NULL;
-    passes_params pp = {
-        out->nheld, out->held_st, r->q, r->nq, bins ? out->held_h : NULL, 0};
+    passes_params pp = {out->nheld,
+                        st,
+                        r->q,
+                        r->nq,
+                        bins ? out->held_h : NULL,
+                        cfg->hooks.qsel_candidates,
+                        cfg->hooks.qsel_bits};
     double t0 = account_now();
-    int rc = passes_new(&pp, &ps, e);
+    if (rc == CS_OK)
+        rc = passes_new(&pp, &ps, e);
+    free_whole(whole, out->nheld);
     while (rc == CS_OK && !passes_done(ps))
         rc = one_pass(r, ps, e);
     account_time(&r->acc, ACC_PASSES, account_now() - t0);

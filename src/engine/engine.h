@@ -22,17 +22,19 @@ typedef enum engine_device {
 /* Hooks for tests and benchmarks, read once by main from the environment
  * (ARCHITECTURE.md lists the variables); 0 means the default. */
 typedef struct engine_hooks {
-    int host_parse;        /* COLSTAT_GPU_PARSE=0: the host parses */
-    size_t gpu_chunk_rows; /* COLSTAT_GPU_CHUNK_ROWS */
-    size_t gpu_raw_bytes;  /* COLSTAT_GPU_RAW_BYTES */
-    int gpu_keep_set;      /* COLSTAT_GPU_KEEP_BYTES given: */
-    size_t gpu_keep_bytes; /*   device bytes for kept values */
-    int gpu_terms;         /* COLSTAT_GPU_TERMS */
-    int gpu_presence;      /* COLSTAT_GPU_PRESENT: 1 absent, 2 present */
-    const char *mpi_cuts;  /* COLSTAT_MPI_CUTS: --mpi's rank boundaries */
-    int spill;             /* COLSTAT_SPILL=1: files spill as streams do */
-    size_t gzip_chunk;     /* COLSTAT_GZIP_CHUNK: compressed bytes a piece */
-    int gzip_threads;      /* COLSTAT_GZIP_THREADS: threads inflating */
+    int host_parse;         /* COLSTAT_GPU_PARSE=0: the host parses */
+    size_t gpu_chunk_rows;  /* COLSTAT_GPU_CHUNK_ROWS */
+    size_t gpu_raw_bytes;   /* COLSTAT_GPU_RAW_BYTES */
+    int gpu_keep_set;       /* COLSTAT_GPU_KEEP_BYTES given: */
+    size_t gpu_keep_bytes;  /*   device bytes for kept values */
+    int gpu_terms;          /* COLSTAT_GPU_TERMS */
+    int gpu_presence;       /* COLSTAT_GPU_PRESENT: 1 absent, 2 present */
+    const char *mpi_cuts;   /* COLSTAT_MPI_CUTS: --mpi's rank boundaries */
+    int qsel_bits;          /* COLSTAT_QSEL=BITS,CANDIDATES: the quantile */
+    size_t qsel_candidates; /*   selection's bins and budget (0: default) */
+    int spill;              /* COLSTAT_SPILL=1: files spill as streams do */
+    size_t gzip_chunk;      /* COLSTAT_GZIP_CHUNK: compressed bytes a piece */
+    int gzip_threads;       /* COLSTAT_GZIP_THREADS: threads inflating */
 } engine_hooks;
 
 /* One process's share of an input (--mpi, src/dist/): bytes [lo, hi) of
@@ -46,16 +48,26 @@ typedef struct engine_part {
 } engine_part;
 #define ENGINE_PART_END UINT64_MAX
 
-/* --mpi (src/dist/): the edges of histograms without --range come from
- * every process's statistics. find is given this process's states of the
- * columns it reduces (the column table's order) and fills each column's
- * edges: what stats_hist_edges gives on the states of all processes
- * merged. Called once a run, where such edges are needed. */
-typedef struct engine_edges {
-    int (*find)(void *ctx, int ncols, const col_stats *st, double *lo,
-                double *hi, cs_error *e);
+struct pass_plan;
+
+/* --mpi (src/dist/): what needs every process's values, the passes after
+ * the input (histograms without --range, quantiles), runs as one over
+ * all processes. whole is given this process's states of the columns it
+ * reduces (the column table's order) and fills all[k] with what every
+ * process's states merged hold: count, extremes with their corrections,
+ * finite extremes and all_int (no sums, no rows); they set histogram
+ * edges and bound the quantiles' first pass. sum turns a pass's quantile
+ * counts, key extremes and candidates (not histogram bins: those merge
+ * with the states) into every process's sums, so that each process
+ * narrows its selections as one would. Every process makes the same
+ * calls in the same order: whole once where a pass is needed, sum after
+ * each pass. */
+typedef struct engine_collective {
+    int (*whole)(void *ctx, int ncols, const col_stats *st, col_stats *all,
+                 cs_error *e);
+    int (*sum)(void *ctx, struct pass_plan *plan, cs_error *e);
     void *ctx;
-} engine_edges;
+} engine_collective;
 
 typedef struct engine_config {
     const char *const *files; /* "-" is standard input */
@@ -74,7 +86,7 @@ typedef struct engine_config {
     int have_range;
     double range_lo, range_hi;
     engine_device device;
-    int threads; /* 0: every core */
+    int threads; /* 0: every core it may use (engine_cores) */
     int strict;
     int verbose;  /* -v lines to the sink */
     int progress; /* progress lines to the sink */
@@ -83,7 +95,7 @@ typedef struct engine_config {
     /* The first invalid field of each column goes into the result instead
      * of a warning (--mpi warns once, after merging: engine_warn_invalid) */
     int invalid_to_result;
-    const engine_edges *edges; /* NULL: this process's own statistics */
+    const engine_collective *collective; /* NULL: this process alone */
     /* --mpi: every tentative column is reported, marked, so that the rule
      * (engine_holds_numbers) is applied to every process's merged counts */
     int keep_tentative;
@@ -137,6 +149,11 @@ typedef struct engine_result {
     qres *held_q;
     cs_error none; /* the error should no column be reported */
 } engine_result;
+
+/* The cores this process may run on, at least 1: its CPU affinity (as
+ * taskset, a cpuset or an MPI launcher's binding set it), else every
+ * online core. Threads without -j. */
+int engine_cores(void);
 
 /* The memory for kept values without --memory: a quarter of the
  * machine's. */

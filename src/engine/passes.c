@@ -32,7 +32,7 @@ static int needs_r(const col_stats *s)
 static int new_selection(passes *ps, int k, const col_stats *s,
                          const passes_params *p, cs_error *e)
 {
-    qsel_config cfg = {needs_r(s), 0, 0, p->max_candidates};
+    qsel_config cfg = {needs_r(s), p->bits, 0, p->max_candidates};
     const qfrac *q = p->q;
     ps->sel[k] = qsel_new(q, ps->nq, &cfg);
     if (!ps->sel[k])

@@ -24,6 +24,7 @@ typedef struct passes_params {
     size_t nq;
     hist *h; /* per column, edges set, bins the first pass adds to; NULL */
     size_t max_candidates; /* values collected at once (0: quantile.h's) */
+    int bits;              /* bins per range: 2^bits (0: quantile.h's) */
 } passes_params;
 
 int passes_new(const passes_params *p, passes **out, cs_error *e);

@@ -12,7 +12,9 @@ ranks' boundaries are forced (COLSTAT_MPI_CUTS) to random bytes and to the
 hard places: inside quoted fields, between CR and LF, inside the header
 and the mark. Histograms without --range (edges agreed between the ranks)
 over columns of infinities, NaN, -0.0 and +0.0, integers past 2^53, no
-finite value or no value at all, CSV and binary. Tentative default
+finite value or no value at all, CSV and binary; the median, quantile
+lists and -a over the same columns and i64 records, their passes (forced
+many by COLSTAT_QSEL) summed between the ranks. Tentative default
 columns (the first file's sample saw no value in them) reported as one
 process reports them, whichever rank holds their numbers. Errors in one rank's share (--strict, an unreadable file, an
 open quote at the end) are reported once, as one process reports them.
@@ -100,6 +102,8 @@ def stats_args(rng):
                  "%r:%r" % (-rng.random() * 1e3, rng.random() * 1e3)]
     elif rng.random() < 0.4:  # edges from the whole input's min and max
         args += ["--hist", "--bins", str(rng.randint(1, 40))]
+    if rng.random() < 0.3:  # passes summed over the ranks
+        args += ["--median", "--quantiles", "0.1,0.9"]
     return args + ["--json"] if rng.random() < 0.7 else args + ["--tsv"]
 
 
@@ -229,6 +233,85 @@ def test_hist_edges(suite):
                                             str(rng.randint(1, 30)), b], cuts)
 
 
+def quantile_args(rng):
+    """A median, a quantile list, or -a (which includes the median)."""
+    qs = ",".join(rng.choice(["0", "1", "0.5", "0.25", "0.999", "0.001",
+                              "%.4f" % rng.random()])
+                  for _ in range(rng.randint(1, 4)))
+    pick = rng.random()
+    args = (["-a"] if pick < 0.25 else ["--median"] if pick < 0.5 else
+            ["--quantiles", qs] if pick < 0.75 else
+            ["--median", "--quantiles", qs, "--min"])
+    if rng.random() < 0.4:  # the values past --memory: every pass re-reads
+        args += ["--memory", rng.choice(["0", "1k", "20k"])]
+    return args + rng.choice([["--json"], ["--tsv"], ["--csv"], []])
+
+
+def qsel_env(rng):
+    """Small bins and candidate budgets force many collective passes over
+    a small input (COLSTAT_QSEL); the default, now and then."""
+    if rng.random() < 0.25:
+        return None
+    return "%d,%d" % (rng.randint(4, 16), rng.choice([1, 2, 7, 64, 1000]))
+
+
+def with_qsel(value, fn):
+    old = os.environ.pop("COLSTAT_QSEL", None)
+    if value:
+        os.environ["COLSTAT_QSEL"] = value
+    try:
+        return fn()
+    finally:
+        os.environ.pop("COLSTAT_QSEL", None)
+        if old is not None:
+            os.environ["COLSTAT_QSEL"] = old
+
+
+def test_quantiles(suite):
+    """--median, --quantiles and -a: every pass's counts are summed over
+    the ranks and every rank narrows alike, so the quantiles are one
+    process's, byte for byte, at any cut and rank count: columns of
+    infinities, NaN, -0.0 and +0.0, integers past 2^53 (exact), ties, no
+    value; passes over kept values and passes reading the shares again;
+    CSV with CRLF, binary f64 and i64."""
+    rng = suite.rng
+    kinds = EDGE_KINDS + ("ties",)
+    for it in range(4 if QUICK else 10):
+        cols = [rng.choice(kinds) for _ in range(rng.randint(1, 5))]
+        nrows = rng.randint(1, 100 if QUICK else 1500)
+        rows = [",".join(f"{k}{j}" for j, k in enumerate(cols))]
+        rows += [",".join(("1" if k not in ("empty", "noFinite", "late")
+                           else "") for k in cols)]
+        rows += [",".join(str(rng.randint(-3, 3)) if k == "ties" else
+                          edge_value(rng, k, i, nrows) for k in cols)
+                 for i in range(nrows)]
+        p = suite.path(f"q{it}.csv")
+        data = ("\r\n" if it % 2 else "\n").join(rows) + "\n"
+        open(p, "w", newline="").write(data)
+        sel = ["-c", ",".join(str(j + 1) for j in range(len(cols)))]
+        for k in range(3):
+            opts = sel + quantile_args(rng)
+            n = rng.randint(1, 4)
+            cuts = sorted(rng.randrange(len(data) + 1) for _ in range(n - 1))
+            with_qsel(qsel_env(rng), lambda: same_as_one(
+                suite, f"quantiles{it} {cols}", n, opts + [p], cuts))
+    f = [rng.choice([rng.gauss(0, 1e3), float(rng.randint(-5, 5)), 0.0,
+                     -0.0, float("inf"), float("-inf"), float("nan")])
+         for _ in range(2 * rng.randint(1, 3000))]
+    i = [rng.choice([rng.randrange(-2**63, 2**63), 2**53 + rng.randrange(9),
+                     rng.randint(-9, 9)]) for _ in range(rng.randint(1, 3000))]
+    fb, ib = suite.path("q.f64"), suite.path("q.i64")
+    open(fb, "wb").write(struct.pack(f"<{len(f)}d", *f))
+    open(ib, "wb").write(struct.pack(f"<{len(i)}q", *i))
+    for spec, path, rec in (("f64x2", fb, 16), ("i64", ib, 8)):
+        size = os.path.getsize(path)
+        for n in (1, 2, 3, 4):
+            cuts = sorted(rng.randrange(size + 1) for _ in range(n - 1))
+            opts = ["-b", spec] + quantile_args(rng)
+            with_qsel(qsel_env(rng), lambda: same_as_one(
+                suite, f"{spec} quantiles", n, opts + [path], cuts))
+
+
 def test_tentative(suite):
     """Default columns the first file's sample saw no value in are
     tentative: reported only if the whole input holds numbers in them,
@@ -265,7 +348,8 @@ def test_tentative(suite):
         for k in range(3):
             n = rng.randint(1, 4)
             cuts = sorted(rng.randrange(len(data) + 1) for _ in range(n - 1))
-            opts = rng.choice([[], ["--json"], ["--hist"], ["--std", "--tsv"]])
+            opts = rng.choice([[], ["--json"], ["--hist"], ["--std", "--tsv"],
+                               ["-a", "--json"], ["--median", "--memory", "0"]])
             same_as_one(suite, f"tentative{it} {cols}", n, opts + parts, cuts)
 
 
@@ -301,11 +385,17 @@ def test_errors(suite):
         # failed rank must still join, and its error be the one printed
         same_as_one(suite, "--strict error, --hist without --range", n,
                     ["--strict", "--hist", p], cuts)
+        # and for the quantiles' passes, kept or reading the shares again
+        for mem in ([], ["--memory", "0"]):
+            same_as_one(suite, "--strict error, --median " + " ".join(mem),
+                        n, ["--strict", "--median", p] + mem, cuts)
     missing = suite.path("missing.csv")
     same_as_one(suite, "unreadable file between others", 3,
                 ["--sum", p, missing, p])
     same_as_one(suite, "unreadable file, --hist without --range", 3,
                 ["--hist", p, missing, p])
+    same_as_one(suite, "unreadable file, --median", 3,
+                ["--median", p, missing, p])
     q = suite.path("q.csv")
     open(q, "w").write("a,b\n1,2\n3,\"open\n4,5\n6,7\n")
     for n in (1, 2, 3, 4):
@@ -337,9 +427,8 @@ def test_emit_state(suite):
 def test_refusals(suite):
     p = suite.path("r.csv")
     open(p, "w").write("a\n1\n2\n")
-    # -a includes the median, which --mpi does not compute yet
-    for args in (["-a", p], ["--median", p],
-                 ["--quantiles", "0.5", p], ["--sum", "-"], ["--merge", p]):
+    for args in (["--sum", "-"], ["--merge", p],
+                 ["--quantiles", "0.5,2", p]):
         rc, out, err = mpirun(suite, 2, args)
         lines = err.strip().splitlines()
         suite.check(rc == 2 and out == b"" and lines and
@@ -356,7 +445,8 @@ def main():
     if "built without MPI" in err:
         print("e2e_mpi: colstat built without MPI: skipped")
         sys.exit(77)
-    suite.run_tests((test_csv, test_binary, test_hist_edges, test_tentative,
+    suite.run_tests((test_csv, test_binary, test_hist_edges, test_quantiles,
+                     test_tentative,
                      test_wide_table, test_errors, test_emit_state,
                      test_refusals))
 

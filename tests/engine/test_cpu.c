@@ -188,7 +188,7 @@ static int run_passes(backend *be, job *j, chunk *c, double (*v)[N], size_t n,
     cs_error e = {0};
     passes *ps;
     /* few candidates at a time: pass after pass of counting */
-    passes_params pp = {COLS, st, q, nq, h, 1 + test_rand(&rng) % 3000};
+    passes_params pp = {COLS, st, q, nq, h, 1 + test_rand(&rng) % 3000, 0};
     int reread = 0;
     ck_assert_int_eq(passes_new(&pp, &ps, &e), CS_OK);
     while (!passes_done(ps)) {

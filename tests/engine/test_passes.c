@@ -161,7 +161,7 @@ static unsigned run(test_rng *g, const data *x, const col_stats *st,
 {
     cs_error e = {0};
     passes *ps;
-    passes_params pp = {COLS, st, q, nq, h, max_cand};
+    passes_params pp = {COLS, st, q, nq, h, max_cand, 0};
     kept *k = rng_below(g, 2) ? keep(g, x) : NULL;
     ck_assert_int_eq(passes_new(&pp, &ps, &e), CS_OK);
     while (!passes_done(ps)) {
@@ -259,7 +259,7 @@ START_TEST(few_values_two_passes)
     qres res[COLS][NQ];
     passes *ps;
     cs_error e = {0};
-    passes_params pp = {2, st, &med, 1, NULL, 1000}; /* columns 0 and 1 */
+    passes_params pp = {2, st, &med, 1, NULL, 1000, 0}; /* columns 0 and 1 */
     ck_assert_int_eq(passes_new(&pp, &ps, &e), CS_OK);
     while (!passes_done(ps)) {
         pass_plan *p = passes_plan(ps);
@@ -296,7 +296,7 @@ START_TEST(changed_input)
     qfrac med = {5, 1};
     passes *ps;
     cs_error e = {0};
-    passes_params pp = {COLS, st, &med, 1, NULL, 100};
+    passes_params pp = {COLS, st, &med, 1, NULL, 100, 0};
     ck_assert_int_eq(passes_new(&pp, &ps, &e), CS_OK);
     pass_plan *p = passes_plan(ps);
     x.n -= 1 + rng_below(&g, 100); /* rows lost */

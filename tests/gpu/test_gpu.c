@@ -283,7 +283,7 @@ static void run_passes(gpu_backend *g, int nc, const col_stats *gs, hist *h,
 {
     cs_error why = {0};
     passes *ps;
-    passes_params pp = {nc, gs, quants, median ? NQ : 0, h, 0};
+    passes_params pp = {nc, gs, quants, median ? NQ : 0, h, 0, 0};
     ck_assert_int_eq(passes_new(&pp, &ps, &why), CS_OK);
     while (!passes_done(ps)) {
         pass_plan *p = passes_plan(ps);

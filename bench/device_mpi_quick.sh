@@ -1,0 +1,27 @@
+#!/bin/bash
+# The short form of device_mpi_check.sh: compute-sanitizer over two GPU
+# ranks selecting quantiles (answer compared with one process), then
+# mpi_bench.sh's --median and --sum --max workloads (SIZE, REPS).
+set -u
+B=${BUILD:-.carry/new}
+OUT=${OUT:-/tmp/colstat-out}
+mkdir -p "$OUT"
+cd "$(dirname "$0")/.." || exit 1
+root=()
+[ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
+python3 -c '
+import random
+r = random.Random(12)
+with open("/tmp/mq.csv", "w") as f:
+    f.write("a,b,c\n")
+    for i in range(100000):
+        f.write("%d,%r,%d\n" % (r.randint(-9, 9**9), r.gauss(0, 1), 2**53 + r.randrange(99)))'
+args=(--device gpu -a --quantiles 0.01,0.99 --json /tmp/mq.csv)
+COLSTAT_QSEL=6,50 "$B/colstat" "${args[@]}" > "$OUT/mq_one.json"
+COLSTAT_QSEL=6,50 timeout 100 mpirun "${root[@]}" --bind-to none -n 2 \
+    compute-sanitizer --tool memcheck --error-exitcode 9 "$B/colstat" --mpi \
+    "${args[@]}" > "$OUT/mq_mpi.json" 2> "$OUT/mq_san.log"
+echo "sanitized ranks rc=$?: $(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/mq_san.log") clean summaries"
+cmp "$OUT/mq_one.json" "$OUT/mq_mpi.json" && echo "same bytes as one process"
+BUILD=$B DATA=/tmp/mb REPS=${REPS:-1} bash bench/mpi_bench.sh "${SIZE:-8G}" 2 2>&1 |
+    tee "$OUT/mpi_bench.log"
