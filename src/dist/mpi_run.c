@@ -153,21 +153,36 @@ typedef struct packed {
     int ncols, verbose;
     unsigned char *tentative;
     cs_error none;
-    size_t nq; /* quantiles a column, the same on every rank (the */
-    qres *q;   /* collective passes): rank 0 keeps its own, per column */
+    size_t nq;     /* quantiles a column, the same on every rank (the */
+    qres *q;       /* collective passes): rank 0 keeps its own, per column */
+    char **labels; /* as messages name the columns (states carry none) */
 } packed;
 
-/* The quantiles of r's columns, in their order, into p. */
-static int keep_quantiles(const engine_result *r, packed *p)
+/* What the states do not carry, the same on every rank, into p: the
+ * quantiles and the labels of r's columns, in their order. */
+static int keep_own(const engine_result *r, packed *p)
 {
-    p->nq = r->nq;
-    if (!r->nq)
-        return 0;
     size_t n = (size_t)r->ncols * r->nq;
+    p->nq = r->nq;
     p->q = malloc((n ? n : 1) * sizeof *p->q);
-    for (int k = 0; p->q && k < r->ncols; k++)
+    p->labels = calloc((size_t)(r->ncols ? r->ncols : 1), sizeof *p->labels);
+    for (int k = 0; p->q && k < r->ncols && r->nq; k++)
         memcpy(p->q + (size_t)k * r->nq, r->cols[k].q, r->nq * sizeof *p->q);
-    return p->q ? 0 : -1;
+    for (int k = 0; p->labels && k < r->ncols; k++)
+        if (r->cols[k].label && !(p->labels[k] = strdup(r->cols[k].label)))
+            return -1;
+    return p->q && p->labels ? 0 : -1;
+}
+
+static void free_packed(packed *p)
+{
+    for (int k = 0; p->labels && k < p->ncols; k++)
+        free(p->labels[k]);
+    free(p->labels);
+    free(p->q);
+    free(p->state);
+    free(p->invalid);
+    free(p->tentative);
 }
 
 static int pack(const engine_config *cfg, const engine_result *r, packed *p,
@@ -192,7 +207,7 @@ static int pack(const engine_config *cfg, const engine_result *r, packed *p,
     p->tentative = calloc((size_t)(r->ncols ? r->ncols : 1), 1);
     for (int k = 0; p->tentative && k < r->ncols; k++)
         p->tentative[k] = (unsigned char)r->cols[k].tentative;
-    if (rc == CS_OK && (!p->tentative || keep_quantiles(r, p)))
+    if (rc == CS_OK && (!p->tentative || keep_own(r, p)))
         rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
     free(info.key);
     return rc;
@@ -291,14 +306,19 @@ static int place_invalid(const char *v, const int *len, const int *at, int n,
     return CS_OK;
 }
 
-/* Rank 0: the merged states carry no quantiles; every rank's are those
- * of the whole input, so rank 0's own go with the merged columns. */
-static int attach_quantiles(engine_result *out, packed *p, cs_error *e)
+/* Rank 0: the merged states carry no quantiles and no labels; every
+ * rank's are those of the whole input, so rank 0's own go with the
+ * merged columns. */
+static int attach_own(engine_result *out, packed *p, cs_error *e)
 {
-    if (!p->nq)
-        return CS_OK;
     if (out->ncols != p->ncols) /* state_merge checked: not expected */
         return cs_fail(e, CS_EDATA, "", 0, "--mpi: the ranks' columns differ");
+    for (int k = 0; p->labels && k < out->ncols; k++) {
+        out->cols[k].label = p->labels[k];
+        p->labels[k] = NULL;
+    }
+    if (!p->nq)
+        return CS_OK;
     out->nq = p->nq;
     out->held_q = p->q;
     p->q = NULL;
@@ -381,7 +401,7 @@ static int conclude(world w, int rc, packed *p, const engine_sink *sink,
              : got      ? cs_fail(e, CS_EDATA, "", 0, "out of memory")
                         : merge_ranks(states, len, len + w.n, w.n, out, e);
         if (rc == CS_OK)
-            rc = attach_quantiles(out, p, e);
+            rc = attach_own(out, p, e);
         if (rc == CS_OK)
             rc = place_invalid(inv, vlen, vlen + w.n, w.n, out, e);
         if (rc == CS_OK)
@@ -417,10 +437,7 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
     packed p = {0};
     int rc = run_share(&c, sink, w, &p, e);
     rc = conclude(w, rc, &p, sink, out, e);
-    free(p.state);
-    free(p.invalid);
-    free(p.tentative);
-    free(p.q);
+    free_packed(&p);
     if (rc != CS_OK)
         engine_result_free(out);
     e->status = rc;

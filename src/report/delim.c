@@ -157,7 +157,7 @@ static void quantile_field(row *r, const col_summary *s, const qres *q)
 {
     char buf[64];
     sep(r);
-    if (report_quantile_text(buf, sizeof buf, s, q))
+    if (report_quantile_text(buf, sizeof buf, s, q, r->digits))
         fputs(buf, r->f);
 }
 

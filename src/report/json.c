@@ -125,10 +125,10 @@ static void extremum(json_obj *o, const char *name, const col_summary *s,
             (unsigned long long)(is_max ? s->max_row : s->min_row));
 }
 
-static void quantile(FILE *f, const col_summary *s, const qres *q)
+static void quantile(FILE *f, const col_summary *s, const qres *q, int digits)
 {
     char buf[64];
-    int kind = report_quantile_text(buf, sizeof buf, s, q);
+    int kind = report_quantile_text(buf, sizeof buf, s, q, digits);
     if (kind == 0)
         fputs("null", f);
     else
@@ -141,7 +141,7 @@ static void quantiles(json_obj *o, unsigned what, const report_col *c)
 {
     if (what & STAT_MEDIAN) {
         key(o, "median");
-        quantile(o->f, &c->s, c->median);
+        quantile(o->f, &c->s, c->median, o->digits);
     }
     if (!(what & STAT_QUANTILES))
         return;
@@ -151,7 +151,7 @@ static void quantiles(json_obj *o, unsigned what, const report_col *c)
         char q[QLIST_TEXT_MAX];
         qlist_text(c->qf[i], q, sizeof q);
         fprintf(o->f, i ? ", \"%s\": " : "\"%s\": ", q);
-        quantile(o->f, &c->s, &c->quant[i]);
+        quantile(o->f, &c->s, &c->quant[i], o->digits);
     }
     putc('}', o->f);
 }

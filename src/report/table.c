@@ -92,9 +92,10 @@ static void num_cell(char *buf, double v, int exists, int digits)
         snprintf(buf, CELL, "-");
 }
 
-static void quantile_cell(char *buf, const col_summary *s, const qres *q)
+static void quantile_cell(char *buf, const col_summary *s, const qres *q,
+                          int digits)
 {
-    if (!report_quantile_text(buf, CELL, s, q))
+    if (!report_quantile_text(buf, CELL, s, q, digits))
         snprintf(buf, CELL, "-");
 }
 
@@ -103,7 +104,7 @@ static void cell(char *buf, int k, const report_col *c, const report_style *st)
     const col_summary *s = &c->s;
     int ext = report_has_extrema(s), dg = st->digits;
     if (k >= F_QUANT) {
-        quantile_cell(buf, s, &c->quant[k - F_QUANT]);
+        quantile_cell(buf, s, &c->quant[k - F_QUANT], dg);
         return;
     }
     switch (k) {
@@ -138,7 +139,7 @@ static void cell(char *buf, int k, const report_col *c, const report_style *st)
         ext ? u64_cell(buf, s->max_row) : num_cell(buf, 0, 0, dg);
         break;
     case F_MEDIAN:
-        quantile_cell(buf, s, c->median);
+        quantile_cell(buf, s, c->median, dg);
         break;
     case F_MISSING:
         u64_cell(buf, s->missing);

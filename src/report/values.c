@@ -50,13 +50,13 @@ int report_has_hist(unsigned what, const report_col *c)
 }
 
 int report_quantile_text(char *buf, size_t len, const col_summary *s,
-                         const qres *q)
+                         const qres *q, int digits)
 {
     if (!q || !q->has_value || isnan(q->value))
         return 0;
     if (s->is_int && q->is_int && qvalue_int_text(q->exact, buf, len))
         return 1;
-    format_double(buf, len, q->value);
+    format_double_digits(buf, len, q->value, digits);
     return isfinite(q->value) ? 1 : 2;
 }
 

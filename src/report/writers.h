@@ -30,9 +30,10 @@ void report_max_text(char *buf, size_t len, const col_summary *s, int digits);
 
 /* A quantile as text: 0 when it does not exist (no value; -inf and +inf
  * both weighted), 1 for a number (exact integer digits in an integer
- * column when it is one), 2 for inf or -inf (a JSON string). */
+ * column when it is one, else to `digits` as format_double_digits), 2 for
+ * inf or -inf (a JSON string). */
 int report_quantile_text(char *buf, size_t len, const col_summary *s,
-                         const qres *q);
+                         const qres *q, int digits);
 
 /* The heading of quantile i: "q0.99". */
 void report_quantile_name(char *buf, size_t len, const report_col *c, size_t i);

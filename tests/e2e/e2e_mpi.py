@@ -401,6 +401,17 @@ def test_errors(suite):
     for n in (1, 2, 3, 4):
         same_as_one(suite, "open quote at the end", n, ["--sum", q],
                     sorted(rng.randrange(30) for _ in range(n - 1)))
+    # two columns of one name: the warning names the field, as one
+    # process's does (the states carry no labels; rank 0's go along)
+    d = suite.path("dup.csv")
+    rows = ["v,v,w"] + ["%d,%s,%d" % (i, "x" if i == 700 else i, i)
+                        for i in range(1000)]
+    open(d, "w").write("\n".join(rows) + "\n")
+    for n in (2, 3):
+        cuts = sorted(rng.randrange(os.path.getsize(d)) for _ in range(n - 1))
+        for c in ("1-3", "2"):
+            same_as_one(suite, "invalid field of a repeated name", n,
+                        ["-c", c, "--sum", d], cuts)
     b = suite.path("short.f64")
     open(b, "wb").write(struct.pack("<5d", *range(5)) + b"xyz")
     same_as_one(suite, "binary bytes left over", 3, ["-b", "f64", b])

@@ -376,19 +376,24 @@ def test_digits(suite):
     vals = [repr(rng.uniform(-1e6, 1e6)) for _ in range(50)] + ["75.189", "0.1", "0.2"]
     with open(path, "w") as f:
         f.write("x,y\n" + "".join(f"{v},{v}\n" for v in vals))
-    jd = parse_json(ok(suite, [path, "--json", "--std", "--mean", "--sum", "--device", "cpu"])[0])
+    # the median and quantiles too (they ignored --digits, and the table's
+    # 15, before 2026-11-23: 0.0045000000000000005 in a table of 0.0045s)
+    stats = ["--std", "--mean", "--sum", "--median", "--quantiles", "0.1,0.9"]
+    jd = parse_json(ok(suite, [path, "--json", "--device", "cpu"] + stats)[0])
     for digits in (None, 3, 6, 15, 17):
-        args = [path, "--std", "--mean", "--sum", "--layout", "wide", "--device", "cpu"]
+        args = [path, "--layout", "wide", "--device", "cpu"] + stats
         if digits:
             args += ["--digits", digits]
         text = ok(suite, args)[0].decode()
         head, rows = table_cells(text)
         n = digits or 15
-        for k in ("sum", "mean", "std"):
+        col = jd["columns"][0]
+        for k in ("sum", "mean", "std", "median", "q0.1", "q0.9"):
             got = float(rows[0][head.index(k)])
-            v = jnum_(jd["columns"][0][k])
+            v = jnum_(col["quantiles"][k[1:]] if k[0] == "q" else col[k])
             want = float("%.*e" % (n - 1, v))
-            suite.check(got == want or got == v, f"{cmdline(args)}: {k} to {n} digits",
+            # (got == v passed an unrounded value: the quantiles' were)
+            suite.check(got == want, f"{cmdline(args)}: {k} to {n} digits",
                         f"{got!r}, want {want!r}")
     # 0.1 + 0.2, exactly, is 0.30000000000000004: the table's default
     # hides the binary tail
@@ -405,6 +410,19 @@ def test_digits(suite):
         text = ok(suite, [p2, "--sum", fmt, "--digits", "4", "--device", "cpu"])[0].decode()
         suite.check("0.3" in text and "0.30000000000000004" not in text,
                     f"{fmt} --digits 4", text)
+    p3 = suite.path("third.csv")
+    with open(p3, "w") as f:
+        f.write("x\n%r\n%r\n" % (1 / 3, 1 / 3))
+    for fmt in ("json", "tsv", "csv", "table"):
+        args = [p3, "--median", "--quantiles", "0.5", "-o", fmt, "--device",
+                "cpu"]
+        text = ok(suite, args + ["--digits", "4"])[0].decode()
+        suite.check("0.3333" in text and "0.33333" not in text,
+                    f"{fmt} --digits 4: the median and quantiles too", text)
+        text = ok(suite, args)[0].decode()
+        want = "0.333333333333333" if fmt == "table" else repr(1 / 3)
+        suite.check(want in text and want + "3" not in text,
+                    f"{fmt}: the median {want}", text)
 
 
 def jnum_(x):
