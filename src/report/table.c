@@ -213,24 +213,80 @@ static void pad(FILE *f, int n)
         putc(' ', f);
 }
 
-/* One line; c is NULL for the header (whose quantiles' titles come from
- * cols). */
-static void line(FILE *f, const int *fields, const int *widths, int nf,
-                 const report_col *c, const report_col *cols,
-                 const report_style *st)
+/* Every cell's text and width, made once (a table of 100000 columns
+ * formatted each number twice, for the widths and for the lines): row 0
+ * holds the titles, row i + 1 column i's cells. */
+typedef struct cells {
+    int nf;
+    char *text; /* the texts end to end, each NUL-terminated */
+    size_t *at; /* per cell, where its text starts */
+    int *width; /* per cell, in terminal columns */
+    size_t used, cap;
+} cells;
+
+static void cells_free(cells *t)
 {
+    free(t->text);
+    free(t->at);
+    free(t->width);
+}
+
+static int cells_add(cells *t, size_t k, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    if (t->used + n > t->cap) {
+        size_t cap = t->cap ? t->cap : 1 << 16;
+        while (cap < t->used + n)
+            cap *= 2;
+        char *p = realloc(t->text, cap);
+        if (!p)
+            return -1;
+        t->text = p;
+        t->cap = cap;
+    }
+    memcpy(t->text + t->used, s, n);
+    t->at[k] = t->used;
+    t->width[k] = display_width(s);
+    t->used += n;
+    return 0;
+}
+
+static int cells_make(cells *t, const int *fields, int nf,
+                      const report_col *cols, int ncols, const report_style *st)
+{
+    size_t n = (size_t)nf * ((size_t)ncols + 1);
     char buf[CELL];
-    for (int j = 0; j < nf; j++) {
-        if (c)
-            cell(buf, fields[j], c, st);
-        else
+    memset(t, 0, sizeof *t);
+    t->nf = nf;
+    t->at = malloc((n ? n : 1) * sizeof *t->at);
+    t->width = malloc((n ? n : 1) * sizeof *t->width);
+    if (!t->at || !t->width)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = k / (size_t)nf, j = k % (size_t)nf;
+        if (i == 0)
             title(buf, fields[j], cols);
-        int gap = widths[j] - display_width(buf);
+        else
+            cell(buf, fields[j], &cols[i - 1], st);
+        if (cells_add(t, k, buf))
+            return -1;
+    }
+    return 0;
+}
+
+/* Line i of the table (0: the titles). */
+static void line(FILE *f, const int *fields, const int *widths, const cells *t,
+                 int i)
+{
+    for (int j = 0; j < t->nf; j++) {
+        size_t k = (size_t)i * (size_t)t->nf + (size_t)j;
+        const char *buf = t->text + t->at[k];
+        int gap = widths[j] - t->width[k];
         if (j)
             fputs("  ", f);
         if (fields[j] == F_NAME) {
             fputs(buf, f);
-            if (j + 1 < nf)
+            if (j + 1 < t->nf)
                 pad(f, gap);
         } else {
             pad(f, gap);
@@ -241,17 +297,13 @@ static void line(FILE *f, const int *fields, const int *widths, int nf,
 }
 
 /* The wide table's column widths into widths; returns its line width. */
-static int wide_width(const int *fields, int *widths, int nf,
-                      const report_col *cols, int ncols, const report_style *st)
+static int wide_width(int *widths, const cells *t, int ncols)
 {
-    char buf[CELL];
     int total = 0;
-    for (int j = 0; j < nf; j++) {
-        title(buf, fields[j], cols);
-        widths[j] = display_width(buf);
-        for (int i = 0; i < ncols; i++) {
-            cell(buf, fields[j], &cols[i], st);
-            int w = display_width(buf);
+    for (int j = 0; j < t->nf; j++) {
+        widths[j] = 0;
+        for (int i = 0; i <= ncols; i++) {
+            int w = t->width[(size_t)i * (size_t)t->nf + (size_t)j];
             widths[j] = w > widths[j] ? w : widths[j];
         }
         total += widths[j] + (j ? 2 : 0);
@@ -270,12 +322,11 @@ static void long_title(char *buf, int k, const report_col *cols)
 
 /* A block per column: the titles left, padded to the longest, then the
  * values; a blank line between blocks. */
-static void long_blocks(FILE *f, const int *fields, int nf,
-                        const report_col *cols, int ncols,
-                        const report_style *st)
+static void long_blocks(FILE *f, const int *fields, const report_col *cols,
+                        int ncols, const cells *c)
 {
-    char buf[CELL], t[CELL];
-    int kw = 0;
+    char t[CELL];
+    int kw = 0, nf = c->nf;
     for (int j = 0; j < nf; j++) {
         long_title(t, fields[j], cols);
         int w = display_width(t);
@@ -285,11 +336,11 @@ static void long_blocks(FILE *f, const int *fields, int nf,
         if (i)
             putc('\n', f);
         for (int j = 0; j < nf; j++) {
+            size_t k = ((size_t)i + 1) * (size_t)nf + (size_t)j;
             long_title(t, fields[j], cols);
-            cell(buf, fields[j], &cols[i], st);
             fputs(t, f);
             pad(f, kw - display_width(t) + 2);
-            fprintf(f, "%s\n", buf);
+            fprintf(f, "%s\n", c->text + c->at[k]);
         }
     }
 }
@@ -306,16 +357,23 @@ int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
         return -1;
     }
     int nf = choose_fields(fields, what, cols, ncols);
-    int total = wide_width(fields, widths, nf, cols, ncols, st);
+    cells c;
+    if (cells_make(&c, fields, nf, cols, ncols, st)) {
+        cells_free(&c);
+        free(fields);
+        free(widths);
+        return -1;
+    }
+    int total = wide_width(widths, &c, ncols);
     int wide = st->layout == LAYOUT_WIDE ||
                (st->layout == LAYOUT_AUTO && (!st->tty || total <= st->width));
     if (wide) {
-        line(f, fields, widths, nf, NULL, cols, st);
-        for (int i = 0; i < ncols; i++)
-            line(f, fields, widths, nf, &cols[i], cols, st);
+        for (int i = 0; i <= ncols; i++)
+            line(f, fields, widths, &c, i);
     } else {
-        long_blocks(f, fields, nf, cols, ncols, st);
+        long_blocks(f, fields, cols, ncols, &c);
     }
+    cells_free(&c);
     free(fields);
     free(widths);
     for (int i = 0; i < ncols; i++)

@@ -109,6 +109,10 @@ int report_text_width(const char *text, size_t n)
             continue;
         }
         i += len;
+        if (c < 0x0300) { /* before the first table's first range */
+            w++;
+            continue;
+        }
         if (in(zero, sizeof zero / sizeof zero[0], c))
             continue;
         w += in(wide, sizeof wide / sizeof wide[0], c) ? 2 : 1;
