@@ -1,12 +1,14 @@
 #!/bin/bash
 # The short form of device_mpi_check.sh: compute-sanitizer over two GPU
 # ranks selecting quantiles (answer compared with one process), then
-# mpi_bench.sh's --median and --sum --max workloads (SIZE, REPS).
+# mpi_bench.sh's --median and --sum --max workloads (SIZE, REPS). Run
+# by device_mpi_check.sh after the tests, or alone.
 set -u
 B=${BUILD:-.carry/new}
 OUT=${OUT:-/tmp/colstat-out}
 mkdir -p "$OUT"
 cd "$(dirname "$0")/.." || exit 1
+[ -d .carry/tools/lib ] && export LD_LIBRARY_PATH="$PWD/.carry/tools/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 root=()
 [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
 python3 -c '

@@ -191,7 +191,25 @@ def edge_value(rng, kind, i, n):
         return ""
     if kind == "late":  # numbers only in the last rows
         return repr(rng.uniform(-5, 5)) if i > n - 5 else ""
+    if kind == "ties":  # few values, many of each
+        return str(rng.randint(-3, 3))
     return repr(rng.uniform(-1, 1))
+
+
+def edge_csv(suite, name, kinds, nrows, crlf):
+    """A CSV of edge_value columns; returns its path and bytes."""
+    rng = suite.rng
+    rows = [",".join(f"{k}{j}" for j, k in enumerate(kinds))]
+    # the first row shows a number in every column but the empty ones, so
+    # that the default columns are chosen, not tentative
+    rows += [",".join(("1" if k not in ("empty", "noFinite", "late")
+                       else "") for k in kinds)]
+    rows += [",".join(edge_value(rng, k, i, nrows) for k in kinds)
+             for i in range(nrows)]
+    p = suite.path(name)
+    data = ("\r\n" if crlf else "\n").join(rows) + "\n"
+    open(p, "w", newline="").write(data)
+    return p, data
 
 
 def test_hist_edges(suite):
@@ -200,17 +218,8 @@ def test_hist_edges(suite):
     rng = suite.rng
     for it in range(3 if QUICK else 8):
         kinds = [rng.choice(EDGE_KINDS) for _ in range(rng.randint(2, 6))]
-        nrows = rng.randint(1, 80 if QUICK else 600)
-        rows = [",".join(f"{k}{j}" for j, k in enumerate(kinds))]
-        # the first row shows a number in every column but the empty
-        # ones, so that the default columns are chosen, not tentative
-        rows += [",".join(("1" if k not in ("empty", "noFinite", "late")
-                           else "") for k in kinds)]
-        rows += [",".join(edge_value(rng, k, i, nrows) for k in kinds)
-                 for i in range(nrows)]
-        p = suite.path(f"h{it}.csv")
-        data = ("\r\n" if it % 2 else "\n").join(rows) + "\n"
-        open(p, "w", newline="").write(data)
+        p, data = edge_csv(suite, f"h{it}.csv", kinds,
+                           rng.randint(1, 80 if QUICK else 600), it % 2)
         cols = ["-c", ",".join(str(j + 1) for j in range(len(kinds)))]
         for k in range(3):
             opts = cols + ["--hist", "--bins", str(rng.randint(1, 30))]
@@ -278,16 +287,8 @@ def test_quantiles(suite):
     kinds = EDGE_KINDS + ("ties",)
     for it in range(4 if QUICK else 10):
         cols = [rng.choice(kinds) for _ in range(rng.randint(1, 5))]
-        nrows = rng.randint(1, 100 if QUICK else 1500)
-        rows = [",".join(f"{k}{j}" for j, k in enumerate(cols))]
-        rows += [",".join(("1" if k not in ("empty", "noFinite", "late")
-                           else "") for k in cols)]
-        rows += [",".join(str(rng.randint(-3, 3)) if k == "ties" else
-                          edge_value(rng, k, i, nrows) for k in cols)
-                 for i in range(nrows)]
-        p = suite.path(f"q{it}.csv")
-        data = ("\r\n" if it % 2 else "\n").join(rows) + "\n"
-        open(p, "w", newline="").write(data)
+        p, data = edge_csv(suite, f"q{it}.csv", cols,
+                           rng.randint(1, 100 if QUICK else 1500), it % 2)
         sel = ["-c", ",".join(str(j + 1) for j in range(len(cols)))]
         for k in range(3):
             opts = sel + quantile_args(rng)
