@@ -12,7 +12,9 @@
  * many values: smaller tails stay in memory (at most this many values of
  * each column over the budget), so the file holds few, large blocks. */
 #define SPILL_MIN ((size_t)1 << 16)
-#define FIRST_CAP ((size_t)4096)
+/* A growing block's first room, then doubling: a column of 10 values in
+ * a table of 100000 columns takes 512 bytes, not the 32 KiB of 4096. */
+#define FIRST_CAP ((size_t)64)
 #define BLOCK_MAX ((size_t)1 << 24) /* values a growing block takes */
 
 typedef struct block {

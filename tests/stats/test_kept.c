@@ -117,9 +117,9 @@ START_TEST(in_memory_spilled_dropped)
     for (int k = 0; k < COLS; k++)
         make(&g, &cols[k], n);
     size_t all = n * COLS * 12;
-    /* A growing block starts at 4096 values (kept.c's FIRST_CAP) and
-     * doubles: without the first block's room, a short column (seed 103,
-     * QUICK) passed "big" and was dropped. */
+    /* A growing block starts with room for up to 4096 values (kept.c's
+     * FIRST_CAP) and doubles: without the first block's room, a short
+     * column (seed 103, QUICK) passed "big" and was dropped. */
     kept_limits big = {all * 4 + (size_t)COLS * 4096 * 12, 0, NULL};
     kept_limits spill = {rng_below(&g, all / 2 + 1), 1, NULL};
     kept_limits drop = {rng_below(&g, all / 4 + 1), 0, NULL};
