@@ -221,7 +221,7 @@ static int cands_new(const pass_plan *p, int n, cands *c)
         sent += (size_t)(c->mine[k] = held(&p->col[k]));
     c->nsend = (int)sent;
     c->send = malloc((sent ? sent : 1) * sizeof *c->send);
-    for (int k = 0, at = 0; c->send && k < p->ncols; k++) {
+    for (int k = 0, at = 0; c->mine && c->send && k < p->ncols; k++) {
         if (c->mine[k])
             memcpy(c->send + at, p->col[k].cand, c->mine[k] * sizeof(qnum));
         at += (int)c->mine[k];
@@ -274,8 +274,8 @@ static int gather_cands(pass_plan *p, int n, cands *c, mpi_collective *mc,
                   MPI_UINT64_T, MPI_COMM_WORLD);
     if (cands_place(p, n, c, &total))
         return cs_fail(e, CS_EDATA, "", 0,
-                       "--mpi: more quantile candidates at once than MPI "
-                       "can gather; give a smaller --memory");
+                       "--mpi: more quantile candidates at once than one "
+                       "MPI gather takes (2^31); select fewer columns");
     c->recv = malloc((total ? total : 1) * sizeof *c->recv);
     int ready = round_ok(mc, c->recv != NULL, p->ncols);
     if (ready <= 0)
