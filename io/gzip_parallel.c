@@ -138,16 +138,7 @@ static int finish_piece(gzp *g, piece *p, cs_error *e)
  * go while the decoder starts: it takes slices from the pool). */
 static int take_redo(gzp *g, piece *p, uint64_t stop)
 {
-    p->taken = 1;
-    p->redo_wanted = 0;
-    p->redo = 1;
-    p->has_start = 1;
-    p->start = p->redo_from;
-    p->link = LK_OK;
-    p->state = PS_RUN;
-    memcpy(p->win, g->win, DDEC_WINDOW);
-    p->win_valid = g->win_valid;
-    p->win_known = 1;
+    gzp_take_redo(p, g->win, g->win_valid);
     g->redo_active = 1;
     g->redo_piece = p;
     gz_point start = p->start;

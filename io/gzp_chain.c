@@ -123,3 +123,17 @@ void gzp_chain(gzp *g)
             break;
     }
 }
+
+void gzp_take_redo(piece *p, const uint8_t *win, size_t valid)
+{
+    p->taken = 1;
+    p->redo_wanted = 0;
+    p->redo = 1;
+    p->has_start = 1;
+    p->start = p->redo_from;
+    p->link = LK_OK;
+    p->state = PS_RUN;
+    memcpy(p->win, win, DDEC_WINDOW);
+    p->win_valid = valid;
+    p->win_known = 1;
+}

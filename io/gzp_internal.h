@@ -134,6 +134,10 @@ void gzp_record_end(piece *p, gzc *c, int r);
 /* The window a redo of piece j starts with, or NULL while unknown. */
 const uint8_t *gzp_pred_window(gzp *g, uint64_t j, size_t *valid);
 
+/* Piece p taken to be decoded again from its redo point, with win (valid
+ * bytes of it) as the window before: by the reader or a worker. */
+void gzp_take_redo(piece *p, const uint8_t *win, size_t valid);
+
 /* Where piece j's block junctions start to count (gz_chunk.h's
  * block_stop): past the next piece's range when that holds a member
  * header (piece j then ends at the member boundary the next one starts

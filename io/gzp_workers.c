@@ -69,16 +69,7 @@ static int pick(gzp *g, worker *w, task *t)
             !(win = gzp_pred_window(g, j, &valid)))
             continue;
         memcpy(w->win, win, DDEC_WINDOW);
-        memcpy(p->win, win, DDEC_WINDOW);
-        p->win_valid = valid;
-        p->win_known = 1;
-        p->taken = 1;
-        p->redo_wanted = 0;
-        p->redo = 1;
-        p->has_start = 1;
-        p->start = p->redo_from;
-        p->link = LK_OK;
-        p->state = PS_RUN;
+        gzp_take_redo(p, win, valid);
         p->workers = 1;
         p->cursor = &w->cur;
         p->oldest_set = 0;
