@@ -67,12 +67,11 @@ measure() {
 measure --median
 measure --sum --max
 if ! python3 -c "import duckdb" 2>/dev/null && [ -n "${WHEELS:-}" ]; then
-    python3 --version
-    python3 -m pip install -q --no-index --find-links "$WHEELS" duckdb 2>&1 | tail -1 ||
-        true
-    python3 -c "import duckdb" 2>/dev/null ||
-        python3 -m pip install -q --no-index --find-links "$WHEELS" \
-            --break-system-packages duckdb 2>&1 | tail -1
+    # into a folder of its own: the host's Python may be a managed one
+    python3 -m pip install -q --no-index --no-deps --no-compile \
+        --no-cache-dir --upgrade --target /tmp/site "$WHEELS"/duckdb-*.whl 2>&1 |
+        tail -1
+    export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
 if python3 -c "import duckdb" 2>/dev/null; then
     ncpu=$(nproc)
