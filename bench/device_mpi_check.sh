@@ -18,9 +18,11 @@ nvidia-smi -L; nproc; mpirun --version | head -1
 t0=$(date +%s)
 step() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
 
-step "test_gpu"
-timeout 120 "$B/test_gpu" > "$OUT/test_gpu.log" 2>&1
-echo "test_gpu rc=$?"; tail -2 "$OUT/test_gpu.log"
+for t in test_gpu test_gpu_parse; do
+    step "$t"
+    timeout 120 "$B/$t" > "$OUT/$t.log" 2>&1
+    echo "$t rc=$?"; tail -2 "$OUT/$t.log"
+done
 
 for t in e2e_quantiles e2e_mpi; do
     step "$t, --device gpu"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The short form of device_mpi_check.sh: compute-sanitizer over two GPU
 # ranks selecting quantiles (answer compared with one process), then
-# mpi_bench.sh's --median and --sum --max workloads (SIZE, REPS). Run
+# mpi_bench.sh's --median and --sum --max workloads (SIZE, REPS; SIZE=0:
+# none). Run
 # by device_mpi_check.sh after the tests, or alone.
 set -u
 B=${BUILD:-.carry/new}
@@ -25,5 +26,6 @@ COLSTAT_QSEL=6,50 timeout 100 mpirun "${root[@]}" --bind-to none -n 2 \
     "${args[@]}" > "$OUT/mq_mpi.json" 2> "$OUT/mq_san.log"
 echo "sanitized ranks rc=$?: $(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/mq_san.log") clean summaries"
 cmp "$OUT/mq_one.json" "$OUT/mq_mpi.json" && echo "same bytes as one process"
+[ "${SIZE:-8G}" = 0 ] && exit 0 # SIZE=0: no benchmark
 BUILD=$B DATA=/tmp/mb REPS=${REPS:-1} bash bench/mpi_bench.sh "${SIZE:-8G}" 2 2>&1 |
     tee "$OUT/mpi_bench.log"

@@ -19,6 +19,8 @@
 
 typedef struct world {
     int rank, n;
+    MPI_Comm node; /* the ranks of this node */
+    int jobs;      /* -j as given (0: none) */
 } world;
 
 /* GPUs of this node: CUDA_VISIBLE_DEVICES's list, else /dev/nvidiaN. */
@@ -40,23 +42,27 @@ static int count_gpus(const char *vis)
     return n;
 }
 
+/* cores / among, at least 1 and at most the rank's own (its affinity). */
+static int cores_each(int among)
+{
+    long share = sysconf(_SC_NPROCESSORS_ONLN) / (among > 0 ? among : 1);
+    int mine = engine_cores();
+    return share < 1 ? 1 : share < mine ? (int)share : mine;
+}
+
 /* The ranks of one node share its cores: without -j, each takes its
  * share of them, or fewer where the launcher bound it to fewer (Open
  * MPI binds 1 or 2 ranks to a core each unless told --bind-to none; srun
  * to --cpus-per-task). Returns the rank's index on its node. */
-static int share_node(engine_config *cfg)
+static int share_node(engine_config *cfg, world *w)
 {
-    MPI_Comm node;
     int local = 0, n = 1;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                        &node);
-    MPI_Comm_rank(node, &local);
-    MPI_Comm_size(node, &n);
-    MPI_Comm_free(&node);
-    long share = sysconf(_SC_NPROCESSORS_ONLN) / n;
-    int mine = engine_cores();
+                        &w->node);
+    MPI_Comm_rank(w->node, &local);
+    MPI_Comm_size(w->node, &n);
     if (cfg->threads == 0)
-        cfg->threads = share < 1 ? 1 : share < mine ? (int)share : mine;
+        cfg->threads = cores_each(n);
     return local;
 }
 
@@ -82,11 +88,22 @@ static void choose_gpu(const engine_config *cfg, int local)
     setenv("CUDA_VISIBLE_DEVICES", pick, 1);
 }
 
-/* This rank's part of every input. */
-static int plan(const engine_config *cfg, world w, engine_part **out,
+/* Threads to summarise this rank's tail with (-1: it has none): while
+ * the ranks plan, the node's cores are the planning ranks' alone (the
+ * others wait for their summaries), unless -j says. */
+static int plan_threads(world w, int tail)
+{
+    int mine = tail >= 0, here = 0;
+    MPI_Allreduce(&mine, &here, 1, MPI_INT, MPI_SUM, w.node);
+    return w.jobs ? w.jobs : cores_each(here);
+}
+
+/* This rank's part of every input; well: 0 when the rank failed before,
+ * which then only meets the others in the exchange. */
+static int plan(const engine_config *cfg, world w, int well, engine_part **out,
                 cs_error *e)
 {
-    int n = cfg->nfiles, rc = CS_OK;
+    int n = cfg->nfiles, rc = well ? CS_OK : CS_EDATA;
     engine_part *parts = *out = calloc((size_t)n, sizeof *parts);
     split_input *in = calloc((size_t)n, sizeof *in);
     uint64_t *x0 = calloc((size_t)n, sizeof *x0);
@@ -99,16 +116,18 @@ static int plan(const engine_config *cfg, world w, engine_part **out,
                         .num = cfg->num};
     memset(&own, 0, sizeof own);
     own.input = -1;
-    if (!parts || !in || !x0 || !x1 || !tails)
+    if (well && (!parts || !in || !x0 || !x1 || !tails))
         rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
     if (rc == CS_OK && cfg->binary)
         rc = binary_spec_parse(cfg->binary, &spec, e);
     for (int i = 0; rc == CS_OK && i < n; i++)
         rc = split_probe(cfg->files[i], spec.record_size, &base, &in[i], e);
-    if (rc == CS_OK) {
+    if (rc == CS_OK)
         split_ranges(in, n, w.n, w.rank, cfg->hooks.mpi_cuts, x0, x1);
-        rc = split_tail_make(cfg->files, in, n, x0, x1, cfg->threads, &own, e);
-    }
+    int threads =
+        plan_threads(w, rc == CS_OK ? split_tail_input(in, n, x0, x1) : -1);
+    if (rc == CS_OK)
+        rc = split_tail_make(cfg->files, in, n, x0, x1, threads, &own, e);
     if (tails)
         MPI_Allgather(&own, sizeof own, MPI_BYTE, tails, sizeof own, MPI_BYTE,
                       MPI_COMM_WORLD);
@@ -213,28 +232,53 @@ static int pack(const engine_config *cfg, const engine_result *r, packed *p,
     return rc;
 }
 
+/* The engine's share callback (engine_share): this rank's parts, planned
+ * while its GPU, if any, opens. */
+typedef struct planner {
+    const engine_config *cfg;
+    const engine_sink *sink;
+    world w;
+    engine_part *parts;
+    int asked;
+} planner;
+
+static void say_planned(const planner *pl, double seconds)
+{
+    char text[200];
+    int cores = engine_cores();
+    snprintf(text, sizeof text,
+             "%s%d ranks; this rank's share planned in %.3f s; it may run on "
+             "%d core%s",
+             pl->w.rank ? "" : "--mpi: ", pl->w.n, seconds, cores,
+             cores == 1 ? "" : "s");
+    rank_sink rs = {pl->sink, pl->w.rank};
+    if (pl->w.rank)
+        say_rank(&rs, ENGINE_VERBOSE, "", 0, text);
+    else
+        pl->sink->say(pl->sink->ctx, ENGINE_VERBOSE, "", 0, text);
+}
+
+static int plan_parts(void *ctx, int well, const engine_part **parts,
+                      cs_error *e)
+{
+    planner *pl = ctx;
+    double t0 = MPI_Wtime();
+    pl->asked = 1;
+    int rc = plan(pl->cfg, pl->w, well, &pl->parts, e);
+    if (well && pl->cfg->verbose)
+        say_planned(pl, MPI_Wtime() - t0);
+    *parts = pl->parts;
+    return rc;
+}
+
 /* This rank's share through the engine, packed for rank 0. */
 static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
                      packed *p, cs_error *e)
 {
-    engine_part *parts = NULL;
-    double t0 = MPI_Wtime();
-    int rc = plan(cfg, w, &parts, e);
-    if (cfg->verbose) {
-        char text[200];
-        snprintf(text, sizeof text,
-                 "%s%d ranks; this rank's share planned in %.3f s; it may "
-                 "run on %d core%s",
-                 w.rank ? "" : "--mpi: ", w.n, MPI_Wtime() - t0, engine_cores(),
-                 engine_cores() == 1 ? "" : "s");
-        rank_sink rs0 = {sink, w.rank};
-        if (w.rank)
-            say_rank(&rs0, ENGINE_VERBOSE, "", 0, text);
-        else
-            sink->say(sink->ctx, ENGINE_VERBOSE, "", 0, text);
-    }
+    planner pl = {cfg, sink, w, NULL, 0};
+    engine_share share = {plan_parts, &pl};
     engine_config c = *cfg;
-    c.parts = parts;
+    c.share = &share;
     c.invalid_to_result = 1;
     c.keep_tentative = 1;
     c.progress = c.progress && w.rank == 0;
@@ -246,8 +290,11 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     mpi_collective mc = {0, 0};
     engine_collective all = mpi_collective_of(&mc);
     c.collective = &all;
-    if (rc == CS_OK)
-        rc = engine_run(&c, w.rank == 0 ? sink : &marked, &run, &r, e);
+    int rc = engine_run(&c, w.rank == 0 ? sink : &marked, &run, &r, e);
+    if (!pl.asked) { /* the run ended before it planned: meet the others */
+        cs_error ignored = {0};
+        plan(cfg, w, 0, &pl.parts, &ignored);
+    }
     mpi_collective_close(&mc, rc == CS_OK);
     if (rc == CS_OK)
         rc = pack(&c, &r, p, e);
@@ -255,7 +302,7 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
         rc = CS_OK;
     engine_close(run);
     engine_result_free(&r);
-    free(parts);
+    free(pl.parts);
     return rc;
 }
 
@@ -433,10 +480,12 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
     MPI_Comm_size(MPI_COMM_WORLD, &w.n);
     *root = w.rank == 0;
     engine_config c = *cfg;
-    choose_gpu(&c, share_node(&c));
+    w.jobs = cfg->threads;
+    choose_gpu(&c, share_node(&c, &w));
     packed p = {0};
     int rc = run_share(&c, sink, w, &p, e);
     rc = conclude(w, rc, &p, sink, out, e);
+    MPI_Comm_free(&w.node);
     free_packed(&p);
     if (rc != CS_OK)
         engine_result_free(out);

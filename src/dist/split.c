@@ -131,8 +131,8 @@ static char *block_alloc(size_t n)
 
 /* Reads n bytes at off into buf (block_alloc'ed), at off's page offset;
  * returns where they are, or NULL (e filled). */
-static const char *read_at(const source *src, char *buf, size_t n,
-                           uint64_t off, cs_error *e)
+static const char *read_at(const source *src, char *buf, size_t n, uint64_t off,
+                           cs_error *e)
 {
     char *to = buf + off % SPLIT_PAGE;
     return source_pread(src, to, n, off, e) < 0 ? NULL : to;
@@ -346,20 +346,25 @@ int split_boundary(const char *path, const split_input *in, uint64_t x,
     return rc;
 }
 
-int split_tail_make(const char *const *paths, const split_input *in, int nin,
-                    const uint64_t *x0, const uint64_t *x1, int nthreads,
-                    split_tail *t, cs_error *e)
+int split_tail_input(const split_input *in, int nin, const uint64_t *x0,
+                     const uint64_t *x1)
 {
-    memset(t, 0, sizeof *t);
-    t->input = -1;
     int i = nin - 1;
     while (i >= 0 && x0[i] == x1[i])
         i--;
     /* a range to the end of its file: no later rank starts in that file,
      * nor does this rank's end need a state */
-    if (i < 0 || in[i].kind != SPLIT_CSV || x1[i] == in[i].size)
+    return i < 0 || in[i].kind != SPLIT_CSV || x1[i] == in[i].size ? -1 : i;
+}
+
+int split_tail_make(const char *const *paths, const split_input *in, int nin,
+                    const uint64_t *x0, const uint64_t *x1, int nthreads,
+                    split_tail *t, cs_error *e)
+{
+    memset(t, 0, sizeof *t);
+    int i = t->input = split_tail_input(in, nin, x0, x1);
+    if (i < 0)
         return CS_OK;
-    t->input = i;
     return split_summarize(paths[i], &in[i], x0[i], x1[i], nthreads, &t->s, e);
 }
 

@@ -67,6 +67,12 @@ typedef struct split_tail {
     csv_summary s;
 } split_tail;
 
+/* The input whose range this rank must summarise for the ranks after it
+ * (its last range, when that is CSV and stops short of the file's end),
+ * or -1. */
+int split_tail_input(const split_input *in, int nin, const uint64_t *x0,
+                     const uint64_t *x1);
+
 /* This rank's tail (summarises its last range, the one read twice, by
  * nthreads threads). */
 int split_tail_make(const char *const *paths, const split_input *in, int nin,

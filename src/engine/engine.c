@@ -37,6 +37,7 @@ struct engine {
     int *order;        /* the reported columns, in output order */
     int use_gpu;
     gpu_opener *opener; /* opening the GPU while the first input is read */
+    const engine_part *parts; /* cfg->parts, or cfg->share's */
     backend *be;
     jobs *js;
     feed fd;
@@ -65,7 +66,21 @@ static int threads_wanted(const engine_config *cfg)
 
 static const engine_part *part_of(const run *r, int i)
 {
-    return r->cfg->parts ? &r->cfg->parts[i] : NULL;
+    return r->parts ? &r->parts[i] : NULL;
+}
+
+/* The shares from cfg->share, asked whatever rc says (the processes meet
+ * there); the first error stays e's. */
+static int share_parts(run *r, int rc, cs_error *e)
+{
+    const engine_share *sh = r->cfg->share;
+    if (!sh)
+        return rc;
+    cs_error mine = {0};
+    int got = sh->parts(sh->ctx, rc == CS_OK, &r->parts, &mine);
+    if (rc == CS_OK && got != CS_OK)
+        *e = mine;
+    return rc == CS_OK ? got : rc;
 }
 
 /* How every input's text is read, on every pass. */
@@ -639,6 +654,7 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     if (!r)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     r->cfg = cfg;
+    r->parts = cfg->parts;
     account_init(&r->acc, sink, cfg->verbose, cfg->progress);
     r->nthreads = threads_wanted(cfg);
     if (cfg->binary && binary_spec_parse(cfg->binary, &r->spec, e) != CS_OK)
@@ -648,6 +664,7 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     int rc = quantile_list(r, e);
     if (rc == CS_OK)
         rc = choose_device(r, e);
+    rc = share_parts(r, rc, e);
     decode_threads(r);
     if (rc == CS_OK)
         rc = open_first(r, &in, e);

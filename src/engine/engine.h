@@ -48,6 +48,18 @@ typedef struct engine_part {
 } engine_part;
 #define ENGINE_PART_END UINT64_MAX
 
+/* --mpi (src/dist/): where this process's share of each input lies,
+ * asked once the backend is chosen, so that finding it overlaps with a
+ * GPU's opening on its own thread. Every process meets the others in
+ * parts: the engine calls it on every run that gets as far as choosing,
+ * well (1) or failed before it (0: only meet, no share); a caller whose
+ * run ended before that calls it itself. On success *parts ([nfiles])
+ * stays the caller's until the run is closed. */
+typedef struct engine_share {
+    int (*parts)(void *ctx, int well, const engine_part **parts, cs_error *e);
+    void *ctx;
+} engine_share;
+
 struct pass_plan;
 
 /* --mpi (src/dist/): what needs every process's values, the passes after
@@ -91,7 +103,8 @@ typedef struct engine_config {
     int verbose;  /* -v lines to the sink */
     int progress; /* progress lines to the sink */
     engine_hooks hooks;
-    const engine_part *parts; /* [nfiles], or NULL: every input whole */
+    const engine_part *parts;  /* [nfiles], or NULL: every input whole */
+    const engine_share *share; /* non-NULL: parts from there instead */
     /* The first invalid field of each column goes into the result instead
      * of a warning (--mpi warns once, after merging: engine_warn_invalid) */
     int invalid_to_result;
