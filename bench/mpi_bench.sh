@@ -6,7 +6,8 @@
 #   bench/mpi_bench.sh [SIZE] [RANKS]      # default 32G, 2
 # BUILD (default build) holds colstat and colstat_gen; DATA (default
 # bench/data) the generated input; REPS (default 3) runs per tool, the best
-# reported. Every tool's answer is compared with one plain colstat run.
+# reported; MPI_ARGS more mpirun options. Every tool's answer is compared
+# with one plain colstat run.
 set -u
 SIZE=${1:-32G}
 RANKS=${2:-2}
@@ -32,7 +33,11 @@ nvidia-smi --query-gpu=index,name --format=csv,noheader 2>/dev/null
 echo "input: $csv, $bytes bytes"
 # Both mpirun runs unbound: by default Open MPI binds 1 or 2 ranks to one
 # core each, which leaves a rank one core for all its threads.
-mpi=(mpirun "${root[@]}" --bind-to none)
+# MPI_ARGS: more mpirun options for both (e.g. Open MPI's single-node
+# transports, "--mca pml ob1 --mca btl self,vader"; bench/mpi_launch.sh)
+read -r -a extra <<< "${MPI_ARGS:-}"
+mpi=(mpirun "${root[@]}" --bind-to none "${extra[@]}")
+[ -n "${MPI_ARGS:-}" ] && echo "mpirun options: --bind-to none $MPI_ARGS"
 gbs() { awk -v b="$bytes" -v t="$1" 'BEGIN{printf "%.2f", b/t/1e9}'; }
 # best wall seconds of REPS runs of "$@", its output checked
 best() {
