@@ -48,6 +48,8 @@ typedef struct gpu_config {
     size_t memory;      /* bytes in host memory at most */
     int spill;          /* past it: 1 spill to a file, 0 drop */
     const char *tmpdir; /* where the file goes */
+    int sharers;        /* processes on this device at once (0, 1: alone): each
+                           keeps values in its share of the device's memory */
 } gpu_config;
 
 /* Where opening spends its time (gpu_times.open_s). */

@@ -19,8 +19,9 @@
 
 typedef struct world {
     int rank, n;
-    MPI_Comm node; /* the ranks of this node */
-    int jobs;      /* -j as given (0: none) */
+    MPI_Comm node;     /* the ranks of this node */
+    int local, nlocal; /* this rank's index there, and their number */
+    int jobs;          /* -j as given (0: none) */
 } world;
 
 /* GPUs of this node: CUDA_VISIBLE_DEVICES's list, else /dev/nvidiaN. */
@@ -53,23 +54,23 @@ static int cores_each(int among)
 /* The ranks of one node share its cores: without -j, each takes its
  * share of them, or fewer where the launcher bound it to fewer (Open
  * MPI binds 1 or 2 ranks to a core each unless told --bind-to none; srun
- * to --cpus-per-task). Returns the rank's index on its node. */
-static int share_node(engine_config *cfg, world *w)
+ * to --cpus-per-task). */
+static void share_node(engine_config *cfg, world *w)
 {
-    int local = 0, n = 1;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
                         &w->node);
-    MPI_Comm_rank(w->node, &local);
-    MPI_Comm_size(w->node, &n);
+    MPI_Comm_rank(w->node, &w->local);
+    MPI_Comm_size(w->node, &w->nlocal);
     if (cfg->threads == 0)
-        cfg->threads = cores_each(n);
-    return local;
+        cfg->threads = cores_each(w->nlocal);
 }
 
 /* The rank's node-local index modulo the node's GPUs picks its GPU, set
- * before anything opens CUDA, so that --device and auto then see one. */
-static void choose_gpu(const engine_config *cfg, int local)
+ * before anything opens CUDA, so that --device and auto then see one;
+ * the ranks that pick the same one share its memory. */
+static void choose_gpu(engine_config *cfg, world w)
 {
+    int local = w.local;
     const char *vis = getenv("CUDA_VISIBLE_DEVICES");
     /* set empty, it keeps colstat on the CPU (man page) */
     int n = vis && !*vis ? 0 : count_gpus(vis);
@@ -86,6 +87,7 @@ static void choose_gpu(const engine_config *cfg, int local)
         snprintf(pick, sizeof pick, "%d", local % n);
     }
     setenv("CUDA_VISIBLE_DEVICES", pick, 1);
+    cfg->gpu_sharers = w.nlocal / n + (local % n < w.nlocal % n);
 }
 
 /* Threads to summarise this rank's tail with (-1: it has none): while
@@ -481,7 +483,8 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
     *root = w.rank == 0;
     engine_config c = *cfg;
     w.jobs = cfg->threads;
-    choose_gpu(&c, share_node(&c, &w));
+    share_node(&c, &w);
+    choose_gpu(&c, w);
     packed p = {0};
     int rc = run_share(&c, sink, w, &p, e);
     rc = conclude(w, rc, &p, sink, out, e);

@@ -133,6 +133,7 @@ typedef struct backend_params {
     int spill;          /* past memory, spill to a file (an input cannot
                            be read twice), else read the inputs again */
     const char *tmpdir; /* where the file goes */
+    int gpu_sharers;    /* engine_config.gpu_sharers */
     const engine_hooks *hooks;
     account *acc;
 } backend_params;

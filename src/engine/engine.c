@@ -247,6 +247,7 @@ static int start_backend(run *r, cs_error *e)
                         cfg->memory_set ? cfg->memory : engine_default_memory(),
                         r->spill = must_spill(cfg),
                         cfg->tmpdir,
+                        cfg->gpu_sharers,
                         &cfg->hooks,
                         &r->acc};
     if (r->use_gpu && r->table.ncols > 0) {

@@ -105,6 +105,10 @@ typedef struct engine_config {
     engine_hooks hooks;
     const engine_part *parts;  /* [nfiles], or NULL: every input whole */
     const engine_share *share; /* non-NULL: parts from there instead */
+    /* Processes using this process's GPU at once (--mpi: the ranks of a
+     * node that took the same one); its memory is divided among them.
+     * 0 or 1: alone. */
+    int gpu_sharers;
     /* The first invalid field of each column goes into the result instead
      * of a warning (--mpi warns once, after merging: engine_warn_invalid) */
     int invalid_to_result;

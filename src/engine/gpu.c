@@ -591,7 +591,7 @@ static int open_device(gpu_engine *g, gpu_opener *opener, cs_error *e)
                       p->have_range,     p->range_lo,      p->range_hi,
                       h->gpu_chunk_rows, h->gpu_raw_bytes, h->gpu_keep_set,
                       h->gpu_keep_bytes, h->gpu_terms,     p->memory,
-                      p->spill,          p->tmpdir};
+                      p->spill,          p->tmpdir,        p->gpu_sharers};
     double t0 = account_now();
     int rc = gpu_open(&cfg, &g->dev, e);
     g->t_open = account_now() - t0;

@@ -278,6 +278,7 @@ START_TEST(jobs_merge_as_whole)
                         budget,
                         (int)(test_rand(&rng) % 2),
                         NULL,
+                        0,
                         &hooks,
                         &acc};
     static const qfrac pool[] = {{0, 0},  {1, 0},   {5, 1},  {1, 2},

@@ -388,13 +388,10 @@ static void run(const run_spec *sp)
             hi = t;
         }
     }
-    gpu_config cfg = {nc,         sp->what,
-                      sp->nbins,  sp->have_range,
-                      lo,         hi,
-                      hook_rows,  0,
-                      hook_keep,  hook_keep_bytes,
-                      hook_terms, host_memory,
-                      host_spill, NULL};
+    gpu_config cfg = {
+        nc,         sp->what,    sp->nbins,  sp->have_range, lo,
+        hi,         hook_rows,   0,          hook_keep,      hook_keep_bytes,
+        hook_terms, host_memory, host_spill, NULL,           0};
     gpu_backend *g;
     ck_assert_msg(gpu_open(&cfg, &g, &why) == 0, "%s: open: %s", sp->name,
                   why.msg);
@@ -718,7 +715,8 @@ int main(void)
     quick = getenv("COLSTAT_TEST_QUICK") != NULL;
 
     cs_error why = {0};
-    gpu_config probe = {1, STAT_COUNT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL};
+    gpu_config probe = {1, STAT_COUNT, 0, 0, 0, 0,    0, 0,
+                        0, 0,          0, 0, 0, NULL, 0};
     gpu_backend *g;
     if (gpu_open(&probe, &g, &why) != 0) {
         fprintf(stderr, "test_gpu: %s\n", why.msg);
