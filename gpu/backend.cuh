@@ -30,6 +30,8 @@ struct gpu_backend {
     char err[256]; /* the first error; later calls repeat it */
     bool failed;
     size_t rows, ld;
+    size_t mem_total, kept_room; /* the device's memory; the kept values'
+                                    budget as opened */
     cudaStream_t st[2];
     double *dbuf[2];
     int *dcorr[2];    /* the chunks' corrections: [ncols][ld] */

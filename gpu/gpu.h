@@ -73,6 +73,9 @@ typedef struct gpu_times {
        memory and in its file, and whether it dropped them */
     uint64_t kept_device, kept_host, kept_file;
     int kept_dropped;
+    /* the device bytes values may take (this process's share), and the
+       device's memory */
+    uint64_t kept_room, device_memory;
 } gpu_times;
 
 /* 1 in a build with CUDA, 0 in one without (gpu/stub.c). */

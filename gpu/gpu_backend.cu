@@ -268,6 +268,8 @@ int setup(gpu_backend *g)
     g->kept.budget = room > taken ? room - taken : 0;
     if (g->cfg.keep_set)
         g->kept.budget = g->cfg.keep_bytes;
+    g->mem_total = total_b;
+    g->kept_room = g->kept.budget;
     if (gpu_kept_open(g))
         return -1;
     /* a first launch proves the kernels load on this device */
@@ -705,6 +707,8 @@ void gpu_get_times(const gpu_backend *g, gpu_times *t)
     t->context_s = g->context_s;
     memcpy(t->open_s, g->open_s, sizeof t->open_s);
     t->kept_device = g->kept.used;
+    t->kept_room = g->kept_room;
+    t->device_memory = g->mem_total;
     t->kept_host = g->kept.host ? kept_memory(g->kept.host) : 0;
     t->kept_file = g->kept.host ? kept_spilled(g->kept.host) : 0;
     t->kept_dropped = g->kept.dropped;

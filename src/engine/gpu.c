@@ -512,6 +512,8 @@ static void gpu_describe(backend *b, account *acc)
                 g->t_alloc);
     if (!stats_need_values(g->p.what, g->p.have_range))
         return;
+    account_say(acc, "kept    room for %.1f MB on the device (of its %.1f MB)",
+                (double)t.kept_room / 1e6, (double)t.device_memory / 1e6);
     if (t.kept_dropped)
         account_say(acc, "kept    none: the values passed the GPU's memory "
                          "and --memory; the passes read the input again");
