@@ -24,7 +24,7 @@ enum raw_stop {
     RAW_STRICT,        /* an invalid field under --strict */
     RAW_HARD_NUMBER,   /* a hard number too long or too many to list */
     RAW_TOO_MANY_ROWS, /* more rows than the value buffer holds */
-    RAW_ARENA_FULL     /* histogram values past the device's room */
+    RAW_ARENA_FULL     /* values kept to the end past the device's room */
 };
 
 /* A number only the host's exact fallback (strtod) can round: the device

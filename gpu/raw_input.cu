@@ -494,7 +494,7 @@ void say_stop(int why, unsigned carry, char *out, size_t n)
         what = "more rows in a chunk than the device buffer holds";
         break;
     case RAW_ARENA_FULL:
-        what = "histogram values past the device's memory";
+        what = "values kept to the end past the device's room";
         break;
     }
     snprintf(out, n, "%s", what);

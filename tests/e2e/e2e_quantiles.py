@@ -451,6 +451,26 @@ def bad_tmpdir(suite):
                 f"status {rc}: {err.strip()}")
 
 
+def gpu_stop_message(suite, devices):
+    """When the device's room for kept values runs out, the GPU stops
+    parsing and -v says why: values kept to the end (it said "histogram
+    values" also for the median)."""
+    if "gpu" not in devices:
+        return
+    rng = suite.rng
+    p = suite.path("stop.csv")
+    with open(p, "w") as f:
+        f.write("v\n" + "".join("%r\n" % rng.gauss(0, 1)
+                                for _ in range(5000)))
+    rc, out, err = run(suite, ["-v", "--median", "--device", "gpu", p],
+                       env={"COLSTAT_GPU_KEEP_BYTES": "0"})
+    stop = [x for x in err.splitlines() if "GPU parse stopped" in x]
+    suite.check(rc == 0 and len(stop) == 1 and
+                "(values kept to the end past the device's room)" in stop[0],
+                "-v names kept values when the device's room runs out",
+                err[-800:])
+
+
 def main():
     suite = Suite("e2e_quantiles", sys.argv)
     devices = ["cpu"] + (["gpu"] if gpu_available(suite) else [])
@@ -461,6 +481,7 @@ def main():
     many_values(suite, devices)
     binary_records(suite, devices)
     histograms(suite, devices)
+    gpu_stop_message(suite, devices)
     pipes_and_codecs(suite)
     formats_read_again(suite)
     formats(suite)
