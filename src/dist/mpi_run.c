@@ -238,7 +238,7 @@ static int pack(const engine_config *cfg, const engine_result *r, packed *p,
  * while its GPU, if any, opens. */
 typedef struct planner {
     const engine_config *cfg;
-    const engine_sink *sink;
+    const engine_sink *sink; /* the one the engine says through */
     world w;
     engine_part *parts;
     int asked;
@@ -253,11 +253,7 @@ static void say_planned(const planner *pl, double seconds)
              "%d core%s",
              pl->w.rank ? "" : "--mpi: ", pl->w.n, seconds, cores,
              cores == 1 ? "" : "s");
-    rank_sink rs = {pl->sink, pl->w.rank};
-    if (pl->w.rank)
-        say_rank(&rs, ENGINE_VERBOSE, "", 0, text);
-    else
-        pl->sink->say(pl->sink->ctx, ENGINE_VERBOSE, "", 0, text);
+    pl->sink->say(pl->sink->ctx, ENGINE_VERBOSE, "", 0, text);
 }
 
 static int plan_parts(void *ctx, int well, const engine_part **parts,
@@ -277,22 +273,23 @@ static int plan_parts(void *ctx, int well, const engine_part **parts,
 static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
                      packed *p, cs_error *e)
 {
-    planner pl = {cfg, sink, w, NULL, 0};
+    rank_sink rs = {sink, w.rank};
+    engine_sink marked = {say_rank, &rs};
+    const engine_sink *says = w.rank == 0 ? sink : &marked;
+    planner pl = {cfg, says, w, NULL, 0};
     engine_share share = {plan_parts, &pl};
     engine_config c = *cfg;
     c.share = &share;
     c.invalid_to_result = 1;
     c.keep_tentative = 1;
     c.progress = c.progress && w.rank == 0;
-    rank_sink rs = {sink, w.rank};
-    engine_sink marked = {say_rank, &rs};
     engine *run = NULL;
     engine_result r;
     memset(&r, 0, sizeof r);
     mpi_collective mc = {0, 0};
     engine_collective all = mpi_collective_of(&mc);
     c.collective = &all;
-    int rc = engine_run(&c, w.rank == 0 ? sink : &marked, &run, &r, e);
+    int rc = engine_run(&c, says, &run, &r, e);
     if (!pl.asked) { /* the run ended before it planned: meet the others */
         cs_error ignored = {0};
         plan(cfg, w, 0, &pl.parts, &ignored);

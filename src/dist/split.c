@@ -12,11 +12,11 @@
 #define SPLIT_HEAD ((size_t)1 << 20)
 /* At most this many threads summarise one range. */
 #define SPLIT_THREADS 64
-/* The kernel copies a page-cache page out with `rep movsb`, which runs
- * 5-7x slower when the destination sits 1-63 bytes past the source modulo
- * a page (measured: pread of 4 MiB from the page cache, 12.6 GB/s with
- * the destination at the source's page offset, 1.8 GB/s at 16 bytes past
- * it, the offset malloc gives a large block): so reads land in a
+/* The kernel copies a page-cache page out with `rep movsb`, which on an
+ * AMD EPYC ran 5-7x slower when the destination sat 1-31 bytes past the
+ * source modulo a page (bench/pread_align.c: 10.5-12.7 GB/s elsewhere,
+ * 1.8-2.2 GB/s there, 16 bytes being the offset malloc gives a large
+ * block; the Xeon GPU hosts showed no such penalty): so reads land in a
  * page-aligned buffer at their file offset's page offset. */
 #define SPLIT_PAGE ((size_t)4096)
 
