@@ -24,7 +24,7 @@ static int gz_open(codec_in *in, void **state, cs_error *e)
     if (!s)
         return cs_fail(e, CS_EDATA, in->name, 0,
                        "cannot start gzip decoder: out of memory");
-    gzp_config cfg = {in->threads, in->chunk};
+    gzp_config cfg = {.threads = in->threads, .chunk = in->chunk};
     s->head_len = in->len - in->pos;
     s->total0 = in->total;
     /* The descriptor's offset is just past the head: gzp_open_fd counts

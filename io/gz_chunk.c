@@ -213,10 +213,11 @@ static int window_clean(gzc *c)
 }
 
 /* Makes the cursor hold bytes from `keep` on, `want` of them if the
- * stream has them. Returns 0 or GZC_FAIL. */
+ * stream has them: decoding moves on (io/gz_input.h: a leading cursor lets
+ * what lies before keep go). Returns 0 or GZC_FAIL. */
 static int fill(gzc *c, uint64_t keep, size_t want)
 {
-    int r = gzin_cursor_fill(c->in, keep, want, &c->io);
+    int r = gzin_cursor_advance(c->in, keep, want, &c->io);
     if (r == GZIN_GONE)
         return fail(c, GZE_GONE, "input let go");
     if (r < 0)
@@ -488,8 +489,12 @@ int gzc_begin(gzc *c, gzin_cursor *in, const gz_point *start,
         c->phase = PH_OVER;
         return 0;
     }
-    if (gzin_cursor_fill(in, byte, 4 * DDEC_MARGIN, &c->io) != 0) {
-        fail(c, GZE_READ, "read error");
+    int got = gzin_cursor_fill(in, byte, 4 * DDEC_MARGIN, &c->io);
+    if (got != 0) {
+        if (got == GZIN_GONE)
+            fail(c, GZE_GONE, "input let go");
+        else
+            fail(c, GZE_READ, "read error");
         c->phase = PH_OVER;
         return 0;
     }
@@ -589,8 +594,12 @@ int gzc_report(cs_error *e, const char *name, int kind, const char *msg,
         return cs_fail(e, CS_EDATA, name, 0,
                        "gzip decoder inconsistency: output withheld");
     case GZE_MEMORY:
-    case GZE_GONE:
         return cs_fail(e, CS_EDATA, name, 0, "out of memory in gzip decoder");
+    case GZE_GONE:
+        /* Only a piece that can no longer be accepted loses its input:
+         * one reaching the reader is the decoder's fault, not the data's. */
+        return cs_fail(e, CS_EDATA, name, 0,
+                       "gzip decoder inconsistency: input let go too early");
     default:
         return cs_fail(e, CS_EDATA, name, 0, "corrupt gzip data: %s",
                        msg && *msg ? msg : "invalid deflate data");

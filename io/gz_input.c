@@ -6,9 +6,11 @@
 
 #include "io/deflate_dec.h"
 
-/* A pipe is read into blocks of this size, one read(2) per block at most,
- * so a slow writer's bytes are used as they come. */
-#define BLOCK ((size_t)1 << 20)
+/* A pipe is read into blocks of at most this size (a quarter of the
+ * store, so that a small store still holds several), one read(2) per
+ * block at most, so a slow writer's bytes are used as they come. */
+#define BLOCK_MAX ((size_t)1 << 20)
+#define BLOCK_MIN ((size_t)256)
 
 typedef struct pblock {
     struct pblock *next;
@@ -21,7 +23,7 @@ struct gzin {
     gzin_reader r;
     uint8_t *head;
     size_t head_len;
-    size_t cap;
+    size_t cap, block;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     /* The pipe store: blocks in order, holding [first->off, hi). */
@@ -39,7 +41,8 @@ gzin *gzin_new(const gzin_reader *r, const uint8_t *head, size_t head_len,
     if (!g)
         return NULL;
     g->r = *r;
-    g->cap = cap < 2 * BLOCK ? 2 * BLOCK : cap;
+    g->cap = cap < 4 * BLOCK_MIN ? 4 * BLOCK_MIN : cap;
+    g->block = g->cap / 4 < BLOCK_MAX ? g->cap / 4 : BLOCK_MAX;
     g->head = malloc(head_len ? head_len : 1);
     if (!g->head) {
         free(g);
@@ -134,10 +137,11 @@ int gzin_cursor_init(gzin_cursor *c, gzin *g, uint64_t at, size_t cap,
     return 0;
 }
 
-void gzin_cursor_set_oldest(gzin_cursor *c)
+void gzin_cursor_set_urgent(gzin_cursor *c, int leads)
 {
     pthread_mutex_lock(&c->src->mu);
-    c->oldest = 1;
+    c->urgent = 1;
+    c->leads = leads;
     pthread_cond_broadcast(&c->src->cv);
     pthread_mutex_unlock(&c->src->mu);
 }
@@ -207,11 +211,12 @@ static void copy_stored(gzin *g, gzin_cursor *c)
 static int read_more(gzin *g)
 {
     pblock *b = g->last;
-    int fresh = !b || b->len == BLOCK;
+    size_t block = g->block;
+    int fresh = !b || b->len == block;
     g->reading = 1;
     pthread_mutex_unlock(&g->mu);
     if (fresh) {
-        b = malloc(sizeof *b + BLOCK);
+        b = malloc(sizeof *b + block);
         if (b)
             *b = (pblock){.off = g->hi};
     }
@@ -220,7 +225,7 @@ static int read_more(gzin *g)
     if (!b)
         cs_fail(&e, CS_EDATA, "", 0, "out of memory");
     else
-        r = g->r.read(g->r.ctx, b->data + b->len, BLOCK - b->len, &e);
+        r = g->r.read(g->r.ctx, b->data + b->len, block - b->len, &e);
     pthread_mutex_lock(&g->mu);
     g->reading = 0;
     pthread_cond_broadcast(&g->cv);
@@ -260,10 +265,6 @@ static int fill_pipe(gzin_cursor *c, size_t want, cs_error *e)
         pthread_mutex_unlock(&g->mu);
         return GZIN_GONE;
     }
-    if (c->oldest && c->base > g->released) {
-        g->released = c->base;
-        trim(g);
-    }
     for (;;) {
         if (g->cancelled) {
             rc = GZIN_GONE;
@@ -282,7 +283,7 @@ static int fill_pipe(gzin_cursor *c, size_t want, cs_error *e)
             break;
         }
         lo = g->first ? g->first->off : g->hi;
-        if (g->reading || (!c->oldest && g->hi - lo >= g->cap)) {
+        if (g->reading || (!c->urgent && g->hi - lo >= g->cap)) {
             pthread_cond_wait(&g->cv, &g->mu);
             continue;
         }
@@ -315,4 +316,17 @@ int gzin_cursor_fill(gzin_cursor *c, uint64_t keep, size_t want, cs_error *e)
     int r = gzin_seekable(c->src) ? fill_seekable(c, e) : fill_pipe(c, want, e);
     memset(c->buf + c->len, 0, DDEC_PAD);
     return r;
+}
+
+int gzin_cursor_advance(gzin_cursor *c, uint64_t keep, size_t want, cs_error *e)
+{
+    gzin *g = c->src;
+    if (!gzin_seekable(g)) {
+        pthread_mutex_lock(&g->mu);
+        int leads = c->leads;
+        pthread_mutex_unlock(&g->mu);
+        if (leads)
+            gzin_release(g, keep);
+    }
+    return gzin_cursor_fill(c, keep, want, e);
 }

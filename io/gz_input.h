@@ -1,11 +1,17 @@
 /* The compressed bytes of one gzip stream, for several readers at once.
  * Stream offset 0 is the first byte the caller sniffed (the head bytes it
  * already read); a seekable input is then read by every reader with pread
- * at the offset it needs; a pipe is read once, in order, into a store
- * that keeps the bytes from the oldest still needed offset on (the owner
- * says which with gzin_release) and at most `cap` bytes ahead of it:
- * a reader asking for more waits, except the one whose cursor releases
- * as it reads (the oldest: it always proceeds, so no wait is forever). */
+ * at the offset it needs; a pipe is read once, in order, into a store.
+ *
+ * The store's one rule: bytes go only when released, and only the
+ * consumer that is finished with them releases them: gzin_release (the
+ * decoder's owner: the serial decoder as it consumes, the parallel reader
+ * as it delivers a piece), or gzin_cursor_advance on a leading cursor
+ * (the decoder of the piece being delivered, as its decoding moves on).
+ * Reading through a cursor never releases anything, so a reader may look
+ * ahead and come back. The store holds at most `cap` bytes: a reader
+ * asking for more waits for room, except an urgent one (the piece being
+ * delivered: its delivery is what makes room, so no wait is forever). */
 #ifndef COLSTAT_IO_GZ_INPUT_H
 #define COLSTAT_IO_GZ_INPUT_H
 
@@ -59,13 +65,14 @@ typedef struct gzin_cursor {
     uint64_t base;
     size_t len;
     int eof;
-    int oldest; /* releases what it slides past; never waits for room */
+    int urgent; /* never waits for room */
+    int leads;  /* urgent, and gzin_cursor_advance releases behind it */
 } gzin_cursor;
 
 #define GZIN_GONE (-2)
 
-/* Makes c the oldest reader (from another thread than its user's). */
-void gzin_cursor_set_oldest(gzin_cursor *c);
+/* Makes c urgent, or leading (which is urgent too), from any thread. */
+void gzin_cursor_set_urgent(gzin_cursor *c, int leads);
 
 /* Returns 0, or -1 when out of memory (e filled). */
 int gzin_cursor_init(gzin_cursor *c, gzin *g, uint64_t at, size_t cap,
@@ -77,5 +84,10 @@ void gzin_cursor_done(gzin_cursor *c);
  * -1 on a read error (e filled); GZIN_GONE when a pipe's bytes at keep
  * were released (the reader is no longer needed). */
 int gzin_cursor_fill(gzin_cursor *c, uint64_t keep, size_t want, cs_error *e);
+
+/* gzin_cursor_fill for a decoder moving forward: a leading cursor first
+ * releases the bytes before keep. */
+int gzin_cursor_advance(gzin_cursor *c, uint64_t keep, size_t want,
+                        cs_error *e);
 
 #endif

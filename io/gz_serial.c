@@ -12,6 +12,7 @@
 enum { P_NEXT, P_MEMBER, P_PADDING, P_END, P_FAILED };
 
 struct gzs {
+    gzin *in;
     gzin_cursor cur;
     inflater *z;
     const char *name;
@@ -33,6 +34,10 @@ gzs *gzs_new(gzin *in, const char *name)
         free(s);
         return NULL;
     }
+    /* The only reader: it must never wait for room in a pipe's store, and
+     * it lets go of what it has consumed (in held). */
+    s->cur.urgent = 1;
+    s->in = in;
     s->name = name;
     /* The caller saw the magic: a bad header here is a damaged member,
      * not garbage. */
@@ -76,6 +81,7 @@ static ssize_t held(gzs *s, size_t want, cs_error *e)
     if (end - s->at >= want || s->cur.eof)
         return (ssize_t)(end - s->at);
     cs_error io = {0};
+    gzin_release(s->in, s->at);
     if (gzin_cursor_fill(&s->cur, s->at, want, &io) != 0) {
         s->err = io;
         return fail(s, GZE_READ, NULL, e);

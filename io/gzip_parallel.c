@@ -307,7 +307,8 @@ static int setup_parallel(gzp *g)
     if (!g->slots || !g->rgz || !g->rfind ||
         gzin_cursor_init(&g->rcur, g->in, 0, g->cursor_cap, &e) != 0)
         return -1;
-    g->rcur.oldest = 1;
+    /* The reader decodes only accepted pieces being delivered. */
+    g->rcur.urgent = g->rcur.leads = 1;
     g->prev_end = (gz_point){.kind = GZP_MEMBER, .pos = 0};
     g->npieces = gzin_seekable(g->in)
                      ? (gzin_size(g->in) + g->chunk - 1) / g->chunk
@@ -337,7 +338,8 @@ int gzp_open(gzp **out, const gzin_reader *r, const uint8_t *head,
     pthread_cond_init(&g->cv_work, NULL);
     pthread_cond_init(&g->cv_out, NULL);
     pthread_cond_init(&g->cv_room, NULL);
-    g->in = gzin_new(r, head, head_len, (g->nslots + 2) * g->chunk);
+    size_t store = cfg && cfg->store ? cfg->store : (g->nslots + 2) * g->chunk;
+    g->in = gzin_new(r, head, head_len, store);
     if (!g->name || !g->in) {
         gzp_close(g);
         return cs_fail(e, CS_EDATA, name, 0, "out of memory");

@@ -49,6 +49,8 @@ typedef struct gzp_config {
     unsigned threads; /* decoding threads; 0 or 1: sequential */
     size_t chunk;     /* compressed bytes per piece; 0: the default; a
                          small one (down to GZP_CHUNK_MIN) is a test hook */
+    size_t store;     /* a pipe's store of compressed bytes; 0: (threads
+                         + 4) x chunk; a small one is a test hook */
 } gzp_config;
 
 typedef struct gzp gzp;

@@ -39,6 +39,10 @@ const uint8_t *gzp_pred_window(gzp *g, uint64_t j, size_t *valid)
 void gzp_cancel(gzp *g, piece *p)
 {
     p->version++;
+    /* Its thread, until it looks again, no longer speaks for it: a redo
+     * of the piece must not make that thread's cursor lead. */
+    p->cursor = NULL;
+    p->role = CR_NONE;
     while (p->q_head) {
         gz_slice *s = p->q_head;
         p->q_head = s->next;
@@ -104,19 +108,26 @@ static void find_tail(piece *p)
     p->tail_known = 1;
 }
 
+/* The cursor of the piece being delivered reads first: urgent while it
+ * searches, leading once the piece is accepted (io/gz_input.h). */
+static void promote(gzp *g, piece *p)
+{
+    int role = p->link == LK_OK ? CR_LEADS : CR_URGENT;
+    if (p->idx != g->cur || p->retired || !p->cursor || p->role >= role)
+        return;
+    gzin_cursor_set_urgent(p->cursor, role == CR_LEADS);
+    p->role = role;
+}
+
 void gzp_chain(gzp *g)
 {
     for (uint64_t j = g->cur; j < g->next; j++) {
         piece *p = gzp_slot(g, j);
         settle(g, j, p);
+        if (j == g->cur)
+            promote(g, p);
         if (p->link != LK_OK)
             break;
-        /* The piece being delivered reads first: its reads let the pipe
-         * store go (io/gz_input.h). */
-        if (j == g->cur && p->cursor && !p->oldest_set) {
-            gzin_cursor_set_oldest(p->cursor);
-            p->oldest_set = 1;
-        }
         give_window(g, j, p);
         find_tail(p);
         if (p->state != PS_DONE || p->eos)

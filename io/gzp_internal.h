@@ -35,6 +35,12 @@ enum piece_state {
 
 enum link_state { LK_UNKNOWN, LK_OK, LK_BAD };
 
+/* The roles of a piece's cursor in the pipe store (io/gz_input.h): the
+ * piece being delivered never waits for room; once accepted, its decoding
+ * lets go of what it passed (no piece that can still be accepted starts
+ * before it). */
+enum cursor_role { CR_NONE, CR_URGENT, CR_LEADS };
+
 typedef struct piece {
     uint64_t idx;
     unsigned version; /* bumped when its result is thrown away */
@@ -50,7 +56,7 @@ typedef struct piece {
     int workers;         /* threads on it (0 or 1) */
     int retired;         /* delivered (or abandoned): slot reusable */
     gzin_cursor *cursor; /* its thread's, while it runs */
-    int oldest_set;
+    int role; /* what its cursor was made: 0, CR_URGENT or CR_LEADS */
     int redo_wanted, taken;
     gz_point redo_from;
     /* The window before it (32768 bytes, the last win_valid valid) and

@@ -41,7 +41,8 @@ static int pick_resolve(gzp *g, worker *w, task *t)
         if (p->link != LK_OK || !p->win_known || p->retired)
             continue;
         for (gz_slice *s = p->q_head; s; s = s->next) {
-            if (!s->wide || s->busy)
+            /* busy first: a busy slice's wide is its resolver's to write */
+            if (s->busy || !s->wide)
                 continue;
             s->busy = 1;
             memcpy(w->win, p->win, DDEC_WINDOW);
@@ -53,6 +54,17 @@ static int pick_resolve(gzp *g, worker *w, task *t)
         }
     }
     return 0;
+}
+
+/* Piece p's thread reads through w's cursor from now on, in the role the
+ * piece has (gzp_chain promotes it as cur moves). Lock held: roles are
+ * only set under it. */
+static void attach(gzp *g, piece *p, worker *w, uint64_t j)
+{
+    p->cursor = &w->cur;
+    p->role = j != g->cur ? CR_NONE : p->link == LK_OK ? CR_LEADS : CR_URGENT;
+    w->cur.urgent = p->role != CR_NONE;
+    w->cur.leads = p->role == CR_LEADS;
 }
 
 /* A slice to resolve, a redo whose window is known, else the next piece.
@@ -71,9 +83,7 @@ static int pick(gzp *g, worker *w, task *t)
         memcpy(w->win, win, DDEC_WINDOW);
         gzp_take_redo(p, win, valid);
         p->workers = 1;
-        p->cursor = &w->cur;
-        p->oldest_set = 0;
-        w->cur.oldest = 0;
+        attach(g, p, w, j);
         *t = (task){.j = j,
                     .version = p->version,
                     .redo = 1,
@@ -94,8 +104,7 @@ static int pick(gzp *g, worker *w, task *t)
     p->idx = g->next;
     p->state = PS_RUN;
     p->workers = 1;
-    p->cursor = &w->cur;
-    w->cur.oldest = 0;
+    attach(g, p, w, g->next);
     if (g->next == 0) {
         p->has_start = 1;
         p->start = (gz_point){.kind = GZP_MEMBER, .pos = 0};
@@ -152,7 +161,10 @@ static int search(worker *w, uint64_t j, gz_point *at, int *err)
 uint64_t gzp_block_stop(gzp *g, bfind *f, gzin_cursor *cur, uint64_t j)
 {
     uint64_t stop = (j + 1) * g->chunk * 8;
-    if (j + 1 >= g->npieces)
+    pthread_mutex_lock(&g->mu);
+    uint64_t npieces = g->npieces; /* a pipe's reader sets it at its end */
+    pthread_mutex_unlock(&g->mu);
+    if (j + 1 >= npieces)
         return UINT64_MAX;
     gz_point at;
     int err;

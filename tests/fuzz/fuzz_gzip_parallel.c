@@ -5,8 +5,10 @@
  *
  * The input's first byte chooses how: threads (1 to 4), the piece size
  * (1, 2, 4 or 8 KiB: pieces small enough for a small input to have
- * several), seekable (pread) or a pipe (reads of random short lengths);
- * the rest is the gzip stream (it must start with the magic, as io/source
+ * several), seekable (pread) or a pipe (reads of random short lengths),
+ * and for a pipe whether its store is cut down to a few pieces (the
+ * stream path: bytes read once, held until released); the rest is the
+ * gzip stream (it must start with the magic, as io/source
  * hands the decoder only such streams).
  *
  * Built with -DCOLSTAT_FUZZ=ON (clang); run as in tests/fuzz/README.md. */
@@ -118,6 +120,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (how & 16) {
         r.pread = mem_pread;
         r.size = n;
+    } else if (how & 128) {
+        /* A pipe's store of only two to four pieces: it fills and is let
+         * go many times over even in a small input, as a long stream's
+         * does at the default sizes (the stream path's hang and early
+         * release were found there). */
+        cfg.store = cfg.chunk * (2 + ((how >> 5) & 3));
     }
     cs_error e = {0};
     gzp *g;
