@@ -511,6 +511,13 @@ __global__ void end_kernel(csv_args a)
     st->line_base += nrec + (nrec ? a.rec_inlf[nrec - 1] : 0);
     st->carry_len = len - end;
     st->chunk++;
+    a.status->arena_used = st->arena_used;
+    a.status->consumed = st->consumed;
+    if (rows > st->chunk_rows_max)
+        st->chunk_rows_max = rows;
+    a.status->chunk_rows_max = st->chunk_rows_max;
+    __threadfence_system(); /* the host reads chunks_done first */
+    a.status->chunks_done = st->chunk;
 }
 
 /* Keeps the new carry and adds the chunk's counters to the totals, unless

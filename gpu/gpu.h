@@ -72,6 +72,8 @@ typedef struct gpu_times {
     /* values kept to the end: device bytes, the host store's bytes in
        memory and in its file, and whether it dropped them */
     uint64_t kept_device, kept_host, kept_file;
+    uint64_t kept_values; /* bytes of the values the device holds (of the
+                             kept_device it took at most) */
     int kept_dropped;
     /* the device bytes values may take (this process's share), and the
        device's memory */
@@ -162,6 +164,8 @@ typedef struct gpu_raw_format {
     const int *map; /* field -> column, or -1 */
     int nmap;
     uint64_t size_hint; /* bytes of the input when known, else 0 */
+    uint64_t rows_hint; /* CSV: rows it likely holds, or 0: the device keeps
+                           room for values from it, grown as they come */
     /* CSV: the header line (io/csv_reader.h's csv_dialect.repeat): a
        record identical to it is no row */
     const char *repeat;

@@ -266,6 +266,13 @@ int setup(gpu_backend *g)
     size_t room = free_b < mine ? free_b : mine;
     size_t taken = 2 * buf + RESERVE_BYTES + total_b / 16;
     g->kept.budget = room > taken ? room - taken : 0;
+    /* A GPU is shared: values kept to the end take at most half of what
+     * was free at opening, and at most --memory; the store grows as the
+     * values come (gpu/kept.cuh), so this is a ceiling, not a grab. */
+    if (g->kept.budget > room / 2)
+        g->kept.budget = room / 2;
+    if (g->cfg.memory && g->kept.budget > g->cfg.memory)
+        g->kept.budget = g->cfg.memory;
     if (g->cfg.keep_set)
         g->kept.budget = g->cfg.keep_bytes;
     g->mem_total = total_b;
@@ -706,7 +713,8 @@ void gpu_get_times(const gpu_backend *g, gpu_times *t)
     t->h2d_bytes = g->h2d_bytes;
     t->context_s = g->context_s;
     memcpy(t->open_s, g->open_s, sizeof t->open_s);
-    t->kept_device = g->kept.used;
+    t->kept_device = g->kept.peak;
+    t->kept_values = gpu_kept_values_bytes(g);
     t->kept_room = g->kept_room;
     t->device_memory = g->mem_total;
     t->kept_host = g->kept.host ? kept_memory(g->kept.host) : 0;

@@ -69,6 +69,8 @@ bool device_piece(gpu_backend *g, size_t n, cudaStream_t st, kept_piece *p)
         return false;
     }
     k->used += bytes;
+    if (k->used > k->peak)
+        k->peak = k->used;
     return true;
 }
 
@@ -93,6 +95,15 @@ int gpu_kept_open(gpu_backend *g)
     kept_limits lim = {g->cfg.memory, g->cfg.spill, g->cfg.tmpdir};
     k->host = kept_new(g->cfg.ncols, &lim);
     return k->host ? 0 : failf(g, "GPU: out of host memory");
+}
+
+size_t gpu_kept_values_bytes(const gpu_backend *g)
+{
+    const kept_store *k = &g->kept;
+    size_t rows = k->arena ? (size_t)k->arena_used : 0;
+    for (size_t i = 0; i < k->npieces; i++)
+        rows += k->pieces[i].n;
+    return rows * row_bytes(g);
 }
 
 bool gpu_kept_on(const gpu_backend *g)
@@ -163,9 +174,11 @@ int gpu_kept_grow_arena(gpu_backend *g, size_t rows)
     kept_store *k = &g->kept;
     size_t ncols = (size_t)g->cfg.ncols, left = room(g);
     size_t want = rows ? rows : left / 4;
+    want = k->arena_used + want;
+    /* The old arena lives until its rows are copied: both within the
+     * budget, which the device's memory never passes. */
     if (want > left)
         want = left;
-    want = k->arena_used + want;
     if (want > ARENA_MAX)
         want = ARENA_MAX;
     want = (want + 1) & ~(size_t)1; /* columns start 16-byte aligned */
@@ -181,6 +194,8 @@ int gpu_kept_grow_arena(gpu_backend *g, size_t rows)
         return 0;
     }
     k->used += want * row_bytes(g);
+    if (k->used > k->peak)
+        k->peak = k->used;
     if (k->arena && k->arena_used) {
         CK(g, cudaMemcpy2DAsync(p, want * sizeof(double), k->arena,
                                 k->arena_ld * sizeof(double),

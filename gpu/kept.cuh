@@ -35,6 +35,7 @@ struct kept_span { /* one binary input's rows in the arena */
 
 struct kept_store {
     size_t budget, used; /* device bytes for kept values */
+    size_t peak;         /* the most used held at once */
     bool corr;           /* corrections are kept too (quantiles) */
     bool dropped;        /* past the host's budget: nothing is kept */
     kept_piece *pieces;
@@ -57,6 +58,9 @@ struct kept_store {
 
 /* Makes the host store when values are kept. */
 int gpu_kept_open(gpu_backend *g);
+
+/* Bytes of the values the device holds: rows kept, not room taken. */
+size_t gpu_kept_values_bytes(const gpu_backend *g);
 
 /* Whether values are kept (still: not dropped). */
 bool gpu_kept_on(const gpu_backend *g);

@@ -69,8 +69,9 @@ struct raw_state {
     ull n_row0[2]; /* (chunk) rows, first row: the reductions read these */
     ull chunk;     /* index of the chunk being parsed */
     ull stop_chunk;
-    ull arena_used; /* rows kept for an end-of-input histogram */
-    ull keep_at;    /* (chunk) where this chunk's rows go in the arena */
+    ull arena_used;     /* rows kept for an end-of-input histogram */
+    ull chunk_rows_max; /* the most rows of one chunk so far */
+    ull keep_at;        /* (chunk) where this chunk's rows go in the arena */
     unsigned carry_len;
     unsigned text_start, text_len; /* (chunk) text = buf + text_start */
     unsigned nrec;                 /* (chunk) LFs outside quotes */
@@ -90,6 +91,10 @@ struct raw_status {
     volatile ull chunks_done;
     volatile int stop;
     volatile ull stop_chunk;
+    /* As of chunk chunks_done (written before it): the arena's rows, the
+       input bytes consumed, and the most rows one chunk kept, so that the
+       host grows the arena ahead of the device without waiting for it. */
+    volatile ull arena_used, consumed, chunk_rows_max;
 };
 
 struct csv_args {

@@ -63,8 +63,10 @@ struct raw_input {
     unsigned short *doffset;
     void *dscratch;
     hard_entry *dhard;
-    num_format num, *dnum; /* how the CSV's numbers are written */
-    bool bin_keep;         /* binary: this input's values go to the arena */
+    num_format num, *dnum;    /* how the CSV's numbers are written */
+    bool bin_keep;            /* binary: this input's values go to the arena */
+    ull size_hint, rows_hint; /* this input's (gpu_raw_format) */
+    ull arena_base;           /* the arena's rows before this input */
     raw_sub subs[NRAW];
     ull nsub;
     ull first_row, first_line, next_row;
@@ -262,6 +264,7 @@ int reset_state(gpu_backend *g, raw_input *r)
     st.line_base = r->first_line;
     st.arena_used = g->kept.arena_used;
     memset(r->hstatus, 0, sizeof *r->hstatus);
+    r->hstatus->arena_used = st.arena_used;
     size_t n = (size_t)r->ncols * CNT_N;
     ull *cnt = static_cast<ull *>(calloc(n, sizeof *cnt));
     if (!cnt)
@@ -303,9 +306,88 @@ unsigned what_sums(unsigned what)
     return (what & (STAT_SUM | STAT_MEAN | STAT_STD)) != 0;
 }
 
+/* Room in the arena is made for the values as they are likely to come,
+ * a quarter more: at the rate the device has kept rows so far (rows per
+ * input byte), or before any, the rate the input's head shows. A chunk
+ * with more rows than that room is caught by the device itself
+ * (RAW_ARENA_FULL: the host parses the rest), so a guess can cost speed,
+ * never an answer. */
+constexpr double ARENA_SLACK = 1.25;
+
+/* Rows per input byte: seen by the device in this input (used: the
+ * arena's rows), else the head's; 0: unknown. */
+double row_rate(const raw_input *r, ull used, ull consumed)
+{
+    if (used > r->arena_base && consumed)
+        return (double)(used - r->arena_base) / (double)consumed;
+    if (r->rows_hint && r->size_hint)
+        return (double)r->rows_hint / (double)r->size_hint;
+    return 0;
+}
+
+/* Rows to make room for, for bytes of input at rate (0: as many as the
+ * device's row buffer holds, the most a chunk can have). */
+ull rows_for(const raw_input *r, double bytes, double rate)
+{
+    ull n = rate > 0 ? (ull)(bytes * rate * ARENA_SLACK) + 64 : (ull)r->ld;
+    return n < r->ld ? n : (ull)r->ld;
+}
+
+/* Room in the arena for the chunk about to go (n bytes) and those still
+ * in flight, made ahead of the device: the mapped status says how far it
+ * got, so the device is waited for only to grow the arena, and the arena
+ * then takes the whole input's likely rows at the rate seen. */
+int ensure_arena(gpu_backend *g, raw_input *r, size_t n)
+{
+    kept_store *k = &g->kept;
+    const raw_status *s = r->hstatus;
+    ull done = s->chunks_done; /* first: the counts below are as new */
+    ull used = s->arena_used, consumed = s->consumed;
+    double rate = row_rate(r, used, consumed);
+    ull ahead = rows_for(
+        r, (double)(r->nsub - done) * (double)r->chunk_bytes + (double)n, rate);
+    if (used + ahead <= k->arena_ld || !k->arena)
+        return 0;
+    CK(g, cudaStreamSynchronize(g->st[0]));
+    used = s->arena_used;
+    consumed = s->consumed;
+    rate = row_rate(r, used, consumed);
+    ahead = rows_for(r, (double)n, rate);
+    if (used + ahead <= k->arena_ld)
+        return 0;
+    ull want = used + 2 * ahead;
+    if (r->size_hint > consumed)
+        want += rows_for(r, (double)(r->size_hint - consumed), rate);
+    else if (!r->size_hint)
+        want = want > 2 * (ull)k->arena_ld ? want : 2 * (ull)k->arena_ld;
+    k->arena_used = used;
+    if (gpu_kept_grow_arena(g, (size_t)(want - used)))
+        return -1;
+    r->a.arena = k->arena;
+    r->a.corr_arena = k->carena;
+    r->a.arena_ld = k->arena_ld;
+    return 0;
+}
+
+/* The arena's first size for a CSV input: its likely rows and a quarter
+ * more; one chunk's worth when its size is not known; never past one row
+ * per two bytes. */
+size_t arena_first_rows(const raw_input *r)
+{
+    double rate = row_rate(r, 0, 0);
+    ull want = r->size_hint && rate > 0
+                   ? (ull)((double)r->size_hint * rate * ARENA_SLACK) + 64
+                   : rows_for(r, (double)r->chunk_bytes, rate);
+    if (r->size_hint && want > r->size_hint / 2 + 2)
+        want = r->size_hint / 2 + 2;
+    return (size_t)want;
+}
+
 int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
 {
     cudaStream_t st = g->st[0];
+    if (r->a.keep && ensure_arena(g, r, n))
+        return -1;
     csv_args a = r->a;
     a.buf = buf;
     a.n = (unsigned)n;
@@ -619,14 +701,16 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
         r->first_line = first_line;
         r->nsub = 0;
         r->bin_keep = false;
+        r->size_hint = f->size_hint;
+        r->rows_hint = f->rows_hint;
+        r->arena_base = g->kept.arena_used;
         bool keep = gpu_kept_on(g);
-        /* CSV: room for as many rows as the file's bytes could hold, a
-           quarter of what is left for a stream; past it the device stops
-           and the host goes on. Binary: the arena when the whole input
-           fits, else pieces. */
+        /* CSV: room for the rows the input likely holds, grown as the
+           device finds more (ensure_arena); past the budget the device
+           stops and the host goes on. Binary: the arena when the whole
+           input fits, else pieces. */
         if (keep && !f->binary)
-            rc =
-                gpu_kept_grow_arena(g, f->size_hint ? f->size_hint / 2 + 2 : 0);
+            rc = gpu_kept_grow_arena(g, arena_first_rows(r));
         bool even = (r->chunk_bytes / r->record_size) % 2 == 0;
         if (keep && f->binary)
             rc = gpu_kept_begin_span(g, f->size_hint / r->record_size, even,

@@ -315,6 +315,7 @@ static int gpu_bytes_begin(backend *b, const bytes_format *f,
                           .map = f->map,
                           .nmap = f->nmap,
                           .size_hint = f->size_hint,
+                          .rows_hint = f->rows_hint,
                           .repeat = f->repeat,
                           .repeat_len = f->repeat_len};
     if (f->num)
@@ -512,7 +513,11 @@ static void gpu_describe(backend *b, account *acc)
                 g->t_alloc);
     if (!stats_need_values(g->p.what, g->p.have_range))
         return;
-    account_say(acc, "kept    room for %.1f MB on the device (of its %.1f MB)",
+    account_say(acc,
+                "kept    took %.1f MB of the device for %.1f MB of values "
+                "(room: %.1f MB, half its free memory and --memory at most; "
+                "of its %.1f MB)",
+                (double)t.kept_device / 1e6, (double)t.kept_values / 1e6,
                 (double)t.kept_room / 1e6, (double)t.device_memory / 1e6);
     if (t.kept_dropped)
         account_say(acc, "kept    none: the values passed the GPU's memory "
@@ -521,7 +526,7 @@ static void gpu_describe(backend *b, account *acc)
         account_say(acc,
                     "kept    %.1f MB on the device, %.1f MB in host memory, "
                     "%.1f MB in a temporary file",
-                    (double)t.kept_device / 1e6, (double)t.kept_host / 1e6,
+                    (double)t.kept_values / 1e6, (double)t.kept_host / 1e6,
                     (double)t.kept_file / 1e6);
 }
 

@@ -461,8 +461,9 @@ def test_gpu_shared(suite):
         f.write("x,y\n")
         for _ in range(20000):
             f.write("%d,%r\n" % (rng.randint(-10**6, 10**6), rng.random()))
-    room = re.compile(r"kept +room for ([0-9.]+) MB on the device "
-                      r"\(of its ([0-9.]+) MB\)")
+    room = re.compile(r"kept +took [0-9.]+ MB of the device for [0-9.]+ MB "
+                      r"of values \(room: ([0-9.]+) MB, [^;]*; "
+                      r"of its ([0-9.]+) MB\)")
     for n in (2, 3):
         args = ["-v", "--median", "--json", p]
         want = suite.run(device(args[1:]))
