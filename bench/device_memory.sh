@@ -15,7 +15,7 @@ SIZE=${SIZE:-16G}
 REPS=${REPS:-3}
 OUT=${OUT:-/tmp/colstat-out}
 D=${DATA:-/tmp/cm}
-mkdir -p "$OUT" "$D"
+mkdir -p "$OUT" "$D/gz"
 cd "$(dirname "$0")/.." || exit 1
 # Debian ships ISA-L as a shared library only: carried beside the binaries.
 export LD_LIBRARY_PATH="$PWD/$NEW${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
