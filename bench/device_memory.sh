@@ -25,13 +25,14 @@ export LD_LIBRARY_PATH="$PWD/$NEW${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     lscpu | grep -E "Model name|^CPU\(s\)"
 } | tee "$OUT/machine.txt"
 
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; }
 if [ -z "${SKIP_BENCH:-}" ]; then
 echo "== data"
 t0=$(date +%s.%N)
 "$NEW/colstat_gen" --bytes "$SIZE" --out "$D" --files csv --threads "$(nproc)" > /dev/null || exit 1
 "$NEW/colstat_gen" --bytes 1G --out "$D/gz" --files gz --threads "$(nproc)" > /dev/null || exit 1
 cat "$D/bench.csv" > /dev/null
-echo "made in $(echo "$(date +%s.%N) - $t0" | bc) s: $(ls -l "$D/bench.csv" "$D/gz/bench.csv.gz" | awk '{print $5, $9}' | tr '\n' ' ')"
+echo "made in $(since "$t0") s: $(ls -l "$D/bench.csv" "$D/gz/bench.csv.gz" | awk '{print $5, $9}' | tr '\n' ' ')"
 
 echo "== --median on $SIZE: device memory taken, old and new timed alternately"
 best() { sort -n | head -1; }
@@ -42,7 +43,7 @@ for r in $(seq "$REPS"); do
         s=$(date +%s.%N)
         "$dir/colstat" --device gpu --median --json "$D/bench.csv" > "$OUT/median_$b.json" 2> "$OUT/median_$b.err"
         rc=$?
-        echo "$b $rc $(echo "$(date +%s.%N) - $s" | bc)" >> "$OUT/times.txt"
+        echo "$b $rc $(since "$s")" >> "$OUT/times.txt"
     done
 done
 cmp -s "$OUT/median_old.json" "$OUT/median_new.json" && echo "answers: old and new SAME" || echo "answers: old and new DIFF"
@@ -60,13 +61,23 @@ for b in old new; do
       echo "$b: nvidia-smi peak memory.used during --median: $peak MiB" ) | tee -a "$OUT/kept.txt"
 done
 
+echo "== --median on $SIZE from a pipe (size unknown: the room grows from one chunk's)"
+for b in old new; do
+    dir=$OLD; [ $b = new ] && dir=$NEW
+    s=$(date +%s.%N)
+    cat "$D/bench.csv" | "$dir/colstat" -v --device gpu --median --json - > "$OUT/pipe_$b.json" 2> "$OUT/pipe_$b.err"
+    echo "$b pipe: rc=$? $(since "$s") s; $(grep -E "kept +(took|room)" "$OUT/pipe_$b.err" | sed 's/^colstat: //')"
+    grep -E "GPU parse stopped" "$OUT/pipe_$b.err" | head -2
+done
+cmp -s "$OUT/pipe_new.json" "$OUT/median_new.json" && echo "pipe answer: SAME as the file's" || echo "pipe answer: DIFF"
+
 echo "== gzip on standard input, GPU backend (1 GB of text, one gzip -6 member)"
 "$NEW/colstat" --device cpu --sum --max --json "$D/gz/bench.csv.gz" > "$OUT/gz_file.json" 2> "$OUT/gz_file.err"
 for t in "" 2 16; do
     s=$(date +%s.%N)
     cat "$D/gz/bench.csv.gz" | env ${t:+COLSTAT_GZIP_THREADS=$t} timeout 300 "$NEW/colstat" --device gpu --sum --max --json - > "$OUT/gz_pipe.json" 2> "$OUT/gz_pipe.err"
     rc=$?
-    el=$(echo "$(date +%s.%N) - $s" | bc)
+    el=$(since "$s")
     cmp -s "$OUT/gz_file.json" "$OUT/gz_pipe.json" && same=SAME || same=DIFF
     echo "gzip pipe, gpu, threads ${t:-default}: rc=$rc $el s, answer vs the file on cpu: $same $(head -c 200 "$OUT/gz_pipe.err")"
     cat "$D/gz/bench.csv.gz" | env ${t:+COLSTAT_GZIP_THREADS=$t} timeout 300 "$OLD/colstat" --device gpu --sum --max --json - > /dev/null 2> "$OUT/gz_pipe_old.err"

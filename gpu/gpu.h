@@ -164,8 +164,8 @@ typedef struct gpu_raw_format {
     const int *map; /* field -> column, or -1 */
     int nmap;
     uint64_t size_hint; /* bytes of the input when known, else 0 */
-    uint64_t rows_hint; /* CSV: rows it likely holds, or 0: the device keeps
-                           room for values from it, grown as they come */
+    double row_rate;    /* CSV: rows a byte as its head shows (0: unknown): the
+                           device sizes its room for kept values from it */
     /* CSV: the header line (io/csv_reader.h's csv_dialect.repeat): a
        record identical to it is no row */
     const char *repeat;

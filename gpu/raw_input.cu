@@ -63,10 +63,11 @@ struct raw_input {
     unsigned short *doffset;
     void *dscratch;
     hard_entry *dhard;
-    num_format num, *dnum;    /* how the CSV's numbers are written */
-    bool bin_keep;            /* binary: this input's values go to the arena */
-    ull size_hint, rows_hint; /* this input's (gpu_raw_format) */
-    ull arena_base;           /* the arena's rows before this input */
+    num_format num, *dnum; /* how the CSV's numbers are written */
+    bool bin_keep;         /* binary: this input's values go to the arena */
+    ull size_hint;         /* this input's (gpu_raw_format) */
+    double row_rate;       /*   likewise */
+    ull arena_base;        /* the arena's rows before this input */
     raw_sub subs[NRAW];
     ull nsub;
     ull first_row, first_line, next_row;
@@ -306,60 +307,69 @@ unsigned what_sums(unsigned what)
     return (what & (STAT_SUM | STAT_MEAN | STAT_STD)) != 0;
 }
 
-/* Room in the arena is made for the values as they are likely to come,
- * a quarter more: at the rate the device has kept rows so far (rows per
- * input byte), or before any, the rate the input's head shows. A chunk
- * with more rows than that room is caught by the device itself
- * (RAW_ARENA_FULL: the host parses the rest), so a guess can cost speed,
- * never an answer. */
+/* Room in the arena is made for the values as they are likely to come:
+ * before the device has parsed a chunk of the input, for twice the rows
+ * its head shows a byte; after, for a quarter more than the densest chunk
+ * seen. A chunk denser than that is caught by the device itself
+ * (RAW_ARENA_FULL: the host parses the rest of the input, -v says so), so
+ * a guess costs speed, never an answer. */
 constexpr double ARENA_SLACK = 1.25;
 
-/* Rows per input byte: seen by the device in this input (used: the
- * arena's rows), else the head's; 0: unknown. */
-double row_rate(const raw_input *r, ull used, ull consumed)
+/* Rows to make room for, for bytes of input, given the most rows a whole
+ * chunk has held so far (0: none parsed yet); never more than one row per
+ * two bytes, nor than the device's row buffer (a chunk with more stops
+ * the device anyway). */
+ull rows_for(const raw_input *r, double bytes, ull most)
 {
-    if (used > r->arena_base && consumed)
-        return (double)(used - r->arena_base) / (double)consumed;
-    if (r->rows_hint && r->size_hint)
-        return (double)r->rows_hint / (double)r->size_hint;
-    return 0;
+    ull cap = (ull)(bytes / 2) + 1;
+    if (cap > r->ld)
+        cap = r->ld;
+    if (!most && r->row_rate <= 0)
+        return cap;
+    double n = most
+                   ? (double)most * ARENA_SLACK * bytes / (double)r->chunk_bytes
+                   : 2 * r->row_rate * bytes;
+    return (ull)n + 64 < cap ? (ull)n + 64 : cap;
 }
 
-/* Rows to make room for, for bytes of input at rate (0: as many as the
- * device's row buffer holds, the most a chunk can have). */
-ull rows_for(const raw_input *r, double bytes, double rate)
+/* Rows per input byte for what is left of the input: the denser of the
+ * whole input so far and its densest chunk, else its head's. */
+double row_rate(const raw_input *r, ull used, ull consumed, ull most)
 {
-    ull n = rate > 0 ? (ull)(bytes * rate * ARENA_SLACK) + 64 : (ull)r->ld;
-    return n < r->ld ? n : (ull)r->ld;
+    double rate = most ? (double)most / (double)r->chunk_bytes : 0;
+    if (used > r->arena_base && consumed) {
+        double seen = (double)(used - r->arena_base) / (double)consumed;
+        rate = seen > rate ? seen : rate;
+    }
+    return rate > 0 ? rate : r->row_rate;
 }
 
 /* Room in the arena for the chunk about to go (n bytes) and those still
  * in flight, made ahead of the device: the mapped status says how far it
  * got, so the device is waited for only to grow the arena, and the arena
- * then takes the whole input's likely rows at the rate seen. */
+ * then takes the rest of the input's likely rows. */
 int ensure_arena(gpu_backend *g, raw_input *r, size_t n)
 {
     kept_store *k = &g->kept;
     const raw_status *s = r->hstatus;
     ull done = s->chunks_done; /* first: the counts below are as new */
-    ull used = s->arena_used, consumed = s->consumed;
-    double rate = row_rate(r, used, consumed);
-    ull ahead = rows_for(
-        r, (double)(r->nsub - done) * (double)r->chunk_bytes + (double)n, rate);
+    ull used = s->arena_used, most = s->chunk_rows_max;
+    ull ahead = (r->nsub - done) * rows_for(r, (double)r->chunk_bytes, most) +
+                rows_for(r, (double)n, most);
     if (used + ahead <= k->arena_ld || !k->arena)
         return 0;
     CK(g, cudaStreamSynchronize(g->st[0]));
     used = s->arena_used;
-    consumed = s->consumed;
-    rate = row_rate(r, used, consumed);
-    ahead = rows_for(r, (double)n, rate);
+    most = s->chunk_rows_max;
+    ahead = rows_for(r, (double)n, most);
     if (used + ahead <= k->arena_ld)
         return 0;
-    ull want = used + 2 * ahead;
+    ull consumed = s->consumed, want = used + ahead;
     if (r->size_hint > consumed)
-        want += rows_for(r, (double)(r->size_hint - consumed), rate);
-    else if (!r->size_hint)
-        want = want > 2 * (ull)k->arena_ld ? want : 2 * (ull)k->arena_ld;
+        want += (ull)((double)(r->size_hint - consumed) *
+                      row_rate(r, used, consumed, most) * ARENA_SLACK);
+    else if (!r->size_hint && want < 2 * (ull)k->arena_ld)
+        want = 2 * (ull)k->arena_ld;
     k->arena_used = used;
     if (gpu_kept_grow_arena(g, (size_t)(want - used)))
         return -1;
@@ -369,15 +379,18 @@ int ensure_arena(gpu_backend *g, raw_input *r, size_t n)
     return 0;
 }
 
-/* The arena's first size for a CSV input: its likely rows and a quarter
- * more; one chunk's worth when its size is not known; never past one row
- * per two bytes. */
+/* The arena's first size for a CSV input: its likely rows (its head's
+ * rate) and a quarter more, at least room for its first chunk as
+ * rows_for makes it; for a stream of unknown size that first chunk's. */
 size_t arena_first_rows(const raw_input *r)
 {
-    double rate = row_rate(r, 0, 0);
-    ull want = r->size_hint && rate > 0
-                   ? (ull)((double)r->size_hint * rate * ARENA_SLACK) + 64
-                   : rows_for(r, (double)r->chunk_bytes, rate);
+    double first = (double)r->chunk_bytes;
+    if (r->size_hint && r->size_hint < r->chunk_bytes)
+        first = (double)r->size_hint;
+    ull want = rows_for(r, first, 0);
+    ull likely = (ull)((double)r->size_hint * r->row_rate * ARENA_SLACK) + 64;
+    if (r->size_hint && r->row_rate > 0 && likely > want)
+        want = likely;
     if (r->size_hint && want > r->size_hint / 2 + 2)
         want = r->size_hint / 2 + 2;
     return (size_t)want;
@@ -702,7 +715,7 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
         r->nsub = 0;
         r->bin_keep = false;
         r->size_hint = f->size_hint;
-        r->rows_hint = f->rows_hint;
+        r->row_rate = f->row_rate;
         r->arena_base = g->kept.arena_used;
         bool keep = gpu_kept_on(g);
         /* CSV: room for the rows the input likely holds, grown as the

@@ -41,7 +41,7 @@ typedef struct bytes_format {
     const int *map;        /* field -> column, or -1 */
     int nmap;
     uint64_t size_hint; /* bytes of the input when known, else 0 */
-    uint64_t rows_hint; /* CSV: rows it likely holds (from its head), or 0 */
+    double row_rate;    /* CSV: rows a byte, as its head shows; 0: unknown */
     const char *repeat; /* CSV: the header line (csv_dialect), or NULL */
     size_t repeat_len;
 } bytes_format;

@@ -315,7 +315,7 @@ static int gpu_bytes_begin(backend *b, const bytes_format *f,
                           .map = f->map,
                           .nmap = f->nmap,
                           .size_hint = f->size_hint,
-                          .rows_hint = f->rows_hint,
+                          .row_rate = f->row_rate,
                           .repeat = f->repeat,
                           .repeat_len = f->repeat_len};
     if (f->num)

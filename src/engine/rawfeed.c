@@ -387,20 +387,18 @@ static int end_input(rawfeed *rf, const input *in, bytes_result *r, char *tail,
     return rc;
 }
 
-/* Rows a CSV input of size bytes likely holds: as many a byte as its head
- * has lines (a quoted line break overcounts, which is the safe side);
- * 0 when unknown. The GPU sizes the room for kept values from it. */
-static uint64_t rows_hint(const input *in, uint64_t size)
+/* Rows a byte of a CSV input likely holds: as many as its head has lines
+ * (a quoted line break overcounts, which is the safe side); 0 when
+ * unknown. The GPU sizes its room for kept values from it. */
+static double row_rate(const input *in)
 {
-    if (!size || in->spec || !in->head_len)
+    if (in->spec || !in->head_len)
         return 0;
     uint64_t lines = 0;
     for (const char *p = in->head, *end = in->head + in->head_len;
          (p = memchr(p, '\n', (size_t)(end - p))); p++)
         lines++;
-    if (!lines)
-        return 0;
-    return (uint64_t)((double)size * (double)lines / (double)in->head_len) + 1;
+    return (double)lines / (double)in->head_len;
 }
 
 static int begin(rawfeed *rf, const input *in, uint64_t first_line, cs_error *e)
@@ -413,7 +411,7 @@ static int begin(rawfeed *rf, const input *in, uint64_t first_line, cs_error *e)
                         .map = in->map,
                         .nmap = in->nmap,
                         .size_hint = size,
-                        .rows_hint = rows_hint(in, size),
+                        .row_rate = row_rate(in),
                         .repeat = in->dialect.repeat,
                         .repeat_len = in->dialect.repeat_len};
     /* rows are numbered in input order: earlier jobs first */
