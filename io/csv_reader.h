@@ -79,6 +79,13 @@ int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
                int from_middle, int max, int nfields, unsigned *num,
                unsigned *bad);
 
+/* Whether the first bytes of a text input are JSON rather than CSV: a
+ * document ('{' then '"' or '}', '[' then '{', '[', '"' or ']', blanks and
+ * a BOM allowed before each), or JSON lines (an object, and the next line
+ * begins another). */
+enum { CSV_NOT_JSON = 0, CSV_JSON = 1, CSV_JSON_LINES = 2 };
+int csv_json_kind(const char *buf, size_t n);
+
 /* Cuts a stream into blocks that end on a record boundary, following the
  * same quote rules as the parser, so a cut never falls inside a field. */
 typedef struct csv_cutter {

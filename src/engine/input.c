@@ -95,6 +95,25 @@ static int read_head(input *in, size_t n, account *acc, cs_error *e)
     return CS_OK;
 }
 
+/* JSON read as CSV would fail further on with a misleading message
+ * (an unterminated quoted field, one field a line): it is refused by name
+ * here, with what to do instead, as io/magic.c refuses Parquet. */
+static int refuse_json(const input *in, cs_error *e)
+{
+    int kind = csv_json_kind(in->head, in->head_len);
+    if (kind == CSV_JSON_LINES)
+        return cs_fail(e, CS_EDATA, in->name, 0,
+                       "JSON lines (an object a line), not read by colstat: "
+                       "convert them to CSV first, such as jq -r '[.a, .b] | "
+                       "@csv' FILE | colstat");
+    if (kind == CSV_JSON)
+        return cs_fail(e, CS_EDATA, in->name, 0,
+                       "JSON document, not read by colstat: convert it to "
+                       "CSV first, such as jq -r '.[] | [.a, .b] | @csv' "
+                       "FILE | colstat");
+    return CS_OK;
+}
+
 /* F3: the head grows (doubling) until it holds a few whole records, so
  * that a first record (a header of 150000 names) longer than the first
  * read is read whole, as the same record later in the input would be. */
@@ -282,6 +301,8 @@ int input_open(const char *path, const source_config *scfg,
             source_can_pread(in->src) && source_file_size(in->src) > 0;
     if (rc == CS_OK && !in->by_range)
         rc = read_head(in, head_bytes, acc, e);
+    if (rc == CS_OK && !spec)
+        rc = refuse_json(in, e);
     if (rc == CS_OK && !spec)
         rc = grow_head(in, acc, e);
     if (rc == CS_OK)
