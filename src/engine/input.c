@@ -36,6 +36,7 @@ static void input_free(input *in)
     free(in->header_line);
     free_names(in->names, in->nfields);
     free(in->numeric);
+    free(in->why);
     free(in->map);
     free(in);
 }
@@ -126,7 +127,7 @@ static int grow_head(input *in, account *acc, cs_error *e)
         d.repeat_len = 0;
         csv_detect(in->head, in->head_len, in->head_eof, &d);
         int got = csv_sample(in->head, in->head_len, in->head_eof, &d, 0,
-                             HEAD_RECORDS, 0, NULL, NULL);
+                             HEAD_RECORDS, 0, NULL, NULL, NULL);
         if (got < 0)
             return cs_fail(e, CS_EDATA, "", 0, "out of memory");
         if (got >= HEAD_RECORDS || in->head_eof)
@@ -203,7 +204,7 @@ static int csv_fields(input *in, cs_error *e)
 static int sample_counts(input *in, unsigned *num, unsigned *bad, cs_error *e)
 {
     if (csv_sample(in->head, in->head_len, in->head_eof, &in->dialect, 0,
-                   INT32_MAX, in->nfields, num, bad) < 0)
+                   INT32_MAX, in->nfields, num, bad, in->why) < 0)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     if (in->head_eof || !source_can_pread(in->src))
         return CS_OK;
@@ -222,7 +223,7 @@ static int sample_counts(input *in, unsigned *num, unsigned *bad, cs_error *e)
         if (source_pread(in->src, w, n, at, e) < 0)
             rc = e->status;
         else if (csv_sample(w, n, at + n == size, &in->dialect, 1, INT32_MAX,
-                            in->nfields, num, bad) < 0)
+                            in->nfields, num, bad, in->why) < 0)
             rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
     }
     free(w);
@@ -243,12 +244,17 @@ static int sample_fields(input *in, account *acc, cs_error *e)
         return e->status;
     size_t n = (size_t)(in->nfields ? in->nfields : 1);
     unsigned *num = calloc(n, sizeof *num), *bad = calloc(n, sizeof *bad);
-    int rc = num && bad ? sample_counts(in, num, bad, e)
-                        : cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    for (int f = 0; rc == CS_OK && f < in->nfields; f++)
+    in->why = calloc(n, sizeof *in->why);
+    int rc = num && bad && in->why
+                 ? sample_counts(in, num, bad, e)
+                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int f = 0; rc == CS_OK && f < in->nfields; f++) {
         in->numeric[f] = num[f] > bad[f]              ? CSV_NUMBERS
                          : num[f] == 0 && bad[f] == 0 ? CSV_UNSEEN
                                                       : CSV_TEXT;
+        in->why[f].numbers = num[f];
+        in->why[f].texts = bad[f];
+    }
     free(num);
     free(bad);
     return rc;
@@ -329,7 +335,7 @@ int input_map(input *in, const col_table *t, cs_error *e)
     in->map = malloc((size_t)(nmap ? nmap : 1) * sizeof *in->map);
     if (!in->map)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    col_fields f = {in->names, in->numeric, in->nfields,
-                    in->named, in->name,    in->spec != NULL};
+    col_fields f = {in->names, in->numeric,      in->nfields, in->named,
+                    in->name,  in->spec != NULL, in->why};
     return columns_map(t, &f, nmap, in->map, e);
 }
