@@ -79,7 +79,8 @@ int csv_text_kind(const char *s, size_t n, char *unit, size_t cap);
  * kind as an example (cut to CSV_WHY_SHOWN bytes). */
 #define CSV_WHY_SHOWN 24
 typedef struct csv_why {
-    unsigned numbers, texts; /* the caller's: csv_sample's num, bad */
+    unsigned numbers, texts; /* the caller's: csv_sample's num, bad, */
+    int whole;               /* and whether that was the whole input */
     unsigned nulls, units, grouped;
     char null_text[CSV_WHY_SHOWN + 1], unit[CSV_WHY_SHOWN + 1],
         grouped_text[CSV_WHY_SHOWN + 1];

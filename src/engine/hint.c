@@ -129,10 +129,11 @@ static int mostly(unsigned kind, unsigned texts)
 }
 
 /* --null only helps where numbers are left once the nulls are gone (or
- * the sample saw nothing else: a stream's head of NA). */
+ * may be past the sample: a stream's head of NA). */
 static int says_null(const csv_why *w)
 {
-    return mostly(w->nulls, w->texts) && (w->numbers || w->nulls == w->texts);
+    return mostly(w->nulls, w->texts) &&
+           (w->numbers || (w->nulls == w->texts && !w->whole));
 }
 
 void hint_left_out(const csv_why *w, char *buf, size_t cap)
@@ -142,12 +143,17 @@ void hint_left_out(const csv_why *w, char *buf, size_t cap)
         hint_null_option(w->null_text, opt, sizeof opt);
         snprintf(buf, cap, "its fields are mostly '%s': try %s", w->null_text,
                  opt);
+    } else if (w->nulls == w->texts && w->whole) {
+        snprintf(buf, cap, "no numbers: fields such as '%s'", w->null_text);
     } else if (mostly(w->units, w->texts)) {
         snprintf(buf, cap, "numbers with a unit '%s'", w->unit);
     } else if (mostly(w->grouped, w->texts)) {
+        /* the separator, not the example: columns alike share a reason */
+        const char *t = w->grouped_text + (w->grouped_text[0] == '-' ||
+                                           w->grouped_text[0] == '+');
         snprintf(buf, cap,
-                 "numbers with grouped digits ('%s'): see --thousands",
-                 w->grouped_text);
+                 "numbers with digits grouped by '%c': see --thousands",
+                 t[strspn(t, "0123456789")]);
     } else {
         snprintf(buf, cap, "text");
     }
@@ -168,7 +174,11 @@ void hint_dropped(const col_stats *st, const char *invalid, char *buf,
     w.texts = 1;
     w.numbers = st->count > 0;
     switch (invalid ? csv_text_kind(invalid, n, unit, sizeof unit) : -1) {
-    case CSV_WHY_NULL:
+    case CSV_WHY_NULL: /* --null would leave it empty without numbers */
+        if (!st->count) {
+            snprintf(buf, cap, "no numbers: fields such as '%s'", invalid);
+            return;
+        }
         w.nulls = 1;
         snprintf(w.null_text, sizeof w.null_text, "%s", invalid);
         break;

@@ -254,6 +254,7 @@ static int sample_fields(input *in, account *acc, cs_error *e)
                                                       : CSV_TEXT;
         in->why[f].numbers = num[f];
         in->why[f].texts = bad[f];
+        in->why[f].whole = in->head_eof;
     }
     free(num);
     free(bad);

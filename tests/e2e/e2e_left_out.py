@@ -7,7 +7,7 @@ Every column of the input is either in the answer or named, with why, in
 one note on stderr: random columns of numbers, of text, of a null
 spelling (NA, N/A, null, \\N, None, -, in any case) before numbers, of
 numbers with a unit ('12%', '$31,359.32', '12 ms'), of grouped digits,
-empty ones; from a file and from a pipe (where only the head is
+of null spellings alone, empty ones; from a file and from a pipe (where only the head is
 sampled). The brief's case, 200,000 NA then 100,000 numbers, is named with
 --null NA, and answered with it. The invalid-field warning suggests --null
 when the field is a usual null spelling, and only then. Seed printed;
@@ -60,8 +60,12 @@ def column(rng, kind, n):
         return f, re.escape(f"(numbers with a unit '{u.strip()}')")
     if kind == "grouped":
         f = [f"{rng.randint(1000, 10**8):,}" for _ in range(n)]
-        return f, re.escape("(numbers with grouped digits (") + ".*" + \
-            re.escape("): see --thousands)")
+        return f, re.escape("(numbers with digits grouped by ',': "
+                            "see --thousands)")
+    if kind == "all_null":  # sampled whole: --null would leave nothing
+        w = spelling(rng)
+        f = [rng.choice([w, ""]) for _ in range(n - 1)] + [w]
+        return f, re.escape(f"(no numbers: fields such as '{w}')")
     if kind == "empty":
         return [""] * n, re.escape("(empty)")
     raise ValueError(kind)
@@ -74,7 +78,7 @@ def quote(f):
 def write_case(rng, path):
     """A random CSV; returns (names, reasons) by column."""
     kinds = ["num"] + [rng.choice(["num", "text", "late_null", "unit",
-                                   "grouped", "empty"])
+                                   "grouped", "empty", "all_null"])
                        for _ in range(rng.randint(1, 7))]
     rng.shuffle(kinds)
     n = rng.randint(20, 300 if QUICK else 3000)
