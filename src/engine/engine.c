@@ -182,7 +182,10 @@ static int why_left(run *r, const input *in, cs_error *e)
     for (int i = 0; i < t->nleft; i++) {
         char why[256];
         engine_left *l = &r->left[r->nleft++];
-        hint_left_out(&in->why[t->left[i]], why, sizeof why);
+        if (in->why)
+            hint_left_out(&in->why[t->left[i]], why, sizeof why);
+        else /* unsampled: the head's records alone said text */
+            snprintf(why, sizeof why, "text");
         l->index = t->left[i] + 1;
         if (!(l->label = strdup(t->left_labels[i])) || !(l->why = strdup(why)))
             return cs_fail(e, CS_EDATA, "", 0, "out of memory");
