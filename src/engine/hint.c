@@ -1,5 +1,6 @@
-/* Heuristics over the first bytes of the data: they only choose the
- * advice; the verdict (no column holds numbers) is the sample's. */
+/* Heuristics over the first bytes of the data and the sample's kinds of
+ * texts (csv_why): they only choose the advice; the verdict (no column,
+ * or not this one, holds numbers) is the sample's. */
 #include "src/engine/hint.h"
 
 #include <ctype.h>

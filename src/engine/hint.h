@@ -1,6 +1,8 @@
 /* Why no column of an input holds numbers, as a hint for the error that
- * says so: a binary file read as text, one field per line (another
- * delimiter), numbers with thousands separators or units, no data rows. */
+ * says so: a binary file read as text, null spellings (--null), one field
+ * per line (another delimiter), numbers with thousands separators or
+ * units, no data rows. And why the default leaves a column out, for the
+ * note that names every such column. */
 #ifndef COLSTAT_SRC_ENGINE_HINT_H
 #define COLSTAT_SRC_ENGINE_HINT_H
 
