@@ -375,9 +375,31 @@ typedef struct stretch {
     int nfields, field, exact, max;
     int records;
     unsigned *num, *bad;
-    unsigned char *cur;    /* per field of the current record: 1, 2 or 0 */
-    const num_format *fmt; /* the run's number format (NULL: C locale) */
+    unsigned char *cur;    /* per field of the current record: 1, 2 or 0, */
+    const num_format *fmt; /* 2 + CSV_WHY_* with why; the run's number */
+    csv_why *why;          /* format (NULL: C locale); NULL: not asked */
 } stretch;
+
+/* The example of a kind is its first text, whatever record it is in. */
+static void keep_example(char *to, const char *f, size_t len)
+{
+    if (!to[0])
+        snprintf(to, CSV_WHY_SHOWN + 1, "%.*s", (int)len, f);
+}
+
+/* Text (2) as why's kinds: 2 + CSV_WHY_*. */
+static unsigned char text_kind(csv_why *why, const char *f, size_t len)
+{
+    char unit[CSV_WHY_SHOWN + 1];
+    int k = csv_text_kind(f, len, unit, sizeof unit);
+    if (k == CSV_WHY_NULL)
+        keep_example(why->null_text, f, len);
+    else if (k == CSV_WHY_UNIT)
+        keep_example(why->unit, unit, strlen(unit));
+    else if (k == CSV_WHY_GROUPED)
+        keep_example(why->grouped_text, f, len);
+    return (unsigned char)(2 + k);
+}
 
 static void stretch_field(void *f, size_t len, void *data)
 {
@@ -386,6 +408,15 @@ static void stretch_field(void *f, size_t len, void *data)
     if (!w->num || i >= w->nfields)
         return;
     w->cur[i] = field_kind(f, len, w->fmt);
+    if (w->cur[i] == 2 && w->why)
+        w->cur[i] = text_kind(&w->why[i], f, len);
+}
+
+static void count_why(csv_why *why, unsigned char kind)
+{
+    why->nulls += kind == 2 + CSV_WHY_NULL;
+    why->units += kind == 2 + CSV_WHY_UNIT;
+    why->grouped += kind == 2 + CSV_WHY_GROUPED;
 }
 
 static void stretch_record(int ch, void *data)
@@ -395,7 +426,9 @@ static void stretch_record(int ch, void *data)
     int take = w->num && (!w->exact || w->field == w->nfields);
     for (int i = 0; w->num && i < w->nfields; i++) {
         w->num[i] += take && w->cur[i] == 1;
-        w->bad[i] += take && w->cur[i] == 2;
+        w->bad[i] += take && w->cur[i] >= 2;
+        if (take && w->why)
+            count_why(&w->why[i], w->cur[i]);
         w->cur[i] = 0;
     }
     w->records += take || !w->num;
@@ -424,7 +457,7 @@ static void stretch_ws(stretch *w, const csv_dialect *d, const char *buf,
 
 int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
                int from_middle, int max, int nfields, unsigned *num,
-               unsigned *bad)
+               unsigned *bad, csv_why *why)
 {
     size_t at = 0;
     if (from_middle) {
@@ -433,7 +466,7 @@ int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
     } else {
         at = bom_len(buf, n);
     }
-    stretch w = {nfields, 0, from_middle, max, 0, num, bad, NULL, d->num};
+    stretch w = {nfields, 0, from_middle, max, 0, num, bad, NULL, d->num, why};
     if (num && !(w.cur = calloc((size_t)(nfields ? nfields : 1), 1)))
         return -1;
     if (d->whitespace) {

@@ -65,6 +65,27 @@ int csv_read_head(const char *buf, size_t n, int at_eof, const csv_dialect *d,
                   const char *file, csv_head *h, cs_error *e);
 void csv_head_free(csv_head *h);
 
+/* Why a text is not a number (csv_text_kind): other text; a usual
+ * spelling of a missing value (NA, N/A, null, None, NaN, -, \N, any
+ * case: csv_null_spelling); a number with a unit before or after it
+ * ('$12', '-6%', '12 ms'); digits grouped by a separator ('31,359'). */
+enum { CSV_WHY_TEXT, CSV_WHY_NULL, CSV_WHY_UNIT, CSV_WHY_GROUPED };
+int csv_null_spelling(const char *s, size_t n);
+/* s[0, n) (blanks around it ignored); a unit goes to unit[cap]. */
+int csv_text_kind(const char *s, size_t n, char *unit, size_t cap);
+
+/* A field's non-numbers in a sample (csv_sample): how many were null
+ * spellings, numbers with a unit, grouped digits, and the first of each
+ * kind as an example (cut to CSV_WHY_SHOWN bytes). */
+#define CSV_WHY_SHOWN 24
+typedef struct csv_why {
+    unsigned numbers, texts; /* the caller's: csv_sample's num, bad, */
+    int whole;               /* and whether that was the whole input */
+    unsigned nulls, units, grouped;
+    char null_text[CSV_WHY_SHOWN + 1], unit[CSV_WHY_SHOWN + 1],
+        grouped_text[CSV_WHY_SHOWN + 1];
+} csv_why;
+
 /* Samples the whole records of buf[0, n) (the last one only at_eof;
  * repeated headers are none),
  * stopping once max were counted (a few more may be): per field
@@ -73,11 +94,19 @@ void csv_head_free(csv_head *h);
  * the bytes up to its first LF are skipped, and only records of exactly
  * nfields fields count, which leaves out most of what a start inside a
  * quoted field misreads; else buf starts at a record (a BOM skipped).
- * num NULL: records are only counted. Returns the records counted, or -1
+ * num NULL: records are only counted. why (NULL: not asked): per field,
+ * what its other texts are (csv_why). Returns the records counted, or -1
  * when out of memory. */
 int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
                int from_middle, int max, int nfields, unsigned *num,
-               unsigned *bad);
+               unsigned *bad, csv_why *why);
+
+/* Whether the first bytes of a text input are JSON rather than CSV: a
+ * document ('{' then '"' or '}', '[' then '{', '[', '"' or ']', blanks and
+ * a BOM allowed before each), or JSON lines (an object, and the next line
+ * begins another). */
+enum { CSV_NOT_JSON = 0, CSV_JSON = 1, CSV_JSON_LINES = 2 };
+int csv_json_kind(const char *buf, size_t n);
 
 /* Cuts a stream into blocks that end on a record boundary, following the
  * same quote rules as the parser, so a cut never falls inside a field. */

@@ -164,8 +164,9 @@ static void say_rank(void *ctx, engine_msg kind, const char *file,
 }
 
 /* What a rank sends rank 0: its state, and its columns' first invalid
- * fields as "column\0line\0file\0" triples. Rank 0 keeps its own
- * columns' tentative marks and the error should none be reported: every
+ * fields as "column\0line\0file\0text\0" records, then its repeated
+ * header lines as one with column -1 and the count for text. Rank 0 keeps its
+ * own columns' tentative marks and the error should none be reported: every
  * rank reports every tentative column (keep_tentative), which rank 0
  * drops where the merged counts show no numbers, as one process would. */
 typedef struct packed {
@@ -177,11 +178,14 @@ typedef struct packed {
     size_t nq;     /* quantiles a column, the same on every rank (the */
     qres *q;       /* collective passes): rank 0 keeps its own, per column */
     char **labels; /* as messages name the columns (states carry none) */
+    int nleft;     /* the columns left out: rank 0 keeps its own (the */
+    engine_left *left; /* sample, the same on every rank) */
 } packed;
 
 /* What the states do not carry, the same on every rank, into p: the
- * quantiles and the labels of r's columns, in their order. */
-static int keep_own(const engine_result *r, packed *p)
+ * quantiles and the labels of r's columns, in their order, and the
+ * columns left out (taken from r). */
+static int keep_own(engine_result *r, packed *p)
 {
     size_t n = (size_t)r->ncols * r->nq;
     p->nq = r->nq;
@@ -192,11 +196,19 @@ static int keep_own(const engine_result *r, packed *p)
     for (int k = 0; p->labels && k < r->ncols; k++)
         if (r->cols[k].label && !(p->labels[k] = strdup(r->cols[k].label)))
             return -1;
+    p->left = r->left;
+    p->nleft = r->nleft;
+    r->left = NULL;
+    r->nleft = 0;
     return p->q && p->labels ? 0 : -1;
 }
 
 static void free_packed(packed *p)
 {
+    engine_result rest = {0};
+    rest.left = p->left;
+    rest.nleft = p->nleft;
+    engine_result_free(&rest);
     for (int k = 0; p->labels && k < p->ncols; k++)
         free(p->labels[k]);
     free(p->labels);
@@ -206,7 +218,7 @@ static void free_packed(packed *p)
     free(p->tentative);
 }
 
-static int pack(const engine_config *cfg, const engine_result *r, packed *p,
+static int pack(const engine_config *cfg, engine_result *r, packed *p,
                 cs_error *e)
 {
     FILE *s = open_memstream(&p->state, &p->state_len);
@@ -220,6 +232,11 @@ static int pack(const engine_config *cfg, const engine_result *r, packed *p,
                     (unsigned long long)r->cols[k].invalid_line, 0,
                     r->cols[k].invalid_file, 0,
                     r->cols[k].invalid_text ? r->cols[k].invalid_text : "", 0);
+    if (v && r->repeats)
+        fprintf(v, "-1%c%llu%c%s%c%llu%c", 0,
+                (unsigned long long)r->repeat_line, 0,
+                r->repeat_file ? r->repeat_file : "", 0,
+                (unsigned long long)r->repeats, 0);
     if ((s && fclose(s)) | (v && fclose(v)))
         rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
     p->none = r->none;
@@ -327,6 +344,20 @@ static int merge_ranks(const char *states, const int *len, const int *at, int n,
     return rc;
 }
 
+/* Rank 0: the repeated header lines are every rank's together, the
+ * first of them the first rank's that has one, as one process counts. */
+static int add_repeats(engine_result *out, unsigned long long line,
+                       const char *file, const char *count, cs_error *e)
+{
+    out->repeats += strtoull(count, NULL, 10);
+    if (out->repeat_file || !file[0])
+        return CS_OK;
+    out->repeat_line = line;
+    if (!(out->repeat_file = strdup(file)))
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    return CS_OK;
+}
+
 /* Rank 0: each column's first invalid field is the first rank's that has
  * one, the ranks' shares being in input order. */
 static int place_invalid(const char *v, const int *len, const int *at, int n,
@@ -341,7 +372,9 @@ static int place_invalid(const char *v, const int *len, const int *at, int n,
             engine_column *c = k < out->ncols ? &out->cols[k] : NULL;
             const char *file = p;
             p += strlen(p) + 1;
-            if (c && !c->invalid_file) {
+            if (k < 0 && add_repeats(out, line, file, p, e) != CS_OK)
+                return e->status;
+            if (k >= 0 && c && !c->invalid_file) {
                 c->invalid_line = line;
                 if (!(c->invalid_file = strdup(file)) ||
                     !(c->invalid_text = strdup(p)))
@@ -363,6 +396,10 @@ static int attach_own(engine_result *out, packed *p, cs_error *e)
         out->cols[k].label = p->labels[k];
         p->labels[k] = NULL;
     }
+    out->left = p->left;
+    out->nleft = p->nleft;
+    p->left = NULL;
+    p->nleft = 0;
     if (!p->nq)
         return CS_OK;
     out->nq = p->nq;
@@ -374,33 +411,30 @@ static int attach_own(engine_result *out, packed *p, cs_error *e)
 }
 
 /* Rank 0: the tentative columns (p's marks) whose merged counts show no
- * numbers are not reported. */
-static int drop_tentative(engine_result *out, const packed *p,
-                          const engine_sink *sink, cs_error *e)
+ * numbers are not reported, but named with the others left out. */
+static int drop_tentative(engine_result *out, const packed *p, cs_error *e)
 {
-    int n = 0;
+    int n = 0, rc = CS_OK;
     for (int k = 0; k < out->ncols; k++) {
         engine_column *c = &out->cols[k];
-        if (k >= p->ncols || !p->tentative[k] || engine_holds_numbers(c->st)) {
+        int keep =
+            k >= p->ncols || !p->tentative[k] || engine_holds_numbers(c->st);
+        if (!keep && rc == CS_OK)
+            rc = engine_leave_out(out, c->label ? c->label : c->name, c->index,
+                                  c->st, c->invalid_text, e);
+        if (keep || rc != CS_OK) { /* out of memory: kept, to be freed */
             out->cols[n++] = *c;
             continue;
         }
-        char text[512];
-        snprintf(text, sizeof text,
-                 "column '%s' held no numbers (the sample showed none): not "
-                 "reported",
-                 c->name);
-        if (p->verbose)
-            sink->say(sink->ctx, ENGINE_VERBOSE, "", 0, text);
         free(c->name);
         free(c->label);
         free(c->invalid_file);
         free(c->invalid_text);
     }
     out->ncols = n;
-    if (n == 0)
+    if (rc == CS_OK && n == 0)
         *e = p->none;
-    return n ? CS_OK : e->status;
+    return rc == CS_OK && n ? CS_OK : e->status;
 }
 
 /* Every rank's bytes to rank 0, in rank order: *all (malloc'ed), with
@@ -451,9 +485,12 @@ static int conclude(world w, int rc, packed *p, const engine_sink *sink,
         if (rc == CS_OK)
             rc = place_invalid(inv, vlen, vlen + w.n, w.n, out, e);
         if (rc == CS_OK)
-            rc = drop_tentative(out, p, sink, e);
-        if (rc == CS_OK)
+            rc = drop_tentative(out, p, e);
+        if (rc == CS_OK) {
             engine_warn_invalid(out, sink);
+            engine_warn_repeats(out, sink);
+            engine_say_left(out, sink);
+        }
     }
     free(errs);
     free(len);

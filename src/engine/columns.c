@@ -276,11 +276,30 @@ static int table_put(col_table *t, const sel *s, int k, int f)
     return t->names[k] && t->labels[k] ? 0 : -1;
 }
 
+/* The default leaves out the fields the sample showed text in; those
+ * not excluded are named, so that no column goes without a word. */
+static int left_out(col_table *t, const sel *s)
+{
+    const col_fields *in = s->in;
+    size_t n = (size_t)(in->n ? in->n : 1);
+    t->left = malloc(n * sizeof *t->left);
+    t->left_labels = calloc(n, sizeof *t->left_labels);
+    if (!t->left || !t->left_labels)
+        return -1;
+    for (int f = 0; f < in->n; f++)
+        if (in->numeric[f] == CSV_TEXT && !s->excluded[f]) {
+            t->left[t->nleft] = f;
+            if (!(t->left_labels[t->nleft++] = label(s, f)))
+                return -1;
+        }
+    return 0;
+}
+
 /* The chosen fields (or the default), less the excluded ones. */
 static int fill_table(col_table *t, const sel *s)
 {
     const col_fields *in = s->in;
-    int n = 0;
+    int n = 0, rc = 0;
     int *pick = malloc((size_t)(in->n ? in->n : 1) * sizeof *pick);
     if (!pick)
         return -1;
@@ -290,6 +309,8 @@ static int fill_table(col_table *t, const sel *s)
                 pick[n++] = s->order[i];
         t->nfirm = n;
     } else {
+        if (left_out(t, s))
+            rc = -1;
         for (int want = CSV_NUMBERS; want <= CSV_UNSEEN; want++) {
             for (int f = 0; f < in->n; f++)
                 if (in->numeric[f] == want && !s->excluded[f])
@@ -298,7 +319,7 @@ static int fill_table(col_table *t, const sel *s)
                 t->nfirm = n;
         }
     }
-    int rc = table_alloc(t, n);
+    rc = rc ? rc : table_alloc(t, n);
     t->ncols = n;
     for (int k = 0; rc == 0 && k < n; k++)
         rc = table_put(t, s, k, pick[k]);
@@ -332,6 +353,10 @@ void columns_free(col_table *t)
         free(t->names[k]);
     for (int k = 0; t->labels && k < t->ncols; k++)
         free(t->labels[k]);
+    for (int k = 0; t->left_labels && k < t->nleft; k++)
+        free(t->left_labels[k]);
+    free(t->left);
+    free(t->left_labels);
     free(t->names);
     free(t->labels);
     free(t->fields);

@@ -17,6 +17,7 @@
 #ifndef COLSTAT_SRC_COLUMNS_H
 #define COLSTAT_SRC_COLUMNS_H
 
+#include "io/csv_reader.h"
 #include "io/error.h"
 
 /* The output columns: learned from the first input that shows its fields,
@@ -30,6 +31,11 @@ typedef struct col_table {
     char **labels; /* how messages name it: 'price', or 'value' (#3) where
                       the first input has more fields of that name */
     int by_name;   /* later inputs with a header are matched by name */
+    /* The default's fields that the sample showed no numbers in (not
+     * those an exclusion left out): messages name them, with why */
+    int nleft;
+    int *left;          /* 0-based fields, in field order */
+    char **left_labels; /* as labels are */
 } col_table;
 
 /* A field sample (numeric[f]) says one of CSV_TEXT, CSV_NUMBERS,
@@ -40,8 +46,9 @@ typedef struct col_fields {
     const unsigned char *numeric;
     int n;
     int named;
-    const char *file; /* for messages */
-    int binary;       /* binary records: no header to suggest */
+    const char *file;   /* for messages */
+    int binary;         /* binary records: no header to suggest */
+    const csv_why *why; /* what the sample saw (NULL: unsampled) */
 } col_fields;
 
 /* Resolves list (NULL: the default) against the first input's fields

@@ -34,7 +34,9 @@ struct engine {
     col_table table;
     csv_strict strict; /* --strict: the chosen columns, not the tentative */
     cs_error none;     /* the error should no column hold numbers */
-    int *order;        /* the reported columns, in output order */
+    engine_left *left; /* the columns the sample left out, with why */
+    int nleft;
+    int *order; /* the reported columns, in output order */
     int use_gpu;
     gpu_opener *opener; /* opening the GPU while the first input is read */
     const engine_part *parts; /* cfg->parts, or cfg->share's */
@@ -170,13 +172,35 @@ static int all_empty(const run *r, cs_error *e)
                    "no data: the input is empty");
 }
 
+/* Why the sample left out each column the table says it did. */
+static int why_left(run *r, const input *in, cs_error *e)
+{
+    const col_table *t = &r->table;
+    r->left = calloc((size_t)(t->nleft ? t->nleft : 1), sizeof *r->left);
+    if (!r->left)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int i = 0; i < t->nleft; i++) {
+        char why[256];
+        engine_left *l = &r->left[r->nleft++];
+        if (in->why)
+            hint_left_out(&in->why[t->left[i]], why, sizeof why);
+        else /* unsampled: the head's records alone said text */
+            snprintf(why, sizeof why, "text");
+        l->index = t->left[i] + 1;
+        if (!(l->label = strdup(t->left_labels[i])) || !(l->why = strdup(why)))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    }
+    return CS_OK;
+}
+
 static int learn_columns(run *r, const input *in, cs_error *e)
 {
     if (!in)
         return all_empty(r, e);
-    col_fields f = {in->names, in->numeric, in->nfields,
-                    in->named, in->name,    in->spec != NULL};
-    if (columns_learn(&r->table, r->cfg->columns, &f, e) != CS_OK)
+    col_fields f = {in->names, in->numeric,      in->nfields, in->named,
+                    in->name,  in->spec != NULL, in->why};
+    if (columns_learn(&r->table, r->cfg->columns, &f, e) != CS_OK ||
+        why_left(r, in, e) != CS_OK)
         return e->status;
     char why[256];
     hint_no_numbers(in, why, sizeof why);
@@ -465,28 +489,34 @@ int engine_holds_numbers(const col_stats *s)
     return s->count + s->nan > s->invalid;
 }
 
-static int reported(run *r, int k, const col_stats *s)
+/* 1 when column k is reported, 0 when it is left out (named in out's
+ * left), -1 when out of memory. */
+static int reported(run *r, int k, engine_result *out, cs_error *e)
 {
     const col_table *t = &r->table;
+    const col_stats *s = &out->held_st[k];
     if (k < t->nfirm || engine_holds_numbers(s) || r->cfg->keep_tentative)
         return 1;
-    account_say(&r->acc,
-                "column %s held no numbers (the sample showed none): not "
-                "reported",
-                t->labels[k]);
-    return 0;
+    uint64_t line;
+    const char *text = NULL;
+    jobs_first_invalid(r->js, k, &line, &text);
+    return engine_leave_out(out, t->labels[k], t->fields[k] + 1, s, text, e)
+               ? -1
+               : 0;
 }
 
 /* The reported columns in output order: the chosen ones as chosen, the
  * tentative ones (only the default has any, in field order as its chosen
  * ones are) merged in by field. */
-static int output_order(run *r, const col_stats *st)
+static int output_order(run *r, engine_result *out, cs_error *e)
 {
     const col_table *t = &r->table;
-    int i = 0, j = t->nfirm, n = 0;
+    int i = 0, j = t->nfirm, n = 0, got = 0;
     for (;;) {
-        while (j < t->ncols && !reported(r, j, &st[j]))
+        while (j < t->ncols && !(got = reported(r, j, out, e)))
             j++;
+        if (got < 0)
+            return -1;
         if (i < t->nfirm && (j >= t->ncols || t->fields[i] < t->fields[j]))
             r->order[n++] = i++;
         else if (j < t->ncols)
@@ -499,7 +529,12 @@ static int output_order(run *r, const col_stats *st)
 /* The reported columns, pointing into the statistics out holds. */
 static int take_columns(run *r, engine_result *out, cs_error *e)
 {
-    int n = output_order(r, out->held_st);
+    out->left = r->left;
+    out->nleft = r->nleft;
+    r->left = NULL;
+    int n = output_order(r, out, e);
+    if (n < 0)
+        return e->status;
     out->cols = calloc((size_t)(n ? n : 1), sizeof *out->cols);
     if (!out->cols)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
@@ -556,6 +591,21 @@ static int note_invalid(run *r, engine_result *res, cs_error *e)
     return CS_OK;
 }
 
+/* A usual null spelling gets the option that makes it missing. */
+static void null_advice(const char *text, char *buf, size_t cap)
+{
+    char opt[64], unit[8], word[32];
+    buf[0] = '\0';
+    if (!text ||
+        csv_text_kind(text, strlen(text), unit, sizeof unit) != CSV_WHY_NULL)
+        return;
+    /* the spelling without the blanks around it, as --null takes it */
+    const char *w = text + strspn(text, " \t");
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(w, " \t\r"), w);
+    hint_null_option(word, opt, sizeof opt);
+    snprintf(buf, cap, "; if it means a missing value, try %s", opt);
+}
+
 void engine_warn_invalid(const engine_result *res, const engine_sink *sink)
 {
     for (int k = 0; k < res->ncols; k++) {
@@ -563,37 +613,45 @@ void engine_warn_invalid(const engine_result *res, const engine_sink *sink)
         unsigned long long n = c->st->invalid;
         if (!n || !c->invalid_file)
             continue;
-        char text[1024];
-        if (c->label)
-            snprintf(text, sizeof text,
-                     "warning: column %s: %llu field%s not a number (counted "
-                     "as invalid; the first, '%s', is here)",
-                     c->label, n, n == 1 ? " is" : "s are",
-                     c->invalid_text ? c->invalid_text : "");
-        else
-            snprintf(text, sizeof text,
-                     "warning: column '%s': %llu field%s not a number "
-                     "(counted as invalid; the first, '%s', is here)",
-                     c->name, n, n == 1 ? " is" : "s are",
-                     c->invalid_text ? c->invalid_text : "");
+        char text[1024], name[512], advice[128];
+        if (!c->label)
+            snprintf(name, sizeof name, "'%s'", c->name);
+        null_advice(c->invalid_text, advice, sizeof advice);
+        snprintf(text, sizeof text,
+                 "warning: column %s: %llu field%s not a number (counted as "
+                 "invalid; the first, '%s', is here%s)",
+                 c->label ? c->label : name, n, n == 1 ? " is" : "s are",
+                 c->invalid_text ? c->invalid_text : "", advice);
         sink->say(sink->ctx, ENGINE_WARNING, c->invalid_file, c->invalid_line,
                   text);
     }
 }
 
-/* Item 3: said once, not a warning: the rows are as if each file had
- * been given alone. */
-static void say_repeats(run *r)
+/* Item 3: the repeated header lines, into the result: said once, by
+ * whoever has every process's count (engine_warn_repeats). */
+static int take_repeats(run *r, engine_result *out, cs_error *e)
 {
-    const char *file;
-    uint64_t line, n = jobs_repeats(r->js, &file, &line);
-    if (n)
-        account_warn(&r->acc, file ? file : "", line,
-                     "%llu repeated header line%s skipped (line%s identical "
-                     "to the header, as where files were joined; the first "
-                     "is here)",
-                     (unsigned long long)n, n == 1 ? "" : "s",
-                     n == 1 ? "" : "s");
+    const char *file = NULL;
+    uint64_t line = 0;
+    out->repeats = jobs_repeats(r->js, &file, &line);
+    out->repeat_line = line;
+    if (out->repeats && file && !(out->repeat_file = strdup(file)))
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    return CS_OK;
+}
+
+void engine_warn_repeats(const engine_result *res, const engine_sink *sink)
+{
+    unsigned long long n = res->repeats;
+    char text[256];
+    if (!n)
+        return;
+    snprintf(text, sizeof text,
+             "%llu repeated header line%s skipped (line%s identical "
+             "to the header, as where files were joined; the first is here)",
+             n, n == 1 ? "" : "s", n == 1 ? "" : "s");
+    sink->say(sink->ctx, ENGINE_WARNING,
+              res->repeat_file ? res->repeat_file : "", res->repeat_line, text);
 }
 
 static void report_times(run *r, uint64_t rows)
@@ -641,6 +699,11 @@ void engine_close(engine *r)
         r->be->ops->close(r->be);
     backend_gpu_opener_free(r->opener);
     columns_free(&r->table);
+    for (int k = 0; r->left && k < r->nleft; k++) {
+        free(r->left[k].label);
+        free(r->left[k].why);
+    }
+    free(r->left);
     free(r->q);
     free(r->order);
     free(r);
@@ -693,10 +756,13 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     account_progress_end(&r->acc); /* passes that read the input again */
     if (rc == CS_OK)
         rc = note_invalid(r, out, e);
-    if (rc == CS_OK && !cfg->invalid_to_result)
-        engine_warn_invalid(out, sink);
     if (rc == CS_OK)
-        say_repeats(r);
+        rc = take_repeats(r, out, e);
+    if (rc == CS_OK && !cfg->invalid_to_result) {
+        engine_warn_invalid(out, sink);
+        engine_warn_repeats(out, sink);
+        engine_say_left(out, sink);
+    }
     if (rc == CS_OK)
         report_times(r, out->rows);
     if (rc != CS_OK)
@@ -716,6 +782,12 @@ void engine_result_free(engine_result *res)
         stats_free(&res->held_st[k]);
         hist_free(&res->held_h[k]);
     }
+    for (int k = 0; res->left && k < res->nleft; k++) {
+        free(res->left[k].label);
+        free(res->left[k].why);
+    }
+    free(res->left);
+    free(res->repeat_file);
     free(res->cols);
     free(res->held_st);
     free(res->held_h);

@@ -109,8 +109,10 @@ typedef struct engine_config {
      * node that took the same one); its memory is divided among them.
      * 0 or 1: alone. */
     int gpu_sharers;
-    /* The first invalid field of each column goes into the result instead
-     * of a warning (--mpi warns once, after merging: engine_warn_invalid) */
+    /* The first invalid field of each column, the repeated header lines
+     * and the columns left out go into the result instead of messages
+     * (--mpi says them once, after merging: engine_warn_invalid,
+     * engine_warn_repeats, engine_say_left) */
     int invalid_to_result;
     const engine_collective *collective; /* NULL: this process alone */
     /* --mpi: every tentative column is reported, marked, so that the rule
@@ -152,6 +154,13 @@ typedef struct engine_column {
     int tentative; /* with keep_tentative: the sample saw no value in it */
 } engine_column;
 
+/* A column of the input that the answer leaves out, and why. */
+typedef struct engine_left {
+    char *label; /* as messages name it */
+    int index;   /* 1-based field of the input */
+    char *why;   /* "text", "numbers with a unit '%'"... (hint.h) */
+} engine_left;
+
 typedef struct engine_result {
     uint64_t rows;
     int ncols;
@@ -165,6 +174,14 @@ typedef struct engine_result {
     hist *held_h;
     qres *held_q;
     cs_error none; /* the error should no column be reported */
+    /* the columns the default left out (not those -c left out) */
+    int nleft;
+    engine_left *left;
+    /* repeated header lines skipped, and where the first is (malloc'ed;
+       NULL when none or unknown) */
+    uint64_t repeats;
+    char *repeat_file;
+    uint64_t repeat_line;
 } engine_result;
 
 /* The cores this process may run on, at least 1: its CPU affinity (as
@@ -194,6 +211,20 @@ int engine_holds_numbers(const col_stats *s);
 /* The warning a run gives for each column of r holding invalid fields,
  * from r's first invalid fields (invalid_to_result). */
 void engine_warn_invalid(const engine_result *r, const engine_sink *sink);
+
+/* A tentative column (label, 1-based index) not reported: added to r's
+ * left, with why from its statistics and first invalid field (NULL when
+ * none). Returns CS_OK, or CS_EDATA when out of memory. */
+int engine_leave_out(engine_result *r, const char *label, int index,
+                     const col_stats *st, const char *invalid, cs_error *e);
+
+/* One note naming every column r leaves out, with why, in field order:
+ * "note: left out: 'a' (its fields are mostly 'NA': try --null NA),
+ * 'host', 'os' (text)"; nothing when none. */
+void engine_say_left(const engine_result *r, const engine_sink *sink);
+
+/* The warning for r's repeated header lines, if any. */
+void engine_warn_repeats(const engine_result *r, const engine_sink *sink);
 void engine_result_free(engine_result *r);
 
 #endif

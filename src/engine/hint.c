@@ -1,5 +1,6 @@
-/* Heuristics over the first bytes of the data: they only choose the
- * advice; the verdict (no column holds numbers) is the sample's. */
+/* Heuristics over the first bytes of the data and the sample's kinds of
+ * texts (csv_why): they only choose the advice; the verdict (no column,
+ * or not this one, holds numbers) is the sample's. */
 #include "src/engine/hint.h"
 
 #include <ctype.h>
@@ -114,9 +115,102 @@ static int input_binary(const input *in, size_t look)
            looks_binary(in->head, look);
 }
 
+void hint_null_option(const char *spelling, char *buf, size_t cap)
+{
+    int plain = spelling[0] != '\0';
+    for (const char *p = spelling; *p; p++)
+        plain &= isalnum((unsigned char)*p) || *p == '/' || *p == '.';
+    snprintf(buf, cap, plain ? "--null %s" : "--null '%s'", spelling);
+}
+
+/* Most of the sample's texts are of one kind: half of them and more. */
+static int mostly(unsigned kind, unsigned texts)
+{
+    return kind && 2 * kind >= texts;
+}
+
+/* --null only helps where numbers are left once the nulls are gone (or
+ * may be past the sample: a stream's head of NA). */
+static int says_null(const csv_why *w)
+{
+    return mostly(w->nulls, w->texts) &&
+           (w->numbers || (w->nulls == w->texts && !w->whole));
+}
+
+void hint_left_out(const csv_why *w, char *buf, size_t cap)
+{
+    char opt[64];
+    if (says_null(w)) {
+        hint_null_option(w->null_text, opt, sizeof opt);
+        snprintf(buf, cap, "its fields are mostly '%s': try %s", w->null_text,
+                 opt);
+    } else if (w->nulls == w->texts && w->whole) {
+        snprintf(buf, cap, "no numbers: fields such as '%s'", w->null_text);
+    } else if (mostly(w->units, w->texts)) {
+        snprintf(buf, cap, "numbers with a unit '%s'", w->unit);
+    } else if (mostly(w->grouped, w->texts)) {
+        /* the separator, not the example: columns alike share a reason */
+        const char *t = w->grouped_text + (w->grouped_text[0] == '-' ||
+                                           w->grouped_text[0] == '+');
+        snprintf(buf, cap,
+                 "numbers with digits grouped by '%c': see --thousands",
+                 t[strspn(t, "0123456789")]);
+    } else {
+        snprintf(buf, cap, "text");
+    }
+}
+
+void hint_dropped(const col_stats *st, const char *invalid, char *buf,
+                  size_t cap)
+{
+    csv_why w = {0};
+    char unit[CSV_WHY_SHOWN + 1] = "";
+    size_t n = invalid ? strlen(invalid) : 0;
+    if (!st->invalid) {
+        snprintf(buf, cap, "empty");
+        return;
+    }
+    /* the first invalid field speaks for the rest, as the sample's
+       majority does for a sampled column */
+    w.texts = 1;
+    w.numbers = st->count > 0;
+    switch (invalid ? csv_text_kind(invalid, n, unit, sizeof unit) : -1) {
+    case CSV_WHY_NULL: /* --null would leave it empty without numbers */
+        if (!st->count) {
+            snprintf(buf, cap, "no numbers: fields such as '%s'", invalid);
+            return;
+        }
+        w.nulls = 1;
+        snprintf(w.null_text, sizeof w.null_text, "%s", invalid);
+        break;
+    case CSV_WHY_UNIT:
+        w.units = 1;
+        snprintf(w.unit, sizeof w.unit, "%s", unit);
+        break;
+    case CSV_WHY_GROUPED:
+        w.grouped = 1;
+        snprintf(w.grouped_text, sizeof w.grouped_text, "%s", invalid);
+        break;
+    }
+    hint_left_out(&w, buf, cap);
+}
+
+/* The first field whose sample says --null, into *f; the option in
+ * shown. */
+static int null_field(const input *in, int *f, char *shown)
+{
+    for (*f = 0; in->why && *f < in->nfields; ++*f)
+        if (says_null(&in->why[*f])) {
+            hint_null_option(in->why[*f].null_text, shown, SHOWN + 64);
+            return 1;
+        }
+    return 0;
+}
+
 void hint_no_numbers(const input *in, char *buf, size_t cap)
 {
-    char shown[SHOWN + 1];
+    char shown[SHOWN + 64];
+    int f = 0;
     const char *what = "no column holds numbers";
     size_t look = in->head_len < LOOK_BYTES ? in->head_len : LOOK_BYTES;
     if (input_binary(in, look))
@@ -124,6 +218,9 @@ void hint_no_numbers(const input *in, char *buf, size_t cap)
                  "%s: the input looks binary: give its records with -b "
                  "(such as -b f64)",
                  what);
+    else if (null_field(in, &f, shown))
+        snprintf(buf, cap, "%s: the fields of '%s' are mostly '%s': try %s",
+                 what, in->names[f], in->why[f].null_text, shown);
     else if (in->head_len == 0 && in->head_eof)
         snprintf(buf, cap, "%s: there are no data rows, only the header", what);
     else if (find_field(in, 1, shown))

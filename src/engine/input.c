@@ -36,6 +36,7 @@ static void input_free(input *in)
     free(in->header_line);
     free_names(in->names, in->nfields);
     free(in->numeric);
+    free(in->why);
     free(in->map);
     free(in);
 }
@@ -95,6 +96,25 @@ static int read_head(input *in, size_t n, account *acc, cs_error *e)
     return CS_OK;
 }
 
+/* JSON read as CSV would fail further on with a misleading message
+ * (an unterminated quoted field, one field a line): it is refused by name
+ * here, with what to do instead, as io/magic.c refuses Parquet. */
+static int refuse_json(const input *in, cs_error *e)
+{
+    int kind = csv_json_kind(in->head, in->head_len);
+    if (kind == CSV_JSON_LINES)
+        return cs_fail(e, CS_EDATA, in->name, 0,
+                       "JSON lines (an object a line), not read by colstat: "
+                       "convert them to CSV first, such as jq -r '[.a, .b] | "
+                       "@csv' FILE | colstat");
+    if (kind == CSV_JSON)
+        return cs_fail(e, CS_EDATA, in->name, 0,
+                       "JSON document, not read by colstat: convert it to "
+                       "CSV first, such as jq -r '.[] | [.a, .b] | @csv' "
+                       "FILE | colstat");
+    return CS_OK;
+}
+
 /* F3: the head grows (doubling) until it holds a few whole records, so
  * that a first record (a header of 150000 names) longer than the first
  * read is read whole, as the same record later in the input would be. */
@@ -107,7 +127,7 @@ static int grow_head(input *in, account *acc, cs_error *e)
         d.repeat_len = 0;
         csv_detect(in->head, in->head_len, in->head_eof, &d);
         int got = csv_sample(in->head, in->head_len, in->head_eof, &d, 0,
-                             HEAD_RECORDS, 0, NULL, NULL);
+                             HEAD_RECORDS, 0, NULL, NULL, NULL);
         if (got < 0)
             return cs_fail(e, CS_EDATA, "", 0, "out of memory");
         if (got >= HEAD_RECORDS || in->head_eof)
@@ -184,7 +204,7 @@ static int csv_fields(input *in, cs_error *e)
 static int sample_counts(input *in, unsigned *num, unsigned *bad, cs_error *e)
 {
     if (csv_sample(in->head, in->head_len, in->head_eof, &in->dialect, 0,
-                   INT32_MAX, in->nfields, num, bad) < 0)
+                   INT32_MAX, in->nfields, num, bad, in->why) < 0)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     if (in->head_eof || !source_can_pread(in->src))
         return CS_OK;
@@ -203,7 +223,7 @@ static int sample_counts(input *in, unsigned *num, unsigned *bad, cs_error *e)
         if (source_pread(in->src, w, n, at, e) < 0)
             rc = e->status;
         else if (csv_sample(w, n, at + n == size, &in->dialect, 1, INT32_MAX,
-                            in->nfields, num, bad) < 0)
+                            in->nfields, num, bad, in->why) < 0)
             rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
     }
     free(w);
@@ -224,12 +244,18 @@ static int sample_fields(input *in, account *acc, cs_error *e)
         return e->status;
     size_t n = (size_t)(in->nfields ? in->nfields : 1);
     unsigned *num = calloc(n, sizeof *num), *bad = calloc(n, sizeof *bad);
-    int rc = num && bad ? sample_counts(in, num, bad, e)
-                        : cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    for (int f = 0; rc == CS_OK && f < in->nfields; f++)
+    in->why = calloc(n, sizeof *in->why);
+    int rc = num && bad && in->why
+                 ? sample_counts(in, num, bad, e)
+                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (int f = 0; rc == CS_OK && f < in->nfields; f++) {
         in->numeric[f] = num[f] > bad[f]              ? CSV_NUMBERS
                          : num[f] == 0 && bad[f] == 0 ? CSV_UNSEEN
                                                       : CSV_TEXT;
+        in->why[f].numbers = num[f];
+        in->why[f].texts = bad[f];
+        in->why[f].whole = in->head_eof;
+    }
     free(num);
     free(bad);
     return rc;
@@ -283,6 +309,8 @@ int input_open(const char *path, const source_config *scfg,
     if (rc == CS_OK && !in->by_range)
         rc = read_head(in, head_bytes, acc, e);
     if (rc == CS_OK && !spec)
+        rc = refuse_json(in, e);
+    if (rc == CS_OK && !spec)
         rc = grow_head(in, acc, e);
     if (rc == CS_OK)
         rc = spec ? binary_fields(in, e) : csv_fields(in, e);
@@ -308,7 +336,7 @@ int input_map(input *in, const col_table *t, cs_error *e)
     in->map = malloc((size_t)(nmap ? nmap : 1) * sizeof *in->map);
     if (!in->map)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    col_fields f = {in->names, in->numeric, in->nfields,
-                    in->named, in->name,    in->spec != NULL};
+    col_fields f = {in->names, in->numeric,      in->nfields, in->named,
+                    in->name,  in->spec != NULL, in->why};
     return columns_map(t, &f, nmap, in->map, e);
 }

@@ -37,8 +37,9 @@ typedef struct input {
     int nfields;
     char **names;
     unsigned char *numeric; /* CSV_TEXT, CSV_NUMBERS, CSV_UNSEEN */
-    int named;              /* the names come from a header line */
-    char *header_line;      /* dialect.repeat\'s bytes, or NULL */
+    csv_why *why; /* what the sample's other texts were (NULL: unsampled) */
+    int named;    /* the names come from a header line */
+    char *header_line; /* dialect.repeat\'s bytes, or NULL */
     /* field -> output column, or -1 (input_map) */
     int *map;
     int nmap;

@@ -186,8 +186,9 @@ static void column(row *r, unsigned what, const report_col *c)
     if (what & STAT_COUNT)
         u64(r, s->count);
     if (what & STAT_SUM) {
-        char buf[64];
-        report_sum_text(buf, sizeof buf, s, r->digits);
+        char buf[64] = "";
+        if (report_has_sum(s))
+            report_sum_text(buf, sizeof buf, s, r->digits);
         text(r, buf);
     }
     if (what & STAT_MEAN)

@@ -191,7 +191,10 @@ static void moments(json_obj *o, unsigned what, const col_summary *s)
         report_sum_text(buf, sizeof buf, s, o->digits);
         key(o, "sum");
         /* An exact integer sum is digits; a double may be non-finite. */
-        fprintf(o->f, s->is_int || isfinite(s->sum) ? "%s" : "\"%s\"", buf);
+        if (!report_has_sum(s))
+            fputs("null", o->f);
+        else
+            fprintf(o->f, s->is_int || isfinite(s->sum) ? "%s" : "\"%s\"", buf);
     }
     if (what & STAT_MEAN) {
         key(o, "mean");

@@ -118,7 +118,8 @@ static void cell(char *buf, int k, const report_col *c, const report_style *st)
         u64_cell(buf, s->count);
         break;
     case F_SUM:
-        report_sum_text(buf, CELL, s, dg);
+        report_has_sum(s) ? report_sum_text(buf, CELL, s, dg)
+                          : num_cell(buf, 0, 0, dg);
         break;
     case F_MEAN:
         num_cell(buf, s->mean, report_has_mean(s), dg);

@@ -10,6 +10,13 @@ int report_has_mean(const col_summary *s)
     return s->count > 0;
 }
 
+/* The sum of no values is undefined, as their mean is: a column whose
+ * every field is missing or invalid shows no sum rather than 0. */
+int report_has_sum(const col_summary *s)
+{
+    return s->count > 0;
+}
+
 int report_has_std(const col_summary *s)
 {
     return s->count > 1;

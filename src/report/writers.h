@@ -17,8 +17,10 @@ int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
  * columns. */
 void report_bars(FILE *f, const report_col *c, const report_style *st);
 
-/* Which summary values exist: mean needs a value, std two, min/max one. */
+/* Which summary values exist: sum, mean and min/max need a value, std
+ * two. */
 int report_has_mean(const col_summary *s);
+int report_has_sum(const col_summary *s);
 int report_has_std(const col_summary *s);
 int report_has_extrema(const col_summary *s);
 

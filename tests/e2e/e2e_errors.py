@@ -243,6 +243,44 @@ USAGE = [
 ]
 
 
+def json_texts(rng):
+    """A JSON document (an array of objects, pretty or compact, or one
+    object holding one) and the same records as JSON lines; strings hold
+    commas and quotes, as the CSV reader would misread them."""
+    import json
+    n = rng.randint(1, 50)
+    recs = [{"id": i, "price": rng.uniform(-1e3, 1e3),
+             "host": f"h{rng.randint(0, 9)}, \"rack\" {i}"} for i in range(n)]
+    doc = rng.choice([recs, {"rows": recs}])
+    indent = rng.choice([None, 2, "\t"])
+    lead = rng.choice(["", " \n", "\ufeff"])
+    whole = lead + json.dumps(doc, indent=indent) + "\n"
+    lines = "".join(json.dumps(r) + "\n" for r in recs)
+    return whole.encode(), (lines if n > 1 else lines * 2).encode()
+
+
+def test_json(suite):
+    """JSON and JSON lines are refused by name with a hint (status 1, one
+    line naming the file, nothing on stdout), from a file, gzip'ed, and on
+    stdin; a CSV whose first field begins with '[' or '{' is still CSV."""
+    whole, lines = json_texts(suite.rng)
+    for tag, data, word in (("JSON", whole, "JSON document"),
+                            ("JSON lines", lines, "JSON lines")):
+        for name, raw in (("j.json", data), ("j.json.gz", gzip.compress(data))):
+            p = suite.path(name)
+            write(p, raw)
+            expect_error(suite, tag, [p], 1, file=p)
+            rc, out, err = suite.run([p])
+            suite.check(word in err and "jq" in err,
+                        f"{tag}: {cmdline([p])} names it and hints", repr(err))
+        expect_error(suite, tag + " on stdin", ["-"], 1,
+                     file="(standard input)", stdin=data)
+    p = suite.path("brackets.csv")
+    write(p, b"[a],{b}\n1,2\n3,4\n")
+    rc, out, err = suite.run([p])
+    suite.check(rc == 0 and b"4" in out, f"{cmdline([p])}: still CSV", err)
+
+
 def test_usage(suite):
     p = suite.path("u.csv")
     write(p, b"a,b\n1,2\n3,4\n")
@@ -333,7 +371,7 @@ def test_write_error(suite):
 def main():
     suite = Suite("e2e_errors", sys.argv)
     suite.run_tests((test_unreadable, test_gzip, test_quote, test_strict, test_large,
-              test_binary,
+              test_binary, test_json,
               test_usage, test_head, test_escaped, test_write_error))
 
 

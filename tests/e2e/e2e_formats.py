@@ -260,6 +260,36 @@ def test_integer_columns(suite):
                 "integer table", table.decode())
 
 
+def test_sum_of_nothing(suite):
+    """A column without a value (every field invalid, missing or NaN, in
+    random proportions) has no sum, as it has no mean: null in JSON, an
+    empty field in TSV and CSV, '-' in the table; its neighbour's sum is
+    there."""
+    rng = suite.rng
+    n = rng.randint(1, 300)
+    pool = ["x", "n/a", "", " ", "nan", "abc"]
+    rows = ["e,v"] + [f"{rng.choice(pool)},{i}" for i in range(n)]
+    p = suite.path("nothing.csv")
+    write(p, "\n".join(rows) + "\n")
+    args = [p, "-c", "e,v", "--sum", "--mean", "--count"]
+    doc = json.loads(ok_run(suite, args + ["--json"]))
+    e, v = doc["columns"]
+    suite.check(e["sum"] is None and e["mean"] is None and e["count"] == 0,
+                "JSON: sum of no value is null", (e["sum"], e["mean"]))
+    suite.check(v["sum"] == n * (n - 1) // 2, "JSON: the other column's sum",
+                v["sum"])
+    for fmt, sep in (("--tsv", "\t"), ("--csv", ",")):
+        lines = ok_run(suite, args + [fmt]).decode().splitlines()
+        head = lines[0].split(sep)
+        row = dict(zip(head, lines[1].split(sep)))
+        suite.check(row["sum"] == "" and row["mean"] == "",
+                    f"{fmt}: sum of no value is empty", lines[1])
+    table = ok_run(suite, args, env=dict(os.environ, COLUMNS="200")).decode()
+    cells = table.splitlines()[1].split()
+    suite.check(cells[:5] == ["1", "e", "0", "-", "-"],
+                "table: sum of no value is '-'", table)
+
+
 def test_stderr_only(suite):
     """-v, --progress, --no-progress and -j change nothing on stdout."""
     p = suite.path("v.csv")
@@ -276,7 +306,7 @@ def test_stderr_only(suite):
 def main():
     suite = Suite("e2e_formats", sys.argv)
     suite.run_tests((test_info, test_delimited, test_table, test_width_clamped, test_json_contract,
-                     test_integer_columns, test_stderr_only))
+                     test_integer_columns, test_sum_of_nothing, test_stderr_only))
 
 
 if __name__ == "__main__":

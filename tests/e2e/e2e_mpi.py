@@ -355,6 +355,33 @@ def test_tentative(suite):
             same_as_one(suite, f"tentative{it} {cols}", n, opts + parts, cuts)
 
 
+def test_repeats(suite):
+    """Repeated header lines (files joined) at random places: the warning
+    counts every rank's, and names the first, as one process's does,
+    whichever share holds them (rank 0's holding none too); a text column
+    is named as left out once."""
+    rng = suite.rng
+    for it in range(2 if QUICK else 5):
+        head = "a,host,b"
+        rows = [head]
+        for j in range(rng.randint(1, 6)):
+            rows += ["%d,h%d,%s" % (rng.randint(-99, 99), i, i * 0.5)
+                     for i in range(rng.randint(0, 300))]
+            rows.append(head)
+        rows.append("7,x,8")
+        p = suite.path(f"rep{it}.csv")
+        data = ("\n".join(rows) + "\n").encode()
+        open(p, "wb").write(data)
+        first = data.index(b"\n" + head.encode() + b"\n") + 1
+        for n in (2, 3, 4):
+            cuts = sorted(rng.randrange(len(data) + 1) for _ in range(n - 1))
+            same_as_one(suite, f"repeated headers{it}", n, ["--sum", p], cuts)
+            late = [rng.randrange(first + 1, len(data) + 1)
+                    for _ in range(n - 1)]
+            same_as_one(suite, f"repeated headers{it}, none in rank 0's", n,
+                        ["--sum", p], sorted(late))
+
+
 def test_wide_table(suite):
     """A table wider than a terminal: Open MPI gives the ranks a
     pseudo-terminal for stdout wherever mpirun's goes, which must not
@@ -501,7 +528,7 @@ def main():
     if "built without MPI" in err:
         print("e2e_mpi: colstat built without MPI: skipped")
         sys.exit(77)
-    suite.run_tests((test_csv, test_binary, test_hist_edges, test_quantiles,
+    suite.run_tests((test_csv, test_binary, test_hist_edges, test_quantiles, test_repeats,
                      test_tentative,
                      test_wide_table, test_errors, test_emit_state,
                      test_gpu_shared, test_refusals))

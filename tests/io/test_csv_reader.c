@@ -1465,6 +1465,51 @@ START_TEST(detection_with_formats)
 }
 END_TEST
 
+/* Why a text is not a number (csv_text_kind), and a sample's counts by
+ * kind with the first example of each (csv_sample's why). */
+START_TEST(text_kinds)
+{
+    static const struct {
+        const char *text, *unit;
+        int kind;
+    } cases[] = {
+        {"NA", "", CSV_WHY_NULL},       {" n/a ", "", CSV_WHY_NULL},
+        {"NULL", "", CSV_WHY_NULL},     {"\\N", "", CSV_WHY_NULL},
+        {"-", "", CSV_WHY_NULL},        {"none", "", CSV_WHY_NULL},
+        {"#N/A", "", CSV_WHY_NULL},     {"$31,359.32", "$", CSV_WHY_UNIT},
+        {"-6%", "%", CSV_WHY_UNIT},     {"12 ms", "ms", CSV_WHY_UNIT},
+        {"-$5", "$", CSV_WHY_UNIT},     {"3.5kg", "kg", CSV_WHY_UNIT},
+        {"1,234", "", CSV_WHY_GROUPED}, {"-12 345 678", "", CSV_WHY_GROUPED},
+        {"h1", "", CSV_WHY_TEXT},       {"alpha", "", CSV_WHY_TEXT},
+        {"1.2.3", "", CSV_WHY_TEXT},    {"12a34", "", CSV_WHY_TEXT},
+        {"", "", CSV_WHY_TEXT},         {"$", "", CSV_WHY_TEXT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char unit[16] = "";
+        int k = csv_text_kind(cases[i].text, strlen(cases[i].text), unit,
+                              sizeof unit);
+        ck_assert_msg(k == cases[i].kind, "'%s': %d", cases[i].text, k);
+        if (k == CSV_WHY_UNIT)
+            ck_assert_str_eq(unit, cases[i].unit);
+    }
+    const char *text = "NA,1,5%\nNA,x,\"1,000\"\n2,N/A,7%\n";
+    csv_dialect d = {',', 0, 0, NULL, NULL, 0};
+    unsigned num[3] = {0}, bad[3] = {0};
+    csv_why why[3];
+    memset(why, 0, sizeof why);
+    ck_assert_int_eq(
+        csv_sample(text, strlen(text), 1, &d, 0, 100, 3, num, bad, why), 3);
+    ck_assert_uint_eq(why[0].nulls, 2);
+    ck_assert_str_eq(why[0].null_text, "NA");
+    ck_assert_uint_eq(why[1].nulls, 1);
+    ck_assert_uint_eq(bad[1], 2);
+    ck_assert_uint_eq(why[2].units, 2);
+    ck_assert_uint_eq(why[2].grouped, 1);
+    ck_assert_str_eq(why[2].unit, "%");
+    ck_assert_str_eq(why[2].grouped_text, "1,000");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("csv_reader");
@@ -1492,6 +1537,7 @@ static Suite *suite(void)
     tcase_add_test(tc, whitespace_random);
     tcase_add_test(tc, number_formats);
     tcase_add_test(tc, detection_with_formats);
+    tcase_add_test(tc, text_kinds);
     suite_add_tcase(s, tc);
     return s;
 }

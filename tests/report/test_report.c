@@ -557,7 +557,9 @@ static void expect_column(buf *b, unsigned what, const report_col *c,
     }
     if (what & STAT_SUM) {
         put(b, "\tsum=");
-        if (s->is_int)
+        if (!s->count) /* the sum of no value is undefined */
+            put(b, "null");
+        else if (s->is_int)
             put(b, "i:%s",
                 s->sum_int[0] == '-' && !strcmp(s->sum_int, "-0") ? "0"
                                                                   : s->sum_int);
@@ -822,7 +824,7 @@ START_TEST(delimited_fixed)
                           "invalid,nan\n"
                           "\"a,b\",3,2,123456789012345678901,0.5,"
                           "-9007199254740993,9,0,0,0\n"
-                          "e,4,0,0,,,,5,0,0\n");
+                          "e,4,0,,,,,5,0,0\n");
     free(csv);
 }
 END_TEST
@@ -890,7 +892,7 @@ START_TEST(table_fixed)
         "      0\n"
         "3  qty      2000     1000      0.5    -3        4   120    12345  "
         "      0\n"
-        "5  d\xc3\xa9j\xc3\xa0        0        0        -     -        -     "
+        "5  d\xc3\xa9j\xc3\xa0        0        -        -     -        -     "
         "-        -        7\n";
     ck_assert_str_eq(text, want);
     free(text);
