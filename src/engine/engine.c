@@ -86,8 +86,11 @@ static int share_parts(run *r, int rc, cs_error *e)
 /* How every input's text is read, on every pass. */
 static csv_dialect dialect_of(const engine_config *cfg)
 {
-    csv_dialect d = {cfg->delim, cfg->header, cfg->whitespace,
-                     cfg->num,   NULL,        0};
+    csv_dialect d = {.delim = cfg->delim,
+                     .header = cfg->header,
+                     .whitespace = cfg->whitespace,
+                     .num = cfg->num,
+                     .max_record = cfg->hooks.record_limit};
     return d;
 }
 

@@ -8,10 +8,9 @@
 #include "io/parse_number.h"
 
 /* The head grows until it holds HEAD_RECORDS whole records (a header and
- * data to detect it by) or the whole input, but past HEAD_LIMIT only for
- * nothing: a first record longer than that is an error. */
-#define HEAD_LIMIT ((size_t)256 << 20)
-#define HEAD_LIMIT_TEXT "256 MiB"
+ * data to detect it by) or the whole input, but past the record limit
+ * (csv_max_record) only for nothing: a first record longer than that is
+ * an error, as any later one is (csv_cut). */
 #define HEAD_RECORDS 3
 /* Sampling the first input for its default columns: a stream's head is
  * read this far; a plain file is sampled at WINDOWS more places, each
@@ -95,32 +94,57 @@ static int read_head(input *in, size_t n, account *acc, cs_error *e)
     return CS_OK;
 }
 
+static int head_too_long(const input *in, size_t limit, cs_error *e)
+{
+    char lim[32];
+    csv_size_text(limit, lim, sizeof lim);
+    return cs_fail(e, CS_EDATA, in->name, 1,
+                   "the first record does not end within %s (the longest "
+                   "record colstat reads)",
+                   lim);
+}
+
+/* Whole records in the head (-1: no memory), of a dialect detected
+ * afresh. */
+static int head_records(const input *in)
+{
+    csv_dialect d = in->dialect;
+    d.header = 0;
+    d.repeat = NULL;
+    d.repeat_len = 0;
+    csv_detect(in->head, in->head_len, in->head_eof, &d);
+    return csv_sample(in->head, in->head_len, in->head_eof, &d, 0, HEAD_RECORDS,
+                      0, NULL, NULL);
+}
+
+/* Bytes without a CR or LF end no record: a long first record is not
+ * parsed again at every doubling (a 256 MiB one took 49 s). */
+static int ends_line(const char *p, size_t n)
+{
+    return memchr(p, '\n', n) || memchr(p, '\r', n);
+}
+
 /* F3: the head grows (doubling) until it holds a few whole records, so
  * that a first record (a header of 150000 names) longer than the first
  * read is read whole, as the same record later in the input would be. */
 static int grow_head(input *in, account *acc, cs_error *e)
 {
+    size_t seen = 0; /* head bytes the last count looked at */
+    int got = 0;
     for (;;) {
-        csv_dialect d = in->dialect;
-        d.header = 0;
-        d.repeat = NULL;
-        d.repeat_len = 0;
-        csv_detect(in->head, in->head_len, in->head_eof, &d);
-        int got = csv_sample(in->head, in->head_len, in->head_eof, &d, 0,
-                             HEAD_RECORDS, 0, NULL, NULL);
-        if (got < 0)
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        if (in->head_eof || ends_line(in->head + seen, in->head_len - seen)) {
+            if ((got = head_records(in)) < 0)
+                return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            seen = in->head_len;
+        }
         if (got >= HEAD_RECORDS || in->head_eof)
             return CS_OK;
-        if (in->head_len >= HEAD_LIMIT && got == 0)
-            return cs_fail(e, CS_EDATA, in->name, 1,
-                           "the first record does not end within %s (the "
-                           "longest first record colstat reads)",
-                           HEAD_LIMIT_TEXT);
-        if (in->head_len >= HEAD_LIMIT)
+        size_t limit = csv_max_record(&in->dialect);
+        if (in->head_len >= limit && got == 0)
+            return head_too_long(in, limit, e);
+        if (in->head_len >= limit)
             return CS_OK;
-        size_t n = 2 * in->head_len > HEAD_LIMIT ? HEAD_LIMIT
-                                                 : 2 * in->head_len + 4096;
+        size_t n = 2 * in->head_len > limit ? limit : 2 * in->head_len + 4096;
         if (read_head(in, n, acc, e) != CS_OK)
             return e->status;
     }
