@@ -346,6 +346,22 @@ static int refeed(run *r, cs_error *e)
     return jobs_drain(r->js, e);
 }
 
+/* The passes' sums cover every input at once: an error they find without
+ * a file (the input changed between passes) names the inputs, which the
+ * selection knows nothing of. */
+static void name_inputs(const engine_config *cfg, cs_error *e)
+{
+    if (e->file[0])
+        return;
+    size_t at = 0;
+    for (int i = 0; i < cfg->nfiles && at < sizeof e->file; i++) {
+        const char *f = cfg->files[i];
+        at += (size_t)snprintf(e->file + at, sizeof e->file - at, "%s%s",
+                               i ? ", " : "",
+                               strcmp(f, "-") ? f : "(standard input)");
+    }
+}
+
 /* One pass: counted over the values the backend kept, else over the
  * inputs read again. */
 static int one_pass(run *r, passes *ps, cs_error *e)
@@ -366,7 +382,9 @@ static int one_pass(run *r, passes *ps, cs_error *e)
     const engine_collective *every = r->cfg->collective;
     if (every && every->sum(every->ctx, plan, e) != CS_OK)
         return e->status;
-    return passes_narrow(ps, e);
+    if (passes_narrow(ps, e) != CS_OK)
+        name_inputs(r->cfg, e);
+    return e->status;
 }
 
 /* Histograms without --range: edges from the final finite min and max

@@ -6,13 +6,16 @@ usage: python3 tests/e2e/e2e_bounds.py /path/to/colstat     (cwd = repo root)
 Every record, not only the first, is held to the record limit (256 MiB;
 COLSTAT_RECORD_LIMIT lowers it here); from a file and from a pipe. A NUL
 byte never shortens a name or a field in the answer or a message. A
-compressed file cut shorter than its magic is named as truncated. Each
+compressed file cut shorter than its magic is named as truncated. A file
+changed between the quantile passes is named. Each
 error is one line "colstat: FILE:LINE: what", exit 1, nothing on stdout.
 Seed printed; COLSTAT_SEED reproduces.
 """
 import os
 import subprocess
 import sys
+import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Suite, cmdline, parse_json  # noqa: E402
@@ -94,9 +97,48 @@ def test_record_limit_default(suite):
               "a record longer than 256 MiB")
 
 
+def test_changed_input(suite):
+    """A file rewritten while the quantile passes read it again: the error
+    names the file (it named none)."""
+    rng = suite.rng
+    n = 200000
+    texts = [("a\n" + "".join("%06d\n" % rng.randint(0, 999999)
+                               for _ in range(n))).encode() for _ in range(2)]
+    p = suite.path("flip.csv")
+    write(p, texts[0])
+    stop = threading.Event()
+
+    def flip():
+        fd = os.open(p, os.O_WRONLY)
+        k = 0
+        while not stop.is_set():
+            os.pwrite(fd, texts[k % 2], 0)  # same size, other values
+            k += 1
+            time.sleep(0.005)
+        os.close(fd)
+
+    t = threading.Thread(target=flip)
+    t.start()
+    try:
+        for _ in range(5):  # a writer may miss the passes: try again
+            got = run_env(suite, [p, "--median", "--memory", "1k"],
+                          {"COLSTAT_QSEL": "4,16"})
+            if got[0] != 0:
+                break
+    finally:
+        stop.set()
+        t.join()
+    if got[0] == 0:
+        print("test_changed_input: the file never changed mid-run: skipped")
+        return
+    one_error(suite, "a file rewritten between passes", got, 1,
+              f"colstat: {p}: ", "the input changed between the passes")
+
+
 def main():
     suite = Suite("e2e_bounds", sys.argv)
-    suite.run_tests((test_record_limit, test_record_limit_default))
+    suite.run_tests((test_record_limit, test_record_limit_default,
+                     test_changed_input))
 
 
 if __name__ == "__main__":
