@@ -135,10 +135,39 @@ def test_changed_input(suite):
               f"colstat: {p}: ", "the input changed between the passes")
 
 
+COMPRESSORS = (("gzip", ["gzip", "-c"], 2), ("zstd", ["zstd", "-q", "-c"], 2),
+               ("xz", ["xz", "-c"], 1), ("bzip2", ["bzip2", "-c"], 3))
+
+
+def test_cut_magic(suite):
+    """A compressed file cut to its first 1-4 bytes (inside its magic) is a
+    truncated compressed file, never text with no data rows; from a file
+    and from a pipe. Text-looking cuts shorter than 3 bytes ("B", "BZ",
+    "(") stay text: nothing tells them from a CSV."""
+    rng = suite.rng
+    text = "a,b\n" + "".join(f"{rng.randint(0, 99)},{rng.random()}\n"
+                             for _ in range(rng.randint(1, 50)))
+    for name, cmd, first in COMPRESSORS:
+        try:
+            whole = subprocess.run(cmd, input=text.encode(), check=True,
+                                   stdout=subprocess.PIPE).stdout
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        for n in range(first, 5):
+            p = suite.path(f"cut{n}.{name}")
+            write(p, whole[:n])
+            what = f"{name} data"
+            one_error(suite, f"{name} cut to {n} bytes", run_env(suite, [p], {}),
+                      1, f"colstat: {p}: ", what)
+            one_error(suite, f"{name} cut to {n} bytes on stdin",
+                      run_env(suite, ["-"], {}, stdin=whole[:n]), 1,
+                      "colstat: (standard input): ", what)
+
+
 def main():
     suite = Suite("e2e_bounds", sys.argv)
     suite.run_tests((test_record_limit, test_record_limit_default,
-                     test_changed_input))
+                     test_changed_input, test_cut_magic))
 
 
 if __name__ == "__main__":
