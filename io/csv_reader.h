@@ -159,7 +159,8 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
 
 /* A field as messages show it: blanks around it left out, at most 40
  * bytes (cut between UTF-8 sequences), "..." after a cut; into dst (cap
- * bytes, CSV_SHOWN enough). Control bytes stay: main escapes them. */
+ * bytes, CSV_SHOWN enough). A NUL shows as \0; other control bytes stay:
+ * main escapes them. */
 #define CSV_SHOWN 48
 void csv_show_field(const char *s, size_t len, char *dst, size_t cap);
 

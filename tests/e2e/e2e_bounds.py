@@ -135,6 +135,47 @@ def test_changed_input(suite):
               f"colstat: {p}: ", "the input changed between the passes")
 
 
+def with_nul(rng, text):
+    """text with a NUL put in at a random place."""
+    at = rng.randint(0, len(text))
+    return text[:at] + "\0" + text[at:]
+
+
+def test_nul(suite):
+    """A NUL in a name or a field shows as \\0 and cuts nothing short: the
+    table, the TSV, the JSON, the invalid warning and --strict's error."""
+    rng = suite.rng
+    names = [with_nul(rng, "c%d" % rng.randint(0, 999)) for _ in range(3)]
+    bad = with_nul(rng, str(rng.randint(1, 999)))
+    rows = [[str(rng.randint(-9, 9)) for _ in names]
+            for _ in range(rng.randint(2, 20))]
+    at = rng.randrange(len(rows))
+    rows[at][1] = bad
+    p = suite.path("nul.csv")
+    write(p, ("\n".join(",".join(r) for r in [names] + rows) + "\n").encode())
+    shown = [n.replace("\0", "\\0") for n in names]
+    rc, out, err = suite.run([p, "--json"])
+    doc = parse_json(out) if rc == 0 else {"columns": []}
+    got = [c["name"] for c in doc["columns"]]
+    suite.check(got == shown, "JSON names keep the text after a NUL",
+                f"{got!r} != {shown!r}")
+    rc, out, err = suite.run([p])
+    text = out.decode("utf-8", "replace")
+    suite.check(all(n in text for n in shown), "table names keep the NUL",
+                text)
+    rc, out, err = suite.run([p, "--tsv"])
+    tsv = out.decode("utf-8", "replace")
+    suite.check(all(n.replace("\\", "\\\\") in tsv for n in shown),
+                "TSV names keep the NUL", tsv)
+    field = bad.replace("\0", "\\0")
+    rc, out, err = suite.run([p, "-c", "2"])
+    suite.check(f"'{field}'" in err, "the invalid warning shows the NUL",
+                repr(err))
+    one_error(suite, "--strict on a field with a NUL",
+              suite.run([p, "-c", "2", "--strict"]), 1,
+              f"colstat: {p}:{at + 2}: ", f"'{field}' is not a number")
+
+
 COMPRESSORS = (("gzip", ["gzip", "-c"], 2), ("zstd", ["zstd", "-q", "-c"], 2),
                ("xz", ["xz", "-c"], 1), ("bzip2", ["bzip2", "-c"], 3))
 
@@ -167,7 +208,7 @@ def test_cut_magic(suite):
 def main():
     suite = Suite("e2e_bounds", sys.argv)
     suite.run_tests((test_record_limit, test_record_limit_default,
-                     test_changed_input, test_cut_magic))
+                     test_changed_input, test_cut_magic, test_nul))
 
 
 if __name__ == "__main__":
