@@ -7,7 +7,8 @@ Every record, not only the first, is held to the record limit (256 MiB;
 COLSTAT_RECORD_LIMIT lowers it here); from a file and from a pipe. A NUL
 byte never shortens a name or a field in the answer or a message. A
 compressed file cut shorter than its magic is named as truncated. A file
-changed between the quantile passes is named. Each
+changed between the quantile passes is named. A column name is matched
+by a regular expression in bounded time and memory. Each
 error is one line "colstat: FILE:LINE: what", exit 1, nothing on stdout.
 Seed printed; COLSTAT_SEED reproduces.
 """
@@ -176,6 +177,35 @@ def test_nul(suite):
               f"colstat: {p}:{at + 2}: ", f"'{field}' is not a number")
 
 
+def test_regex_bounded(suite):
+    """A regular expression that backtracks without end on a long name,
+    or one whose repetitions multiply, ends in a second with one line,
+    exit 2, within bounded memory (glibc's regex took 9.6 s and 4 GB)."""
+    rng = suite.rng
+    n = rng.randint(20000, 40000)
+    p = suite.path("re.csv")
+    write(p, ("a" * n + "b,c\n1,2\n").encode())
+    for item in ("/(a+)+$/", "/((((a{100}){100}){100}){100})/",
+                 "/(a|aa)+$/"):
+        t0 = time.monotonic()
+        p_ = subprocess.run(["bash", "-c", 'ulimit -v 1000000; exec "$@"', "x",
+                             suite.exe, "-c", item, p],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            timeout=120)
+        took = time.monotonic() - t0
+        err = p_.stderr.decode("utf-8", "replace")
+        suite.check(took < 3, f"-c {item} on a {n}-byte name: {took:.1f} s")
+        one_error(suite, f"-c {item}", (p_.returncode, p_.stdout, err), 2,
+                  "colstat: ", item)
+    rc, out, err = suite.run([p, "-c", "/^c$/", "--json"])
+    if "without PCRE2" in err:  # a build without it bounds the name instead
+        one_error(suite, "-c /^c$/ without PCRE2", (rc, out, err), 2,
+                  f"colstat: {p}: ", "longer than 4096 bytes")
+    else:
+        suite.check(rc == 0 and b'"name": "c"' in out,
+                    "a plain expression matches", err)
+
+
 COMPRESSORS = (("gzip", ["gzip", "-c"], 2), ("zstd", ["zstd", "-q", "-c"], 2),
                ("xz", ["xz", "-c"], 1), ("bzip2", ["bzip2", "-c"], 3))
 
@@ -208,7 +238,8 @@ def test_cut_magic(suite):
 def main():
     suite = Suite("e2e_bounds", sys.argv)
     suite.run_tests((test_record_limit, test_record_limit_default,
-                     test_changed_input, test_cut_magic, test_nul))
+                     test_changed_input, test_cut_magic, test_nul,
+                     test_regex_bounded))
 
 
 if __name__ == "__main__":
