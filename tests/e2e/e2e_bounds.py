@@ -8,7 +8,8 @@ COLSTAT_RECORD_LIMIT lowers it here); from a file and from a pipe. A NUL
 byte never shortens a name or a field in the answer or a message. A
 compressed file cut shorter than its magic is named as truncated. A file
 changed between the quantile passes is named. A column name is matched
-by a regular expression in bounded time and memory. Each
+by a regular expression in bounded time and memory. Per-column state
+counts against --memory. Each
 error is one line "colstat: FILE:LINE: what", exit 1, nothing on stdout.
 Seed printed; COLSTAT_SEED reproduces.
 """
@@ -206,6 +207,26 @@ def test_regex_bounded(suite):
                     "a plain expression matches", err)
 
 
+def test_wide_memory(suite):
+    """Per-column state counts against --memory: a wide file past it is an
+    error naming the columns and the memory (it used to take 1.6 KB a
+    column whatever --memory said); within it the file is read."""
+    rng = suite.rng
+    ncols = rng.randint(60000, 80000)  # past the 64 MiB floor
+    p = suite.path("wide.csv")
+    rows = [",".join(f"c{i}" for i in range(ncols))]
+    for _ in range(rng.randint(1, 3)):
+        rows.append(",".join(str(rng.randint(0, 99)) for _ in range(ncols)))
+    write(p, ("\n".join(rows) + "\n").encode())
+    for extra in ([], ["--all"]):
+        args = [p, "--memory", "10M"] + extra  # counted as 64M
+        one_error(suite, cmdline(args), suite.run(args), 1, f"colstat: {p}: ",
+                  f"{ncols} columns need about")
+    rc, out, err = suite.run([p, "--memory", "1G", "--tsv"])
+    suite.check(rc == 0 and out.count(b"\n") == ncols + 1,
+                f"{ncols} columns within --memory 1G are read", err[:300])
+
+
 COMPRESSORS = (("gzip", ["gzip", "-c"], 2), ("zstd", ["zstd", "-q", "-c"], 2),
                ("xz", ["xz", "-c"], 1), ("bzip2", ["bzip2", "-c"], 3))
 
@@ -239,7 +260,7 @@ def main():
     suite = Suite("e2e_bounds", sys.argv)
     suite.run_tests((test_record_limit, test_record_limit_default,
                      test_changed_input, test_cut_magic, test_nul,
-                     test_regex_bounded))
+                     test_regex_bounded, test_wide_memory))
 
 
 if __name__ == "__main__":
