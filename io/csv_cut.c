@@ -13,6 +13,7 @@
  *     a literal that keeps waiting). */
 #include "csv_reader.h"
 
+#include <stdio.h>
 #include <string.h>
 
 enum scan_state {
@@ -100,6 +101,31 @@ void csv_cutter_init(csv_cutter *c, const csv_dialect *d, uint64_t first_line)
     c->plain = d->whitespace;
     c->at_field_start = 1;
     c->line = first_line;
+    c->max_record = csv_max_record(d);
+}
+
+size_t csv_max_record(const csv_dialect *d)
+{
+    return d->max_record ? d->max_record : CSV_MAX_RECORD;
+}
+
+void csv_size_text(size_t n, char *buf, size_t cap)
+{
+    if (n % ((size_t)1 << 20) == 0)
+        snprintf(buf, cap, "%zu MiB", n >> 20);
+    else
+        snprintf(buf, cap, "%zu bytes", n);
+}
+
+/* The bytes after the last cut are the start of a record the feed must
+ * hold whole: more of them than the limit is a record too long. */
+static size_t too_long(const csv_cutter *c, const char *file, cs_error *e)
+{
+    char lim[32];
+    csv_size_text(c->max_record, lim, sizeof lim);
+    cs_fail(e, CS_EDATA, file, c->line,
+            "a record longer than %s (the longest record colstat reads)", lim);
+    return (size_t)-1;
 }
 
 /* Scans buf[from, n) from state *st. Returns the offset just after the last
@@ -150,8 +176,8 @@ static size_t plain_cut(csv_cutter *c, const char *buf, size_t n, int at_eof)
     return cut;
 }
 
-size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
-               const char *file, cs_error *e)
+static size_t cut_any(csv_cutter *c, const char *buf, size_t n, int at_eof,
+                      const char *file, cs_error *e)
 {
     if (c->plain)
         return plain_cut(c, buf, n, at_eof);
@@ -198,6 +224,15 @@ size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
         c->line += count_newlines(buf, cut);
         set_cutter_state(c, S_ROW);
     }
+    return cut;
+}
+
+size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
+               const char *file, cs_error *e)
+{
+    size_t cut = cut_any(c, buf, n, at_eof, file, e);
+    if (cut != (size_t)-1 && !at_eof && n - cut > c->max_record)
+        return too_long(c, file, e);
     return cut;
 }
 

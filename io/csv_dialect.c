@@ -33,6 +33,24 @@ typedef struct sample {
     int oom;
 } sample;
 
+/* A first-row field as a C string: a NUL in it becomes the two bytes \0,
+ * so that it never cuts a column's name short ("a\0b" named "a"). */
+static char *copy_shown(const char *f, size_t len)
+{
+    size_t nul = 0;
+    for (size_t i = 0; i < len; i++)
+        nul += !f[i];
+    char *copy = malloc(len + nul + 1), *o = copy;
+    for (size_t i = 0; copy && i < len; i++) {
+        if (!f[i])
+            *o++ = '\\';
+        *o++ = f[i] ? f[i] : '0';
+    }
+    if (copy)
+        *o = 0;
+    return copy;
+}
+
 static void keep_first_field(sample *s, const char *f, size_t len)
 {
     if (s->nfields == s->cap) {
@@ -45,13 +63,11 @@ static void keep_first_field(sample *s, const char *f, size_t len)
         s->first = grown;
         s->cap = cap;
     }
-    char *copy = malloc(len + 1);
+    char *copy = copy_shown(f, len);
     if (!copy) {
         s->oom = 1;
         return;
     }
-    memcpy(copy, f, len);
-    copy[len] = 0;
     s->first[s->nfields++] = copy;
 }
 

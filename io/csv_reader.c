@@ -65,6 +65,13 @@ static uint64_t newlines(const char *s, size_t n)
     return k;
 }
 
+/* A NUL shows as the two bytes \0: copied raw, it would end the text
+ * there ('3\0' shown as '3'). */
+static size_t show_width(char c)
+{
+    return c ? 1 : 2;
+}
+
 void csv_show_field(const char *s, size_t len, char *dst, size_t cap)
 {
     while (len && (*s == ' ' || *s == '\t')) {
@@ -73,13 +80,19 @@ void csv_show_field(const char *s, size_t len, char *dst, size_t cap)
     }
     while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
         len--;
-    size_t k = len;
-    if (len > 40) {
-        k = 40;
+    size_t most = cap > 44 ? 40 : cap > 4 ? cap - 4 : 0, k = 0, w = 0;
+    while (k < len && w + show_width(s[k]) <= most)
+        w += show_width(s[k++]);
+    if (k < len)
         while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
             k--;
+    size_t o = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!s[i])
+            dst[o++] = '\\';
+        dst[o++] = s[i] ? s[i] : '0';
     }
-    snprintf(dst, cap, "%.*s%s", (int)k, s, len > 40 ? "..." : "");
+    snprintf(dst + o, cap - o, "%s", k < len ? "..." : "");
 }
 
 static COLD void strict_fail(block *b, int c, int f, const char *s, size_t len)

@@ -30,7 +30,17 @@ typedef struct csv_dialect {
        no record, and no row (csv_repeats). */
     const char *repeat;
     size_t repeat_len;
+    /* The longest record read (0: CSV_MAX_RECORD): a record must be held
+       whole, so a longer one is an error, never an allocation that grows
+       with the input. */
+    size_t max_record;
 } csv_dialect;
+
+#define CSV_MAX_RECORD ((size_t)256 << 20)
+
+/* d's record limit, and its text for messages ("256 MiB", "1000 bytes"). */
+size_t csv_max_record(const csv_dialect *d);
+void csv_size_text(size_t n, char *buf, size_t cap);
 
 /* For a line that starts at s, between records (n bytes follow): its
  * length, its CR and LF included, when it repeats d's header; else 0. */
@@ -118,6 +128,7 @@ typedef struct csv_cutter {
     int quote_pending;   /* a quote seen inside quotes: closes or doubles */
     uint64_t line;       /* physical line (1-based) at the cut position */
     uint64_t quote_line; /* line where the open quoted field began */
+    size_t max_record;   /* csv_max_record of the dialect */
 } csv_cutter;
 
 void csv_cutter_init(csv_cutter *c, const csv_dialect *d, uint64_t first_line);
@@ -126,7 +137,9 @@ void csv_cutter_init(csv_cutter *c, const csv_dialect *d, uint64_t first_line);
  * after a record terminator outside quotes (0 if there is none), and
  * advances c over it. With at_eof, the whole buffer is taken (the last
  * record needs no newline), and an open quote is an error naming the line
- * where the field began: returns (size_t)-1 with e filled. */
+ * where the field began: returns (size_t)-1 with e filled. Without
+ * at_eof, more bytes after the cut than the record limit are an error
+ * too (the record they start is too long), naming the line it starts on. */
 size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
                const char *file, cs_error *e);
 
@@ -175,7 +188,8 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
 
 /* A field as messages show it: blanks around it left out, at most 40
  * bytes (cut between UTF-8 sequences), "..." after a cut; into dst (cap
- * bytes, CSV_SHOWN enough). Control bytes stay: main escapes them. */
+ * bytes, CSV_SHOWN enough). A NUL shows as \0; other control bytes stay:
+ * main escapes them. */
 #define CSV_SHOWN 48
 void csv_show_field(const char *s, size_t len, char *dst, size_t cap);
 

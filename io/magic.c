@@ -2,6 +2,8 @@
 
 #include "io/codec.h"
 
+#include <string.h>
+
 int magic_match(const magic_pattern *m, const unsigned char *p, size_t n)
 {
     if (n < (size_t)m->off + m->len)
@@ -102,6 +104,26 @@ const magic_format *magic_identify(const unsigned char *p, size_t n)
     for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
         for (size_t k = 0; k < 3 && formats[f].pat[k].len; k++)
             if (magic_match(&formats[f].pat[k], p, n))
+                return &formats[f].fmt;
+    return NULL;
+}
+
+static int all_text(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < 0x20 ? !strchr("\t\n\r", p[i]) || !p[i] : p[i] > 0x7e)
+            return 0;
+    return 1;
+}
+
+const magic_format *magic_cut(const unsigned char *p, size_t n)
+{
+    if (n == 0 || (n < 3 && all_text(p, n)))
+        return NULL;
+    for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
+        for (size_t k = 0; k < 3 && formats[f].pat[k].len; k++)
+            if (formats[f].fmt.codec && formats[f].pat[k].off == 0 &&
+                magic_prefix(&formats[f].pat[k], p, n))
                 return &formats[f].fmt;
     return NULL;
 }

@@ -37,4 +37,9 @@ typedef struct magic_format {
  * short of MAGIC_HEAD only when the input is. */
 const magic_format *magic_identify(const unsigned char *p, size_t n);
 
+/* The decoded format whose magic the whole input p[0, n) begins and ends
+ * inside (a compressed file cut to a few bytes), or NULL. Bytes that are
+ * all text count only from 3 on ("BZh"): a file "B" is text. */
+const magic_format *magic_cut(const unsigned char *p, size_t n);
+
 #endif

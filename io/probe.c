@@ -10,7 +10,11 @@
 
 static probe_kind kind_of(const unsigned char *b, ssize_t n)
 {
-    const magic_format *m = magic_identify(b, n > 0 ? (size_t)n : 0);
+    size_t have = n > 0 ? (size_t)n : 0;
+    const magic_format *m = magic_identify(b, have);
+    /* a file cut inside a magic is no plain text: its open says so */
+    if (!m && have < MAGIC_HEAD && magic_cut(b, have))
+        return PROBE_COMPRESSED;
     if (!m)
         return PROBE_PLAIN;
     if (m->codec == &codec_gzip_ops)

@@ -173,6 +173,11 @@ static int sniff(source *s, cs_error *e)
             break;
     }
     const magic_format *f = magic_identify(s->in.buf, s->in.len);
+    if (!f && s->in.eof && (f = magic_cut(s->in.buf, s->in.len)))
+        return cs_fail(e, CS_EDATA, source_name(s), 0,
+                       "truncated %s data: the input ends after %zu byte%s, "
+                       "inside the format's magic number",
+                       f->name, s->in.len, s->in.len > 1 ? "s" : "");
     if (!f)
         return CS_OK;
     if (!f->codec)

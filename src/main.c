@@ -157,6 +157,8 @@ static void read_hooks(engine_hooks *h)
         h->gzip_chunk = (size_t)atoll(v);
     if ((v = getenv("COLSTAT_GZIP_THREADS")) && atoi(v) > 0)
         h->gzip_threads = atoi(v);
+    if ((v = getenv("COLSTAT_RECORD_LIMIT")) && atoll(v) > 0)
+        h->record_limit = (size_t)atoll(v);
 }
 
 /* The width bars are drawn for: COLUMNS, else the terminal's, else 80;

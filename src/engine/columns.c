@@ -1,12 +1,12 @@
 #include "src/engine/columns.h"
 
 #include <ctype.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/csv_reader.h"
+#include "src/engine/name_regex.h"
 #include "src/engine/names.h"
 
 /* The selection being built: per field whether an item chose it and
@@ -94,31 +94,21 @@ static int range_item(sel *s, const char *it, size_t n, int neg, int *rc,
     return 1;
 }
 
-/* /REGEX/: every field whose name matches. */
+/* /REGEX/: every field whose name matches (name_regex.h: bounded). */
 static int regex_item(sel *s, const char *it, size_t n, int neg, cs_error *e)
 {
-    char *pat = malloc(n);
-    if (!pat)
-        return oom(e);
-    memcpy(pat, it + 1, n - 2);
-    pat[n - 2] = '\0';
-    regex_t re;
-    int bad = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB);
-    free(pat);
-    if (bad) {
-        char why[128];
-        regerror(bad, &re, why, sizeof why);
-        return cs_fail(e, CS_EUSAGE, "", 0,
-                       "--columns: bad regular expression %.*s: %s", (int)n, it,
-                       why);
-    }
-    int hits = 0;
-    for (int f = 0; f < s->in->n; f++)
-        if (regexec(&re, s->in->names[f], 0, NULL, 0) == 0) {
+    name_regex *re;
+    if (name_regex_new(it, n, s->in->file, &re, e) != CS_OK)
+        return e->status;
+    int hits = 0, m = 0;
+    for (int f = 0; f < s->in->n && m >= 0; f++)
+        if ((m = name_regex_match(re, s->in->names[f], e)) > 0) {
             mark(s, f, neg);
             hits++;
         }
-    regfree(&re);
+    name_regex_free(re);
+    if (m < 0)
+        return e->status;
     if (!hits)
         return cs_fail(e, CS_EUSAGE, s->in->file, 0,
                        "--columns: no column name matches %.*s%s", (int)n, it,

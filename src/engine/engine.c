@@ -88,8 +88,11 @@ static int share_parts(run *r, int rc, cs_error *e)
 /* How every input's text is read, on every pass. */
 static csv_dialect dialect_of(const engine_config *cfg)
 {
-    csv_dialect d = {cfg->delim, cfg->header, cfg->whitespace,
-                     cfg->num,   NULL,        0};
+    csv_dialect d = {.delim = cfg->delim,
+                     .header = cfg->header,
+                     .whitespace = cfg->whitespace,
+                     .num = cfg->num,
+                     .max_record = cfg->hooks.record_limit};
     return d;
 }
 
@@ -255,6 +258,66 @@ static int quantile_list(run *r, cs_error *e)
     return CS_OK;
 }
 
+/* Bytes of state each column holds, whatever the input's length: its
+ * statistics in the result, the run, and each job in flight (a wide table
+ * runs nthreads + 1 jobs, jobs.c), names, maps and message slots, the
+ * answer's text, histograms (each job's with --range, else one per
+ * counting thread and the result's) and the quantile selection. Measured
+ * with 2 threads (max RSS over columns): 1.9 KB a column by default (300000
+ * columns, 30 rows), 9.4 KB with --all (5000 columns); this estimates 2.5
+ * and 10.6 KiB. */
+static size_t column_bytes(const run *r)
+{
+    const engine_config *cfg = r->cfg;
+    size_t t = (size_t)r->nthreads, hist = 8 * (size_t)cfg->nbins;
+    size_t b = sizeof(col_stats) * (t + 3) + 512;
+    if (cfg->what & STAT_HIST)
+        b += hist * (cfg->have_range ? t + 3 : t + 1) + 1024;
+    if (r->nq)
+        b += 1024 + 64 * r->nq;
+    return b;
+}
+
+static void size_text(double bytes, char *buf, size_t cap)
+{
+    const char *unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
+}
+
+/* Per-column state counts against --memory (a wide file's columns are
+ * its size: 5 million columns took 7.9 GB): past it, an error before any
+ * of it is made. Never against less than STATE_FLOOR: a small --memory
+ * asks for passes over kept values (the tests' --memory 1k), not for
+ * fewer columns. Kept values have --memory of their own besides. */
+#define STATE_FLOOR ((size_t)64 << 20)
+#define DEFAULT_MEMORY "the default --memory (a quarter of the memory)"
+
+static int state_fits(const run *r, const input *in, cs_error *e)
+{
+    size_t budget =
+        r->cfg->memory_set ? r->cfg->memory : engine_default_memory();
+    budget = budget > STATE_FLOOR ? budget : STATE_FLOOR;
+    size_t each = column_bytes(r), n = (size_t)r->table.ncols;
+    if (n <= budget / each)
+        return CS_OK;
+    char need[32], per[32], have[32];
+    size_text((double)n * (double)each, need, sizeof need);
+    size_text((double)each, per, sizeof per);
+    size_text((double)budget, have, sizeof have);
+    return cs_fail(e, CS_EDATA, in->name, 0,
+                   "%zu columns need about %s of state (%s each), more than "
+                   "the %s that %s allows: choose columns with -c, or give "
+                   "more --memory",
+                   n, need, per, have,
+                   r->cfg->memory_set ? "--memory (at least 64 MiB)"
+                                      : DEFAULT_MEMORY);
+}
+
 /* The GPU when chosen and it opens (else -v says why); a table without
  * columns needs no device. */
 static int start_backend(run *r, cs_error *e)
@@ -367,6 +430,22 @@ static int refeed(run *r, cs_error *e)
     return jobs_drain(r->js, e);
 }
 
+/* The passes' sums cover every input at once: an error they find without
+ * a file (the input changed between passes) names the inputs, which the
+ * selection knows nothing of. */
+static void name_inputs(const engine_config *cfg, cs_error *e)
+{
+    if (e->file[0])
+        return;
+    size_t at = 0;
+    for (int i = 0; i < cfg->nfiles && at < sizeof e->file; i++) {
+        const char *f = cfg->files[i];
+        at += (size_t)snprintf(e->file + at, sizeof e->file - at, "%s%s",
+                               i ? ", " : "",
+                               strcmp(f, "-") ? f : "(standard input)");
+    }
+}
+
 /* One pass: counted over the values the backend kept, else over the
  * inputs read again. */
 static int one_pass(run *r, passes *ps, cs_error *e)
@@ -387,7 +466,9 @@ static int one_pass(run *r, passes *ps, cs_error *e)
     const engine_collective *every = r->cfg->collective;
     if (every && every->sum(every->ctx, plan, e) != CS_OK)
         return e->status;
-    return passes_narrow(ps, e);
+    if (passes_narrow(ps, e) != CS_OK)
+        name_inputs(r->cfg, e);
+    return e->status;
 }
 
 /* Histograms without --range: edges from the final finite min and max
@@ -734,6 +815,8 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         rc = open_first(r, &in, e);
     if (rc == CS_OK)
         rc = learn_columns(r, in, e);
+    if (rc == CS_OK)
+        rc = state_fits(r, in, e);
     if (rc == CS_OK)
         rc = start_backend(r, e);
     if (rc == CS_OK)

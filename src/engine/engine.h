@@ -35,6 +35,7 @@ typedef struct engine_hooks {
     int spill;              /* COLSTAT_SPILL=1: files spill as streams do */
     size_t gzip_chunk;      /* COLSTAT_GZIP_CHUNK: compressed bytes a piece */
     int gzip_threads;       /* COLSTAT_GZIP_THREADS: threads inflating */
+    size_t record_limit;    /* COLSTAT_RECORD_LIMIT: the longest record */
 } engine_hooks;
 
 /* One process's share of an input (--mpi, src/dist/): bytes [lo, hi) of

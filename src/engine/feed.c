@@ -1,5 +1,6 @@
 #include "src/engine/feed.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,8 +111,11 @@ static int load_block(feed *f, cutting *ct, job *j, size_t *len, size_t *n,
             return CS_EDATA;
         if (*n > 0 || ct->eof)
             return CS_OK;
-        /* A record longer than the buffer: grow it and read on. */
-        if (job_reserve(j, j->cap * 2))
+        /* A record longer than the buffer: grow it and read on, to one
+         * byte past the record limit at most (the cutter's error then). */
+        size_t max = ct->in->spec ? SIZE_MAX / 2 : ct->c.max_record + 1;
+        size_t grow = j->cap * 2 < max ? j->cap * 2 : max;
+        if (grow <= j->cap || job_reserve(j, grow))
             return cs_fail(e, CS_EDATA, ct->in->name, ct->c.line,
                            "out of memory for a record");
     }
@@ -122,7 +126,9 @@ static int load_block(feed *f, cutting *ct, job *j, size_t *len, size_t *n,
  * -1 on error. */
 static int feed_one(feed *f, cutting *ct, cs_error *e)
 {
-    size_t want = f->block > f->carry_len * 2 ? f->block : f->carry_len * 2;
+    /* room for a block past the carry: doubling it would read a second
+     * carry's worth, past the record limit, before the cutter looks */
+    size_t want = f->carry_len + f->block;
     job *j = jobs_get(f->js, ct->in, want, e);
     if (!j)
         return -1;

@@ -48,10 +48,34 @@ static double of_key(uint64_t k)
 }
 
 /* The least double in [lo, hi] that falls in bin b or a later one
- * (hist_bin is monotone; hi falls in the last bin). */
+ * (hist_bin is monotone; hi falls in the last bin): a bisection over the
+ * ordered doubles, within a bracket galloped out from where the formula
+ * puts the edge, a few doubles away. Bisecting all of [lo, hi] took 64
+ * exact binnings a row, most of --all's time on a wide table. */
 static double bin_start(const hist_scale *sc, double lo, double hi, int b)
 {
     uint64_t a = key_of(lo), z = key_of(hi);
+    double guess = lo + (hi - lo) * ((double)b / sc->nbins);
+    uint64_t g = !(guess > lo) ? a : !(guess < hi) ? z : key_of(guess);
+    if (hist_bin(sc, of_key(g)) >= b) {
+        z = g;
+        for (uint64_t s = 1; z - a > s; s *= 2) {
+            if (hist_bin(sc, of_key(z - s)) < b) {
+                a = z - s + 1;
+                break;
+            }
+            z -= s;
+        }
+    } else {
+        a = g + 1;
+        for (uint64_t s = 1; z - a > s; s *= 2) {
+            if (hist_bin(sc, of_key(a + s)) >= b) {
+                z = a + s;
+                break;
+            }
+            a += s + 1;
+        }
+    }
     while (a < z) {
         uint64_t mid = a + (z - a) / 2;
         if (hist_bin(sc, of_key(mid)) >= b)
@@ -191,27 +215,35 @@ static int digits_for_step(const hist *h, int group)
     return p < 3 ? 3 : p > 17 || isnan(p) ? 17 : (int)p;
 }
 
-/* From there, the fewest digits that print the starts (rounded down) and
- * the ends (rounded up) of the rows all distinct; start[r] is row r's,
- * start[nrows] the maximum. */
-static int edge_digits(const hist *h, int group, int nrows, const double *start)
+/* Row r's label edges at p digits: lo[r], its start rounded down, and
+ * hi[r], its end rounded up (start[nrows] the maximum). Returns whether
+ * neighbours all print apart; with stop, as soon as two do not (the rows
+ * after that left unwritten). */
+static int edge_texts(const double *start, int nrows, int p, int stop,
+                      char (*lo)[32], char (*hi)[32])
 {
-    for (int p = digits_for_step(h, group); p < 17; p++) {
-        char a[32], b[32], c[32], d[32];
-        int ok = 1;
-        edge_text(a, start[0], p, -1);
-        edge_text(c, start[1], p, 1);
-        for (int r = 1; r < nrows && ok; r++) {
-            edge_text(b, start[r], p, -1);
-            edge_text(d, start[r + 1], p, 1);
-            ok = strcmp(a, b) != 0 && strcmp(c, d) != 0;
-            memcpy(a, b, sizeof a);
-            memcpy(c, d, sizeof c);
-        }
-        if (ok)
-            return p;
+    int apart = 1;
+    for (int r = 0; r < nrows && (apart || !stop); r++) {
+        edge_text(lo[r], start[r], p, -1);
+        edge_text(hi[r], start[r + 1], p, 1);
+        apart &= !r || (strcmp(lo[r - 1], lo[r]) && strcmp(hi[r - 1], hi[r]));
     }
-    return 17;
+    return apart;
+}
+
+/* From there, the fewest digits that print the starts (rounded down) and
+ * the ends (rounded up) of the rows all distinct, else 17, with those
+ * texts in lo and hi: the labels reuse them (printing every edge twice
+ * took half of --all's time on a wide table). */
+static int edge_digits(const hist *h, int group, int nrows, const double *start,
+                       char (*lo)[32], char (*hi)[32])
+{
+    int p = digits_for_step(h, group);
+    while (p < 17 && !edge_texts(start, nrows, p, 1, lo, hi))
+        p++;
+    if (p == 17)
+        edge_texts(start, nrows, p, 0, lo, hi);
+    return p;
 }
 
 /* The display rows; returns how many. rows has MAX_UNGROUPED + 2 slots:
@@ -219,7 +251,7 @@ static int edge_digits(const hist *h, int group, int nrows, const double *start)
 static int make_rows(const hist *h, bar_row *rows, int *group)
 {
     double start[MAX_UNGROUPED + 1];
-    char lo[32], hi[32];
+    char lo[32], hi[32], los[MAX_UNGROUPED][32], his[MAX_UNGROUPED][32];
     int n = 0;
     int g = h->nbins > MAX_UNGROUPED ? (h->nbins + MAX_ROWS - 1) / MAX_ROWS : 1;
     int nrows = (h->nbins + g - 1) / g;
@@ -228,7 +260,7 @@ static int make_rows(const hist *h, bar_row *rows, int *group)
     for (int r = 1; r < nrows; r++)
         start[r] = bin_start(&sc, h->lo, h->hi, r * g);
     start[nrows] = h->hi;
-    int p = edge_digits(h, g, nrows, start);
+    int p = edge_digits(h, g, nrows, start, los, his);
     *group = g;
     if (h->underflow) {
         edge_text(hi, h->lo, p, 1);
@@ -240,9 +272,7 @@ static int make_rows(const hist *h, bar_row *rows, int *group)
         rows[n].count = 0;
         for (int b = b0; b < b1; b++)
             rows[n].count += h->bins[b];
-        edge_text(lo, start[r], p, -1);
-        edge_text(hi, start[r + 1], p, 1);
-        snprintf(rows[n].label, LABEL, "[%s, %s%c", lo, hi,
+        snprintf(rows[n].label, LABEL, "[%s, %s%c", los[r], his[r],
                  r == nrows - 1 ? ']' : ')');
     }
     if (h->overflow) {

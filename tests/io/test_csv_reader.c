@@ -1493,7 +1493,7 @@ START_TEST(text_kinds)
             ck_assert_str_eq(unit, cases[i].unit);
     }
     const char *text = "NA,1,5%\nNA,x,\"1,000\"\n2,N/A,7%\n";
-    csv_dialect d = {',', 0, 0, NULL, NULL, 0};
+    csv_dialect d = {.delim = ','};
     unsigned num[3] = {0}, bad[3] = {0};
     csv_why why[3];
     memset(why, 0, sizeof why);
