@@ -280,7 +280,7 @@ static int fast_exit(void)
 /* --emit-state: the exact partial state instead of the report. */
 static int write_state(const options *o, const engine_result *res, cs_error *e)
 {
-    state_info info = {state_key(&o->run), o->run.what};
+    state_info info = {state_key(&o->run), o->run.what, 0, 0, 0, 0};
     const char *path = o->state_path;
     FILE *f = path ? fopen(path, "wb") : stdout;
     int rc = CS_OK;
