@@ -196,4 +196,10 @@ int engine_holds_numbers(const col_stats *s);
 void engine_warn_invalid(const engine_result *r, const engine_sink *sink);
 void engine_result_free(engine_result *r);
 
+/* Keeps the columns of r that the -c list selects (columns.h's grammar:
+ * indices are the input's fields, as engine_column.index), in the list's
+ * order; --merge's -c. CS_EUSAGE when an item does not resolve or selects
+ * a field that is not one of r's columns. */
+int engine_select_columns(engine_result *r, const char *list, cs_error *e);
+
 #endif
