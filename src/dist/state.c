@@ -190,7 +190,15 @@ typedef struct in {
     const unsigned char *p;
     size_t n, at;
     int bad;
+    const char *why; /* what was bad, when known */
 } in;
+
+static void bad(in *i, const char *why)
+{
+    if (!i->bad)
+        i->why = why;
+    i->bad = 1;
+}
 
 static const unsigned char *take(in *i, size_t n)
 {
@@ -234,7 +242,9 @@ static char *get_text(in *i, uint32_t max)
 {
     uint32_t n = get_u32(i);
     const unsigned char *b = n <= max ? take(i, n) : NULL;
-    char *s = b && !memchr(b, 0, n) ? malloc((size_t)n + 1) : NULL;
+    if (b && memchr(b, 0, n))
+        bad(i, "a NUL byte in a name or the key");
+    char *s = b && !i->bad ? malloc((size_t)n + 1) : NULL;
     if (!s) {
         i->bad = 1;
         return NULL;
@@ -251,7 +261,7 @@ static void get_sacc(in *i, sacc *a)
     for (int k = 0; k < SACC_DIGITS; k++) {
         a->d[k] = (int64_t)get_u64(i);
         if (k < SACC_DIGITS - 1 && (a->d[k] < 0 || a->d[k] > 0xffffffffLL))
-            i->bad = 1;
+            bad(i, "a sum's digits not in their normal form");
     }
     a->pos_inf = get_u64(i);
     a->neg_inf = get_u64(i);
@@ -281,7 +291,7 @@ static void get_stats(in *i, col_stats *s)
     s->max_corr = (int32_t)get_u32(i);
     uint32_t all_int = get_u32(i);
     if (all_int > 1) /* written as 0 or 1 */
-        i->bad = 1;
+        bad(i, "an integrality flag other than 0 or 1");
     s->all_int = (int)all_int;
     get_csum(i, &s->sum);
     get_csum(i, &s->sumsq);
@@ -295,7 +305,9 @@ static void get_hist(in *i, hist *h)
     if (!nbins)
         return;
     double lo = get_f64(i), hi = get_f64(i);
-    if (i->bad || nbins > STATE_MAX_BINS || hist_init(h, (int)nbins, lo, hi)) {
+    if (!i->bad && nbins > STATE_MAX_BINS)
+        bad(i, "a histogram of too many bins");
+    if (i->bad || hist_init(h, (int)nbins, lo, hi)) {
         i->bad = 1;
         return;
     }
@@ -323,7 +335,7 @@ static int get_columns(in *i, engine_result *r)
         c->name = get_text(i, STATE_MAX_NAME);
         uint32_t index = get_u32(i);
         if (index < 1 || index > STATE_MAX_COLS)
-            i->bad = 1;
+            bad(i, "a column index out of range");
         c->index = (int)index;
         get_stats(i, &r->held_st[k]);
         get_hist(i, &r->held_h[k]);
@@ -370,7 +382,7 @@ static int crc_ok(const unsigned char *p, size_t n)
 {
     if (n < 4)
         return 0;
-    in t = {p, n, n - 4, 0};
+    in t = {p, n, n - 4, 0, NULL};
     uLong crc = crc32(0, Z_NULL, 0);
     /* crc32 takes a uInt length: a state may pass 4 GiB one day */
     for (size_t at = 0; at < n - 4; at += 1u << 30) {
@@ -468,7 +480,7 @@ static int read_header(FILE *f, const char *name, raw *b, state_info *info,
         return refuse(e, name, "no state's magic bytes");
     if (read_more(f, b, 8) || b->n < sizeof MAGIC + 8)
         return refuse(e, name, "cut short (header)");
-    in i = {b->p, b->n, sizeof MAGIC, 0};
+    in i = {b->p, b->n, sizeof MAGIC, 0, NULL};
     uint32_t version = get_u32(&i), keylen = get_u32(&i);
     if (version != STATE_VERSION)
         return cs_fail(e, CS_EDATA, name, 0,
@@ -504,7 +516,7 @@ static int read_payload(FILE *f, const char *name, raw *b,
     size_t head = b->n;
     if (len < 12 || read_more(f, b, 12) || b->n - head < 12)
         return refuse(e, name, "cut short (payload)");
-    in i = {b->p, b->n, head + 8, 0};
+    in i = {b->p, b->n, head + 8, 0, NULL};
     uint32_t ncols = get_u32(&i);
     if (ncols == 0 || ncols > STATE_MAX_COLS)
         return refuse(e, name, "a column count out of range");
@@ -538,9 +550,9 @@ static int read_state(FILE *f, const char *name, state_info *info,
     if (rc == CS_OK)
         rc = read_payload(f, name, &b, info, len, e);
     if (rc == CS_OK) {
-        in i = {b.p, b.n - 4, head, 0};
+        in i = {b.p, b.n - 4, head, 0, NULL};
         if (get_columns(&i, r) || i.at != i.n)
-            rc = refuse(e, name, "corrupt payload");
+            rc = refuse(e, name, i.why ? i.why : "corrupt payload");
     }
     free(b.p);
     if (rc == CS_OK)

@@ -23,7 +23,9 @@
  *              +inf, -inf only when min is -inf; no -inf among squares, no
  *              infinity among the corrections' squares; |sum| < 2^1088
  *              (2^64 values below 2^1024), 0 <= sumsq < 2^2112, the
- *              corrections' squares below 2^140
+ *              corrections' squares below 2^140; integers' sums are
+ *              integers; a sum the key keeps (sum, mean or std) lies in n
+ *              times [min, max] (n: the values not infinite)
  *   hist       present exactly when the key has STAT_HIST, with the key's
  *              bins and edges (--range); underflow + overflow + bins =
  *              count. Without --range (--mpi's ranks) the key's bins when
@@ -123,7 +125,42 @@ static const char *check_extremes(const col_stats *s)
     return NULL;
 }
 
-static const char *check_sums(const col_stats *s)
+/* No digit below 2^0 (a of integers). */
+static int integral(const sacc *a)
+{
+    sacc n = *a;
+    sacc_normalize(&n);
+    for (int k = 0; k < -SACC_LSB_EXP / 32; k++)
+        if (n.d[k])
+            return 0;
+    return 1;
+}
+
+/* The sign of a - n * x (finite parts), n <= 2^64 - 1 added as two halves
+ * (sacc_add_product takes |k| < 2^63). */
+static int sign_less(const sacc *a, double x, uint64_t n)
+{
+    sacc t = *a;
+    t.pos_inf = t.neg_inf = 0;
+    sacc_add_product(&t, x, -(int64_t)(n / 2));
+    sacc_add_product(&t, x, -(int64_t)(n - n / 2));
+    double v = sacc_value(&t);
+    return (v > 0) - (v < 0);
+}
+
+/* Each finite value lies in [min, max], so their sum lies in n times
+ * those (n: the values that are not infinite), where min (max) is
+ * finite. */
+static int sum_between(const sacc *a, const col_stats *s)
+{
+    uint64_t n = s->count - a->pos_inf - a->neg_inf;
+    if (isfinite(s->min) && sign_less(a, s->min, n) < 0)
+        return 0;
+    return !(isfinite(s->max) && sign_less(a, s->max, n) > 0);
+}
+
+/* held_sum: the key's statistics keep the sum (stats.c sums only then). */
+static const char *check_sums(const col_stats *s, int held_sum)
 {
     u128 r = s->sum_r < 0 ? -(u128)s->sum_r : (u128)s->sum_r;
     if (r > (u128)MAX_CORR * s->count)
@@ -141,6 +178,10 @@ static const char *check_sums(const col_stats *s)
     if (!sacc_within(&a, 1088) || !sacc_within(&q, 2112) ||
         q.d[SACC_DIGITS - 1] < 0 || !sacc_within(&c, 140))
         return "a sum out of the range of its values";
+    if (s->all_int && !(integral(&a) && integral(&q) && integral(&c)))
+        return "integers whose sum is not one";
+    if (held_sum && !sum_between(&a, s))
+        return "a sum outside count times its extremes";
     return NULL;
 }
 
@@ -159,14 +200,14 @@ static const char *check_counts(const col_stats *s, uint64_t rows)
     return NULL;
 }
 
-static const char *check_stats(const col_stats *s, uint64_t rows)
+static const char *check_stats(const col_stats *s, uint64_t rows, unsigned what)
 {
     const char *why = check_counts(s, rows);
     if (why || s->count == 0)
         return why ? why : check_empty(s);
     if ((why = check_rows(s, rows)) || (why = check_extremes(s)))
         return why;
-    return check_sums(s);
+    return check_sums(s, (what & (STAT_SUM | STAT_MEAN | STAT_STD)) != 0);
 }
 
 static const char *check_hist(const state_info *info, const hist *h,
@@ -228,7 +269,7 @@ int state_check(const state_info *info, const engine_result *r,
                        "one index");
     for (int k = 0; k < r->ncols; k++) {
         const engine_column *c = &r->cols[k];
-        const char *why = check_stats(c->st, r->rows);
+        const char *why = check_stats(c->st, r->rows, info->what);
         if (!why)
             why = check_hist(info, c->h, c->st->count);
         if (why)

@@ -6,6 +6,7 @@
  * valid CRC over what no run gives) and merges past the counters are
  * refused. Random values drawn fresh with a logged seed. */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,16 @@ static void mutate(engine_result *r, int which)
     case 13: /* all_int 2 */
         s->all_int = 2;
         return;
+    case 15: /* a sum past count times max (or below count times min) */
+        csum_free(&s->sum);
+        sacc_add(&a, isfinite(s->max) ? DBL_MAX : -DBL_MAX);
+        ck_assert_int_eq(csum_add(&s->sum, &a), 0);
+        return;
+    case 16: /* integers whose sum is not one */
+        s->all_int = 1;
+        sacc_add(&a, 0.5);
+        ck_assert_int_eq(csum_add(&s->sum, &a), 0);
+        return;
     default: /* a negative sum of squares */
         csum_free(&s->sumsq);
         sacc_add(&a, -1.0);
@@ -375,7 +386,7 @@ START_TEST(handmade_refused)
     for (int k = 0; k < COLS; k++)
         for (int i = 0; i < N; i++)
             v[k][i] = draw();
-    for (int which = 0; which <= 14; which++) {
+    for (int which = 0; which <= 17; which++) {
         engine_result r, back;
         make(&r, v, 0, 200, 1);
         mutate(&r, which);

@@ -160,6 +160,26 @@ def _empty_with_sum(c):
         h.update(underflow=0, overflow=0, bins=[0] * len(h["bins"]))
 
 
+def _sum_past_extremes(s):
+    """A sum past count times max (or below count times min), within the
+    range any 2^64 doubles' sum has."""
+    c = next((c for c in s["columns"] if c["count"] and
+              (c["max"] != float("inf") or c["min"] != float("-inf"))),
+             None)
+    if c is None:
+        _busy(s).update(count=s["rows"] + 1)
+        return
+    big = 1 << (2176 + 1040)
+    set_sum(c, "sum", big if c["max"] != float("inf") else -big)
+    c["sum"]["pos_inf"] = c["sum"]["neg_inf"] = 0
+
+
+def _fractional_int_sum(s):
+    c = _busy(s)
+    c["all_int"] = 1
+    set_sum(c, "sum", (1 << 2175) + (1 << 2176) * 3)  # 3.5
+
+
 def _claim_median(s):
     s["what"] |= 0x80
     set_key(s, "what", "%x" % s["what"])
@@ -195,4 +215,6 @@ MUTATIONS = {
     "no columns": lambda s: s.update(columns=[]),
     "zero rows": lambda s: s.update(rows=0),
     "0 bins in the key": lambda s: set_key(s, "nbins", "0"),
+    "a sum past count times the extremes": _sum_past_extremes,
+    "integers whose sum is not one": _fractional_int_sum,
 }
