@@ -106,6 +106,8 @@ def main():
     colstat = os.path.abspath(sys.argv[1])
     target = os.path.join(HERE, "corpus_merge")
     os.makedirs(target, exist_ok=True)
+    for old in os.listdir(target):  # what an earlier list named otherwise
+        os.remove(os.path.join(target, old))
     with tempfile.TemporaryDirectory() as tmp:
         made = seeds(real_states(colstat, tmp))
     for name, data in sorted(made.items()):
