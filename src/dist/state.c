@@ -503,9 +503,7 @@ static int read_header(FILE *f, const char *name, raw *b, state_info *info,
         why = key_invariant(info);
     if (why)
         return cs_fail(e, CS_EDATA, name, 0,
-                       "a state that no colstat run "
-                       "gives: %s",
-                       why);
+                       "a state that no colstat run gives: %s", why);
     return CS_OK;
 }
 
