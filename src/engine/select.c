@@ -44,41 +44,44 @@ static int fields_of(const engine_result *r, col_fields *in, char ***names,
     return 0;
 }
 
-/* r's columns become those of t, in its order; the others' texts freed
- * (their statistics stay in r's held arrays, freed with r). */
+/* r's columns become those of t that r has, in t's order (a range or a
+ * regular expression also spans the fields between r's columns, which no
+ * state holds: those are passed over); the others' texts freed (their
+ * statistics stay in r's held arrays, freed with r). */
 static int keep(engine_result *r, const col_table *t, cs_error *e)
 {
     engine_column *cols = calloc((size_t)t->nfirm + 1, sizeof *cols);
     char *taken = calloc((size_t)r->ncols + 1, 1);
-    int rc =
-        cols && taken ? CS_OK : cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    for (int j = 0; rc == CS_OK && j < t->nfirm; j++) {
+    if (!cols || !taken) {
+        free(cols);
+        free(taken);
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    }
+    int n = 0;
+    for (int j = 0; j < t->nfirm; j++) {
         int k = column_at(r, t->fields[j] + 1);
-        if (k < 0)
-            rc = cs_fail(e, CS_EUSAGE, "", 0,
-                         "--columns: column %d is not in the states",
-                         t->fields[j] + 1);
-        else {
-            cols[j] = r->cols[k];
+        if (k >= 0) {
+            cols[n++] = r->cols[k];
             taken[k] = 1;
         }
     }
-    if (rc == CS_OK) {
-        for (int k = 0; k < r->ncols; k++)
-            if (!taken[k]) {
-                free(r->cols[k].name);
-                free(r->cols[k].label);
-                free(r->cols[k].invalid_file);
-                free(r->cols[k].invalid_text);
-            }
-        free(r->cols);
-        r->cols = cols;
-        r->ncols = t->nfirm;
-        cols = NULL;
-    }
-    free(cols);
+    for (int k = 0; n && k < r->ncols; k++)
+        if (!taken[k]) {
+            free(r->cols[k].name);
+            free(r->cols[k].label);
+            free(r->cols[k].invalid_file);
+            free(r->cols[k].invalid_text);
+        }
     free(taken);
-    return rc;
+    if (!n) {
+        free(cols);
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--columns: selects no column the states hold");
+    }
+    free(r->cols);
+    r->cols = cols;
+    r->ncols = n;
+    return CS_OK;
 }
 
 int engine_select_columns(engine_result *r, const char *list, cs_error *e)

@@ -20,6 +20,7 @@ would, and refuses (status 2) what they cannot answer. Seed printed;
 COLSTAT_SEED reproduces."""
 import csv
 import io
+import json
 import os
 import random
 import struct
@@ -375,6 +376,18 @@ def test_merge_refuses(suite):
                             "-100:100", s])
     suite.check(rc == 0, "--merge with the states' own --bins and --range",
                 err)
+    g = suite.path("gap.csv")
+    open(g, "w").write("a,t,b\n1,x,2\n3,y,4\n")
+    gs = suite.path("gap.state")
+    suite.run(["--emit-state=" + gs, "-c", "a,b", g])
+    for sel in ("1-3", "/.*/", "b,2,a"):
+        rc, out, err = suite.run(["--merge", "--json", "--max", "-c", sel,
+                                  gs])
+        got = [c["name"] for c in json.loads(out)["columns"]] if rc == 0 \
+            else err
+        want = ["b", "a"] if sel.startswith("b") else ["a", "b"]
+        suite.check(got == want, f"--merge -c {sel} passes over a field no "
+                    f"state holds", f"got {got!r}, want {want!r}")
 
 
 def main():
