@@ -147,7 +147,7 @@ static const char *too_big(const state_info *info, const engine_result *r,
         if (strlen(r->cols[k].name) > STATE_MAX_NAME)
             return "a column name is longer than 64 KiB";
     if (body > STATE_MAX_BYTES)
-        return "it would be larger than 1 GiB (fewer columns or bins)";
+        return "it would be larger than 2 GiB (fewer columns or bins)";
     return NULL;
 }
 
@@ -176,7 +176,8 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
     if (body.oom || all.oom)
         rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
     else if (big)
-        rc = cs_fail(e, CS_EDATA, "", 0, "--emit-state: no state: %s", big);
+        rc =
+            cs_fail(e, CS_EDATA, "", 0, "cannot make a partial state: %s", big);
     else if (fwrite(all.p, 1, all.n, f) != all.n || fflush(f))
         rc = cs_fail(e, CS_EDATA, "", 0, "cannot write the state");
     free(body.p);
@@ -523,7 +524,7 @@ static int read_payload(FILE *f, const char *name, raw *b,
         return cs_fail(e, CS_EDATA, name, 0,
                        "not a colstat state: a payload of %" PRIu64
                        " bytes, past the %" PRIu64 " that %u columns may "
-                       "take (and 1 GiB in all)",
+                       "take (and 2 GiB in all)",
                        len, max < STATE_MAX_BYTES ? max : STATE_MAX_BYTES,
                        ncols);
     if (len < min_bytes(info, ncols))

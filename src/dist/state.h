@@ -28,12 +28,14 @@
 
 /* Bounds a state is read within (man/colstat.1): a key of at most
  * STATE_MAX_KEY bytes, column names of at most STATE_MAX_NAME bytes, at
- * most STATE_MAX_BINS bins, and STATE_MAX_BYTES in all. */
+ * most STATE_MAX_BINS bins, and a payload of STATE_MAX_BYTES at most
+ * (--mpi's ranks hand their states over with int lengths: no state past
+ * 2 GiB could travel there either). state_write makes none past them. */
 #define STATE_MAX_KEY (1u << 20)
 #define STATE_MAX_NAME (1u << 16)
 #define STATE_MAX_BINS (1u << 20)
 #define STATE_MAX_COLS (1u << 24)
-#define STATE_MAX_BYTES ((uint64_t)1 << 30)
+#define STATE_MAX_BYTES ((uint64_t)1 << 31)
 
 /* The key of a run: the options that shape its state, as text. A state of
  * one key must not meet one of another. Returns a malloc'ed string, or

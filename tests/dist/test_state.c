@@ -300,6 +300,36 @@ START_TEST(header_first)
 }
 END_TEST
 
+/* What the reader would refuse, the writer makes not: a name past
+ * STATE_MAX_NAME. */
+START_TEST(write_bounds)
+{
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (int i = 0; i < N; i++)
+            v[k][i] = draw();
+    engine_result r;
+    make(&r, v, 0, 10, 0);
+    free(r.cols[1].name);
+    r.cols[1].name = malloc(STATE_MAX_NAME + 2);
+    memset(r.cols[1].name, 'n', STATE_MAX_NAME + 1);
+    r.cols[1].name[STATE_MAX_NAME + 1] = 0;
+    char *p = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&p, &n);
+    state_info info = {key_of(0, "c"), STAT_ALL & ~STAT_HIST, 0, 0, 0, 0};
+    cs_error e = {0};
+    ck_assert_int_eq(state_write(f, &info, &r, &e), CS_EDATA);
+    ck_assert(strstr(e.msg, "64 KiB") != NULL);
+    fclose(f);
+    ck_assert_uint_eq(n, 0);
+    free(p);
+    free(info.key);
+    engine_result_free(&r);
+    free(v);
+}
+END_TEST
+
 /* What a hand-made state (its CRC valid: written by state_write) may hold
  * that no run gives; each refused on reading. */
 static void mutate(engine_result *r, int which)
@@ -440,6 +470,7 @@ int main(void)
         tcase_add_test(tc, round_trip_and_merge);
     tcase_add_test(tc, damage_is_refused);
     tcase_add_test(tc, header_first);
+    tcase_add_test(tc, write_bounds);
     tcase_add_test(tc, handmade_refused);
     tcase_add_test(tc, merge_overflow_refused);
     suite_add_tcase(s, tc);
