@@ -255,25 +255,29 @@ static char *get_text(in *i, uint32_t max)
     return s;
 }
 
-/* Normalised digits only: [0, 2^32) below the top one. */
+/* Normalised digits only: [0, 2^32) below the top one, which holds the
+ * sign alone (0 or -1: no sum of colstat's reaches 2^2176), so that
+ * adding them up cannot overflow. */
 static void get_sacc(in *i, sacc *a)
 {
     sacc_init(a);
     for (int k = 0; k < SACC_DIGITS; k++) {
         a->d[k] = (int64_t)get_u64(i);
-        if (k < SACC_DIGITS - 1 && (a->d[k] < 0 || a->d[k] > 0xffffffffLL))
+        int top = k == SACC_DIGITS - 1;
+        if (top ? a->d[k] != 0 && a->d[k] != -1
+                : a->d[k] < 0 || a->d[k] > 0xffffffffLL)
             bad(i, "a sum's digits not in their normal form");
     }
     a->pos_inf = get_u64(i);
     a->neg_inf = get_u64(i);
 }
 
-/* Into a csum_init'ed c. */
+/* Into a csum_init'ed c; digits that are not normal never reach it. */
 static void get_csum(in *i, csum *c)
 {
     sacc a;
     get_sacc(i, &a);
-    if (csum_add(c, &a))
+    if (!i->bad && csum_add(c, &a))
         i->bad = 1;
 }
 

@@ -116,11 +116,13 @@ static const char *check_extremes(const col_stats *s)
         return "an integer correction out of range";
     if (!s->all_int)
         return NULL;
+    if (!int_range(s->min) || !int_range(s->max))
+        return "integer extremes out of order or range";
+    /* only now are they doubles an __int128 holds */
     i128 lo = int_value(s->min, s->min_corr);
     i128 hi = int_value(s->max, s->max_corr);
     i128 lim = (i128)1 << 64;
-    if (!int_range(s->min) || !int_range(s->max) || lo > hi || lo < -lim ||
-        hi > lim)
+    if (lo > hi || lo < -lim || hi > lim)
         return "integer extremes out of order or range";
     return NULL;
 }

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "src/dist/state.h"
 #include "tests/testlib.h"
@@ -402,6 +403,10 @@ static void mutate(engine_result *r, int which)
         sacc_add(&a, 0.5);
         ck_assert_int_eq(csum_add(&s->sum, &a), 0);
         return;
+    case 17: /* integers whose extreme is no integer (fuzz_merge: UB) */
+        s->all_int = 1;
+        s->min = -3e231;
+        return;
     default: /* a negative sum of squares */
         csum_free(&s->sumsq);
         sacc_add(&a, -1.0);
@@ -416,7 +421,7 @@ START_TEST(handmade_refused)
     for (int k = 0; k < COLS; k++)
         for (int i = 0; i < N; i++)
             v[k][i] = draw();
-    for (int which = 0; which <= 17; which++) {
+    for (int which = 0; which <= 18; which++) {
         engine_result r, back;
         make(&r, v, 0, 200, 1);
         mutate(&r, which);
@@ -430,6 +435,42 @@ START_TEST(handmade_refused)
         free(p);
         engine_result_free(&r);
     }
+    free(v);
+}
+END_TEST
+
+/* A sum's digit out of its normal form, the CRC made right: refused
+ * before the digits are added up (fuzz_merge: signed overflow in the
+ * compact sum's balancing). */
+START_TEST(digits_refused)
+{
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (int i = 0; i < N; i++)
+            v[k][i] = draw();
+    engine_result r, back;
+    make(&r, v, 0, 50, 0);
+    size_t n;
+    unsigned char *p = encode(&r, "c", &n);
+    size_t keylen = p[12] | (size_t)p[13] << 8 | (size_t)p[14] << 16;
+    size_t name = strlen(r.cols[0].name);
+    /* header, rows and count, the name, index, 10 + 2 words, 3 flags */
+    size_t sum = 28 + keylen + 12 + 4 + name + 4 + 12 * 8 + 3 * 4;
+    const size_t digit[] = {0, 5, SACC_DIGITS - 1};
+    for (size_t d = 0; d < 3; d++) {
+        unsigned char *q = malloc(n);
+        memcpy(q, p, n);
+        put_le64(q + sum + 8 * digit[d], INT64_MAX);
+        uLong crc = crc32(0, q, (uInt)(n - 4));
+        for (int i = 0; i < 4; i++)
+            q[n - 4 + i] = (unsigned char)(crc >> (8 * i));
+        char *key = NULL;
+        cs_error e = {0};
+        ck_assert_int_eq(decode(q, n, &back, &key, &e), CS_EDATA);
+        free(q);
+    }
+    free(p);
+    engine_result_free(&r);
     free(v);
 }
 END_TEST
@@ -472,6 +513,7 @@ int main(void)
     tcase_add_test(tc, header_first);
     tcase_add_test(tc, write_bounds);
     tcase_add_test(tc, handmade_refused);
+    tcase_add_test(tc, digits_refused);
     tcase_add_test(tc, merge_overflow_refused);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
