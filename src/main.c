@@ -282,7 +282,7 @@ static int fast_exit(void)
 /* --emit-state: the exact partial state instead of the report. */
 static int write_state(const options *o, const engine_result *res, cs_error *e)
 {
-    state_info info = {state_key(&o->run), o->run.what};
+    state_info info = {state_key(&o->run), o->run.what, 0, 0, 0, 0};
     const char *path = o->state_path;
     FILE *f = path ? fopen(path, "wb") : stdout;
     int rc = CS_OK;
@@ -299,11 +299,16 @@ static int write_state(const options *o, const engine_result *res, cs_error *e)
 }
 
 /* --merge: the operands are states; their report is the one run over all
- * their parts would give. */
+ * their parts would give, of the statistics and columns asked among those
+ * the states hold. */
 static int merge(options *o, cs_error *e)
 {
     engine_result res;
-    int rc = merge_states(o->run.files, o->run.nfiles, &res, &o->run.what, e);
+    merge_ask ask = {
+        o->asked,          o->run.columns,  o->bins_set ? o->run.nbins : 0,
+        o->run.have_range, o->run.range_lo, o->run.range_hi};
+    int rc =
+        merge_states(o->run.files, o->run.nfiles, &ask, &res, &o->run.what, e);
     if (rc == CS_OK)
         rc = write_result(o, &res, e);
     engine_result_free(&res);

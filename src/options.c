@@ -449,6 +449,7 @@ static int value_option(options *o, int c, const char *arg, unsigned *what,
     case OPT_RANGE:
         return opt_range(o, arg, e);
     case OPT_BINS:
+        o->bins_set = 1;
         if (parse_int(arg, 1, 1048576, &o->run.nbins))
             return cs_fail(e, CS_EUSAGE, "", 0,
                            "--bins: '%s' is not a number from 1 to 1048576",
@@ -539,7 +540,9 @@ static int text_options(options *o, cs_error *e)
 }
 
 /* A state holds what merges exactly from bounded parts: a histogram needs
- * fixed edges to be merged, and quantiles the values themselves. */
+ * fixed edges to be merged, and quantiles the values themselves; so
+ * --merge cannot answer quantiles either (the other statistics it is
+ * asked are checked against the states' own: src/dist/merge.h). */
 static int check_state_options(const options *o, cs_error *e)
 {
     if (o->emit_state && o->merge)
@@ -555,6 +558,11 @@ static int check_state_options(const options *o, cs_error *e)
                        "--emit-state: quantiles need every value of the "
                        "whole input (--all includes the median); run the "
                        "parts as one (colstat FILE...)");
+    if (o->merge && (o->asked & (STAT_MEDIAN | STAT_QUANTILES)))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--merge: quantiles need every value of the whole "
+                       "input, which states do not carry (--all includes "
+                       "the median); run the parts as one (colstat FILE...)");
     return check_mpi_options(o, e);
 }
 
@@ -576,6 +584,7 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
     }
     if (what)
         o->run.what = what;
+    o->asked = what;
     if (text_options(o, e) != CS_OK)
         return e->status;
     if (take_files(o, argc, argv, e) != CS_OK)
@@ -687,7 +696,9 @@ void options_usage(FILE *f)
         "      --emit-state[=FILE]   write the exact partial state, not a "
         "report\n"
         "      --merge STATE...   merge states in the order given and "
-        "report\n"
+        "report (statistic\n"
+        "                         options and -c choose among what they "
+        "hold)\n"
         "      --mpi              run as one rank of many under mpirun or "
         "srun\n"
         "\n"

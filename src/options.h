@@ -26,6 +26,10 @@ typedef struct options {
        are states to merge and report */
     int emit_state, merge;
     int mpi; /* --mpi: one rank of many (src/dist/mpi_run.h) */
+    /* what the command line said itself (--merge answers the states'
+       statistics unless asked, and checks --bins against theirs) */
+    unsigned asked; /* STAT_* given; 0: none */
+    int bins_set;   /* --bins given */
     const char *state_path;
 } options;
 

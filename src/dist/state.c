@@ -1,14 +1,12 @@
 #include "src/dist/state.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 static const char MAGIC[8] = {'C', 'O', 'L', 'S', 'T', 'A', 'T', 0x1a};
-#define MAX_NAME (1u << 20)
-#define MAX_BINS (1u << 20)
-#define MAX_COLS (1u << 24)
 
 /* --- bytes out ------------------------------------------------------- */
 
@@ -139,6 +137,20 @@ char *state_key(const engine_config *c)
     return n < 0 ? NULL : s;
 }
 
+/* What state_read would refuse to read back, refused here first. */
+static const char *too_big(const state_info *info, const engine_result *r,
+                           size_t body)
+{
+    if (strlen(info->key) > STATE_MAX_KEY)
+        return "the options' key is longer than 1 MiB";
+    for (int k = 0; k < r->ncols; k++)
+        if (strlen(r->cols[k].name) > STATE_MAX_NAME)
+            return "a column name is longer than 64 KiB";
+    if (body > STATE_MAX_BYTES)
+        return "it would be larger than 2 GiB (fewer columns or bins)";
+    return NULL;
+}
+
 int state_write(FILE *f, const state_info *info, const engine_result *r,
                 cs_error *e)
 {
@@ -160,8 +172,12 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
     put(&all, body.p, body.n);
     put_u32(&all, (uint32_t)crc32(0, all.p, (uInt)all.n));
     int rc = CS_OK;
+    const char *big = too_big(info, r, body.n);
     if (body.oom || all.oom)
         rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    else if (big)
+        rc =
+            cs_fail(e, CS_EDATA, "", 0, "cannot make a partial state: %s", big);
     else if (fwrite(all.p, 1, all.n, f) != all.n || fflush(f))
         rc = cs_fail(e, CS_EDATA, "", 0, "cannot write the state");
     free(body.p);
@@ -175,7 +191,15 @@ typedef struct in {
     const unsigned char *p;
     size_t n, at;
     int bad;
+    const char *why; /* what was bad, when known */
 } in;
+
+static void bad(in *i, const char *why)
+{
+    if (!i->bad)
+        i->why = why;
+    i->bad = 1;
+}
 
 static const unsigned char *take(in *i, size_t n)
 {
@@ -213,11 +237,15 @@ static double get_f64(in *i)
     return v;
 }
 
-static char *get_text(in *i)
+/* At most max bytes, none of them NUL (the text is used as a C string:
+ * a NUL inside would make two different texts compare equal). */
+static char *get_text(in *i, uint32_t max)
 {
     uint32_t n = get_u32(i);
-    const unsigned char *b = n <= MAX_NAME ? take(i, n) : NULL;
-    char *s = b ? malloc((size_t)n + 1) : NULL;
+    const unsigned char *b = n <= max ? take(i, n) : NULL;
+    if (b && memchr(b, 0, n))
+        bad(i, "a NUL byte in a name or the key");
+    char *s = b && !i->bad ? malloc((size_t)n + 1) : NULL;
     if (!s) {
         i->bad = 1;
         return NULL;
@@ -227,25 +255,29 @@ static char *get_text(in *i)
     return s;
 }
 
-/* Normalised digits only: [0, 2^32) below the top one. */
+/* Normalised digits only: [0, 2^32) below the top one, which holds the
+ * sign alone (0 or -1: no sum of colstat's reaches 2^2176), so that
+ * adding them up cannot overflow. */
 static void get_sacc(in *i, sacc *a)
 {
     sacc_init(a);
     for (int k = 0; k < SACC_DIGITS; k++) {
         a->d[k] = (int64_t)get_u64(i);
-        if (k < SACC_DIGITS - 1 && (a->d[k] < 0 || a->d[k] > 0xffffffffLL))
-            i->bad = 1;
+        int top = k == SACC_DIGITS - 1;
+        if (top ? a->d[k] != 0 && a->d[k] != -1
+                : a->d[k] < 0 || a->d[k] > 0xffffffffLL)
+            bad(i, "a sum's digits not in their normal form");
     }
     a->pos_inf = get_u64(i);
     a->neg_inf = get_u64(i);
 }
 
-/* Into a csum_init'ed c. */
+/* Into a csum_init'ed c; digits that are not normal never reach it. */
 static void get_csum(in *i, csum *c)
 {
     sacc a;
     get_sacc(i, &a);
-    if (csum_add(c, &a))
+    if (!i->bad && csum_add(c, &a))
         i->bad = 1;
 }
 
@@ -262,7 +294,10 @@ static void get_stats(in *i, col_stats *s)
     s->max = get_f64(i);
     s->min_corr = (int32_t)get_u32(i);
     s->max_corr = (int32_t)get_u32(i);
-    s->all_int = (int)get_u32(i);
+    uint32_t all_int = get_u32(i);
+    if (all_int > 1) /* written as 0 or 1 */
+        bad(i, "an integrality flag other than 0 or 1");
+    s->all_int = (int)all_int;
     get_csum(i, &s->sum);
     get_csum(i, &s->sumsq);
     get_csum(i, &s->sumsq_corr);
@@ -275,7 +310,9 @@ static void get_hist(in *i, hist *h)
     if (!nbins)
         return;
     double lo = get_f64(i), hi = get_f64(i);
-    if (i->bad || nbins > MAX_BINS || hist_init(h, (int)nbins, lo, hi)) {
+    if (!i->bad && nbins > STATE_MAX_BINS)
+        bad(i, "a histogram of too many bins");
+    if (i->bad || hist_init(h, (int)nbins, lo, hi)) {
         i->bad = 1;
         return;
     }
@@ -285,23 +322,26 @@ static void get_hist(in *i, hist *h)
         h->bins[k] = get_u64(i);
 }
 
+/* The payload: rows, columns (their count checked by the caller). */
 static int get_columns(in *i, engine_result *r)
 {
     r->rows = get_u64(i);
     uint32_t n = get_u32(i);
-    if (i->bad || n > MAX_COLS || (size_t)n > i->n / 64)
+    if (i->bad || n == 0 || n > STATE_MAX_COLS)
         return -1;
-    size_t n1 = n ? n : 1;
-    r->cols = calloc(n1, sizeof *r->cols);
-    r->held_st = calloc(n1, sizeof *r->held_st);
-    r->held_h = calloc(n1, sizeof *r->held_h);
+    r->cols = calloc(n, sizeof *r->cols);
+    r->held_st = calloc(n, sizeof *r->held_st);
+    r->held_h = calloc(n, sizeof *r->held_h);
     if (!r->cols || !r->held_st || !r->held_h)
         return -1;
     r->ncols = r->nheld = (int)n;
     for (uint32_t k = 0; k < n && !i->bad; k++) {
         engine_column *c = &r->cols[k];
-        c->name = get_text(i);
-        c->index = (int)get_u32(i);
+        c->name = get_text(i, STATE_MAX_NAME);
+        uint32_t index = get_u32(i);
+        if (index < 1 || index > STATE_MAX_COLS)
+            bad(i, "a column index out of range");
+        c->index = (int)index;
         get_stats(i, &r->held_st[k]);
         get_hist(i, &r->held_h[k]);
         c->st = &r->held_st[k];
@@ -310,25 +350,36 @@ static int get_columns(in *i, engine_result *r)
     return i->bad ? -1 : 0;
 }
 
-static unsigned char *slurp(FILE *f, size_t *n)
+/* Bytes read so far, in one growing buffer: it grows as bytes arrive, so
+ * a header that declares more than the input holds allocates no more
+ * than the input brings. */
+typedef struct raw {
+    unsigned char *p;
+    size_t n, cap;
+} raw;
+
+/* Appends up to want bytes of f; returns -1 on a read error or when out
+ * of memory, else 0 (fewer bytes at the end of f: r->n tells). */
+static int read_more(FILE *f, raw *r, size_t want)
 {
-    size_t cap = 1 << 16;
-    unsigned char *p = malloc(cap);
-    *n = 0;
-    for (size_t got; p && (got = fread(p + *n, 1, cap - *n, f)) > 0;) {
-        *n += got;
-        if (*n == cap) {
-            unsigned char *q = realloc(p, cap *= 2);
+    size_t end = r->n + want;
+    while (r->n < end) {
+        if (r->n == r->cap) {
+            size_t cap = r->cap ? r->cap * 2 : 4096;
+            if (cap > end)
+                cap = end;
+            unsigned char *q = realloc(r->p, cap);
             if (!q)
-                free(p);
-            p = q;
+                return -1;
+            r->p = q;
+            r->cap = cap;
         }
+        size_t got = fread(r->p + r->n, 1, r->cap - r->n, f);
+        r->n += got;
+        if (got == 0)
+            return ferror(f) ? -1 : 0;
     }
-    if (p && ferror(f)) {
-        free(p);
-        return NULL;
-    }
-    return p;
+    return 0;
 }
 
 /* The last 4 bytes are the CRC-32 of all before them. */
@@ -336,8 +387,14 @@ static int crc_ok(const unsigned char *p, size_t n)
 {
     if (n < 4)
         return 0;
-    in t = {p, n, n - 4, 0};
-    return crc32(0, p, (uInt)(n - 4)) == get_u32(&t);
+    in t = {p, n, n - 4, 0, NULL};
+    uLong crc = crc32(0, Z_NULL, 0);
+    /* crc32 takes a uInt length: a state may pass 4 GiB one day */
+    for (size_t at = 0; at < n - 4; at += 1u << 30) {
+        size_t k = n - 4 - at < (1u << 30) ? n - 4 - at : (1u << 30);
+        crc = crc32(crc, p + at, (uInt)k);
+    }
+    return crc == get_u32(&t);
 }
 
 static int refuse(cs_error *e, const char *name, const char *why)
@@ -345,38 +402,173 @@ static int refuse(cs_error *e, const char *name, const char *why)
     return cs_fail(e, CS_EDATA, name, 0, "not a colstat state: %s", why);
 }
 
+/* The options a key spells that shape its state's contents: what, the
+ * bins and the range, at its end after the last ";what=" (the texts of
+ * -c and -b come before it and may hold anything). The tail must read
+ * back exactly as state_key writes it. */
+static int parse_key(const char *key, state_info *info)
+{
+    const char *tail = NULL;
+    for (const char *p = key; (p = strstr(p, ";what=")); p++)
+        tail = p;
+    unsigned what;
+    int nbins, have_range, strict, used = -1;
+    uint64_t lo, hi;
+    if (!tail ||
+        sscanf(tail,
+               ";what=%x;nbins=%d;range=%d:%16" SCNx64 ":%16" SCNx64
+               ";strict=%d%n",
+               &what, &nbins, &have_range, &lo, &hi, &strict, &used) != 6 ||
+        used < 0 || tail[used])
+        return -1;
+    char again[128];
+    snprintf(again, sizeof again,
+             ";what=%x;nbins=%d;range=%d:%016" PRIx64 ":%016" PRIx64
+             ";strict=%d",
+             what, nbins, have_range, lo, hi, strict);
+    if (strcmp(again, tail) || strict < 0 || strict > 1)
+        return -1;
+    info->nbins = nbins;
+    info->have_range = have_range;
+    memcpy(&info->lo, &lo, 8);
+    memcpy(&info->hi, &hi, 8);
+    return what == info->what ? 0 : -1;
+}
+
+/* What any key says: known statistics, bins within bounds, finite
+ * edges in order. (What --emit-state may hold is narrower: merge.c.) */
+static const char *key_invariant(const state_info *k)
+{
+    const unsigned known = STAT_ALL | STAT_QUANTILES;
+    if (!k->what || (k->what & ~known))
+        return "statistics colstat does not know";
+    if (k->nbins < 1 || k->nbins > (int)STATE_MAX_BINS)
+        return "a bin count out of range";
+    if (k->have_range < 0 || k->have_range > 1)
+        return "a range flag out of range";
+    if (k->have_range && !(isfinite(k->lo) && isfinite(k->hi) && k->lo < k->hi))
+        return "a range that is not LO < HI, both finite";
+    return NULL;
+}
+
+/* Fixed size of a column's statistics in the encoding (put_stats). */
+#define SACC_BYTES ((uint64_t)(SACC_DIGITS + 2) * 8)
+#define STATS_BYTES (10 * 8 + 2 * 8 + 3 * 4 + 3 * SACC_BYTES)
+
+uint64_t state_max_bytes(const state_info *info, uint64_t ncols)
+{
+    uint64_t hist = 4;
+    if (info->what & STAT_HIST)
+        hist += 32 + 8 * (uint64_t)info->nbins;
+    uint64_t col = 4 + STATE_MAX_NAME + 4 + STATS_BYTES + hist;
+    return 12 + ncols * col; /* ncols <= 2^24: no overflow */
+}
+
+/* The least payload of ncols columns: empty names, and histograms when
+ * the key has them. */
+static uint64_t min_bytes(const state_info *info, uint64_t ncols)
+{
+    uint64_t hist = 4;
+    if (info->what & STAT_HIST)
+        hist += 32 + 8 * (uint64_t)info->nbins;
+    return 12 + ncols * (4 + 4 + STATS_BYTES + hist);
+}
+
+/* The header, read alone first: magic, version, key, what and the
+ * payload's length, each checked before anything more is read (so that
+ * /dev/zero, a FIFO or an endless stream is refused at once). */
+static int read_header(FILE *f, const char *name, raw *b, state_info *info,
+                       uint64_t *len, cs_error *e)
+{
+    if (read_more(f, b, sizeof MAGIC) || b->n < sizeof MAGIC ||
+        memcmp(b->p, MAGIC, sizeof MAGIC))
+        return refuse(e, name, "no state's magic bytes");
+    if (read_more(f, b, 8) || b->n < sizeof MAGIC + 8)
+        return refuse(e, name, "cut short (header)");
+    in i = {b->p, b->n, sizeof MAGIC, 0, NULL};
+    uint32_t version = get_u32(&i), keylen = get_u32(&i);
+    if (version != STATE_VERSION)
+        return cs_fail(e, CS_EDATA, name, 0,
+                       "state of version %u; this colstat reads version %d",
+                       version, STATE_VERSION);
+    if (keylen > STATE_MAX_KEY)
+        return refuse(e, name, "a key longer than 1 MiB");
+    if (read_more(f, b, (size_t)keylen + 12) || b->n - i.at < keylen + 12)
+        return refuse(e, name, "cut short (header)");
+    i.p = b->p;
+    i.n = b->n;
+    i.at -= 4;
+    info->key = get_text(&i, STATE_MAX_KEY);
+    info->what = get_u32(&i);
+    *len = get_u64(&i);
+    const char *why = NULL;
+    if (!info->key || parse_key(info->key, info))
+        why = "its key is not one colstat writes";
+    else
+        why = key_invariant(info);
+    if (why)
+        return cs_fail(e, CS_EDATA, name, 0,
+                       "a state that no colstat run gives: %s", why);
+    return CS_OK;
+}
+
+/* The payload's length against the bounds its column count allows. */
+static int read_payload(FILE *f, const char *name, raw *b,
+                        const state_info *info, uint64_t len, cs_error *e)
+{
+    size_t head = b->n;
+    if (len < 12 || read_more(f, b, 12) || b->n - head < 12)
+        return refuse(e, name, "cut short (payload)");
+    in i = {b->p, b->n, head + 8, 0, NULL};
+    uint32_t ncols = get_u32(&i);
+    if (ncols == 0 || ncols > STATE_MAX_COLS)
+        return refuse(e, name, "a column count out of range");
+    uint64_t max = state_max_bytes(info, ncols);
+    if (len > max || len > STATE_MAX_BYTES)
+        return cs_fail(e, CS_EDATA, name, 0,
+                       "not a colstat state: a payload of %" PRIu64
+                       " bytes, past the %" PRIu64 " that %u columns may "
+                       "take (and 2 GiB in all)",
+                       len, max < STATE_MAX_BYTES ? max : STATE_MAX_BYTES,
+                       ncols);
+    if (len < min_bytes(info, ncols))
+        return refuse(e, name, "cut short or corrupt (length)");
+    size_t rest = (size_t)len - 12 + 4; /* and the CRC */
+    if (read_more(f, b, rest) || b->n - head - 12 < rest)
+        return refuse(e, name, "cut short");
+    if (fgetc(f) != EOF)
+        return refuse(e, name, "bytes past its end");
+    if (!crc_ok(b->p, b->n))
+        return refuse(e, name, "cut short or corrupt (CRC-32 mismatch)");
+    return CS_OK;
+}
+
+static int read_state(FILE *f, const char *name, state_info *info,
+                      engine_result *r, cs_error *e)
+{
+    raw b = {0};
+    uint64_t len = 0;
+    int rc = read_header(f, name, &b, info, &len, e);
+    size_t head = b.n;
+    if (rc == CS_OK)
+        rc = read_payload(f, name, &b, info, len, e);
+    if (rc == CS_OK) {
+        in i = {b.p, b.n - 4, head, 0, NULL};
+        if (get_columns(&i, r) || i.at != i.n)
+            rc = refuse(e, name, i.why ? i.why : "corrupt payload");
+    }
+    free(b.p);
+    if (rc == CS_OK)
+        rc = state_check(info, r, name, e);
+    return rc;
+}
+
 int state_read(FILE *f, const char *name, state_info *info, engine_result *r,
                cs_error *e)
 {
     memset(r, 0, sizeof *r);
     memset(info, 0, sizeof *info);
-    size_t n;
-    unsigned char *p = slurp(f, &n);
-    if (!p)
-        return cs_fail(e, CS_EDATA, name, 0, "cannot read the state");
-    in i = {p, n, 0, 0};
-    int rc = CS_OK;
-    const unsigned char *m = take(&i, sizeof MAGIC);
-    uint32_t version = get_u32(&i);
-    if (!m || memcmp(m, MAGIC, sizeof MAGIC))
-        rc = refuse(e, name, "no state's magic bytes");
-    else if (version != STATE_VERSION)
-        rc = cs_fail(e, CS_EDATA, name, 0,
-                     "state of version %u; this colstat reads version %d",
-                     version, STATE_VERSION);
-    else if (!crc_ok(p, n))
-        rc = refuse(e, name, "cut short or corrupt (CRC-32 mismatch)");
-    if (rc == CS_OK) {
-        info->key = get_text(&i);
-        info->what = get_u32(&i);
-        uint64_t len = get_u64(&i);
-        if (i.bad || len != n - 4 - i.at)
-            rc = refuse(e, name, "cut short or corrupt (length)");
-        i.n = n - 4;
-    }
-    if (rc == CS_OK && (get_columns(&i, r) || i.at != i.n))
-        rc = refuse(e, name, "corrupt payload");
-    free(p);
+    int rc = read_state(f, name, info, r, e);
     if (rc != CS_OK) {
         free(info->key);
         info->key = NULL;
@@ -406,6 +598,20 @@ int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
             return cs_fail(e, CS_EDATA, "", 0,
                            "the states' column %d differs ('%s' and '%s')",
                            k + 1, a->name, b->name);
+    }
+    /* each state's counts are at most its rows (state_check), so rows
+       that add up keep every count and row number from wrapping; the sum
+       of the corrections is signed and checked apart */
+    if (dst->rows > UINT64_MAX - src->rows)
+        return cs_fail(e, CS_EDATA, "", 0, "the states' rows add up past 2^64");
+    for (int k = 0; k < dst->ncols; k++) {
+        int64_t r;
+        if (__builtin_add_overflow(dst->cols[k].st->sum_r,
+                                   src->cols[k].st->sum_r, &r))
+            return cs_fail(e, CS_EDATA, "", 0,
+                           "the states' column %d: its integer corrections "
+                           "add up past 2^63",
+                           k + 1);
     }
     for (int k = 0; k < dst->ncols; k++) {
         /* the column's statistics are dst's own, in its held arrays */

@@ -7,17 +7,35 @@
  * the key (the options that shape a state: two states merge only when
  * their keys are equal), the payload's length, the payload, and a CRC-32
  * of all that precedes it, so a cut or damaged file is refused, never
- * merged. */
+ * merged.
+ *
+ * A state is untrusted input (it may come from anywhere, or be made by
+ * hand with a valid CRC): its header is checked before the payload is
+ * read, the payload's size is bounded by what the header declares (see
+ * state_max_bytes), and every field must hold what a run of colstat can
+ * give (state_check.c lists the invariants). */
 #ifndef COLSTAT_SRC_DIST_STATE_H
 #define COLSTAT_SRC_DIST_STATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "io/error.h"
 #include "src/engine/engine.h"
 
 #define STATE_VERSION 1
+
+/* Bounds a state is read within (man/colstat.1): a key of at most
+ * STATE_MAX_KEY bytes, column names of at most STATE_MAX_NAME bytes, at
+ * most STATE_MAX_BINS bins, and a payload of STATE_MAX_BYTES at most
+ * (--mpi's ranks hand their states over with int lengths: no state past
+ * 2 GiB could travel there either). state_write makes none past them. */
+#define STATE_MAX_KEY (1u << 20)
+#define STATE_MAX_NAME (1u << 16)
+#define STATE_MAX_BINS (1u << 20)
+#define STATE_MAX_COLS (1u << 24)
+#define STATE_MAX_BYTES ((uint64_t)1 << 31)
 
 /* The key of a run: the options that shape its state, as text. A state of
  * one key must not meet one of another. Returns a malloc'ed string, or
@@ -28,7 +46,16 @@ char *state_key(const engine_config *cfg);
 typedef struct state_info {
     char *key;     /* state_key's text */
     unsigned what; /* the STAT_* bits it holds */
+    /* read from the key by state_read (state_write ignores them): the
+       histograms' bins and, with have_range, their edges */
+    int nbins, have_range;
+    double lo, hi;
 } state_info;
+
+/* The most payload bytes a state of ncols columns may have, under the
+ * key's statistics and bins (info's what and nbins): each column at its
+ * longest (a name of STATE_MAX_NAME bytes). */
+uint64_t state_max_bytes(const state_info *info, uint64_t ncols);
 
 /* Writes r to f. */
 int state_write(FILE *f, const state_info *info, const engine_result *r,
@@ -36,12 +63,20 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
 
 /* Reads the state in f (named name in messages) into *info (its key
  * malloc'ed) and r. CS_EDATA for a file that is not a state, of another
- * version, cut short or corrupt. */
+ * version, cut short, corrupt, past the bounds above, or holding what no
+ * run of colstat gives (state_check); f is read no further than the
+ * header allows. */
 int state_read(FILE *f, const char *name, state_info *info, engine_result *r,
                cs_error *e);
 
+/* Whether the key and the columns r holds are what a run of colstat
+ * could give; CS_EDATA naming name and the first broken invariant. */
+int state_check(const state_info *info, const engine_result *r,
+                const char *name, cs_error *e);
+
 /* dst += src, src's rows after dst's, exactly as one run over both. The
- * columns must be the same (name, index, statistics, histogram edges). */
+ * columns must be the same (name, index, statistics, histogram edges);
+ * CS_EDATA when the total would pass what the counters hold. */
 int state_merge(engine_result *dst, const engine_result *src, cs_error *e);
 
 #endif

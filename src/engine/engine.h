@@ -228,4 +228,11 @@ void engine_say_left(const engine_result *r, const engine_sink *sink);
 void engine_warn_repeats(const engine_result *r, const engine_sink *sink);
 void engine_result_free(engine_result *r);
 
+/* Keeps the columns of r that the -c list selects (columns.h's grammar:
+ * indices are the input's fields, as engine_column.index), in the list's
+ * order; --merge's -c. Fields the list selects that are none of r's
+ * columns are passed over. CS_EUSAGE when an item does not resolve or no
+ * column of r is left. */
+int engine_select_columns(engine_result *r, const char *list, cs_error *e);
+
 #endif

@@ -1,12 +1,16 @@
 /* Partial states (src/dist/state.h): a result written and read back is the
  * same, bit for bit; the states of random splits of a column, merged in
  * order, are the state of the whole; a state cut at any byte, with any
- * byte changed, of another version or with no magic is refused. Random
- * values drawn fresh with a logged seed. */
+ * byte changed, of another version or with no magic is refused; an
+ * endless input is refused after its header, and a hand-made state (a
+ * valid CRC over what no run gives) and merges past the counters are
+ * refused. Random values drawn fresh with a logged seed. */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "src/dist/state.h"
 #include "tests/testlib.h"
@@ -54,7 +58,15 @@ static void make(engine_result *r, double (*v)[N], size_t from, size_t to,
         c->h = &r->held_h[k];
         stats_init(st);
         stats_add_values(st, v[k] + from, NULL, to - from, 1, STAT_ALL);
-        stats_add_counts(st, k, 2 * k, 0, k ? 1 + k : 0);
+        /* the NaN rows' fields, as a run would count them: NaN in the
+           first column, missing and invalid halves in the others */
+        uint64_t nans = 0, first_nan = 0;
+        for (size_t i = from; i < to; i++)
+            if (isnan(v[k][i]) && !nans++)
+                first_nan = i - from + 1;
+        uint64_t invalid = k ? nans / 2 : 0;
+        stats_add_counts(st, k ? nans - invalid : 0, invalid, k ? 0 : nans,
+                         invalid ? first_nan : 0);
         if (with_hist) {
             ck_assert_int_eq(hist_init(&r->held_h[k], 17, -1e6, 1e6), 0);
             hist_add_values(&r->held_h[k], v[k] + from, to - from);
@@ -85,14 +97,36 @@ static void same(const engine_result *a, const engine_result *b)
     }
 }
 
-static unsigned char *encode(const engine_result *r, const char *key, size_t *n)
+/* The key of a run of make's statistics, histograms or not, and -c
+ * columns (any text: it only tells runs apart). */
+static char *key_of(int with_hist, const char *columns)
+{
+    engine_config c;
+    memset(&c, 0, sizeof c);
+    c.columns = columns;
+    c.what = with_hist ? STAT_ALL : STAT_ALL & ~STAT_HIST;
+    c.nbins = 17;
+    c.have_range = 1;
+    c.range_lo = -1e6;
+    c.range_hi = 1e6;
+    char *k = state_key(&c);
+    ck_assert(k != NULL);
+    return k;
+}
+
+/* r's state under the key of a run with -c columns. */
+static unsigned char *encode(const engine_result *r, const char *columns,
+                             size_t *n)
 {
     char *p = NULL;
     FILE *f = open_memstream(&p, n);
     cs_error e = {0};
-    state_info info = {(char *)key, STAT_ALL};
+    int hist = r->cols[0].h->bins != NULL;
+    state_info info = {key_of(hist, columns), 0, 0, 0, 0, 0};
+    info.what = hist ? STAT_ALL : STAT_ALL & ~STAT_HIST;
     ck_assert_int_eq(state_write(f, &info, r, &e), CS_OK);
     fclose(f);
+    free(info.key);
     return (unsigned char *)p;
 }
 
@@ -107,7 +141,7 @@ static int decode(const unsigned char *p, size_t n, engine_result *r,
     fclose(f);
     *key = info.key;
     if (rc == CS_OK)
-        ck_assert_uint_eq(info.what, STAT_ALL);
+        ck_assert_uint_eq(info.what & ~STAT_HIST, STAT_ALL & ~STAT_HIST);
     return rc;
 }
 
@@ -125,7 +159,9 @@ START_TEST(round_trip_and_merge)
     char *key = NULL;
     cs_error e = {0};
     ck_assert_int_eq(decode(p, n, &back, &key, &e), CS_OK);
-    ck_assert_str_eq(key, "k=1");
+    char *want = key_of(hist, "k=1");
+    ck_assert_str_eq(key, want);
+    free(want);
     same(&whole, &back);
     free(key);
     engine_result_free(&back);
@@ -197,6 +233,274 @@ START_TEST(damage_is_refused)
 }
 END_TEST
 
+/* An endless input (as /dev/zero, a FIFO, a stream that never ends):
+ * zeros, or a prefix and then zeros, up to CAP bytes, counting reads. */
+enum { CAP = 64 << 20 };
+
+typedef struct endless {
+    const unsigned char *prefix;
+    size_t nprefix, at;
+} endless;
+
+static ssize_t endless_read(void *c, char *buf, size_t n)
+{
+    endless *s = c;
+    if (s->at >= CAP)
+        return 0;
+    for (size_t i = 0; i < n; i++, s->at++)
+        buf[i] = s->at < s->nprefix ? (char)s->prefix[s->at] : 0;
+    return (ssize_t)n;
+}
+
+/* state_read over prefix then zeros: refused, having read less than the
+ * prefix and limit bytes more. */
+static void refused_early(const unsigned char *prefix, size_t n, size_t limit)
+{
+    endless s = {prefix, n, 0};
+    cookie_io_functions_t io = {endless_read, NULL, NULL, NULL};
+    FILE *f = fopencookie(&s, "r", io);
+    ck_assert(f != NULL);
+    state_info info;
+    engine_result r;
+    cs_error e = {0};
+    ck_assert_int_eq(state_read(f, "s", &info, &r, &e), CS_EDATA);
+    ck_assert(strstr(e.msg, "state") != NULL);
+    fclose(f);
+    ck_assert_msg(s.at <= n + limit, "read %zu bytes of %zu + %zu", s.at, n,
+                  limit);
+}
+
+static void put_le64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+START_TEST(header_first)
+{
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (int i = 0; i < N; i++)
+            v[k][i] = draw();
+    engine_result r;
+    make(&r, v, 0, N, 1);
+    size_t n;
+    unsigned char *p = encode(&r, "c", &n);
+    refused_early(NULL, 0, 1 << 16); /* no magic: at once */
+    refused_early(p, 12, 1 << 16);   /* magic, then a key of 0 bytes */
+    refused_early(p, n, 1 << 16);    /* the state, then more */
+    size_t keylen = p[12] | (size_t)p[13] << 8 | (size_t)p[14] << 16;
+    size_t len_at = 16 + keylen + 4;
+    put_le64(p + len_at, (uint64_t)1 << 40); /* a payload past the bound */
+    refused_early(p, len_at + 8, 1 << 16);
+    put_le64(p + len_at, STATE_MAX_BYTES); /* past 3 columns' bound */
+    refused_early(p, len_at + 8, 1 << 16);
+    free(p);
+    engine_result_free(&r);
+    free(v);
+}
+END_TEST
+
+/* What the reader would refuse, the writer makes not: a name past
+ * STATE_MAX_NAME. */
+START_TEST(write_bounds)
+{
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (int i = 0; i < N; i++)
+            v[k][i] = draw();
+    engine_result r;
+    make(&r, v, 0, 10, 0);
+    free(r.cols[1].name);
+    r.cols[1].name = malloc(STATE_MAX_NAME + 2);
+    memset(r.cols[1].name, 'n', STATE_MAX_NAME + 1);
+    r.cols[1].name[STATE_MAX_NAME + 1] = 0;
+    char *p = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&p, &n);
+    state_info info = {key_of(0, "c"), STAT_ALL & ~STAT_HIST, 0, 0, 0, 0};
+    cs_error e = {0};
+    ck_assert_int_eq(state_write(f, &info, &r, &e), CS_EDATA);
+    ck_assert(strstr(e.msg, "64 KiB") != NULL);
+    fclose(f);
+    ck_assert_uint_eq(n, 0);
+    free(p);
+    free(info.key);
+    engine_result_free(&r);
+    free(v);
+}
+END_TEST
+
+/* What a hand-made state (its CRC valid: written by state_write) may hold
+ * that no run gives; each refused on reading. */
+static void mutate(engine_result *r, int which)
+{
+    col_stats *s = &r->held_st[1];
+    hist *h = &r->held_h[1];
+    sacc a;
+    sacc_init(&a);
+    switch (which) {
+    case 0: /* a count past the rows (2^64-1 + 2 wrapped to 1) */
+        s->count = UINT64_MAX;
+        return;
+    case 1: /* a sum of corrections no count allows */
+        s->sum_r = INT64_MAX;
+        return;
+    case 2: { /* min > max */
+        double t = s->min;
+        s->min = s->max;
+        s->max = t;
+        return;
+    }
+    case 3: /* a count of 0 with a sum */
+        s->count = 0;
+        s->min = s->max = NAN;
+        s->min_row = s->max_row = s->min_row_int = s->max_row_int = 0;
+        s->min_corr = s->max_corr = 0;
+        return;
+    case 4: /* min_row past the rows */
+        s->min_row = r->rows + 1;
+        return;
+    case 5: /* a negative index */
+        r->cols[1].index = -1;
+        return;
+    case 6: /* two columns of one index */
+        r->cols[1].index = r->cols[0].index;
+        return;
+    case 7: /* a histogram of other values than the count */
+        h->bins[0]++;
+        return;
+    case 8: /* other edges than the key's */
+        h->hi *= 2;
+        return;
+    case 9: /* a correction no integer has */
+        s->min_corr = 5000;
+        return;
+    case 10: /* invalid fields, no first row */
+        s->invalid++;
+        s->first_invalid_row = 0;
+        return;
+    case 11: /* a sum past any 2^64 doubles' */
+        a.d[SACC_DIGITS - 1] = 5;
+        ck_assert_int_eq(csum_add(&s->sum, &a), 0);
+        return;
+    case 12: /* +inf in the sum without +inf among the values */
+        s->max = 1.0;
+        s->min = fmin(s->min, 1.0);
+        sacc_add(&a, INFINITY);
+        ck_assert_int_eq(csum_add(&s->sum, &a), 0);
+        return;
+    case 13: /* all_int 2 */
+        s->all_int = 2;
+        return;
+    case 15: /* a sum past count times max (or below count times min) */
+        csum_free(&s->sum);
+        sacc_add(&a, isfinite(s->max) ? DBL_MAX : -DBL_MAX);
+        ck_assert_int_eq(csum_add(&s->sum, &a), 0);
+        return;
+    case 16: /* integers whose sum is not one */
+        s->all_int = 1;
+        sacc_add(&a, 0.5);
+        ck_assert_int_eq(csum_add(&s->sum, &a), 0);
+        return;
+    case 17: /* integers whose extreme is no integer (fuzz_merge: UB) */
+        s->all_int = 1;
+        s->min = -3e231;
+        return;
+    default: /* a negative sum of squares */
+        csum_free(&s->sumsq);
+        sacc_add(&a, -1.0);
+        ck_assert_int_eq(csum_add(&s->sumsq, &a), 0);
+        return;
+    }
+}
+
+START_TEST(handmade_refused)
+{
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (int i = 0; i < N; i++)
+            v[k][i] = draw();
+    for (int which = 0; which <= 18; which++) {
+        engine_result r, back;
+        make(&r, v, 0, 200, 1);
+        mutate(&r, which);
+        size_t n;
+        unsigned char *p = encode(&r, "c", &n);
+        char *key = NULL;
+        cs_error e = {0};
+        ck_assert_msg(decode(p, n, &back, &key, &e) == CS_EDATA,
+                      "mutation %d was read", which);
+        ck_assert(strstr(e.msg, "state") != NULL);
+        free(p);
+        engine_result_free(&r);
+    }
+    free(v);
+}
+END_TEST
+
+/* A sum's digit out of its normal form, the CRC made right: refused
+ * before the digits are added up (fuzz_merge: signed overflow in the
+ * compact sum's balancing). */
+START_TEST(digits_refused)
+{
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (int i = 0; i < N; i++)
+            v[k][i] = draw();
+    engine_result r, back;
+    make(&r, v, 0, 50, 0);
+    size_t n;
+    unsigned char *p = encode(&r, "c", &n);
+    size_t keylen = p[12] | (size_t)p[13] << 8 | (size_t)p[14] << 16;
+    size_t name = strlen(r.cols[0].name);
+    /* header, rows and count, the name, index, 10 + 2 words, 3 flags */
+    size_t sum = 28 + keylen + 12 + 4 + name + 4 + 12 * 8 + 3 * 4;
+    const size_t digit[] = {0, 5, SACC_DIGITS - 1};
+    for (size_t d = 0; d < 3; d++) {
+        unsigned char *q = malloc(n);
+        memcpy(q, p, n);
+        put_le64(q + sum + 8 * digit[d], INT64_MAX);
+        uLong crc = crc32(0, q, (uInt)(n - 4));
+        for (int i = 0; i < 4; i++)
+            q[n - 4 + i] = (unsigned char)(crc >> (8 * i));
+        char *key = NULL;
+        cs_error e = {0};
+        ck_assert_int_eq(decode(q, n, &back, &key, &e), CS_EDATA);
+        free(q);
+    }
+    free(p);
+    engine_result_free(&r);
+    free(v);
+}
+END_TEST
+
+/* Merges whose totals pass the counters: refused, not wrapped. */
+START_TEST(merge_overflow_refused)
+{
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (int i = 0; i < N; i++)
+            v[k][i] = draw();
+    engine_result a, b;
+    cs_error e = {0};
+    make(&a, v, 0, 100, 0);
+    make(&b, v, 100, 200, 0);
+    a.rows = UINT64_MAX - 1;
+    ck_assert_int_eq(state_merge(&a, &b, &e), CS_EDATA);
+    a.rows = (uint64_t)1 << 61;
+    b.rows = (uint64_t)1 << 61;
+    a.held_st[0].count = b.held_st[0].count = (uint64_t)1 << 61;
+    a.held_st[0].sum_r = b.held_st[0].sum_r = ((int64_t)1 << 62) + 1;
+    memset(&e, 0, sizeof e);
+    ck_assert_int_eq(state_merge(&a, &b, &e), CS_EDATA);
+    ck_assert(strstr(e.msg, "2^63") != NULL);
+    engine_result_free(&a);
+    engine_result_free(&b);
+    free(v);
+}
+END_TEST
+
 int main(void)
 {
     rng = test_seed("test_state");
@@ -206,6 +510,11 @@ int main(void)
     for (int i = 0; i < 5; i++)
         tcase_add_test(tc, round_trip_and_merge);
     tcase_add_test(tc, damage_is_refused);
+    tcase_add_test(tc, header_first);
+    tcase_add_test(tc, write_bounds);
+    tcase_add_test(tc, handmade_refused);
+    tcase_add_test(tc, digits_refused);
+    tcase_add_test(tc, merge_overflow_refused);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }

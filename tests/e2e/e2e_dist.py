@@ -10,17 +10,28 @@ order must give the same JSON as one run over the parts as files (rows
 numbered across them), for random statistics (histograms with --range);
 binary f64 records split the same way. States that are cut short, damaged,
 of other options, or asked with a histogram without --range are refused:
-one line on stderr, the documented status, nothing on stdout. Seed
-printed; COLSTAT_SEED reproduces."""
+one line on stderr, the documented status, nothing on stdout. States are
+untrusted input: an endless input (/dev/zero, a FIFO, stdin) is refused
+after its header, having been read no further; hand-made states with a
+valid CRC over fields no run gives (statefile.MUTATIONS) are refused, and
+so are merges whose rows pass 2^64. --merge answers the statistics and -c
+columns asked among those the states hold, as one run over the parts
+would, and refuses (status 2) what they cannot answer. Seed printed;
+COLSTAT_SEED reproduces."""
 import csv
 import io
+import json
 import os
 import random
 import struct
+import subprocess
 import sys
+import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import QUICK, CsvCase, Suite, cmdline  # noqa: E402
+import statefile  # noqa: E402
 
 
 def records(path, delim):
@@ -170,9 +181,219 @@ def test_refusals(suite):
                        ["--emit-state"] + q + [p], 2)
 
 
+# ----------------------------------------------------- untrusted states
+
+STREAM_CAP = 64 << 20  # what an endless input gives before it ends
+READ_LIMIT = 1 << 20   # what colstat may take of it (header, pipe buffer)
+
+
+def feed(suite, args, prefix, fifo=None):
+    """Runs colstat with prefix and then zeros (up to STREAM_CAP bytes)
+    written to its stdin, or to the FIFO fifo it opens; returns (status,
+    stdout, stderr, bytes it took)."""
+    p = subprocess.Popen([suite.exe] + args, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    took = [0]
+
+    def write():
+        try:
+            f = open(fifo, "wb") if fifo else p.stdin
+            data = prefix
+            while took[0] < STREAM_CAP:
+                f.write(data)
+                f.flush()
+                took[0] += len(data)
+                data = bytes(65536)
+            f.close()
+        except (BrokenPipeError, OSError):
+            pass
+
+    t = threading.Thread(target=write, daemon=True)
+    t.start()
+    out, err = p.communicate(timeout=120) if fifo else (
+        p.stdout.read(), p.stderr.read())
+    p.wait(timeout=120)
+    t.join(timeout=120)
+    return p.returncode, out, err.decode("utf-8", "replace"), took[0]
+
+
+def emit_full(suite, tag, path, extra=()):
+    """A real state of path with a histogram (--range) and --std."""
+    s = suite.path(f"{tag}.state")
+    rc, _, err = suite.run(["--emit-state=" + s, "--count", "--sum", "--std",
+                            "--min", "--max", "--hist", "--bins", "7",
+                            "--range", "-100:100"] + list(extra) + [path])
+    suite.check(rc == 0, f"{tag}: emit a state", err)
+    return open(s, "rb").read()
+
+
+def test_header_first(suite):
+    rng = suite.rng
+    p = suite.path("h.csv")
+    CsvCase(rng, p, 300, header=True, delim=",")
+    good = emit_full(suite, "h", p)
+    st = statefile.decode(good)
+    huge = statefile.encode(st, length=rng.choice([1 << 40, 1 << 30, 2**64 - 1]))
+    head = huge[:28 + len(st["key"])]  # magic, version, key, what, length
+    fifo = suite.path("h.fifo")
+    os.mkfifo(fifo)
+    cases = [("zeros", b""), ("a header declaring a huge payload", head),
+             ("a whole state, then more", good)]
+    for what, prefix in cases:
+        for how in ("stdin", "fifo"):
+            args = ["--merge", fifo if how == "fifo" else "-"]
+            rc, out, err, took = feed(suite, args, prefix,
+                                      fifo if how == "fifo" else None)
+            lines = err.strip().splitlines()
+            suite.check(rc == 1 and out == b"" and len(lines) == 1 and
+                        took <= len(prefix) + READ_LIMIT,
+                        f"endless {how}, {what}: refused having read at "
+                        f"most {READ_LIMIT} bytes past the prefix",
+                        f"status {rc}, took {took} bytes, stderr {err!r}")
+    t = time.time()
+    rc, out, err = suite.run(["--merge", "/dev/zero"], timeout=60)
+    suite.check(rc == 1 and out == b"" and time.time() - t < 10 and
+                "magic" in err, "--merge /dev/zero: refused at once",
+                f"status {rc}, stderr {err!r}")
+
+
+def test_handmade(suite):
+    rng = suite.rng
+    p = suite.path("m.csv")
+    CsvCase(rng, p, rng.randint(50, 400), ncols=rng.randint(2, 5),
+            header=True, delim=",")
+    good = emit_full(suite, "m", p)
+    st = statefile.decode(good)
+    suite.check(statefile.encode(st) == good, "statefile reads and writes "
+                "a state back to its bytes")
+    if not any(c["count"] for c in st["columns"]):
+        return
+    names = list(statefile.MUTATIONS)
+    rng.shuffle(names)
+    for i, name in enumerate(names):
+        s = statefile.decode(good)
+        statefile.MUTATIONS[name](s)
+        f = suite.path(f"mut{i}.state")
+        open(f, "wb").write(statefile.encode(s))
+        expect_refused(suite, f"a hand-made state: {name}", ["--merge", f], 1)
+    # rows and counts that wrap: each state is right alone (2^64-1 rows,
+    # nearly all of them missing fields), not together
+    s = statefile.decode(good)
+    grow = 2**64 - 1 - s["rows"]
+    s["rows"] = 2**64 - 1
+    for c in s["columns"]:
+        c["missing"] += grow
+    big = suite.path("big.state")
+    open(big, "wb").write(statefile.encode(s))
+    rc, _, err = suite.run(["--merge", big])
+    suite.check(rc == 0, "a state of 2^64-1 rows alone is merged", err)
+    small = suite.path("small.state")
+    open(small, "wb").write(good)
+    expect_refused(suite, "states whose rows pass 2^64",
+                   ["--merge", big, small], 1)
+
+
+STATS = ["--count", "--sum", "--mean", "--std", "--min", "--max"]
+
+
+def answerable(held):
+    can = {"--count", "--min", "--max"}
+    if held & {"--sum", "--mean", "--std"}:
+        can |= {"--sum", "--mean"}
+    return can | (held & {"--std", "--hist"})
+
+
+def test_merge_selects(suite):
+    """--merge with statistic options and -c == one run with them."""
+    rng = suite.rng
+    for it in range(3 if QUICK else 8):
+        whole = suite.path(f"sel{it}.csv")
+        case = CsvCase(rng, whole, rng.randint(20, 600), header=True)
+        head, recs = records(whole, case.delim)
+        numeric = case.numeric_indices()
+        if len(recs) < 2 or not numeric:
+            continue
+        parts = []
+        for j, chunk in enumerate(split(rng, recs, rng.randint(2, 4))):
+            q = suite.path(f"sel{it}-p{j}.csv")
+            open(q, "wb").write(head + b"".join(chunk))
+            parts.append(q)
+        held = set(rng.sample(STATS, rng.randint(1, len(STATS))))
+        hist = ["--bins", str(rng.randint(1, 20)), "--range", "-50:%d" %
+                rng.randint(1, 500)]
+        if rng.random() < 0.5:
+            held.add("--hist")
+        read = ["-d", case.delim, "--header", "-c",
+                ",".join(map(str, numeric))]
+        emit = read + sorted(held) + (hist if "--hist" in held else [])
+        states = []
+        for j, q in enumerate(parts):
+            s = suite.path(f"sel{it}-{j}.state")
+            rc, _, err = suite.run(["--emit-state=" + s] + emit + [q])
+            suite.check(rc == 0, f"sel{it}: emit part {j}", err)
+            states.append(s)
+        can = sorted(answerable(held))
+        ask = rng.sample(can, rng.randint(1, len(can)))
+        cols = rng.sample(numeric, rng.randint(1, len(numeric)))
+        names = [str(i) if rng.random() < 0.5 else case.cols[i - 1].name
+                 for i in cols]
+        sel = ["-c", ",".join(names)]
+        extra = hist if "--hist" in ask else []
+        rc, merged, err = suite.run(["--merge", "--json"] + ask + sel + states)
+        suite.check(rc == 0, f"sel{it}: merge {cmdline(ask + sel)} exits 0",
+                    err.strip())
+        rc, one, err = suite.run(["--json", "-d", case.delim, "--header"] +
+                                 ask + extra + sel + parts)
+        suite.check(rc == 0 and merged == one,
+                    f"sel{it}: states of {sorted(held)} merged with "
+                    f"{cmdline(ask + sel)} == one run with them",
+                    f"merged {merged[:300]!r}\n      one    {one[:300]!r}")
+        lack = sorted(set(STATS + ["--hist"]) - answerable(held))
+        if lack:
+            expect_refused(suite, f"sel{it}: --merge {lack[0]} from states "
+                           f"of {sorted(held)}",
+                           ["--merge", lack[0]] + states, 2)
+
+
+def test_merge_refuses(suite):
+    rng = suite.rng
+    p = suite.path("q.csv")
+    CsvCase(rng, p, 100, ncols=3, header=True, delim=",")
+    s = suite.path("q.state")
+    good = emit_full(suite, "q", p)
+    open(s, "wb").write(good)
+    idx = [c["index"] for c in statefile.decode(good)["columns"]]
+    for args in (["--median"], ["--quantiles", "0.5,0.9"], ["-a"],
+                 ["--bins", "8"], ["--range", "0:1"], ["-c", "nosuch"],
+                 ["-c", str(max(idx) + 1)]):
+        expect_refused(suite, f"--merge {cmdline(args)}",
+                       ["--merge"] + args + [s], 2)
+    missing = [i for i in range(1, max(idx)) if i not in idx]
+    if missing:
+        expect_refused(suite, "--merge -c of a column not in the states",
+                       ["--merge", "-c", str(missing[0]), s], 2)
+    rc, _, err = suite.run(["--merge", "--hist", "--bins", "7", "--range",
+                            "-100:100", s])
+    suite.check(rc == 0, "--merge with the states' own --bins and --range",
+                err)
+    g = suite.path("gap.csv")
+    open(g, "w").write("a,t,b\n1,x,2\n3,y,4\n")
+    gs = suite.path("gap.state")
+    suite.run(["--emit-state=" + gs, "-c", "a,b", g])
+    for sel in ("1-3", "/.*/", "b,2,a"):
+        rc, out, err = suite.run(["--merge", "--json", "--max", "-c", sel,
+                                  gs])
+        got = [c["name"] for c in json.loads(out)["columns"]] if rc == 0 \
+            else err
+        want = ["b", "a"] if sel.startswith("b") else ["a", "b"]
+        suite.check(got == want, f"--merge -c {sel} passes over a field no "
+                    f"state holds", f"got {got!r}, want {want!r}")
+
+
 def main():
     suite = Suite("e2e_dist", sys.argv)
-    suite.run_tests((test_csv, test_binary, test_refusals))
+    suite.run_tests((test_csv, test_binary, test_refusals, test_header_first,
+                     test_handmade, test_merge_selects, test_merge_refuses))
 
 
 if __name__ == "__main__":

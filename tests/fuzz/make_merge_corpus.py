@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of tests/fuzz/fuzz_merge.c into
+tests/fuzz/corpus_merge/ (committed; run again to regenerate it
+identically: the inputs are drawn from a fixed seed and a state holds no
+file name or time).
+
+usage: python3 tests/fuzz/make_merge_corpus.py build/colstat
+
+Each seed is the harness's mode byte, then a state: real ones emitted by
+colstat (CSV with integers past 2^53, decimals, infinities, invalid and
+missing fields; binary records; default statistics, --std, histograms
+with --range, -c), and the same damaged: cut short, a byte flipped, and
+each of tests/e2e/statefile.py's hand-made breakages written back with a
+valid CRC (mode 0: as they are; the harness may also fix the length and
+the CRC itself, modes 1 to 3)."""
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+import statefile  # noqa: E402
+
+MERGE = 4  # mode bit: merge a second copy
+
+
+def csv_text(rng, rows):
+    lines = ["id,big,price,load,note"]
+    for i in range(rows):
+        big = str(rng.choice([2**53 + rng.randrange(1000), -2**63,
+                              2**64 - rng.randrange(5)]))
+        price = rng.choice(["%.2f" % (rng.random() * 100), "", "inf", "x1"])
+        load = rng.choice(["%g" % rng.gauss(0, 1e300), "nan", "-inf", "7"])
+        lines.append(f"{i + 1},{big},{price},{load},n{i}")
+    return "\n".join(lines) + "\n"
+
+
+RUNS = [
+    ("default", []),
+    ("std", ["--count", "--sum", "--std", "--min", "--max"]),
+    ("hist", ["--hist", "--bins", "5", "--range", "-10:100", "--std"]),
+    ("cols", ["-c", "price,1", "--max", "--mean"]),
+    ("strict_cols", ["-c", "big", "--sum", "--strict"]),
+]
+
+
+def emit(colstat, args, path):
+    p = subprocess.run([colstat, "--emit-state"] + args + [path],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    if p.returncode != 0:
+        raise SystemExit(f"colstat {' '.join(args)}: status {p.returncode}")
+    return p.stdout
+
+
+def real_states(colstat, tmp):
+    rng = random.Random(7)
+    csv = os.path.join(tmp, "a.csv")
+    with open(csv, "w") as f:
+        f.write(csv_text(rng, 40))
+    out = {}
+    for name, args in RUNS:
+        if name != "strict_cols":
+            out[name] = emit(colstat, args, csv)
+    clean = os.path.join(tmp, "b.csv")
+    with open(clean, "w") as f:
+        f.write("big\n" + "".join(f"{2**60 + i * 3}\n" for i in range(30)))
+    out["strict_cols"] = emit(colstat, RUNS[-1][1], clean)
+    f64 = os.path.join(tmp, "c.f64")
+    vals = [rng.choice([rng.gauss(0, 1e9), float("inf"), float("nan"), 0.0,
+                        -0.0, 2.0**64]) for _ in range(60)]
+    with open(f64, "wb") as f:
+        f.write(struct.pack(f"<{len(vals)}d", *vals))
+    out["f64"] = emit(colstat, ["-b", "f64x2", "--hist", "--bins", "3",
+                                "--range", "-1:1", "--std"], f64)
+    return out
+
+
+def seeds(states):
+    rng = random.Random(11)
+    out = {}
+    for name, data in states.items():
+        out[f"real_{name}"] = bytes([0]) + data
+        out[f"real_{name}_merge"] = bytes([MERGE]) + data
+        out[f"cut_{name}"] = bytes([0]) + data[:rng.randrange(len(data))]
+        flip = bytearray(data)
+        flip[rng.randrange(len(flip))] ^= 1 << rng.randrange(8)
+        out[f"flip_{name}"] = bytes([3]) + bytes(flip)
+    base = states["hist"]
+    for i, (what, mutate) in enumerate(sorted(statefile.MUTATIONS.items())):
+        s = statefile.decode(base)
+        mutate(s)
+        out["bad_%02d_%s" % (i, "".join(c if c.isalnum() else "_"
+                                        for c in what))] = \
+            bytes([MERGE]) + statefile.encode(s)
+    s = statefile.decode(base)
+    out["bad_length"] = bytes([0]) + statefile.encode(s, length=1 << 40)
+    return out
+
+
+def main():
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    colstat = os.path.abspath(sys.argv[1])
+    target = os.path.join(HERE, "corpus_merge")
+    os.makedirs(target, exist_ok=True)
+    for old in os.listdir(target):  # what an earlier list named otherwise
+        os.remove(os.path.join(target, old))
+    with tempfile.TemporaryDirectory() as tmp:
+        made = seeds(real_states(colstat, tmp))
+    for name, data in sorted(made.items()):
+        with open(os.path.join(target, name), "wb") as f:
+            f.write(data)
+    print(f"{len(made)} seeds in {target}")
+
+
+if __name__ == "__main__":
+    main()
