@@ -1,5 +1,5 @@
 /* The columns an answer leaves out, named in one note with why: every
- * column of the input is either in the answer or named (DESIGN.md). */
+ * column of the input is either in the answer or named (doc/CONTRACT.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

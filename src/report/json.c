@@ -1,4 +1,4 @@
-/* The JSON document of DESIGN.md. JSON has no infinities or NaN, so
+/* The JSON document of doc/CONTRACT.md. JSON has no infinities or NaN, so
  * those print as the strings "inf", "-inf", "nan"; values that do not
  * exist (mean of no values, std of fewer than two, min/max of none) print
  * as null. */
@@ -84,7 +84,7 @@ static void json_number(FILE *f, double v, int exists, int digits)
     fprintf(f, isfinite(v) ? "%s" : "\"%s\"", buf);
 }
 
-/* Keys of one column object, a few to a line as in DESIGN.md. */
+/* Keys of one column object, a few to a line as in doc/CONTRACT.md. */
 typedef struct json_obj {
     FILE *f;
     int any;      /* a key was written */

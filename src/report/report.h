@@ -3,7 +3,7 @@
  * form that reads back to the same double, or rounded to a number of
  * significant digits; the sum, min and max of an integer column
  * (col_summary.is_int) print as exact integers, and so do its quantiles
- * when they are integers. The JSON document follows DESIGN.md's
+ * when they are integers. The JSON document follows doc/CONTRACT.md's
  * contract. */
 #ifndef COLSTAT_SRC_REPORT_H
 #define COLSTAT_SRC_REPORT_H
