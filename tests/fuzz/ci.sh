@@ -21,7 +21,9 @@ for src in tests/fuzz/fuzz_*.c; do
   [ -d "$seeds" ] || seeds=tests/fuzz/corpus
   work=$(mktemp -d)
   cp "$seeds"/* "$work"/
-  if build-fuzz/"$name" -max_total_time="$secs" -timeout=30 \
+  # UBSan in the fuzz build reports and goes on: a report must stop it.
+  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      build-fuzz/"$name" -max_total_time="$secs" -timeout=30 \
       -rss_limit_mb=4096 -artifact_prefix="$out/$name-" "$work" \
       >"$out/$name.log" 2>&1; then
     echo "$name: $(grep -E '^Done [0-9]+ runs' "$out/$name.log" || echo ran) in $secs s"
