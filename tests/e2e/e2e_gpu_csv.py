@@ -122,6 +122,7 @@ V_GPU = re.compile(r"colstat: (.+): parsed on the GPU\Z")
 V_STOP = re.compile(r"colstat: (.+):([0-9]+): GPU parse stopped \((.*)\); "
                     r"the host parsed from here\Z")
 V_STAGE = re.compile(r"colstat: (?!note: )[A-Za-z]")  # the note is no -v line
+V_TENT = re.compile(r"colstat: [0-9]+ columns? tentative: ")  # -v, too
 V_GZIP = re.compile(r"colstat: (.+): gzip: .* inflating, ")  # -v, host side
 V_WS = re.compile(r"colstat: (.+): whitespace-separated \(-W\): parsed on the "
                   r"host, reduced on the gpu\Z")
@@ -1053,7 +1054,7 @@ def split_gpu_stderr(err):
         if m:
             parse.append((m.group(1), -1, "-W"))
             continue
-        if V_STAGE.match(s) or V_GZIP.match(s):
+        if V_STAGE.match(s) or V_GZIP.match(s) or V_TENT.match(s):
             continue
         kept.append(line)
     return "".join(kept), parse
