@@ -279,6 +279,25 @@ static int fast_exit(void)
 #endif
 }
 
+/* --list-columns: the names a run would give the fields, one a line,
+ * for scripts and shell completion; only the head of the input is read.
+ * A name is written as it is (a script splitting at line breaks must not
+ * get \n for a quoted line break it cannot select with -c). */
+static int list_columns(const options *o, cs_error *e)
+{
+    messages m = {0};
+    m.buf = open_memstream(&m.text, &m.len);
+    engine_sink sink = {say, &m};
+    char **names;
+    int n;
+    int rc = engine_list_columns(&o->run, &sink, &names, &n, e);
+    for (int i = 0; rc == CS_OK && i < n; i++)
+        printf("%s\n", names[i]);
+    engine_names_free(names, n);
+    flush_messages(&m);
+    return rc == CS_OK ? stdout_done(e) : rc;
+}
+
 /* --emit-state: the exact partial state instead of the report. */
 static int write_state(const options *o, const engine_result *res, cs_error *e)
 {
@@ -410,6 +429,8 @@ int main(int argc, char **argv)
     } else if (rc == CS_OK && o.action == ACT_VERSION) {
         printf("colstat %s\n", COLSTAT_VERSION);
         rc = stdout_done(&e);
+    } else if (rc == CS_OK && o.action == ACT_LIST) {
+        rc = list_columns(&o, &e);
     } else if (rc == CS_OK && o.merge)
         rc = merge(&o, &e);
     else if (rc == CS_OK && o.mpi) {

@@ -38,6 +38,7 @@ enum {
     OPT_EMIT_STATE,
     OPT_MERGE,
     OPT_MPI,
+    OPT_LIST_COLUMNS,
 };
 
 /* The leading ':' makes a missing argument ':' rather than '?'. */
@@ -80,6 +81,7 @@ static const struct option long_opts[] = {
     {"emit-state", optional_argument, NULL, OPT_EMIT_STATE},
     {"merge", no_argument, NULL, OPT_MERGE},
     {"mpi", no_argument, NULL, OPT_MPI},
+    {"list-columns", no_argument, NULL, OPT_LIST_COLUMNS},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -348,6 +350,9 @@ static int flag_option(options *o, int c, unsigned *what)
         return 1;
     case OPT_MPI:
         o->mpi = 1;
+        return 1;
+    case OPT_LIST_COLUMNS:
+        o->action = ACT_LIST;
         return 1;
     case 'v':
         o->run.verbose = 1;
@@ -645,6 +650,9 @@ void options_usage(FILE *f)
         "      --decimal CHAR     decimal separator in numbers: 1713,16\n"
         "      --strict           a non-numeric field is an error, not a "
         "count\n"
+        "      --list-columns     print the first input's column names, one "
+        "a line\n"
+        "                         (after header detection), and exit\n"
         "\n"
         "Statistics (default: --count --sum --mean --min --max):\n"
         "      --count --sum --mean --std --min --max --hist\n"

@@ -7,7 +7,9 @@
 #include "src/report/report.h"
 #include "src/stats/quantile.h"
 
-typedef enum opt_action { ACT_RUN, ACT_HELP, ACT_VERSION } opt_action;
+/* ACT_LIST: --list-columns, the input's column names instead of
+ * statistics */
+typedef enum opt_action { ACT_RUN, ACT_HELP, ACT_VERSION, ACT_LIST } opt_action;
 
 typedef struct options {
     opt_action action;
