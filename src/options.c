@@ -1,4 +1,5 @@
 #include "options.h"
+#include "suggest.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -124,6 +125,21 @@ static const struct option *find_long(const char *arg, int *nmatch)
     return found;
 }
 
+/* An unknown long option, with what it probably meant: --percentile
+ * gets --quantiles, --sun gets --sum. */
+static int unknown_option(const char *arg, size_t len, cs_error *e)
+{
+    enum { NOPTS = sizeof long_opts / sizeof *long_opts };
+    const char *names[NOPTS];
+    for (size_t i = 0; i < NOPTS; i++)
+        names[i] = long_opts[i].name; /* the last is NULL */
+    char advice[128];
+    suggest_option(arg, len, names, advice, sizeof advice);
+    return cs_fail(e, CS_EUSAGE, "", 0,
+                   "unknown option '--%.*s'%s%s (colstat --help lists them)",
+                   (int)len, arg, advice[0] ? ": " : "", advice);
+}
+
 /* getopt_long stays silent (opterr = 0); this says what it rejected. */
 static int bad_option(int c, const char *elem, cs_error *e)
 {
@@ -140,8 +156,7 @@ static int bad_option(int c, const char *elem, cs_error *e)
         const char *arg = elem + 2;
         int len = (int)strcspn(arg, "=");
         if (!p)
-            return cs_fail(e, CS_EUSAGE, "", 0, "unrecognized option '--%.*s'",
-                           len, arg);
+            return unknown_option(arg, (size_t)len, e);
         if (nmatch > 1)
             return cs_fail(e, CS_EUSAGE, "", 0, "option '--%.*s' is ambiguous",
                            len, arg);
