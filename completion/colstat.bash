@@ -91,7 +91,7 @@ _colstat_header_names()
             ;;
         -c | --columns | -o | --format | --device | -j | --threads | \
             --bins | --range | --null | --thousands | --decimal | --digits | \
-            --layout | --quantiles | --memory)
+            --layout | --quantiles | --memory | --json-bigint)
             [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
             ((i++))
             continue
@@ -176,6 +176,10 @@ _colstat()
         _colstat_reply $'auto\nwide\nlong' "$cur" "$pre"
         return
         ;;
+    --json-bigint)
+        _colstat_reply $'number\nstring' "$cur" "$pre"
+        return
+        ;;
     --digits)
         _colstat_reply "$(seq 1 17)" "$cur" "$pre"
         return
@@ -216,7 +220,8 @@ _colstat()
             --no-header -b --binary -W --whitespace --null --thousands \
             --decimal --strict --list-columns --count --sum --mean --std \
             --min --max --hist --median --quantiles --memory -a --all \
-            --bins --range -o --format --tsv --csv --json --digits --layout --device -j --threads \
+            --bins --range -o --format --tsv --csv --json --json-bigint \
+            --json-errors --digits --layout --device -j --threads \
             --progress --no-progress --emit-state --merge --mpi -v \
             --verbose -h --help -V --version" -- "$cur"))
         return

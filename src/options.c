@@ -40,6 +40,8 @@ enum {
     OPT_MERGE,
     OPT_MPI,
     OPT_LIST_COLUMNS,
+    OPT_JSON_BIGINT,
+    OPT_JSON_ERRORS,
 };
 
 /* The leading ':' makes a missing argument ':' rather than '?'. */
@@ -68,6 +70,8 @@ static const struct option long_opts[] = {
     {"tsv", no_argument, NULL, OPT_TSV},
     {"csv", no_argument, NULL, OPT_CSV},
     {"json", no_argument, NULL, OPT_JSON},
+    {"json-bigint", required_argument, NULL, OPT_JSON_BIGINT},
+    {"json-errors", no_argument, NULL, OPT_JSON_ERRORS},
     {"device", required_argument, NULL, OPT_DEVICE},
     {"threads", required_argument, NULL, 'j'},
     {"strict", no_argument, NULL, OPT_STRICT},
@@ -247,6 +251,20 @@ static int opt_format(options *o, const char *arg, cs_error *e)
     return CS_OK;
 }
 
+/* --json-bigint: number (exact digits, the default: nothing is lost for
+ * a reader that keeps them) or string (for readers that round numbers
+ * past 2^53: jq 1.6, JavaScript, R's jsonlite). */
+static int opt_bigint(options *o, const char *arg, cs_error *e)
+{
+    static const char *const names[] = {"number", "string", NULL};
+    int i = lookup(arg, names);
+    if (i < 0)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--json-bigint: '%s' is not one of number, string", arg);
+    o->bigint_string = i == 1;
+    return CS_OK;
+}
+
 static int opt_device(options *o, const char *arg, cs_error *e)
 {
     static const char *const names[] = {"auto", "cpu", "gpu", NULL};
@@ -369,6 +387,9 @@ static int flag_option(options *o, int c, unsigned *what)
     case OPT_LIST_COLUMNS:
         o->action = ACT_LIST;
         return 1;
+    case OPT_JSON_ERRORS:
+        o->json_errors = 1;
+        return 1;
     case 'v':
         o->run.verbose = 1;
         return 1;
@@ -466,6 +487,8 @@ static int value_option(options *o, int c, const char *arg, unsigned *what,
         return opt_format(o, arg, e);
     case OPT_DEVICE:
         return opt_device(o, arg, e);
+    case OPT_JSON_BIGINT:
+        return opt_bigint(o, arg, e);
     case OPT_RANGE:
         return opt_range(o, arg, e);
     case OPT_BINS:
@@ -612,6 +635,19 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
     return check_state_options(o, e);
 }
 
+int options_json_errors(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        int nmatch = 0;
+        const struct option *p = NULL;
+        if (!strncmp(argv[i], "--", 2) && argv[i][2])
+            p = find_long(argv[i] + 2, &nmatch);
+        if (p && nmatch == 1 && p->val == OPT_JSON_ERRORS)
+            return 1;
+    }
+    return 0;
+}
+
 void options_free(options *o)
 {
     qlist_free(&o->quantiles);
@@ -689,6 +725,13 @@ void options_usage(FILE *f)
         "Output:\n"
         "  -o, --format FMT       table (default), tsv, csv or json\n"
         "      --tsv, --csv, --json   short for --format=...\n"
+        "      --json-bigint MODE   number (default: exact digits) or "
+        "string: JSON\n"
+        "                         integers beyond +-2^53 as strings, for "
+        "readers\n"
+        "                         that round them (jq 1.6, JavaScript)\n"
+        "      --json-errors      an error is also a JSON object on "
+        "stdout\n"
         "      --digits N         significant digits, 1 to 17 (default: 15 "
         "in the\n"
         "                         table, the shortest exact form "

@@ -32,6 +32,9 @@ typedef struct options {
        statistics unless asked, and checks --bins against theirs) */
     unsigned asked; /* STAT_* given; 0: none */
     int bins_set;   /* --bins given */
+    /* --json-bigint=string: integers past +-2^53 as JSON strings;
+       --json-errors: an error also as a JSON document on stdout */
+    int bigint_string, json_errors;
     const char *state_path;
 } options;
 
@@ -39,6 +42,10 @@ typedef struct options {
  * outlive o. */
 int options_parse(int argc, char **argv, options *o, cs_error *e);
 void options_free(options *o);
+
+/* Whether argv asks for --json-errors, for an error found while parsing
+ * it (options_parse stops at the first). */
+int options_json_errors(int argc, char **argv);
 
 /* The --help text. */
 void options_usage(FILE *f);

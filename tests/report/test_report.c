@@ -377,7 +377,7 @@ static char *render_style(const sample *x, out_format fmt,
 /* The wide table in shortest form, bars in UTF-8. */
 static char *render(const sample *x, out_format fmt, int width)
 {
-    report_style st = {width, 0, LAYOUT_WIDE, 0, 1};
+    report_style st = {width, 0, LAYOUT_WIDE, 0, 1, 0};
     return render_style(x, fmt, &st);
 }
 
@@ -400,7 +400,8 @@ static const char py_script[] =
     "  return 'f:%d'%struct.unpack('<Q',struct.pack('<d',x))[0]\n"
     "for a in sys.argv[1:]:\n"
     " d=json.load(open(a,encoding='utf-8'),object_pairs_hook=pairs)\n"
-    " assert sorted(d)==['columns','rows'],sorted(d)\n"
+    " assert list(d)==['schema_version','rows','columns'],list(d)\n"
+    " assert d['schema_version']==1\n"
     " print('rows',v(d['rows']))\n"
     " for c in d['columns']:\n"
     "  o=[c['name'].encode('utf-8').hex(),v(c['index'])]\n"
@@ -668,6 +669,7 @@ START_TEST(json_fixed)
     char *text = render(&x, FMT_JSON, 80);
     const char *want =
         "{\n"
+        "  \"schema_version\": 1,\n"
         "  \"rows\": 1000000,\n"
         "  \"columns\": [\n"
         "    {\n"
@@ -689,7 +691,8 @@ START_TEST(json_fixed)
     free(text);
     x.ncols = 0;
     text = render(&x, FMT_JSON, 80);
-    ck_assert_str_eq(text, "{\n  \"rows\": 1000000,\n  \"columns\": []\n}\n");
+    ck_assert_str_eq(text, "{\n  \"schema_version\": 1,\n  \"rows\": "
+                           "1000000,\n  \"columns\": []\n}\n");
     free(text);
 }
 END_TEST
@@ -1017,11 +1020,39 @@ static void one_column(sample *x, const char *name, double sum)
     c->s.max_row = 2;
 }
 
+/* --json-bigint=string: integers past +-2^53 (not at it) as strings, the
+ * rest as numbers; the default keeps them all numbers. */
+START_TEST(json_bigint)
+{
+    sample x = {0};
+    one_column(&x, "a", 1);
+    report_col *c = &x.cols[0];
+    c->s.is_int = 1;
+    strcpy(c->s.sum_int, "9007199254740992");
+    strcpy(c->s.min_int, "-9007199254740993");
+    strcpy(c->s.max_int, "18446744073709551615");
+    report_style st = {80, 0, LAYOUT_AUTO, 0, 1, 1};
+    char *text = render_style(&x, FMT_JSON, &st);
+    ck_assert_msg(strstr(text, "\"sum\": 9007199254740992,") &&
+                      strstr(text, "{\"value\": \"-9007199254740993\", ") &&
+                      strstr(text, "{\"value\": \"18446744073709551615\", ") &&
+                      strstr(text, "\"count\": 3,"),
+                  "%s", text);
+    free(text);
+    st.bigint_string = 0;
+    text = render_style(&x, FMT_JSON, &st);
+    ck_assert_msg(strstr(text, "{\"value\": -9007199254740993, ") &&
+                      strstr(text, "{\"value\": 18446744073709551615, "),
+                  "%s", text);
+    free(text);
+}
+END_TEST
+
 START_TEST(table_digits)
 {
     sample x;
     one_column(&x, "v", 75.18900000000001);
-    report_style st = {200, 0, LAYOUT_WIDE, 15, 1};
+    report_style st = {200, 0, LAYOUT_WIDE, 15, 1, 0};
     char *text = render_style(&x, FMT_TABLE, &st);
     ck_assert_msg(strstr(text, " 75.189 ") && strstr(text, " 0.3 "), "%s",
                   text);
@@ -1102,10 +1133,10 @@ START_TEST(table_layouts)
         sample x;
         random_sample(&x);
         int width = 40 + rand() % 160;
-        report_style wide = {width, 1, LAYOUT_WIDE, 15, 1};
+        report_style wide = {width, 1, LAYOUT_WIDE, 15, 1, 0};
         char *w = render_style(&x, FMT_TABLE, &wide);
         int ww = display_width(w, strcspn(w, "\n"));
-        report_style st = {width, 1, LAYOUT_AUTO, 15, 1};
+        report_style st = {width, 1, LAYOUT_AUTO, 15, 1, 0};
         char *a = render_style(&x, FMT_TABLE, &st);
         if (ww <= width) {
             ck_assert_str_eq(a, w); /* it fits: wide */
@@ -1187,7 +1218,7 @@ START_TEST(ascii_bars)
             x.cols[i].s.count = 1;
         }
     }
-    report_style st = {80, 1, LAYOUT_AUTO, 15, 0};
+    report_style st = {80, 1, LAYOUT_AUTO, 15, 0, 0};
     char *text = render_style(&x, FMT_TABLE, &st);
     for (const char *p = text; *p; p++)
         ck_assert_msg((unsigned char)*p < 0x80, "a byte past ASCII: %s", text);
@@ -1329,7 +1360,7 @@ START_TEST(write_failure)
     sample x;
     random_sample(&x);
     static const out_format fmts[] = {FMT_TABLE, FMT_TSV, FMT_CSV, FMT_JSON};
-    report_style st = {80, 0, LAYOUT_AUTO, 0, 1};
+    report_style st = {80, 0, LAYOUT_AUTO, 0, 1, 0};
     ck_assert_int_eq(
         report_write(f, fmts[rand() % 4], x.what, x.rows, x.cols, x.ncols, &st),
         -1);
@@ -1354,6 +1385,7 @@ static Suite *suite(void)
     tcase_add_test(t, bar_labels);
 #endif
     tcase_add_test(t, json_fixed);
+    tcase_add_test(t, json_bigint);
     tcase_add_test(t, json_parsed_back);
     tcase_add_test(t, delimited);
     tcase_add_test(t, delimited_fixed);
