@@ -219,6 +219,7 @@ static report_style style_for(const options *o)
     st.layout = o->layout;
     st.digits = o->digits ? o->digits : o->format == FMT_TABLE ? 15 : 0;
     st.utf8 = utf8_charset();
+    st.bigint_string = o->bigint_string;
     return st;
 }
 
@@ -277,6 +278,25 @@ static int fast_exit(void)
     const char *v = getenv("COLSTAT_FULL_EXIT");
     return !(v && *v == '1');
 #endif
+}
+
+/* --list-columns: the names a run would give the fields, one a line,
+ * for scripts and shell completion; only the head of the input is read.
+ * A name is written as it is (a script splitting at line breaks must not
+ * get \n for a quoted line break it cannot select with -c). */
+static int list_columns(const options *o, cs_error *e)
+{
+    messages m = {0};
+    m.buf = open_memstream(&m.text, &m.len);
+    engine_sink sink = {say, &m};
+    char **names;
+    int n;
+    int rc = engine_list_columns(&o->run, &sink, &names, &n, e);
+    for (int i = 0; rc == CS_OK && i < n; i++)
+        printf("%s\n", names[i]);
+    engine_names_free(names, n);
+    flush_messages(&m);
+    return rc == CS_OK ? stdout_done(e) : rc;
 }
 
 /* --emit-state: the exact partial state instead of the report. */
@@ -339,6 +359,19 @@ static int run(options *o, cs_error *e)
     return rc;
 }
 
+/* An error: one line on stderr, always; with --json-errors also one JSON
+ * document on stdout, for programs that read only stdout (nothing else
+ * is on it: the report is written whole or not at all). */
+static void print_error(const cs_error *e, int json)
+{
+    print_located(stderr, e->file, e->line, e->msg);
+    if (json) {
+        report_json_error(stdout, e->file, (unsigned long long)e->line, e->msg,
+                          e->status);
+        fflush(stdout);
+    }
+}
+
 /* --mpi: every rank runs its share; rank 0 alone writes the result and
  * the one error line; every rank exits with the same status. */
 static int run_mpi(options *o, int *root, cs_error *e)
@@ -356,7 +389,7 @@ static int run_mpi(options *o, int *root, cs_error *e)
     /* printed before MPI ends: a launcher may stop the job as soon as a
      * rank exits with an error */
     if (rc != CS_OK && *root)
-        print_located(stderr, e->file, e->line, e->msg);
+        print_error(e, o->json_errors);
     fflush(stderr);
     *root = 0;
     engine_result_free(&res);
@@ -410,6 +443,8 @@ int main(int argc, char **argv)
     } else if (rc == CS_OK && o.action == ACT_VERSION) {
         printf("colstat %s\n", COLSTAT_VERSION);
         rc = stdout_done(&e);
+    } else if (rc == CS_OK && o.action == ACT_LIST) {
+        rc = list_columns(&o, &e);
     } else if (rc == CS_OK && o.merge)
         rc = merge(&o, &e);
     else if (rc == CS_OK && o.mpi) {
@@ -419,7 +454,7 @@ int main(int argc, char **argv)
     } else if (rc == CS_OK)
         rc = run(&o, &e);
     if (rc != CS_OK && root)
-        print_located(stderr, e.file, e.line, e.msg);
+        print_error(&e, o.json_errors || options_json_errors(argc, argv));
     options_free(&o);
     return rc;
 }

@@ -1,4 +1,5 @@
 #include "options.h"
+#include "suggest.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -38,6 +39,9 @@ enum {
     OPT_EMIT_STATE,
     OPT_MERGE,
     OPT_MPI,
+    OPT_LIST_COLUMNS,
+    OPT_JSON_BIGINT,
+    OPT_JSON_ERRORS,
 };
 
 /* The leading ':' makes a missing argument ':' rather than '?'. */
@@ -66,6 +70,8 @@ static const struct option long_opts[] = {
     {"tsv", no_argument, NULL, OPT_TSV},
     {"csv", no_argument, NULL, OPT_CSV},
     {"json", no_argument, NULL, OPT_JSON},
+    {"json-bigint", required_argument, NULL, OPT_JSON_BIGINT},
+    {"json-errors", no_argument, NULL, OPT_JSON_ERRORS},
     {"device", required_argument, NULL, OPT_DEVICE},
     {"threads", required_argument, NULL, 'j'},
     {"strict", no_argument, NULL, OPT_STRICT},
@@ -80,6 +86,7 @@ static const struct option long_opts[] = {
     {"emit-state", optional_argument, NULL, OPT_EMIT_STATE},
     {"merge", no_argument, NULL, OPT_MERGE},
     {"mpi", no_argument, NULL, OPT_MPI},
+    {"list-columns", no_argument, NULL, OPT_LIST_COLUMNS},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -122,6 +129,21 @@ static const struct option *find_long(const char *arg, int *nmatch)
     return found;
 }
 
+/* An unknown long option, with what it probably meant: --percentile
+ * gets --quantiles, --sun gets --sum. */
+static int unknown_option(const char *arg, size_t len, cs_error *e)
+{
+    enum { NOPTS = sizeof long_opts / sizeof *long_opts };
+    const char *names[NOPTS];
+    for (size_t i = 0; i < NOPTS; i++)
+        names[i] = long_opts[i].name; /* the last is NULL */
+    char advice[128];
+    suggest_option(arg, len, names, advice, sizeof advice);
+    return cs_fail(e, CS_EUSAGE, "", 0,
+                   "unknown option '--%.*s'%s%s (colstat --help lists them)",
+                   (int)len, arg, advice[0] ? ": " : "", advice);
+}
+
 /* getopt_long stays silent (opterr = 0); this says what it rejected. */
 static int bad_option(int c, const char *elem, cs_error *e)
 {
@@ -138,8 +160,7 @@ static int bad_option(int c, const char *elem, cs_error *e)
         const char *arg = elem + 2;
         int len = (int)strcspn(arg, "=");
         if (!p)
-            return cs_fail(e, CS_EUSAGE, "", 0, "unrecognized option '--%.*s'",
-                           len, arg);
+            return unknown_option(arg, (size_t)len, e);
         if (nmatch > 1)
             return cs_fail(e, CS_EUSAGE, "", 0, "option '--%.*s' is ambiguous",
                            len, arg);
@@ -227,6 +248,20 @@ static int opt_format(options *o, const char *arg, cs_error *e)
                        "--format: '%s' is not one of table, tsv, csv, json",
                        arg);
     o->format = fmts[i];
+    return CS_OK;
+}
+
+/* --json-bigint: number (exact digits, the default: nothing is lost for
+ * a reader that keeps them) or string (for readers that round numbers
+ * past 2^53: jq 1.6, JavaScript, R's jsonlite). */
+static int opt_bigint(options *o, const char *arg, cs_error *e)
+{
+    static const char *const names[] = {"number", "string", NULL};
+    int i = lookup(arg, names);
+    if (i < 0)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--json-bigint: '%s' is not one of number, string", arg);
+    o->bigint_string = i == 1;
     return CS_OK;
 }
 
@@ -349,6 +384,12 @@ static int flag_option(options *o, int c, unsigned *what)
     case OPT_MPI:
         o->mpi = 1;
         return 1;
+    case OPT_LIST_COLUMNS:
+        o->action = ACT_LIST;
+        return 1;
+    case OPT_JSON_ERRORS:
+        o->json_errors = 1;
+        return 1;
     case 'v':
         o->run.verbose = 1;
         return 1;
@@ -446,6 +487,8 @@ static int value_option(options *o, int c, const char *arg, unsigned *what,
         return opt_format(o, arg, e);
     case OPT_DEVICE:
         return opt_device(o, arg, e);
+    case OPT_JSON_BIGINT:
+        return opt_bigint(o, arg, e);
     case OPT_RANGE:
         return opt_range(o, arg, e);
     case OPT_BINS:
@@ -592,6 +635,19 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
     return check_state_options(o, e);
 }
 
+int options_json_errors(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        int nmatch = 0;
+        const struct option *p = NULL;
+        if (!strncmp(argv[i], "--", 2) && argv[i][2])
+            p = find_long(argv[i] + 2, &nmatch);
+        if (p && nmatch == 1 && p->val == OPT_JSON_ERRORS)
+            return 1;
+    }
+    return 0;
+}
+
 void options_free(options *o)
 {
     qlist_free(&o->quantiles);
@@ -638,13 +694,17 @@ void options_usage(FILE *f)
         "logs)\n"
         "      --null LIST        spellings counted as missing, "
         "comma-separated:\n"
-        "                         --null NA,N/A,null,-,\\N (default: "
-        "empty fields)\n"
+        "                         --null 'NA,N/A,null,-,\\N' (default: "
+        "empty\n"
+        "                         fields)\n"
         "      --thousands CHAR   grouping separator in numbers: "
         "\"1,234.50\"\n"
         "      --decimal CHAR     decimal separator in numbers: 1713,16\n"
         "      --strict           a non-numeric field is an error, not a "
         "count\n"
+        "      --list-columns     print the first input's column names, one "
+        "a line\n"
+        "                         (after header detection), and exit\n"
         "\n"
         "Statistics (default: --count --sum --mean --min --max):\n"
         "      --count --sum --mean --std --min --max --hist\n"
@@ -666,6 +726,13 @@ void options_usage(FILE *f)
         "Output:\n"
         "  -o, --format FMT       table (default), tsv, csv or json\n"
         "      --tsv, --csv, --json   short for --format=...\n"
+        "      --json-bigint MODE   number (default: exact digits) or "
+        "string: JSON\n"
+        "                         integers beyond +-2^53 as strings, for "
+        "readers\n"
+        "                         that round them (jq 1.6, JavaScript)\n"
+        "      --json-errors      an error is also a JSON object on "
+        "stdout\n"
         "      --digits N         significant digits, 1 to 17 (default: 15 "
         "in the\n"
         "                         table, the shortest exact form "

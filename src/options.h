@@ -7,7 +7,9 @@
 #include "src/report/report.h"
 #include "src/stats/quantile.h"
 
-typedef enum opt_action { ACT_RUN, ACT_HELP, ACT_VERSION } opt_action;
+/* ACT_LIST: --list-columns, the input's column names instead of
+ * statistics */
+typedef enum opt_action { ACT_RUN, ACT_HELP, ACT_VERSION, ACT_LIST } opt_action;
 
 typedef struct options {
     opt_action action;
@@ -30,6 +32,9 @@ typedef struct options {
        statistics unless asked, and checks --bins against theirs) */
     unsigned asked; /* STAT_* given; 0: none */
     int bins_set;   /* --bins given */
+    /* --json-bigint=string: integers past +-2^53 as JSON strings;
+       --json-errors: an error also as a JSON document on stdout */
+    int bigint_string, json_errors;
     const char *state_path;
 } options;
 
@@ -37,6 +42,10 @@ typedef struct options {
  * outlive o. */
 int options_parse(int argc, char **argv, options *o, cs_error *e);
 void options_free(options *o);
+
+/* Whether argv asks for --json-errors, for an error found while parsing
+ * it (options_parse stops at the first). */
+int options_json_errors(int argc, char **argv);
 
 /* The --help text. */
 void options_usage(FILE *f);

@@ -374,8 +374,8 @@ END_TEST
 
 START_TEST(bad_options)
 {
-    BAD("unrecognized option '--foo'", NULL, "--foo");
-    BAD("unrecognized option '--foo'", NULL, "a.csv", "--foo=3");
+    BAD("unknown option '--foo' (colstat --help lists them)", NULL, "--foo");
+    BAD("unknown option '--foo' (colstat", NULL, "a.csv", "--foo=3");
     BAD("invalid option -- 'x'", NULL, "-x");
     BAD("invalid option -- 'x'", NULL, "--sum", "-vx");
     BAD("invalid option -- 'x'", NULL, "--sum", "-xv");
@@ -390,6 +390,32 @@ START_TEST(bad_options)
     OK(&o, "--bins", "9", "f.csv");
     options_free(&o);
     BAD("--bins", "'q'", "--bins", "q");
+}
+END_TEST
+
+/* An unknown option says what was probably meant: a word of other tools
+ * from the table of synonyms, else the option nearest by edit distance,
+ * else nothing; always where the list is. */
+START_TEST(suggestions)
+{
+    BAD("unknown option '--percentile': did you mean --quantiles? (colstat "
+        "--help lists them)",
+        NULL, "--percentile");
+    BAD("unknown option '--p99': did you mean --quantiles?", NULL, "--p99");
+    BAD("unknown option '--group': colstat does not group rows (colstat "
+        "--help lists them)",
+        NULL, "--group", "a.csv");
+    BAD("unknown option '--unique': colstat counts no distinct values", NULL,
+        "--unique");
+    BAD("unknown option '--avg': did you mean --mean?", NULL, "--avg=1");
+    BAD("unknown option '--sun': did you mean --sum?", NULL, "--sun");
+    BAD("unknown option '--colums': did you mean --columns?", NULL, "--colums",
+        "x");
+    BAD("unknown option '--no-headr': did you mean --no-header?", NULL,
+        "--no-headr");
+    BAD("unknown option '--hsit': did you mean --hist?", NULL, "--hsit");
+    BAD("unknown option '--STD': did you mean --std?", NULL, "--STD");
+    BAD("unknown option '--zzzzzzzzzz' (colstat --help", NULL, "--zzzzzzzzzz");
 }
 END_TEST
 
@@ -479,6 +505,7 @@ static Suite *suite(void)
     tcase_add_test(t, help_and_version);
     tcase_add_test(t, bad_values);
     tcase_add_test(t, bad_options);
+    tcase_add_test(t, suggestions);
     tcase_add_test(t, text_and_output_options);
     tcase_add_test(t, text_option_errors);
     suite_add_tcase(s, t);

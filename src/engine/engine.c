@@ -790,6 +790,47 @@ void engine_close(engine *r)
     free(r);
 }
 
+/* The names of the first input that shows its fields, copied out of it. */
+static int copy_names(const input *in, char ***names, int *n, cs_error *e)
+{
+    *names = calloc((size_t)in->nfields + 1, sizeof **names);
+    if (!*names)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    for (*n = 0; *n < in->nfields; ++*n)
+        if (!((*names)[*n] = strdup(in->names[*n])))
+            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    return CS_OK;
+}
+
+int engine_list_columns(const engine_config *cfg, const engine_sink *sink,
+                        char ***names, int *n, cs_error *e)
+{
+    *names = NULL;
+    *n = 0;
+    run *r = calloc(1, sizeof *r);
+    if (!r)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    r->cfg = cfg;
+    account_init(&r->acc, sink, 0, 0);
+    /* the head alone is read: one thread inflates it */
+    r->src_cfg.threads = 1;
+    input *in = NULL;
+    int rc = CS_OK;
+    if (cfg->binary && binary_spec_parse(cfg->binary, &r->spec, e) != CS_OK)
+        rc = e->status;
+    r->bin = cfg->binary ? &r->spec : NULL;
+    if (rc == CS_OK)
+        rc = open_first(r, &in, e);
+    if (rc == CS_OK && !in)
+        rc = all_empty(r, e);
+    if (rc == CS_OK)
+        rc = copy_names(in, names, n, e);
+    if (in)
+        input_release(in);
+    free(r);
+    return rc;
+}
+
 int engine_run(const engine_config *cfg, const engine_sink *sink,
                engine **handle, engine_result *out, cs_error *e)
 {
@@ -876,4 +917,11 @@ void engine_result_free(engine_result *res)
     free(res->held_h);
     free(res->held_q);
     memset(res, 0, sizeof *res);
+}
+
+void engine_names_free(char **names, int n)
+{
+    for (int i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
 }

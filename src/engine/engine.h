@@ -205,6 +205,15 @@ int engine_run(const engine_config *cfg, const engine_sink *sink, engine **run,
                engine_result *out, cs_error *e);
 void engine_close(engine *run); /* NULL does nothing */
 
+/* --list-columns: the field names of the first input that shows fields,
+ * as a run names them (after the header is detected: "1", "2"... without
+ * one), every field, in order. Reads only the input's head. Returns CS_OK
+ * with *names ([*n], NULL-terminated, each malloc'ed; free with
+ * engine_names_free), or the status of e. */
+int engine_list_columns(const engine_config *cfg, const engine_sink *sink,
+                        char ***names, int *n, cs_error *e);
+void engine_names_free(char **names, int n);
+
 /* Whether a tentative column is reported: it held numbers (or NaN),
  * more than invalid fields. */
 int engine_holds_numbers(const col_stats *s);

@@ -6,15 +6,19 @@
  * nonzero count always shows at least one eighth), or '#' where the
  * terminal's charset is not UTF-8.
  *
- * Labels hold what the binning did: a row starts at the least double that
- * hist_bin (src/stats/hist_bin.h, the formula both backends bin with)
- * puts in it, found by bisection over the ordered doubles, and its label
- * prints that start rounded down and the next row's start (or the
- * maximum) rounded up to p significant digits, so that each label
- * contains every value of its row and the first starts at or below the
- * minimum. p is the fewest digits, from those that move the largest edge
- * by less than a tenth of a row's width, that print the rows' starts and
- * ends all distinct. Underflow and overflow rows take the infinities. */
+ * Labels print each edge once: where one row ends the next begins, with
+ * the same text. A row starts at the least double that hist_bin
+ * (src/stats/hist_bin.h, the formula both backends bin with) puts in it,
+ * found by bisection over the ordered doubles; in an integer column at
+ * the least integer it holds (when the rows are wide enough that each
+ * holds one). The first edge and the last are the minimum and the
+ * maximum as the title prints them; the others are rounded to nearest
+ * at p significant digits, p the fewest, from those that move the
+ * largest edge by less than a tenth of a row's width, that print the
+ * edges strictly increasing. A value on a printed edge is counted in the
+ * row that starts there, to within that rounding. Underflow and overflow
+ * rows take the infinities.
+ */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,102 +107,17 @@ static void nearest(double a, int p, char *d, int *x)
     *x = atoi(s + 1);
 }
 
-/* Significant decimal digits enough for a > 0 exactly: a = m 2^e with m
- * odd is an integer below 2^(53 + e) when e >= 0, else m 5^-e / 10^-e, of
- * fewer than 53 log10(2) - e log10(5) + 1 digits. Printing 770 digits for
- * every edge took most of --hist's time on a table of 100000 columns. */
-static int exact_digits(double a)
-{
-    int e;
-    double m = frexp(a, &e); /* a = m 2^e, 0.5 <= m < 1 */
-    long long mi = (long long)ldexp(m, 53);
-    e -= 53;
-    while (mi && !(mi & 1)) {
-        mi >>= 1;
-        e++;
-    }
-    double digits = e >= 0 ? (53 + e) * 0.30103 : 53 * 0.30103 - e * 0.69898;
-    int p = (int)digits + 3;
-    return p < 770 ? p : 770;
-}
-
-/* The sign of D - a, D = d[0].d[1]... * 10^x, a > 0, exactly: strtod
- * settles most cases; where D reads back as a itself, the digits are
- * compared with a's exact expansion (glibc prints it whole). */
-static int compare(const char *d, int x, double a)
-{
-    char text[64];
-    snprintf(text, sizeof text, "%c.%se%d", d[0], d + 1, x);
-    double back = strtod(text, NULL);
-    if (back != a)
-        return back > a ? 1 : -1;
-    char exact[800], e[780];
-    int ex;
-    snprintf(exact, sizeof exact, "%.*e", exact_digits(a), a);
-    int n = 0;
-    const char *s = exact;
-    for (; *s != 'e'; s++)
-        if (*s != '.')
-            e[n++] = *s;
-    e[n] = '\0';
-    ex = atoi(s + 1);
-    if (x != ex)
-        return x > ex ? 1 : -1;
-    size_t nd = strlen(d), ne = strlen(e);
-    for (size_t i = 0; i < nd || i < ne; i++) {
-        char u = i < nd ? d[i] : '0', v = i < ne ? e[i] : '0';
-        if (u != v)
-            return u > v ? 1 : -1;
-    }
-    return 0;
-}
-
-/* d (p digits) one unit of its last place up. */
-static void step_up(char *d, int p, int *x)
-{
-    int i = p - 1;
-    while (i >= 0 && d[i] == '9')
-        d[i--] = '0';
-    if (i < 0) {
-        d[0] = '1';
-        ++*x;
-    } else {
-        d[i]++;
-    }
-}
-
-/* d (p digits, not zero) one unit of its last place down. */
-static void step_down(char *d, int p, int *x)
-{
-    int i = p - 1;
-    while (d[i] == '0')
-        d[i--] = '9';
-    d[i]--;
-    if (d[0] == '0') { /* 10...0 became 09...9: one digit more below */
-        memmove(d, d + 1, (size_t)p - 1);
-        d[p - 1] = '9';
-        --*x;
-    }
-}
-
-/* v to p significant digits toward -inf (dir < 0) or +inf (dir > 0),
- * printed in format_double's notation. */
-static void edge_text(char *buf, double v, int p, int dir)
+/* v to p significant digits, rounded to nearest, in format_double's
+ * notation; a zero is "0", never "-0". */
+static void edge_text(char *buf, double v, int p)
 {
     if (v == 0 || !isfinite(v)) {
-        format_double(buf, 32, v + 0.0); /* a zero edge is no "-0" */
+        format_double(buf, 32, v + 0.0);
         return;
     }
     char d[24];
     int x;
-    double a = fabs(v);
-    nearest(a, p, d, &x);
-    int up = v < 0 ? dir < 0 : dir > 0; /* the magnitude's direction */
-    int c = compare(d, x, a);
-    if (up && c < 0)
-        step_up(d, p, &x);
-    else if (!up && c > 0)
-        step_down(d, p, &x);
+    nearest(fabs(v), p, d, &x);
     format_decimal(buf, 32, v < 0, d, x);
 }
 
@@ -215,56 +134,73 @@ static int digits_for_step(const hist *h, int group)
     return p < 3 ? 3 : p > 17 || isnan(p) ? 17 : (int)p;
 }
 
-/* Row r's label edges at p digits: lo[r], its start rounded down, and
- * hi[r], its end rounded up (start[nrows] the maximum). Returns whether
- * neighbours all print apart; with stop, as soon as two do not (the rows
- * after that left unwritten). */
-static int edge_texts(const double *start, int nrows, int p, int stop,
-                      char (*lo)[32], char (*hi)[32])
+/* The edges' texts at p digits: the ends as the title prints them (so
+ * that the first label starts at the minimum and the last ends at the
+ * maximum), the others rounded to nearest. Returns whether they read
+ * strictly increasing. */
+static int edge_texts(const double *edge, int nrows, int p, char (*text)[32])
 {
-    int apart = 1;
-    for (int r = 0; r < nrows && (apart || !stop); r++) {
-        edge_text(lo[r], start[r], p, -1);
-        edge_text(hi[r], start[r + 1], p, 1);
-        apart &= !r || (strcmp(lo[r - 1], lo[r]) && strcmp(hi[r - 1], hi[r]));
+    int increasing = 1;
+    for (int r = 0; r <= nrows; r++) {
+        if (r == 0 || r == nrows)
+            format_double(text[r], 32, edge[r] + 0.0);
+        else
+            edge_text(text[r], edge[r], p);
+        increasing &= !r || strtod(text[r - 1], NULL) < strtod(text[r], NULL);
     }
-    return apart;
+    return increasing;
 }
 
-/* From there, the fewest digits that print the starts (rounded down) and
- * the ends (rounded up) of the rows all distinct, else 17, with those
- * texts in lo and hi: the labels reuse them (printing every edge twice
- * took half of --all's time on a wide table). */
-static int edge_digits(const hist *h, int group, int nrows, const double *start,
-                       char (*lo)[32], char (*hi)[32])
+/* From there, the fewest digits that print the edges strictly
+ * increasing, else 17 (which tells any two doubles apart), with their
+ * texts in text. */
+static int edge_digits(const hist *h, int group, int nrows, const double *edge,
+                       char (*text)[32])
 {
     int p = digits_for_step(h, group);
-    while (p < 17 && !edge_texts(start, nrows, p, 1, lo, hi))
+    while (p < 17 && !edge_texts(edge, nrows, p, text))
         p++;
     if (p == 17)
-        edge_texts(start, nrows, p, 0, lo, hi);
+        edge_texts(edge, nrows, p, text);
     return p;
+}
+
+/* An integer column's rows start at the least integer each holds: edges
+ * an integer reader recognises, not 194531.25. Only where every row
+ * holds one (else rows narrower than 1 would share an edge). */
+static void integer_edges(double *edge, int nrows)
+{
+    for (int r = 1; r <= nrows; r++) {
+        double prev = r == 1 ? edge[0] : ceil(edge[r - 1]);
+        double at = r == nrows ? edge[r] : ceil(edge[r]);
+        if (!(prev < at))
+            return;
+    }
+    for (int r = 1; r < nrows; r++)
+        edge[r] = ceil(edge[r]);
 }
 
 /* The display rows; returns how many. rows has MAX_UNGROUPED + 2 slots:
  * ungrouped bins, underflow and overflow. */
-static int make_rows(const hist *h, bar_row *rows, int *group)
+static int make_rows(const report_col *c, bar_row *rows, int *group)
 {
-    double start[MAX_UNGROUPED + 1];
-    char lo[32], hi[32], los[MAX_UNGROUPED][32], his[MAX_UNGROUPED][32];
+    const hist *h = c->h;
+    double edge[MAX_UNGROUPED + 1];
+    char text[MAX_UNGROUPED + 1][32];
     int n = 0;
     int g = h->nbins > MAX_UNGROUPED ? (h->nbins + MAX_ROWS - 1) / MAX_ROWS : 1;
     int nrows = (h->nbins + g - 1) / g;
     hist_scale sc = hist_scale_make(h->lo, h->hi, h->nbins);
-    start[0] = h->lo;
+    edge[0] = h->lo;
     for (int r = 1; r < nrows; r++)
-        start[r] = bin_start(&sc, h->lo, h->hi, r * g);
-    start[nrows] = h->hi;
-    int p = edge_digits(h, g, nrows, start, los, his);
+        edge[r] = bin_start(&sc, h->lo, h->hi, r * g);
+    edge[nrows] = h->hi;
+    if (c->s.is_int)
+        integer_edges(edge, nrows);
+    edge_digits(h, g, nrows, edge, text);
     *group = g;
     if (h->underflow) {
-        edge_text(hi, h->lo, p, 1);
-        snprintf(rows[n].label, LABEL, "[-inf, %s)", hi);
+        snprintf(rows[n].label, LABEL, "[-inf, %.31s)", text[0]);
         rows[n++].count = h->underflow;
     }
     for (int r = 0; r < nrows; r++, n++) {
@@ -272,12 +208,11 @@ static int make_rows(const hist *h, bar_row *rows, int *group)
         rows[n].count = 0;
         for (int b = b0; b < b1; b++)
             rows[n].count += h->bins[b];
-        snprintf(rows[n].label, LABEL, "[%s, %s%c", los[r], his[r],
+        snprintf(rows[n].label, LABEL, "[%.31s, %.31s%c", text[r], text[r + 1],
                  r == nrows - 1 ? ']' : ')');
     }
     if (h->overflow) {
-        edge_text(lo, h->hi, p, -1);
-        snprintf(rows[n].label, LABEL, "(%s, inf]", lo);
+        snprintf(rows[n].label, LABEL, "(%.31s, inf]", text[nrows]);
         rows[n++].count = h->overflow;
     }
     return n;
@@ -375,7 +310,7 @@ void report_bars(FILE *f, const report_col *c, const report_style *st)
         return;
     }
     if (h->lo < h->hi)
-        n = make_rows(h, rows, &group);
+        n = make_rows(c, rows, &group);
     else
         n = few_rows(h, rows);
     title(f, c, group, st->width);

@@ -1,7 +1,8 @@
 /* The JSON document of doc/CONTRACT.md. JSON has no infinities or NaN, so
  * those print as the strings "inf", "-inf", "nan"; values that do not
  * exist (mean of no values, std of fewer than two, min/max of none) print
- * as null. */
+ * as null. Integers are exact digits, or with --json-bigint=string,
+ * beyond +-2^53, strings of them. */
 #include <math.h>
 #include <string.h>
 
@@ -84,12 +85,42 @@ static void json_number(FILE *f, double v, int exists, int digits)
     fprintf(f, isfinite(v) ? "%s" : "\"%s\"", buf);
 }
 
+/* Whether text is an integer (digits, a leading '-') past +-2^53, where
+ * a reader that keeps numbers as doubles loses its last digits. */
+static int beyond_2_53(const char *text)
+{
+    static const char limit[] = "9007199254740992";
+    const char *d = text + (text[0] == '-');
+    size_t n = strspn(d, "0123456789");
+    if (n == 0 || d[n])
+        return 0;
+    while (n > 1 && d[0] == '0')
+        d++, n--;
+    return n > sizeof limit - 1 ||
+           (n == sizeof limit - 1 && strcmp(d, limit) > 0);
+}
+
+/* A number's text: a JSON number, or with bigint_string an integer past
+ * +-2^53 as a string of its digits. */
+static void json_digits(FILE *f, const char *text, int bigint_string)
+{
+    fprintf(f, bigint_string && beyond_2_53(text) ? "\"%s\"" : "%s", text);
+}
+
+static void json_count(FILE *f, uint64_t n, int bigint_string)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)n);
+    json_digits(f, buf, bigint_string);
+}
+
 /* Keys of one column object, a few to a line as in doc/CONTRACT.md. */
 typedef struct json_obj {
     FILE *f;
     int any;      /* a key was written */
     int new_line; /* the next key starts a line */
     int digits;   /* of doubles; 0: shortest */
+    int big;      /* --json-bigint=string */
 } json_obj;
 
 static void key(json_obj *o, const char *name)
@@ -118,21 +149,26 @@ static void extremum(json_obj *o, const char *name, const col_summary *s,
     else
         report_min_text(buf, sizeof buf, s, o->digits);
     /* exact integers are digits; a double may be non-finite */
-    fprintf(o->f,
-            s->is_int || isfinite(v) ? "{\"value\": %s" : "{\"value\": \"%s\"",
-            buf);
-    fprintf(o->f, ", \"row\": %llu}",
-            (unsigned long long)(is_max ? s->max_row : s->min_row));
+    fputs("{\"value\": ", o->f);
+    if (s->is_int || isfinite(v))
+        json_digits(o->f, buf, o->big);
+    else
+        fprintf(o->f, "\"%s\"", buf);
+    fputs(", \"row\": ", o->f);
+    json_count(o->f, is_max ? s->max_row : s->min_row, o->big);
+    putc('}', o->f);
 }
 
-static void quantile(FILE *f, const col_summary *s, const qres *q, int digits)
+static void quantile(const json_obj *o, const col_summary *s, const qres *q)
 {
     char buf[64];
-    int kind = report_quantile_text(buf, sizeof buf, s, q, digits);
+    int kind = report_quantile_text(buf, sizeof buf, s, q, o->digits);
     if (kind == 0)
-        fputs("null", f);
+        fputs("null", o->f);
+    else if (kind == 1)
+        json_digits(o->f, buf, o->big);
     else
-        fprintf(f, kind == 1 ? "%s" : "\"%s\"", buf);
+        fprintf(o->f, "\"%s\"", buf);
 }
 
 /* "median": v, "quantiles": {"0.9": v, ...}: keys are the shortest
@@ -141,7 +177,7 @@ static void quantiles(json_obj *o, unsigned what, const report_col *c)
 {
     if (what & STAT_MEDIAN) {
         key(o, "median");
-        quantile(o->f, &c->s, c->median, o->digits);
+        quantile(o, &c->s, c->median);
     }
     if (!(what & STAT_QUANTILES))
         return;
@@ -151,7 +187,7 @@ static void quantiles(json_obj *o, unsigned what, const report_col *c)
         char q[QLIST_TEXT_MAX];
         qlist_text(c->qf[i], q, sizeof q);
         fprintf(o->f, i ? ", \"%s\": " : "\"%s\": ", q);
-        quantile(o->f, &c->s, &c->quant[i], o->digits);
+        quantile(o, &c->s, &c->quant[i]);
     }
     putc('}', o->f);
 }
@@ -164,24 +200,29 @@ static void hist_object(json_obj *o, const hist *h)
     fputs(", \"hi\": ", o->f);
     json_number(o->f, h->hi, !isnan(h->hi), o->digits);
     fputs(", \"bins\": [", o->f);
-    for (int i = 0; i < h->nbins; i++)
-        fprintf(o->f, i ? ", %llu" : "%llu", (unsigned long long)h->bins[i]);
-    fprintf(o->f, "], \"underflow\": %llu, \"overflow\": %llu}",
-            (unsigned long long)h->underflow, (unsigned long long)h->overflow);
+    for (int i = 0; i < h->nbins; i++) {
+        fputs(i ? ", " : "", o->f);
+        json_count(o->f, h->bins[i], o->big);
+    }
+    fputs("], \"underflow\": ", o->f);
+    json_count(o->f, h->underflow, o->big);
+    fputs(", \"overflow\": ", o->f);
+    json_count(o->f, h->overflow, o->big);
+    putc('}', o->f);
 }
 
 static void counts(json_obj *o, unsigned what, const col_summary *s)
 {
     if (what & STAT_COUNT) {
         key(o, "count");
-        fprintf(o->f, "%llu", (unsigned long long)s->count);
+        json_count(o->f, s->count, o->big);
     }
     key(o, "missing");
-    fprintf(o->f, "%llu", (unsigned long long)s->missing);
+    json_count(o->f, s->missing, o->big);
     key(o, "invalid");
-    fprintf(o->f, "%llu", (unsigned long long)s->invalid);
+    json_count(o->f, s->invalid, o->big);
     key(o, "nan");
-    fprintf(o->f, "%llu", (unsigned long long)s->nan);
+    json_count(o->f, s->nan, o->big);
 }
 
 static void moments(json_obj *o, unsigned what, const col_summary *s)
@@ -193,8 +234,10 @@ static void moments(json_obj *o, unsigned what, const col_summary *s)
         /* An exact integer sum is digits; a double may be non-finite. */
         if (!report_has_sum(s))
             fputs("null", o->f);
+        else if (s->is_int || isfinite(s->sum))
+            json_digits(o->f, buf, o->big);
         else
-            fprintf(o->f, s->is_int || isfinite(s->sum) ? "%s" : "\"%s\"", buf);
+            fprintf(o->f, "\"%s\"", buf);
     }
     if (what & STAT_MEAN) {
         key(o, "mean");
@@ -206,10 +249,11 @@ static void moments(json_obj *o, unsigned what, const col_summary *s)
     }
 }
 
-static void column(FILE *f, unsigned what, const report_col *c, int digits)
+static void column(FILE *f, unsigned what, const report_col *c,
+                   const report_style *st)
 {
     const col_summary *s = &c->s;
-    json_obj o = {f, 0, 0, digits};
+    json_obj o = {f, 0, 0, st->digits, st->bigint_string};
     fputs("    {\n", f);
     key(&o, "name");
     json_string(f, c->name);
@@ -233,13 +277,34 @@ static void column(FILE *f, unsigned what, const report_col *c, int digits)
 }
 
 void report_json(FILE *f, unsigned what, uint64_t rows, const report_col *cols,
-                 int ncols, int digits)
+                 int ncols, const report_style *st)
 {
-    fprintf(f, "{\n  \"rows\": %llu,\n  \"columns\": [",
-            (unsigned long long)rows);
+    /* the schema's version first, so that a consumer can check it
+       before reading anything else */
+    fprintf(
+        f, "{\n  \"schema_version\": %d,\n  \"rows\": ", REPORT_SCHEMA_VERSION);
+    json_count(f, rows, st->bigint_string);
+    fputs(",\n  \"columns\": [", f);
     for (int i = 0; i < ncols; i++) {
         fputs(i ? ",\n" : "\n", f);
-        column(f, what, &cols[i], digits);
+        column(f, what, &cols[i], st);
     }
     fputs(ncols ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
+int report_json_error(FILE *f, const char *file, unsigned long long line,
+                      const char *message, int status)
+{
+    fprintf(f, "{\"schema_version\": %d, \"error\": {\"file\": ",
+            REPORT_SCHEMA_VERSION);
+    json_string(f, file && file[0] ? file : NULL);
+    fputs(", \"line\": ", f);
+    if (line)
+        fprintf(f, "%llu", line);
+    else
+        fputs("null", f);
+    fputs(", \"message\": ", f);
+    json_string(f, message);
+    fprintf(f, ", \"status\": %d}}\n", status);
+    return fflush(f) != 0 || ferror(f) ? -1 : 0;
 }

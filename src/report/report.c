@@ -10,7 +10,7 @@ int report_write(FILE *f, out_format fmt, unsigned what, uint64_t rows,
     s.width = s.width > 0 ? s.width : 80;
     switch (fmt) {
     case FMT_JSON:
-        report_json(f, what, rows, cols, ncols, s.digits);
+        report_json(f, what, rows, cols, ncols, &s);
         break;
     case FMT_TSV:
         report_delim(f, '\t', what, cols, ncols, s.digits);

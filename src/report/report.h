@@ -27,7 +27,14 @@ typedef struct report_style {
     out_layout layout; /* the table's */
     int digits;        /* significant digits, 1-17; 0: shortest round trip */
     int utf8;          /* bars of block characters, else ASCII '#' */
+    /* JSON: integers beyond +-2^53 (which a consumer reading numbers as
+       doubles would round: jq 1.6, JavaScript) as strings, not numbers */
+    int bigint_string;
 } report_style;
+
+/* The version of the JSON documents' schema (DESIGN.md), their first key:
+ * raised when a key changes meaning or goes, not when one is added. */
+#define REPORT_SCHEMA_VERSION 1
 
 typedef struct report_col {
     const char *name;
@@ -46,6 +53,13 @@ typedef struct report_col {
 /* Returns 0, or -1 when writing failed (errno set). */
 int report_write(FILE *f, out_format fmt, unsigned what, uint64_t rows,
                  const report_col *cols, int ncols, const report_style *st);
+
+/* An error as one JSON document on a line (--json-errors):
+ * {"schema_version": 1, "error": {"file": F, "line": N, "message": M,
+ * "status": S}}, file and line null where none applies. Returns 0, or -1
+ * when writing failed. */
+int report_json_error(FILE *f, const char *file, unsigned long long line,
+                      const char *message, int status);
 
 /* Shortest decimal that strtod reads back as v ("inf", "-inf", "nan" for
  * the non-finite). Returns the length written (buf of 32 bytes is enough). */

@@ -7,7 +7,7 @@
 
 /* digits: significant digits of doubles, 0 for the shortest form. */
 void report_json(FILE *f, unsigned what, uint64_t rows, const report_col *cols,
-                 int ncols, int digits);
+                 int ncols, const report_style *st);
 void report_delim(FILE *f, char sep, unsigned what, const report_col *cols,
                   int ncols, int digits);
 int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,

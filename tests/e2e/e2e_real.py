@@ -605,8 +605,17 @@ def test_hist_labels(suite):
         for lab, _ in inner:
             m = re.match(r"\[(\S+), (\S+)([)\]])\Z", lab)
             parsed.append((num(m.group(1)), num(m.group(2)), m.group(3)))
-        suite.check(parsed[0][0] <= lo, f"{cmdline(args)}: the first label starts at "
-                    f"or below the minimum", (inner[0], h["lo"]))
+        # each edge printed once: the first the minimum, the last the
+        # maximum, a row starting where the one before ends; the others
+        # rounded, by less than a tenth of a row's width
+        suite.check(float(parsed[0][0]) == float(lo) and
+                    float(parsed[-1][1]) == float(hi),
+                    f"{cmdline(args)}: the labels start at the minimum and end "
+                    f"at the maximum", (inner[0], inner[-1], h["lo"], h["hi"]))
+        suite.check(all(parsed[i][0] == parsed[i - 1][1] for i in range(1, nrows)),
+                    f"{cmdline(args)}: each row starts where the one before ends",
+                    text)
+        tol = (hi - lo) * g / nbins / 10
         bad = []
         for v in (float(t) for t in vals):
             if not math.isfinite(v):
@@ -614,9 +623,10 @@ def test_hist_labels(suite):
             fv = Fraction(v)
             b = min(math.floor((fv - lo) * nbins / (hi - lo)), nbins - 1)
             left, right, close = parsed[b // g]
-            if not (left <= fv and (fv < right or (close == "]" and fv <= right))):
+            if not (left - tol <= fv and fv <= right + tol):
                 bad.append((v, inner[b // g][0]))
-        suite.check(not bad, f"{cmdline(args)}: every label contains its row's values",
+        suite.check(not bad, f"{cmdline(args)}: every label holds its row's values "
+                    "to within a tenth of a row",
                     bad[:3])
         # the counts agree with the JSON's bins
         counts = [sum(h["bins"][r * g:(r + 1) * g]) for r in range(nrows)]
