@@ -74,7 +74,7 @@ static int find_field(const input *in, int kind, char *out)
         return 0;
     const char *s = in->head,
                *end =
-                   s + (in->head_len < LOOK_BYTES ? in->head_len : LOOK_BYTES);
+                   s + (in->seen_len < LOOK_BYTES ? in->seen_len : LOOK_BYTES);
     char delim = in->dialect.delim ? in->dialect.delim : ',';
     for (int line = 0; s < end && line < LOOK_LINES; line++) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
@@ -212,7 +212,7 @@ void hint_no_numbers(const input *in, char *buf, size_t cap)
     char shown[SHOWN + 64];
     int f = 0;
     const char *what = "no column holds numbers";
-    size_t look = in->head_len < LOOK_BYTES ? in->head_len : LOOK_BYTES;
+    size_t look = in->seen_len < LOOK_BYTES ? in->seen_len : LOOK_BYTES;
     if (input_binary(in, look))
         snprintf(buf, cap,
                  "%s: the input looks binary: give its records with -b "
@@ -221,7 +221,7 @@ void hint_no_numbers(const input *in, char *buf, size_t cap)
     else if (null_field(in, &f, shown))
         snprintf(buf, cap, "%s: the fields of '%s' are mostly '%s': try %s",
                  what, in->names[f], in->why[f].null_text, shown);
-    else if (in->head_len == 0 && in->head_eof)
+    else if (in->seen_len == 0 && in->seen_eof)
         snprintf(buf, cap, "%s: there are no data rows, only the header", what);
     else if (find_field(in, 1, shown))
         snprintf(buf, cap,

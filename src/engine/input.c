@@ -359,6 +359,8 @@ int input_open(const char *path, const source_config *scfg,
         rc = spec ? binary_fields(in, e) : csv_fields(in, e);
     if (rc == CS_OK && !spec && sample && in->nfields)
         rc = sample_fields(in, acc, e);
+    in->seen_len = in->head_len;
+    in->seen_eof = in->head_eof;
     if (rc == CS_OK && part)
         rc = apply_part(in, part, e);
     if (rc != CS_OK) {

@@ -31,6 +31,12 @@ typedef struct input {
     char *head;
     size_t head_len;
     int head_eof; /* the head is the whole input */
+    /* The head as read from the input's start: under a part (engine_part)
+     * head_len drops its bytes, which stay in head for the hints that
+     * tell why no column holds numbers (every rank then says what one
+     * process says). */
+    size_t seen_len;
+    int seen_eof;
     uint64_t data_off, first_line;
     /* What the head shows: fields, their names ("1", "2"... without a
      * header), which hold numbers; nfields 0 for an empty CSV. */

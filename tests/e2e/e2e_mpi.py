@@ -355,6 +355,28 @@ def test_tentative(suite):
             same_as_one(suite, f"tentative{it} {cols}", n, opts + parts, cuts)
 
 
+def test_no_column_hint(suite):
+    """Where no column holds numbers, every rank's hint is one process's:
+    a rank whose share of the first file began inside its header said
+    "there are no data rows, only the header" (one process: "choose
+    columns with -c ..."), as seen with 4 ranks cut at 2, 51, 296."""
+    rng = suite.rng
+    parts = []
+    for j in range(3):
+        p = suite.path(f"nocol{j}.csv")
+        rows = ["a,empty0"] + ["," for _ in range(rng.randint(1, 200))]
+        open(p, "w").write("\n".join(rows) + "\n")
+        parts.append(p)
+    size = sum(os.path.getsize(p) for p in parts)
+    h = suite.path("header_only.csv")
+    open(h, "w").write("a,b\n")
+    for cuts in ([2, 51, 296], [1, 2, 3],
+                 sorted(rng.randrange(size + 1) for _ in range(3))):
+        same_as_one(suite, "no column, first share in the header", 4, parts,
+                    cuts)
+    same_as_one(suite, "no column, a header alone", 3, [h], [1, 2])
+
+
 def test_repeats(suite):
     """Repeated header lines (files joined) at random places: the warning
     counts every rank's, and names the first, as one process's does,
@@ -528,7 +550,7 @@ def main():
     if "built without MPI" in err:
         print("e2e_mpi: colstat built without MPI: skipped")
         sys.exit(77)
-    suite.run_tests((test_csv, test_binary, test_hist_edges, test_quantiles, test_repeats,
+    suite.run_tests((test_csv, test_binary, test_hist_edges, test_quantiles, test_no_column_hint, test_repeats,
                      test_tentative,
                      test_wide_table, test_errors, test_emit_state,
                      test_gpu_shared, test_refusals))
