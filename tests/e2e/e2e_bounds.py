@@ -186,10 +186,16 @@ def test_regex_bounded(suite):
     n = rng.randint(20000, 40000)
     p = suite.path("re.csv")
     write(p, ("a" * n + "b,c\n1,2\n").encode())
+    # AddressSanitizer reserves terabytes of shadow address space at start:
+    # no memory limit under it (the sanitizer CI builds); the time limit
+    # and the one-line error still hold there.
+    with open(suite.exe, "rb") as f:
+        asan = b"__asan_init" in f.read()
+    limit = "" if asan else "ulimit -v 1000000; "
     for item in ("/(a+)+$/", "/((((a{100}){100}){100}){100})/",
                  "/(a|aa)+$/"):
         t0 = time.monotonic()
-        p_ = subprocess.run(["bash", "-c", 'ulimit -v 1000000; exec "$@"', "x",
+        p_ = subprocess.run(["bash", "-c", limit + 'exec "$@"', "x",
                              suite.exe, "-c", item, p],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             timeout=120)
