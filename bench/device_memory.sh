@@ -112,7 +112,7 @@ gzip -6 -c /tmp/grows.csv > /tmp/grows.csv.gz
 for how in grows pipe-gz; do
     case $how in
     grows) cmd=("$NEW/colstat" --device gpu -v --median --json /tmp/grows.csv) ;;
-    pipe-gz) cmd=(env COLSTAT_GZIP_CHUNK=65536 COLSTAT_GZIP_THREADS=3 "$NEW/colstat" --device gpu --median --json -) ;;
+    pipe-gz) cmd=(env COLSTAT_GZIP_PIECE=65536 COLSTAT_GZIP_THREADS=3 "$NEW/colstat" --device gpu --median --json -) ;;
     esac
     timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "${cmd[@]}" < /tmp/grows.csv.gz > "$OUT/san_$how.log" 2>&1
     echo "memcheck $how rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_$how.log")"

@@ -1,5 +1,5 @@
 /* colstat_gzcat: inflates a gzip file or standard input with colstat's
- * decoder (io/gzip_parallel.h) and throws the bytes away (or writes them
+ * decoder (io/gzip/gzip.h) and throws the bytes away (or writes them
  * with -o), then prints how many bytes, the seconds and the GB/s of
  * inflated bytes, on one line. bench/run times it beside zlib, ISA-L's
  * igzip, pigz, rapidgzip and zcat; the tests use -o to compare bytes.
@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/gzip_parallel.h"
+#include "io/gzip/gzip.h"
 
 #define BUF_SIZE ((size_t)4 << 20)
 
@@ -126,9 +126,9 @@ int main(int argc, char **argv)
             cfg.threads = (unsigned)v;
             break;
         case 'c':
-            if (parse_size(optarg, &v) || v < GZP_CHUNK_MIN)
+            if (parse_size(optarg, &v) || v < GZP_PIECE_MIN)
                 return usage();
-            cfg.chunk = v;
+            cfg.piece_bytes = v;
             break;
         case 'o':
             out = optarg;

@@ -3,10 +3,11 @@
  * ~10M realistic CSV fields, per field shape and mixed; last, nanosecond
  * timestamps (19-digit integers, nearly all with a nonzero correction).
  * Build and run by hand:
- *   gcc -O2 -std=c11 -D_GNU_SOURCE -Iio bench/parse_speed.c io/parse_number.c \
- *       -o /tmp/parse_speed && /tmp/parse_speed [fields_per_shape]
+ *   gcc -O2 -std=c11 -D_GNU_SOURCE -I. bench/parse_speed.c \
+ *       io/num/parse_number.c -o /tmp/parse_speed
+ *   /tmp/parse_speed [fields_per_shape]
  */
-#include "io/parse_number.h"
+#include "io/num/parse_number.h"
 
 #include <stdint.h>
 #include <stdio.h>

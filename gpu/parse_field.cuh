@@ -1,5 +1,5 @@
 /* parse_number on the device, internal to gpu/: the same core as the host
- * (io/number_core.h), compiled as device functions, so a field's kind and
+ * (io/num/number_core.h), compiled as device functions, so a field's kind and
  * value are the host's bit for bit. Only the strtod fallback stays on the
  * host; the fields that need it come back as DEV_NUM_HARD. */
 #ifndef COLSTAT_GPU_PARSE_FIELD_CUH
@@ -9,7 +9,7 @@
 
 /* the C headers carry no extern "C" of their own */
 extern "C" {
-#include "io/parse_number.h"
+#include "io/num/parse_number.h"
 }
 
 /* Global memory read through the read-only cache: neighbouring threads
@@ -19,7 +19,7 @@ extern "C" {
 #define NUM_RARE_FN static __device__ __noinline__
 #define NUM_TABLE static __device__ const
 #define NUM_LOAD(p) __ldg(p)
-#include "io/number_core.h"
+#include "io/num/number_core.h"
 
 /* Only the host's strtod fallback can round this field. */
 #define DEV_NUM_HARD NUM_HARD

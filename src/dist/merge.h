@@ -3,7 +3,7 @@
 #ifndef COLSTAT_SRC_DIST_MERGE_H
 #define COLSTAT_SRC_DIST_MERGE_H
 
-#include "io/error.h"
+#include "io/base/error.h"
 #include "src/engine/engine.h"
 
 /* What the command line asks of the states: statistics and columns among

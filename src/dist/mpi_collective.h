@@ -7,7 +7,7 @@
 #ifndef COLSTAT_SRC_DIST_MPI_COLLECTIVE_H
 #define COLSTAT_SRC_DIST_MPI_COLLECTIVE_H
 
-#include "io/error.h"
+#include "io/base/error.h"
 #include "src/engine/engine.h"
 
 typedef struct mpi_collective {

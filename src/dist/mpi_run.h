@@ -6,7 +6,7 @@
 #ifndef COLSTAT_SRC_DIST_MPI_RUN_H
 #define COLSTAT_SRC_DIST_MPI_RUN_H
 
-#include "io/error.h"
+#include "io/base/error.h"
 #include "src/engine/engine.h"
 
 /* 1 where this program has MPI (colstat-mpi), 0 in colstat, which hands

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/csv_reader.h"
-#include "io/error.h"
+#include "io/base/error.h"
+#include "io/csv/csv_reader.h"
 #include "src/engine/engine.h"
 
 typedef enum split_kind {

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "io/error.h"
+#include "io/base/error.h"
 
 #define NAME_REGEX_MAX_NAME 4096    /* without PCRE2 */
 #define NAME_REGEX_MAX_PATTERN 1024 /* bytes of an expression */

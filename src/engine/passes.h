@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "io/error.h"
+#include "io/base/error.h"
 #include "src/engine/tally.h"
 #include "src/stats/quantile.h"
 #include "src/stats/stats.h"

@@ -1,6 +1,6 @@
 /* --device auto: which backend a run should use, decided before the first
  * byte is parsed from what is known then: the inputs' kinds and sizes
- * (io/probe.h), the statistics asked, the threads, and whether a GPU is
+ * (io/source/probe.h), the statistics asked, the threads, and whether a GPU is
  * there at all. Each backend's time is estimated from throughputs and
  * fixed costs measured on the GPU host (bench/auto, bench/RESULTS.md);
  * the faster wins. A stream's size is unknown: it starts on the CPU. */
@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "io/probe.h"
+#include "io/source/probe.h"
 
 typedef struct policy_params {
     int threads;     /* CPU worker threads */

@@ -50,7 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/error.h"
+#include "io/base/error.h"
 #include "qsel_key.h"
 
 /* ---- Quantile lists ---------------------------------------------------

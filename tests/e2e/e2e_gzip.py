@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end: colstat's gzip decoder (io/gzip_parallel.h) through
+"""End-to-end: colstat's gzip decoder (io/gzip/gzip.h) through
 colstat_gzcat, on every kind of gzip stream, against zlib.
 
 usage: python3 tests/e2e/e2e_gzip.py /path/to/colstat     (cwd = repo root)
@@ -141,7 +141,7 @@ def tool(argv, data):
 
 def zlib_reference(blob):
     """(True, bytes) or (False, None): zlib member by member, then what
-    io/source.c accepts after a member: nothing, another member (1f 8b),
+    io/source/source.c accepts after a member: nothing, another member (1f 8b),
     or zeros to the end."""
     out, rest = [], blob
     while True:

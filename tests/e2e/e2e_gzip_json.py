@@ -11,7 +11,7 @@ blocks up to 64 KiB across piece edges), pigz with and without -i, bgzip,
 many small members, empty members, the header fields FEXTRA, FNAME,
 FCOMMENT and FHCRC. colstat --json --all on each, read as a file (pread
 by several threads) and as a pipe, with 1 thread, the default threads,
-and pieces forced down to a few KiB (COLSTAT_GZIP_CHUNK, the test hook)
+and pieces forced down to a few KiB (COLSTAT_GZIP_PIECE, the test hook)
 with 2 to 4 inflating threads (COLSTAT_GZIP_THREADS), must print exactly
 what it prints for the plain CSV; the plain file's own correctness is the
 other suites' (harness.py's exact reference). Damage (truncated at many
@@ -133,11 +133,11 @@ def modes(rng):
         ("-j 1", ["-j", "1"], {}, False),
         ("default", [], {}, False),
         ("chunk %s, %s threads" % (small, t), ["-j", t],
-         {"COLSTAT_GZIP_CHUNK": small, "COLSTAT_GZIP_THREADS": t}, False),
+         {"COLSTAT_GZIP_PIECE": small, "COLSTAT_GZIP_THREADS": t}, False),
         ("chunk %s, %s threads, pipe" % (small, t), ["-j", t],
-         {"COLSTAT_GZIP_CHUNK": small, "COLSTAT_GZIP_THREADS": t}, True),
+         {"COLSTAT_GZIP_PIECE": small, "COLSTAT_GZIP_THREADS": t}, True),
         ("chunk %s, 4 inflating, -j 1" % small, ["-j", "1"],
-         {"COLSTAT_GZIP_CHUNK": small, "COLSTAT_GZIP_THREADS": "4"}, False),
+         {"COLSTAT_GZIP_PIECE": small, "COLSTAT_GZIP_THREADS": "4"}, False),
     ]
 
 
@@ -279,7 +279,7 @@ def test_verbose(s):
     data = csv_text(rng, 1 << 20)
     path = c.write(gz_member(rng, data))
     rc, _, err = run(s, path, ["--json", "-v", "--device", "cpu", "-j", "3"],
-                     {"COLSTAT_GZIP_CHUNK": "8192",
+                     {"COLSTAT_GZIP_PIECE": "8192",
                       "COLSTAT_GZIP_THREADS": "3"}, False)
     line = [x for x in err.splitlines() if ": gzip: " in x]
     s.check(rc == 0 and len(line) == 1 and "3 threads" in line[0] and

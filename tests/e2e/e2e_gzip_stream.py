@@ -6,14 +6,14 @@ usage: python3 tests/e2e/e2e_gzip_stream.py /path/to/colstat  (cwd = repo root)
 
 A pipe is not a file: colstat cannot pread it, so the gzip decoder reads
 it once, in order, into a bounded store that its readers share (io/gzip/
-gz_input.h). Feeding a file as stdin (`< file`) does not reach that path:
+input.h). Feeding a file as stdin (`< file`) does not reach that path:
 here a writer thread pushes the bytes into an os.pipe() in random chunk
 sizes with random pauses, as `curl | colstat` or a slow `ssh host cat`
 would. Every gzip variant of e2e_gzip_json (GNU gzip, zlib's strategies,
 stored blocks, flushes, pigz, bgzip, many members, empty members, header
 fields, zero padding) is decoded with 1, 2 and 16 inflating threads
 (COLSTAT_GZIP_THREADS) and pieces small enough that the store fills many
-times over (COLSTAT_GZIP_CHUNK), and once at the default piece size with
+times over (COLSTAT_GZIP_PIECE), and once at the default piece size with
 an input larger than the default store; each must print exactly what the
 plain CSV gives. A run that does not end within its time limit is a
 failure (a hang), as is any other output. The GPU backend too where a GPU
@@ -82,7 +82,7 @@ def threads_and_chunks(rng):
     for t in ("1", "2", "16"):
         chunk = str(rng.choice([1024, 4096, 16384, 65536]))
         out.append(("%s threads, chunk %s" % (t, chunk),
-                    {"COLSTAT_GZIP_THREADS": t, "COLSTAT_GZIP_CHUNK": chunk}))
+                    {"COLSTAT_GZIP_THREADS": t, "COLSTAT_GZIP_PIECE": chunk}))
     return out
 
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the parallel gzip decoder (io/gzip_parallel.h):
+/* libFuzzer harness for the parallel gzip decoder (io/gzip/gzip.h):
  * every input is decoded by it and by zlib, and must give the same
  * verdict and, when zlib succeeds, the same bytes; a crash, a hang (the
  * fuzzer's -timeout) or any difference is a finding.
@@ -8,7 +8,7 @@
  * several), seekable (pread) or a pipe (reads of random short lengths),
  * and for a pipe whether its store is cut down to a few pieces (the
  * stream path: bytes read once, held until released); the rest is the
- * gzip stream (it must start with the magic, as io/source
+ * gzip stream (it must start with the magic, as io/source/source
  * hands the decoder only such streams).
  *
  * Built with -DCOLSTAT_FUZZ=ON (clang); run as in tests/fuzz/README.md. */
@@ -18,8 +18,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "io/gzip_parallel.h"
-#include "io/inflate.h"
+#include "io/gzip/gzip.h"
+#include "io/gzip/inflate.h"
 
 /* Output beyond this is not compared (a small input can inflate 1000:1). */
 #define OUT_CAP ((size_t)64 << 20)
@@ -56,7 +56,7 @@ static ssize_t mem_pread(void *ctx, void *buf, size_t n, uint64_t off,
     return (ssize_t)k;
 }
 
-/* zlib, member by member, with io/source.c's rules after a member: the
+/* zlib, member by member, with io/source/source.c's rules after a member: the
  * end, another member (1f 8b), zeros to the end, else an error. Returns
  * 1 (decoded) or 0, the bytes in *out (up to OUT_CAP). */
 /* zlib's message when it refused a member (else empty). */
@@ -137,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int ok = zlib_decode(gz, n, want, &wlen);
 
     gzp_config cfg = {.threads = 1 + (how & 3),
-                      .chunk = (size_t)1024 << ((how >> 2) & 3)};
+                      .piece_bytes = (size_t)1024 << ((how >> 2) & 3)};
     mem m = {.p = gz, .n = n, .at = 2, .short_reads = (how >> 5) & 7};
     gzin_reader r = {.ctx = &m, .read = mem_read};
     if (how & 16) {
@@ -148,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * go many times over even in a small input, as a long stream's
          * does at the default sizes (the stream path's hang and early
          * release were found there). */
-        cfg.store = cfg.chunk * (2 + ((how >> 5) & 3));
+        cfg.store = cfg.piece_bytes * (2 + ((how >> 5) & 3));
     }
     cs_error e = {0};
     gzp *g;

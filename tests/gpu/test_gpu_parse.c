@@ -2,7 +2,7 @@
  * against the host's parse_number_corr: the same kind for every field, the
  * same bits and integer correction for every number; "hard" (4) only where
  * the host's own core
- * (io/number_core.h) also needs strtod, and rarely. Fields of every form
+ * (io/num/number_core.h) also needs strtod, and rarely. Fields of every form
  * are drawn fresh from a logged seed (COLSTAT_SEED replays, with
  * COLSTAT_TEST_QUICK smaller). They are packed unaligned with number bytes
  * between them, so a device that reads outside a field gets another value.
@@ -14,8 +14,8 @@
 
 #ifdef COLSTAT_HAVE_GPU
 #include "gpu/gpu.h"
-#include "io/number_core.h"
-#include "io/parse_number.h"
+#include "io/num/number_core.h"
+#include "io/num/parse_number.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -24,7 +24,7 @@
 
 #include "tests/testlib.h"
 
-#include "tests/io/hard_numbers.h"
+#include "tests/io/num/hard_numbers.h"
 
 static uint64_t seed;
 static int quick;

@@ -1,0 +1,100 @@
+#include "io/base/row_batch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *plain_alloc(size_t bytes, void *ctx)
+{
+    (void)ctx;
+    return malloc(bytes);
+}
+
+static void plain_free(void *p, void *ctx)
+{
+    (void)ctx;
+    free(p);
+}
+
+static const chunk_alloc plain = {plain_alloc, plain_free, NULL};
+
+int chunk_init(chunk *c, int ncols, size_t cap, const chunk_alloc *a)
+{
+    if (!a)
+        a = &plain;
+    memset(c, 0, sizeof *c);
+    c->ncols = ncols;
+    c->cap = cap;
+    size_t n = ncols > 0 ? (size_t)ncols : 1;
+    size_t rows = cap ? cap : 1;
+    c->col = calloc(n, sizeof *c->col);
+    c->corr = calloc(n, sizeof *c->corr);
+    /* One block for the counter arrays keeps chunk_clear one memset. */
+    c->missing = calloc(5 * n, sizeof(uint64_t));
+    /* Pages of corrections never used are never touched: no memory. */
+    int32_t *corr = malloc(n * rows * sizeof *corr);
+    if (!c->col || !c->corr || !c->missing || !corr) {
+        free(corr);
+        chunk_free(c, a);
+        return -1;
+    }
+    c->invalid = c->missing + n;
+    c->nan = c->missing + 2 * n;
+    c->first_invalid = c->missing + 3 * n;
+    c->has_corr = c->missing + 4 * n;
+    for (size_t i = 0; i < n; i++)
+        c->corr[i] = corr + i * rows;
+    for (int i = 0; i < ncols; i++) {
+        c->col[i] = a->alloc((cap ? cap : 1) * sizeof(double), a->ctx);
+        if (!c->col[i]) {
+            chunk_free(c, a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void chunk_clear(chunk *c)
+{
+    c->nrows = 0;
+    c->repeats = 0;
+    c->repeat_line = 0;
+    size_t n = c->ncols > 0 ? (size_t)c->ncols : 1;
+    memset(c->missing, 0, 5 * n * sizeof(uint64_t));
+}
+
+void chunk_free(chunk *c, const chunk_alloc *a)
+{
+    if (!a)
+        a = &plain;
+    if (c->col)
+        for (int i = 0; i < c->ncols; i++)
+            if (c->col[i])
+                a->free(c->col[i], a->ctx);
+    free(c->col);
+    if (c->corr)
+        free(c->corr[0]);
+    free(c->corr);
+    free(c->missing);
+    memset(c, 0, sizeof *c);
+}
+
+void chunk_corr_start(chunk *c, int col, size_t rows)
+{
+    memset(c->corr[col], 0, rows * sizeof(int32_t));
+    c->has_corr[col] = 1;
+}
+
+void chunk_append_values(chunk *dst, const chunk *src)
+{
+    size_t at = dst->nrows, n = src->nrows;
+    for (int k = 0; k < dst->ncols; k++) {
+        memcpy(dst->col[k] + at, src->col[k], n * sizeof(double));
+        if (src->has_corr[k] && !dst->has_corr[k])
+            chunk_corr_start(dst, k, at);
+        if (src->has_corr[k])
+            memcpy(dst->corr[k] + at, src->corr[k], n * sizeof(int32_t));
+        else if (dst->has_corr[k])
+            memset(dst->corr[k] + at, 0, n * sizeof(int32_t));
+    }
+    dst->nrows = at + n;
+}

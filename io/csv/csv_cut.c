@@ -1,0 +1,365 @@
+/* Record boundaries in CSV text without tokenizing it: cutting a stream
+ * into blocks, and finding the line a record starts on. The state machine
+ * mirrors libcsv 3.0.3's non-strict parser (csv_parse in libcsv.c), so a
+ * boundary found here is one libcsv sees too:
+ *   - blanks (space, tab unless it is the delimiter) before a field are
+ *     skipped, and a line holding only blanks is no record;
+ *   - CR and LF both end a record outside quotes;
+ *   - a quote opens a quoted field only at the start of a field; elsewhere
+ *     in an unquoted field it is a literal;
+ *   - after a quote inside a quoted field: a second quote is a literal
+ *     quote, a delimiter or CR/LF ends the field, blanks wait, and any other
+ *     byte goes back inside the quoted field (a quote after those blanks is
+ *     a literal that keeps waiting). */
+#include "io/csv/csv_reader.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum scan_state {
+    S_ROW, /* no field of the record seen yet */
+    S_FNB, /* after a delimiter */
+    S_UNQ, /* in an unquoted field */
+    S_QUO, /* in a quoted field */
+    S_MHE, /* just after a quote inside a quoted field */
+    S_MHS, /* after that quote and blanks */
+    S_COUNT
+};
+
+enum byte_class { B_OTHER, B_BLANK, B_TERM, B_DELIM, B_QUOTE, B_COUNT };
+
+static const unsigned char next_state[S_COUNT][B_COUNT] = {
+    /*          OTHER  BLANK  TERM   DELIM  QUOTE */
+    [S_ROW] = {S_UNQ, S_ROW, S_ROW, S_FNB, S_QUO},
+    [S_FNB] = {S_UNQ, S_FNB, S_ROW, S_FNB, S_QUO},
+    [S_UNQ] = {S_UNQ, S_UNQ, S_ROW, S_FNB, S_UNQ},
+    [S_QUO] = {S_QUO, S_QUO, S_QUO, S_QUO, S_MHE},
+    [S_MHE] = {S_QUO, S_MHS, S_ROW, S_FNB, S_QUO},
+    [S_MHS] = {S_QUO, S_MHS, S_ROW, S_FNB, S_MHE},
+};
+
+typedef struct scanner {
+    unsigned char cls[256];
+} scanner;
+
+static void scanner_init(scanner *s, char delim)
+{
+    memset(s->cls, B_OTHER, sizeof s->cls);
+    s->cls[' '] = B_BLANK;
+    s->cls['\t'] = B_BLANK;
+    s->cls['\r'] = B_TERM;
+    s->cls['\n'] = B_TERM;
+    s->cls['"'] = B_QUOTE;
+    s->cls[(unsigned char)(delim ? delim : ',')] = B_DELIM;
+}
+
+/* LFs in at most 255 * 16 bytes: byte-wide counters that cannot wrap, which
+ * the compiler turns into vector compares. */
+static uint64_t count_block(const char *buf, size_t m)
+{
+    unsigned char acc[16] = {0};
+    uint64_t k = 0;
+    size_t j = 0;
+    for (; j + 16 <= m; j += 16)
+        for (int l = 0; l < 16; l++)
+            acc[l] += buf[j + l] == '\n';
+    for (int l = 0; l < 16; l++)
+        k += acc[l];
+    for (; j < m; j++)
+        k += buf[j] == '\n';
+    return k;
+}
+
+static uint64_t count_newlines(const char *buf, size_t n)
+{
+    uint64_t k = 0;
+    for (size_t i = 0; i < n; i += 255 * 16)
+        k += count_block(buf + i, n - i < 255 * 16 ? n - i : 255 * 16);
+    return k;
+}
+
+static int cutter_state(const csv_cutter *c)
+{
+    if (c->in_quotes)
+        return S_QUO;
+    if (c->quote_pending)
+        return c->quote_pending == 2 ? S_MHS : S_MHE;
+    return c->at_field_start ? S_FNB : S_UNQ;
+}
+
+static void set_cutter_state(csv_cutter *c, int s)
+{
+    c->in_quotes = s == S_QUO;
+    c->at_field_start = s == S_ROW || s == S_FNB;
+    c->quote_pending = s == S_MHE ? 1 : s == S_MHS ? 2 : 0;
+}
+
+void csv_cutter_init(csv_cutter *c, const csv_dialect *d, uint64_t first_line)
+{
+    memset(c, 0, sizeof *c);
+    c->delim = d->delim ? d->delim : ',';
+    c->plain = d->whitespace;
+    c->at_field_start = 1;
+    c->line = first_line;
+    c->max_record = csv_max_record(d);
+}
+
+size_t csv_max_record(const csv_dialect *d)
+{
+    return d->max_record ? d->max_record : CSV_MAX_RECORD;
+}
+
+void csv_size_text(size_t n, char *buf, size_t cap)
+{
+    if (n % ((size_t)1 << 20) == 0)
+        snprintf(buf, cap, "%zu MiB", n >> 20);
+    else
+        snprintf(buf, cap, "%zu bytes", n);
+}
+
+/* The bytes after the last cut are the start of a record the feed must
+ * hold whole: more of them than the limit is a record too long. */
+static size_t too_long(const csv_cutter *c, const char *file, cs_error *e)
+{
+    char lim[32];
+    csv_size_text(c->max_record, lim, sizeof lim);
+    cs_fail(e, CS_EDATA, file, c->line,
+            "a record longer than %s (the longest record colstat reads)", lim);
+    return (size_t)-1;
+}
+
+/* Scans buf[from, n) from state *st. Returns the offset just after the last
+ * LF outside quotes (0 when none; *last_cr: the same for CR); *st is the
+ * state at n and *open_at the offset of the quote that opened the current
+ * quoted field. */
+static size_t scan(const scanner *sc, const char *buf, size_t from, size_t n,
+                   int *st, size_t *open_at, size_t *last_cr)
+{
+    size_t last = 0;
+    int s = *st;
+    for (size_t i = from; i < n; i++) {
+        if (s == S_QUO) {
+            /* Inside quotes only a quote matters: skip to it. */
+            const char *q = memchr(buf + i, '"', n - i);
+            if (!q)
+                break;
+            i = (size_t)(q - buf);
+        }
+        unsigned char ch = (unsigned char)buf[i];
+        int t = next_state[s][sc->cls[ch]];
+        if (t == S_QUO && s != S_MHE && s != S_MHS)
+            *open_at = i;
+        else if (ch == '\n' && t == S_ROW)
+            last = i + 1;
+        else if (ch == '\r' && t == S_ROW)
+            *last_cr = i + 1;
+        s = t;
+    }
+    *st = s;
+    return last;
+}
+
+static int open_quote_error(const csv_cutter *c, const char *buf,
+                            size_t open_at, const char *file, cs_error *e)
+{
+    uint64_t line = c->line + count_newlines(buf, open_at);
+    return cs_fail(e, CS_EDATA, file, line,
+                   "unterminated quoted field (the quote opens here)");
+}
+
+/* Whitespace text: every LF ends a record (a CR is a blank there). */
+static size_t plain_cut(csv_cutter *c, const char *buf, size_t n, int at_eof)
+{
+    const char *nl = memrchr(buf, '\n', n);
+    size_t cut = at_eof ? n : nl ? (size_t)(nl - buf) + 1 : 0;
+    c->line += count_newlines(buf, cut);
+    return cut;
+}
+
+static size_t cut_any(csv_cutter *c, const char *buf, size_t n, int at_eof,
+                      const char *file, cs_error *e)
+{
+    if (c->plain)
+        return plain_cut(c, buf, n, at_eof);
+    int s = cutter_state(c);
+    size_t open_at = 0, last_cr = 0, cut;
+    const char *q = memchr(buf, '"', n);
+    if (!q && s != S_QUO && s != S_MHE && s != S_MHS) {
+        /* No quote: every LF or CR ends a record. */
+        const char *nl = memrchr(buf, '\n', n);
+        size_t lf = nl ? (size_t)(nl - buf) + 1 : 0;
+        const char *cr = memrchr(buf + lf, '\r', n - lf);
+        cut = at_eof ? n : cr ? (size_t)(cr - buf) + 1 : lf;
+        if (cut) {
+            c->line += count_newlines(buf, cut);
+            set_cutter_state(c, S_ROW);
+        }
+        return cut;
+    }
+    scanner sc;
+    scanner_init(&sc, c->delim);
+    size_t from = 0;
+    if (s == S_ROW || s == S_FNB || s == S_UNQ) {
+        /* Before the first quote the state only resets at LFs. */
+        const char *nl = memrchr(buf, '\n', (size_t)(q - buf));
+        from = nl ? (size_t)(nl - buf) + 1 : 0;
+        if (nl)
+            s = S_ROW;
+    }
+    cut = scan(&sc, buf, from, n, &s, &open_at, &last_cr);
+    if (at_eof) {
+        if (s == S_QUO) {
+            open_quote_error(c, buf, open_at, file, e);
+            return (size_t)-1;
+        }
+        c->line += count_newlines(buf, n);
+        set_cutter_state(c, s);
+        return n;
+    }
+    if (from > cut)
+        cut = from;
+    if (last_cr > cut)
+        cut = last_cr;
+    if (cut) {
+        c->line += count_newlines(buf, cut);
+        set_cutter_state(c, S_ROW);
+    }
+    return cut;
+}
+
+size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
+               const char *file, cs_error *e)
+{
+    size_t cut = cut_any(c, buf, n, at_eof, file, e);
+    if (cut != (size_t)-1 && !at_eof && n - cut > c->max_record)
+        return too_long(c, file, e);
+    return cut;
+}
+
+size_t csv_repeat_at(const csv_dialect *d, const char *s, size_t n)
+{
+    if (!d->repeat)
+        return 0;
+    const char *nl = memchr(s, '\n', n);
+    const char *e = nl ? nl : s + n;
+    size_t len = (size_t)(e - s) - (e > s && e[-1] == '\r');
+    const char *t = s;
+    if (len >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0) {
+        t += 3;
+        len -= 3;
+    }
+    if (len != d->repeat_len || memcmp(t, d->repeat, len) != 0)
+        return 0;
+    return (size_t)(e - s) + (nl != NULL);
+}
+
+/* Whitespace text: the row-th line that is neither blank nor a repeated
+ * header. */
+static uint64_t plain_line_of_row(const csv_dialect *d, const char *buf,
+                                  size_t n, uint64_t first_line, uint64_t row)
+{
+    uint64_t line = first_line, seen = 0;
+    int blank = 1;
+    for (size_t i = 0; i < n; i++) {
+        char ch = buf[i];
+        if (blank && (i == 0 || buf[i - 1] == '\n')) {
+            size_t skip = csv_repeat_at(d, buf + i, n - i);
+            if (skip) {
+                line += buf[i + skip - 1] == '\n';
+                i += skip - 1;
+                continue;
+            }
+        }
+        if (ch == '\n') {
+            line++;
+            blank = 1;
+        } else if (blank && ch != ' ' && ch != '\t' && ch != '\r') {
+            blank = 0;
+            if (++seen == row)
+                return line;
+        }
+    }
+    return 0;
+}
+
+uint64_t csv_line_of_row(const csv_dialect *d, const char *buf, size_t n,
+                         uint64_t first_line, uint64_t row)
+{
+    if (d->whitespace)
+        return plain_line_of_row(d, buf, n, first_line, row);
+    scanner sc;
+    scanner_init(&sc, d->delim);
+    uint64_t line = first_line, seen = 0;
+    int s = S_ROW;
+    for (size_t i = 0; i < n; i++) {
+        size_t skip = d->repeat && s == S_ROW && (i == 0 || buf[i - 1] == '\n')
+                          ? csv_repeat_at(d, buf + i, n - i)
+                          : 0;
+        if (skip) {
+            line += buf[i + skip - 1] == '\n';
+            i += skip - 1;
+            continue;
+        }
+        unsigned char ch = (unsigned char)buf[i];
+        int t = next_state[s][sc.cls[ch]];
+        if (s == S_ROW && t != S_ROW && ++seen == row)
+            return line;
+        line += ch == '\n';
+        s = t;
+    }
+    return 0;
+}
+
+int csv_start_state(void)
+{
+    return S_ROW;
+}
+
+/* Whitespace text has no quotes: a '"' there is an ordinary byte. */
+static void dialect_scanner(scanner *sc, const csv_dialect *d)
+{
+    scanner_init(sc, d->delim);
+    if (d->whitespace)
+        sc->cls['"'] = B_OTHER;
+}
+
+void csv_summarize(const csv_dialect *d, const char *buf, size_t n,
+                   csv_summary *s)
+{
+    scanner sc;
+    dialect_scanner(&sc, d);
+    unsigned char st[CSV_NSTATES];
+    for (int k = 0; k < CSV_NSTATES; k++)
+        st[k] = (unsigned char)k;
+    /* six lanes at once: the table is small, the bytes are read once */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char cls = sc.cls[(unsigned char)buf[i]];
+        for (int k = 0; k < CSV_NSTATES; k++)
+            st[k] = next_state[st[k]][cls];
+    }
+    memcpy(s->end, st, sizeof st);
+    s->lfs = count_newlines(buf, n);
+}
+
+void csv_summary_then(csv_summary *a, const csv_summary *b)
+{
+    for (int k = 0; k < CSV_NSTATES; k++)
+        a->end[k] = b->end[a->end[k]];
+    a->lfs += b->lfs;
+}
+
+/* Between records the machine is in S_ROW (blank lines too, which hold no
+ * record): the first such place is where the part begins. */
+size_t csv_first_record(const csv_dialect *d, const char *buf, size_t n,
+                        int state)
+{
+    scanner sc;
+    dialect_scanner(&sc, d);
+    int s = state;
+    for (size_t i = 0; i < n; i++) {
+        if (s == S_ROW)
+            return i;
+        s = next_state[s][sc.cls[(unsigned char)buf[i]]];
+    }
+    return s == S_ROW ? n : (size_t)-1;
+}

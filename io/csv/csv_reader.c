@@ -1,0 +1,535 @@
+/* Parsing a record-aligned CSV block into a chunk, with libcsv.
+ *
+ * The block is fed to libcsv in batches of whole lines shorter than the
+ * room left in the chunk (a batch of w bytes ends at most w records, so it
+ * cannot overfill it). Near the end of the chunk the input is fed one line
+ * at a time, then up to each CR or LF, so that at most one record ends per
+ * call and parsing stops exactly when the chunk is full. Inside a batch the
+ * current line is unknown; the rare message that needs it finds it by
+ * parsing the block again line by line. */
+#include "io/csv/csv_reader.h"
+
+#include <csv.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "io/num/parse_number.h"
+
+/* Rare paths stay out of the per-field callback's frame. */
+#if defined(__GNUC__)
+#define COLD __attribute__((noinline, cold))
+#else
+#define COLD
+#endif
+
+typedef struct block {
+    const csv_dialect *d;
+    char delim;
+    const num_format *num;
+    chunk *out;
+    double **col; /* out->col */
+    const int *map;
+    int nmap;
+    int field;     /* index of the next field of the current record */
+    size_t row;    /* chunk row being filled */
+    uint64_t line; /* physical line being fed, 0 inside a batch */
+    const csv_strict *strict;
+    const char *file;
+    cs_error *e;
+    int failed;
+    size_t row0;    /* chunk row of the block's first record */
+    size_t err_row; /* with line 0: where the strict error was found */
+    int err_field;
+    int err_pending; /* e->line still to be found */
+    csv_spot *spots; /* as a cursor (csv_locate): what to find, */
+    int nspots, next;
+    uint64_t rec_line; /* where the record being fed starts */
+} block;
+
+#define BATCH ((size_t)1 << 16)
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+static uint64_t newlines(const char *s, size_t n)
+{
+    /* memchr skips the bytes between newlines many at a time. */
+    uint64_t k = 0;
+    const char *e = s + n;
+    for (const char *p = memchr(s, '\n', n); p;
+         p = memchr(p + 1, '\n', (size_t)(e - p - 1)))
+        k++;
+    return k;
+}
+
+/* A NUL shows as the two bytes \0: copied raw, it would end the text
+ * there ('3\0' shown as '3'). */
+static size_t show_width(char c)
+{
+    return c ? 1 : 2;
+}
+
+void csv_show_field(const char *s, size_t len, char *dst, size_t cap)
+{
+    while (len && (*s == ' ' || *s == '\t')) {
+        s++;
+        len--;
+    }
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+        len--;
+    size_t most = cap > 44 ? 40 : cap > 4 ? cap - 4 : 0, k = 0, w = 0;
+    while (k < len && w + show_width(s[k]) <= most)
+        w += show_width(s[k++]);
+    if (k < len)
+        while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+            k--;
+    size_t o = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!s[i])
+            dst[o++] = '\\';
+        dst[o++] = s[i] ? s[i] : '0';
+    }
+    snprintf(dst + o, cap - o, "%s", k < len ? "..." : "");
+}
+
+static COLD void strict_fail(block *b, int c, int f, const char *s, size_t len)
+{
+    char shown[CSV_SHOWN];
+    csv_show_field(s, len, shown, sizeof shown);
+    if (!b->line && !b->failed) {
+        b->err_pending = b->e->status == CS_OK;
+        b->err_row = b->row;
+        b->err_field = f;
+    }
+    b->failed = 1;
+    /* The field ends on the line being fed; it began as many lines earlier
+     * as it holds LFs. */
+    cs_fail(b->e, CS_EDATA, b->file, b->line ? b->line - newlines(s, len) : 0,
+            "column %s: '%s' is not a number", b->strict->labels[c], shown);
+}
+
+static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
+                           size_t len)
+{
+    chunk *o = b->out;
+    if (k == NUM_MISSING) {
+        o->missing[c]++;
+    } else if (k == NUM_NAN) {
+        o->nan[c]++;
+    } else {
+        o->invalid[c]++;
+        if (!o->first_invalid[c])
+            o->first_invalid[c] = b->row + 1;
+        if (b->strict && c < b->strict->ncols)
+            strict_fail(b, c, f, s, len);
+    }
+}
+
+/* A nonzero correction (rare: kept out of the callback's frame). The
+ * first of a column zeroes its corrections up to the chunk's capacity, so
+ * that the rows without one need no write. */
+static COLD void put_corr(block *b, int c, int32_t r)
+{
+    chunk *o = b->out;
+    if (!o->has_corr[c])
+        chunk_corr_start(o, c, o->cap);
+    o->corr[c][b->row] = r;
+}
+
+static void on_field(void *s, size_t len, void *data)
+{
+    block *b = data;
+    int f = b->field++;
+    if (f >= b->nmap || b->map[f] < 0)
+        return;
+    int c = b->map[f];
+    double v;
+    int32_t r;
+    num_kind k = parse_number_fmt(s, len, b->num, &v, &r);
+    if (k == NUM_OK) {
+        b->col[c][b->row] = v;
+        if (r != 0)
+            put_corr(b, c, r);
+        return;
+    }
+    b->col[c][b->row] = NAN;
+    count_bad(b, c, f, k, s, len);
+}
+
+static void on_record(int ch, void *data)
+{
+    block *b = data;
+    (void)ch;
+    for (int f = b->field; f < b->nmap; f++) {
+        int c = b->map[f];
+        if (c >= 0) {
+            b->col[c][b->row] = NAN;
+            b->out->missing[c]++;
+        }
+    }
+    b->field = 0;
+    b->row++;
+}
+
+/* The quote-free fast path. Numeric exports rarely quote anything, and
+ * for such lines libcsv's byte-at-a-time state machine is most of the
+ * cost (measured: libcsv alone 275 MB/s a core; this path several times
+ * that). A batch qualifies when it holds no quote and every CR is part of
+ * a CRLF; its records then split at the delimiter exactly as libcsv
+ * splits them: blank lines are no records, blanks around a field are
+ * trimmed (parse_number ignores them). */
+static int quote_free(const char *s, size_t n)
+{
+    if (memchr(s, '"', n))
+        return 0;
+    for (const char *cr = memchr(s, '\r', n); cr;
+         cr = memchr(cr + 1, '\r', (size_t)(s + n - cr - 1)))
+        if (cr + 1 == s + n || cr[1] != '\n')
+            return 0;
+    return 1;
+}
+
+/* libcsv's blanks are space and tab, except the delimiter itself. */
+static int blank_line(const char *s, const char *e, char delim)
+{
+    for (; s < e; s++)
+        if ((*s != ' ' && *s != '\t') || *s == delim)
+            return 0;
+    return 1;
+}
+
+static void fast_record(block *b, const char *s, const char *e)
+{
+    int f = 0;
+    for (;;) {
+        const char *fe = s;
+        while (fe < e && *fe != b->delim)
+            fe++;
+        if (f < b->nmap && b->map[f] >= 0)
+            on_field((void *)s, (size_t)(fe - s), b);
+        else
+            b->field++;
+        f++;
+        /* Fields past the last mapped one need no scanning. */
+        if (fe == e || f >= b->nmap)
+            break;
+        s = fe + 1;
+    }
+    on_record(0, b);
+}
+
+/* A repeated header line (csv_repeat_at), seen on the line being fed. */
+static COLD void note_repeat(block *b)
+{
+    if (!b->out->repeats++)
+        b->out->repeat_line = b->line;
+}
+
+static void fast_lines(block *b, const char *s, size_t n, uint64_t line)
+{
+    const char *end = s + n;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *le = nl ? nl : end;
+        const char *stop = le > s && le[-1] == '\r' ? le - 1 : le;
+        b->line = line++;
+        if (b->d->repeat && csv_repeat_at(b->d, s, (size_t)(end - s)))
+            note_repeat(b);
+        else if (!blank_line(s, stop, b->delim))
+            fast_record(b, s, stop);
+        s = le + 1;
+    }
+}
+
+/* Length of buf[0, n) up to and including its first CR or LF. */
+static size_t piece_len(const char *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '\r' || buf[i] == '\n')
+            return i + 1;
+    return n;
+}
+
+static int feed(struct csv_parser *p, block *b, const char *s, size_t n)
+{
+    if (csv_parse(p, s, n, on_field, on_record, b) != n) {
+        b->failed = 1;
+        cs_fail(b->e, CS_EDATA, b->file, b->line, "%s",
+                csv_strerror(csv_error(p)));
+    }
+    return b->failed ? CS_EDATA : CS_OK;
+}
+
+/* Feeds one line, or less near the end of the chunk; returns its length. */
+static size_t feed_line(struct csv_parser *p, block *b, const char *buf,
+                        size_t n, size_t at, int *rc)
+{
+    const char *nl = memchr(buf + at, '\n', n - at);
+    size_t len = nl ? (size_t)(nl - buf) + 1 - at : n - at;
+    /* A line of len bytes ends at most len records. */
+    if (b->out->cap - b->row <= len)
+        len = piece_len(buf + at, len);
+    *rc = feed(p, b, buf + at, len);
+    at += len;
+    if (buf[at - 1] == '\r' && b->row == b->out->cap && at < n &&
+        buf[at] == '\n')
+        len++; /* the LF of a CRLF belongs to the record that ended */
+    return len;
+}
+
+/* The batch buf[at, at + len) cut before the line where the header's
+ * text first appears (0: that line is the first). */
+static size_t before_repeat(const block *b, const char *buf, size_t at,
+                            size_t len)
+{
+    const char *hit = memmem(buf + at, len, b->d->repeat, b->d->repeat_len);
+    if (!hit)
+        return len;
+    const char *nl = memrchr(buf + at, '\n', (size_t)(hit - buf - at));
+    return nl ? (size_t)(nl - buf) + 1 - at : 0;
+}
+
+/* Feeds records from buf[*pos, n) until the block or the chunk ends;
+ * *line is the physical line at *pos. */
+static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
+                      size_t *pos, uint64_t *line)
+{
+    size_t at = *pos;
+    int rc = CS_OK;
+    while (at < n && b->row < b->out->cap && rc == CS_OK) {
+        /* A repeated header, at a line start between records. */
+        size_t skip =
+            b->d->repeat && p->pstate == 0 && (at == 0 || buf[at - 1] == '\n')
+                ? csv_repeat_at(b->d, buf + at, n - at)
+                : 0;
+        if (skip) {
+            b->line = *line;
+            note_repeat(b);
+            *line += buf[at + skip - 1] == '\n';
+            at += skip;
+            continue;
+        }
+        size_t room = b->out->cap - b->row;
+        size_t w = min_size(min_size(n - at, BATCH), room - 1);
+        const char *nl = w ? memrchr(buf + at, '\n', w) : NULL;
+        size_t len;
+        if (nl) {
+            len = (size_t)(nl - buf) + 1 - at;
+            /* Batches end at a newline, not always at a record's end: the
+             * fast path needs libcsv between records (pstate 0, its
+             * ROW_NOT_BEGUN), where a quote-free batch can hold no part of
+             * a quoted field. */
+            if (p->pstate == 0 && quote_free(buf + at, len)) {
+                fast_lines(b, buf + at, len, *line);
+                rc = b->failed ? CS_EDATA : CS_OK;
+            } else {
+                if (b->d->repeat)
+                    len = before_repeat(b, buf, at, len);
+                /* The line that may repeat the header goes alone, so that
+                 * its start is checked between records (above). */
+                b->line = len ? 0 : *line;
+                if (len)
+                    rc = feed(p, b, buf + at, len);
+                else
+                    len = feed_line(p, b, buf, n, at, &rc);
+            }
+        } else {
+            b->line = *line;
+            len = feed_line(p, b, buf, n, at, &rc);
+        }
+        *line += newlines(buf + at, len);
+        at += len;
+    }
+    *pos = at;
+    return rc;
+}
+
+/* A block reused as a cursor: row counts records from 1, field fields;
+ * l->line is the line being fed, where a field ends. */
+static void loc_field(void *s, size_t len, void *data)
+{
+    block *l = data;
+    if (l->field == 0)
+        l->rec_line = l->line - newlines(s, len);
+    while (l->next < l->nspots && l->spots[l->next].row == l->row &&
+           l->spots[l->next].field == l->field) {
+        csv_spot *sp = &l->spots[l->next++];
+        sp->line = l->line - newlines(s, len);
+        sp->record_line = l->rec_line;
+        csv_show_field(s, len, sp->text, sizeof sp->text);
+    }
+    l->field++;
+}
+
+static void loc_record(int ch, void *data)
+{
+    block *l = data;
+    (void)ch;
+    /* a spot past the end of its record (a short row) is not there */
+    while (l->next < l->nspots && l->spots[l->next].row == l->row)
+        l->next++;
+    l->row++;
+    l->field = 0;
+}
+
+void csv_locate(const csv_dialect *d, const char *buf, size_t n,
+                uint64_t first_line, csv_spot *spots, int nspots)
+{
+    struct csv_parser p;
+    block l = {0};
+    l.row = 1;
+    l.line = first_line;
+    l.spots = spots;
+    l.nspots = nspots;
+    for (int i = 0; i < nspots; i++)
+        spots[i].line = spots[i].record_line = 0;
+    if (csv_init(&p, CSV_APPEND_NULL) != 0)
+        return;
+    csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
+    for (size_t at = 0; at < n && l.next < nspots;) {
+        const char *nl = memchr(buf + at, '\n', n - at);
+        size_t len = nl ? (size_t)(nl - buf) + 1 - at : n - at;
+        if (!(p.pstate == 0 && csv_repeat_at(d, buf + at, n - at)))
+            csv_parse(&p, buf + at, len, loc_field, loc_record, &l);
+        at += len;
+        l.line += nl != NULL;
+    }
+    if (l.next < nspots)
+        csv_fini(&p, loc_field, loc_record, &l);
+    csv_free(&p);
+}
+
+/* The line of the strict error's field, found after a batch. */
+static uint64_t error_line(const block *b, const csv_dialect *d,
+                           const char *buf, size_t n, uint64_t first_line)
+{
+    csv_spot sp = {b->err_row - b->row0 + 1, b->err_field, 0, 0, ""};
+    csv_locate(d, buf, n, first_line, &sp, 1);
+    return sp.line;
+}
+
+/* Whitespace-separated text (-W): blanks split fields; CR is one, so a
+ * CRLF ends a line like an LF. */
+static int ws_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+static void ws_field(block *b, const char *s, const char *e)
+{
+    if (e - s >= 2 && *s == '"' && e[-1] == '"') {
+        s++; /* no quoting: a pair of quotes around a field only goes */
+        e--;
+    }
+    on_field((void *)s, (size_t)(e - s), b);
+}
+
+/* One line [s, e) without its LF: a record unless it is blank. */
+static void ws_record(block *b, const char *s, const char *e)
+{
+    int f = 0;
+    for (;;) {
+        while (s < e && ws_blank(*s))
+            s++;
+        if (s == e)
+            break;
+        const char *fe = s;
+        while (fe < e && !ws_blank(*fe))
+            fe++;
+        if (f < b->nmap && b->map[f] >= 0)
+            ws_field(b, s, fe);
+        else
+            b->field++;
+        /* fields past the last mapped one need no scanning */
+        if (++f >= b->nmap)
+            break;
+        s = fe;
+    }
+    if (f)
+        on_record(0, b);
+}
+
+/* The whole block, line by line: every line's number is known, so
+ * messages need no second pass. */
+static int ws_lines(block *b, const char *buf, size_t n, size_t *pos,
+                    uint64_t *line)
+{
+    size_t at = 0;
+    uint64_t ln = *line;
+    while (at < n && b->row < b->out->cap && !b->failed) {
+        const char *s = buf + at;
+        const char *nl = memchr(s, '\n', n - at);
+        const char *le = nl ? nl : buf + n;
+        b->line = ln;
+        if (b->d->repeat && csv_repeat_at(b->d, s, n - at))
+            note_repeat(b);
+        else
+            ws_record(b, s, le);
+        at = (size_t)(le - buf) + (nl != NULL);
+        ln += nl != NULL;
+    }
+    *pos = at;
+    *line = ln;
+    return b->failed ? CS_EDATA : CS_OK;
+}
+
+static int finish(struct csv_parser *p, block *b, const csv_dialect *d,
+                  const char *buf, size_t n, uint64_t first_line)
+{
+    if (p->quoted) {
+        /* Possibly an open quote at the end: let the cutter judge it. */
+        csv_cutter c;
+        csv_cutter_init(&c, d, first_line);
+        if (csv_cut(&c, buf, n, 1, b->file, b->e) == (size_t)-1)
+            return CS_EDATA;
+    }
+    csv_fini(p, on_field, on_record, b);
+    return b->failed ? CS_EDATA : CS_OK;
+}
+
+int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
+                    uint64_t first_line, const int *map, int nmap,
+                    const csv_strict *strict, const char *file, chunk *out,
+                    size_t *consumed, uint64_t *lines, cs_error *e)
+{
+    block b = {.d = d,
+               .delim = d->delim ? d->delim : ',',
+               .num = d->num,
+               .out = out,
+               .col = out->col,
+               .map = map,
+               .nmap = nmap,
+               .row = out->nrows,
+               .line = first_line,
+               .strict = strict,
+               .file = file,
+               .e = e,
+               .row0 = out->nrows};
+    size_t pos = 0;
+    uint64_t line = first_line;
+    if (d->whitespace) {
+        int rc = ws_lines(&b, buf, n, &pos, &line);
+        out->nrows = b.row;
+        *consumed = pos;
+        *lines = line - first_line;
+        return rc;
+    }
+    struct csv_parser p;
+    if (csv_init(&p, CSV_APPEND_NULL) != 0)
+        return cs_fail(e, CS_EDATA, file, first_line, "out of memory");
+    csv_set_delim(&p, (unsigned char)b.delim);
+    int rc = feed_lines(&p, &b, buf, n, &pos, &line);
+    b.line = line;
+    if (rc == CS_OK && pos == n)
+        rc = finish(&p, &b, d, buf, n, first_line);
+    csv_free(&p);
+    if (b.err_pending)
+        e->line = error_line(&b, d, buf, n, first_line);
+    out->nrows = b.row;
+    *consumed = pos;
+    *lines = line - first_line;
+    return rc == CS_OK ? CS_OK : CS_EDATA;
+}
