@@ -4,7 +4,7 @@
  * inflated bytes, on one line. bench/run times it beside zlib, ISA-L's
  * igzip, pigz, rapidgzip and zcat; the tests use -o to compare bytes.
  *
- *   colstat_gzcat [-j THREADS] [-c CHUNK] [-o OUT] [-v] FILE|-
+ *   colstat_gzcat [-j THREADS] [-c PIECE] [-o OUT] [-v] FILE|-
  *
  * -j: decoding threads (default 1: the sequential inflater); -c: bytes
  * per piece (a test hook; k/M suffixes); -o OUT: write the bytes to OUT
@@ -25,7 +25,7 @@
 
 static int usage(void)
 {
-    fputs("usage: colstat_gzcat [-j THREADS] [-c CHUNK] [-o OUT] [-v] "
+    fputs("usage: colstat_gzcat [-j THREADS] [-c PIECE] [-o OUT] [-v] "
           "FILE|-\n",
           stderr);
     return 2;

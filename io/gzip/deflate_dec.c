@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "io/gzip/huff_table.h"
+#include "io/gzip/load64.h"
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
@@ -83,16 +84,6 @@ void ddec_start(ddec *d, const gz_point *at)
         d->state = ST_HEADER;
         d->bfinal = 0;
     }
-}
-
-static uint64_t load64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
 }
 
 void ddec_set_input(ddec *d, const uint8_t *buf, size_t len, uint64_t base,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/gzip/load64.h"
 #include "io/gzip/member.h"
 
 /* A stored block's candidate is tried by decoding what follows its
@@ -61,16 +62,6 @@ void bfind_free(bfind *f)
     ddec_free(f->probe);
     free(f->trial);
     free(f);
-}
-
-static uint64_t load64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
 }
 
 static uint64_t bits_at(const uint8_t *buf, uint64_t bit)

@@ -6,7 +6,7 @@
  *    pieces) runs the fast one-thread inflater (io/gzip/inflate.h: ISA-L, or
  *    zlib) over every member;
  *  - members in parallel and one stream in parallel: the compressed
- *    bytes are cut into pieces of `chunk` bytes; a thread per piece finds
+ *    bytes are cut into pieces of `piece_bytes`; a thread per piece finds
  *    its first gzip member header or deflate block (io/gzip/find_blocks.h),
  *    decodes from there, with the 32 KiB window before it unknown at
  *    first (16-bit output with markers), to the first block or member
@@ -25,12 +25,12 @@
  * were delivered. The output is byte for byte zlib's.
  *
  * Memory, whatever the stream's size or compression ratio: a pipe's
- * store of (threads + 4) x chunk compressed bytes; per piece in flight
- * (threads + 2 of them) its decoded slices, at most 3 x chunk elements
+ * store of (threads + 4) x piece_bytes compressed bytes; per piece in flight
+ * (threads + 2 of them) its decoded slices, at most 3 x piece_bytes elements
  * of 1 byte (2 while its window is unknown) plus 32 KiB of window each,
  * and 160 KiB of windows; per thread a 1 MiB input buffer and ~100 KiB
  * of decoder tables. A piece that decodes to more waits for the reader.
- * For 16 threads and the default 4 MiB chunk: at most about 0.9 GiB,
+ * For 16 threads and the default 4 MiB piece: at most about 0.9 GiB,
  * about 0.3 GiB for text once the windows are known; 2 threads: 95 MiB. */
 #ifndef COLSTAT_IO_GZIP_GZIP_H
 #define COLSTAT_IO_GZIP_GZIP_H

@@ -4,9 +4,10 @@
  * redoes) and decode_threads.c (the decoding threads). One mutex guards all
  * of a gzp; slices move between the threads whole.
  *
- * A piece j covers the compressed bytes [j*chunk, (j+1)*chunk) nominally.
+ * A piece j covers the compressed bytes [j*piece_bytes, (j+1)*piece_bytes)
+ * nominally.
  * Its result starts at a point (io/gzip/deflate_dec.h) and ends at the first
- * point at or past (j+1)*chunk, or at the stream's end. Its link says
+ * point at or past (j+1)*piece_bytes, or at the stream's end. Its link says
  * whether its start is the end of piece j-1's accepted result: unknown,
  * ok, or bad (then it is decoded again, a redo, from that end with the
  * window known). Pieces j < cur are delivered; piece cur is being

@@ -14,6 +14,8 @@
 #include <sys/types.h>
 
 #include "io/base/error.h"
+/* What an input is without opening it (probe_path): part of this contract. */
+#include "io/source/probe.h"
 
 typedef struct source source;
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "io/source/probe.h"
+#include "io/source/source.h"
 
 typedef struct policy_params {
     int threads;     /* CPU worker threads */

@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import QUICK, Suite  # noqa: E402
 
 THREADS = [1, 2, 3, 4]
-CHUNKS = ["1k", "3k", "16k", "64k"]
+PIECES = ["1k", "3k", "16k", "64k"]
 
 
 # ----------------------------------------------------------------- data
@@ -174,10 +174,10 @@ class Runner:
         self.exe = exe
         self.n = 0
 
-    def decode(self, path, threads, chunk, pipe):
+    def decode(self, path, threads, piece, pipe):
         args = [self.exe, "-j", str(threads), "-o", "-"]
-        if chunk:
-            args += ["-c", chunk]
+        if piece:
+            args += ["-c", piece]
         stdin = None
         if pipe:
             args.append("-")
@@ -193,7 +193,7 @@ class Runner:
         return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
     def case(self, tag, blob, modes=None):
-        """Decodes blob every way (or the given (threads, chunk, pipe)
+        """Decodes blob every way (or the given (threads, piece, pipe)
         modes) and compares with zlib's verdict and bytes."""
         self.n += 1
         path = self.s.path("case%d.gz" % self.n)
@@ -204,14 +204,14 @@ class Runner:
         if modes is None:
             modes = [(1, None, False), (2, None, False)]
             for t in THREADS[1:]:
-                modes.append((t, rng.choice(CHUNKS), rng.random() < 0.3))
+                modes.append((t, rng.choice(PIECES), rng.random() < 0.3))
             if not QUICK:
-                modes.append((rng.choice(THREADS[1:]), rng.choice(CHUNKS),
+                modes.append((rng.choice(THREADS[1:]), rng.choice(PIECES),
                               True))
-        for threads, chunk, pipe in modes:
-            how = "%s: -j %d -c %s%s" % (tag, threads, chunk or "default",
+        for threads, piece, pipe in modes:
+            how = "%s: -j %d -c %s%s" % (tag, threads, piece or "default",
                                          " (pipe)" if pipe else "")
-            rc, out, err = self.decode(path, threads, chunk, pipe)
+            rc, out, err = self.decode(path, threads, piece, pipe)
             if ok:
                 same = rc == 0 and out == want
                 detail = "" if same else (
@@ -384,7 +384,7 @@ def test_damage(s):
     n = 6 if QUICK else 16
     for tag, b in damage_cases(rng, blob, n):
         modes = [(1, None, False), (rng.choice([2, 3]), "1k", False),
-                 (rng.choice([2, 4]), rng.choice(CHUNKS),
+                 (rng.choice([2, 4]), rng.choice(PIECES),
                   rng.random() < 0.3)]
         r.case(tag, b, modes)
 

@@ -132,11 +132,11 @@ def modes(rng):
     return [
         ("-j 1", ["-j", "1"], {}, False),
         ("default", [], {}, False),
-        ("chunk %s, %s threads" % (small, t), ["-j", t],
+        ("piece %s, %s threads" % (small, t), ["-j", t],
          {"COLSTAT_GZIP_PIECE": small, "COLSTAT_GZIP_THREADS": t}, False),
-        ("chunk %s, %s threads, pipe" % (small, t), ["-j", t],
+        ("piece %s, %s threads, pipe" % (small, t), ["-j", t],
          {"COLSTAT_GZIP_PIECE": small, "COLSTAT_GZIP_THREADS": t}, True),
-        ("chunk %s, 4 inflating, -j 1" % small, ["-j", "1"],
+        ("piece %s, 4 inflating, -j 1" % small, ["-j", "1"],
          {"COLSTAT_GZIP_PIECE": small, "COLSTAT_GZIP_THREADS": "4"}, False),
     ]
 

@@ -75,14 +75,14 @@ def run_pipe(suite, blob, args, env, seed):
     return rc, out, err.decode("utf-8", "replace")
 
 
-def threads_and_chunks(rng):
+def threads_and_pieces(rng):
     """(label, environment): 1, 2 and 16 inflating threads with pieces of
     a few KiB, so the store of (threads + 4) pieces fills many times."""
     out = []
     for t in ("1", "2", "16"):
-        chunk = str(rng.choice([1024, 4096, 16384, 65536]))
-        out.append(("%s threads, chunk %s" % (t, chunk),
-                    {"COLSTAT_GZIP_THREADS": t, "COLSTAT_GZIP_PIECE": chunk}))
+        piece = str(rng.choice([1024, 4096, 16384, 65536]))
+        out.append(("%s threads, piece %s" % (t, piece),
+                    {"COLSTAT_GZIP_THREADS": t, "COLSTAT_GZIP_PIECE": piece}))
     return out
 
 
@@ -103,18 +103,18 @@ def test_variants(s):
     want = {d: c.plain(data, d) for d in c.devices}
     for name, blob in forms(rng, data):
         for dev in c.devices:
-            for label, env in threads_and_chunks(rng):
+            for label, env in threads_and_pieces(rng):
                 check(s, blob, want[dev], "%s, %s, %s, pipe" % (name, dev,
                                                                label),
                       ARGS + ["--device", dev], env)
 
 
-def test_default_chunk(s):
+def test_default_piece(s):
     """The default pieces (4 MiB), stored blocks and gzip -6, an input
     larger than the store: the first report's hang (1 and 2 threads) and
     failure (3 and more)."""
     if QUICK:
-        print("e2e_gzip_stream: quick: the default-chunk case is skipped")
+        print("e2e_gzip_stream: quick: the default-piece case is skipped")
         return
     c = Ctx(s)
     rng = s.rng
@@ -126,7 +126,7 @@ def test_default_chunk(s):
     blobs.append(("level 6", six.compress(data) + six.flush()))
     for name, blob in blobs:
         for t in ("1", "2", "3", "16"):
-            check(s, blob, want, "%s, %s threads, default chunk, pipe"
+            check(s, blob, want, "%s, %s threads, default piece, pipe"
                   % (name, t), ARGS + ["--device", "cpu"],
                   {"COLSTAT_GZIP_THREADS": t})
 
@@ -139,7 +139,7 @@ def test_damage_on_pipe(s):
     z = zlib.compressobj(6, zlib.DEFLATED, 31)
     blob = z.compress(data) + z.flush()
     for cut in sorted(rng.sample(range(20, len(blob) - 1), 3)):
-        for label, env in threads_and_chunks(rng):
+        for label, env in threads_and_pieces(rng):
             rc, out, err = run_pipe(s, blob[:cut], ARGS, env,
                                     rng.randrange(1 << 30))
             lines = err.strip().splitlines()
@@ -152,7 +152,7 @@ def test_damage_on_pipe(s):
 
 def main():
     s = Suite("e2e_gzip_stream", sys.argv)
-    s.run_tests([test_variants, test_default_chunk, test_damage_on_pipe])
+    s.run_tests([test_variants, test_default_piece, test_damage_on_pipe])
 
 
 if __name__ == "__main__":

@@ -280,7 +280,7 @@ static u128 integer_of(double a)
     return e >= 53 ? m << (e - 53) : m >> (53 - e);
 }
 
-/* The correction of an integer field (chunk.h): its exact value minus the
+/* The correction of an integer field (row_batch.h): its exact value minus the
  * double expect() gives. */
 static int64_t expect_corr(int t, uint64_t bits, double d)
 {
