@@ -188,6 +188,26 @@ def test_null_backslash(s):
             "reaches colstat", f"replies={replies!r} read={read!r} {err!r}")
 
 
+def test_group_by(s):
+    """-g/--group-by takes column names as -c does."""
+    path = write_odd(s)
+    for opt in (["-g"], ["--group-by"], ["--group-by", "="]):
+        replies, err = complete(s, ["colstat", "odd.csv"] + opt + ["re"])
+        s.check(sorted(replies) == ["re1", "re2"], f"{' '.join(opt)} re<TAB> "
+                "completes column names", f"replies={replies!r} err={err!r}")
+    replies, err = complete(s, ["colstat", "odd.csv", "-g", "Or"])
+    s.check([shell_reads(r) for r in replies] == [["Order Date"]],
+            "-g Or<TAB>: a name with a blank, quoted",
+            f"replies={replies!r} err={err!r}")
+    replies, err = complete(s, ["colstat", "-g", "re1", "odd.csv", "-c",
+                                "re"])
+    s.check(sorted(replies) == ["re1", "re2"], "-g KEYS before the file: "
+            "its value is not taken for the file", f"replies={replies!r}")
+    replies, err = complete(s, ["colstat", "--gr"])
+    s.check(replies == ["--group-by"], "--gr<TAB> offers --group-by",
+            f"replies={replies!r} err={err!r}")
+
+
 def main():
     s = Suite("e2e_completion", sys.argv)
     if not shutil.which("bash"):
@@ -195,7 +215,7 @@ def main():
         sys.exit(77)
     s.run_tests([test_list_columns, test_quoted_names, test_compressed_headers,
                  test_whitespace_input, test_list_after_comma,
-                 test_equals_forms, test_null_backslash])
+                 test_equals_forms, test_null_backslash, test_group_by])
 
 
 if __name__ == "__main__":
