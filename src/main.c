@@ -218,6 +218,7 @@ static report_style style_for(const options *o)
     st.tty = !o->mpi && isatty(STDOUT_FILENO);
     st.layout = o->layout;
     st.digits = o->digits ? o->digits : o->format == FMT_TABLE ? 15 : 0;
+    st.digits_given = o->digits != 0;
     st.utf8 = utf8_charset();
     st.bigint_string = o->bigint_string;
     return st;
