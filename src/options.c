@@ -1,4 +1,5 @@
 #include "options.h"
+#include "name_escape.h"
 #include "suggest.h"
 
 #include <ctype.h>
@@ -448,7 +449,8 @@ static int opt_memory(options *o, const char *arg, cs_error *e)
     return CS_OK;
 }
 
-/* -c may be given again: its lists append. */
+/* -c may be given again: its lists append. Names are read in the
+ * spelling --list-columns prints (name_escape.h). */
 static int opt_columns(options *o, const char *arg, cs_error *e)
 {
     size_t had = o->columns ? strlen(o->columns) : 0, n = strlen(arg);
@@ -457,7 +459,7 @@ static int opt_columns(options *o, const char *arg, cs_error *e)
         return cs_fail(e, CS_EUSAGE, "", 0, "out of memory");
     if (had)
         p[had++] = ',';
-    memcpy(p + had, arg, n + 1);
+    name_unescape_list(arg, p + had);
     o->columns = p;
     o->run.columns = p;
     return CS_OK;

@@ -7,6 +7,7 @@ reply is then read back by a shell (eval "set -- REPLY") as the command
 line will be, and the command run with it: a column name with blanks,
 quotes, commas or shell characters must reach colstat whole."""
 import csv
+import json
 import os
 import re
 import shutil
@@ -208,6 +209,51 @@ def test_group_by(s):
             f"replies={replies!r} err={err!r}")
 
 
+def break_names(rng, n):
+    """n distinct names of letters, line breaks, backslashes and the
+    letters of their escapes, in random order."""
+    pieces = ["a", "b", "n", "r", "\n", "\r", "\\", "\r\n", " "]
+    names = set()
+    while len(names) < n:
+        mid = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+        names.add(rng.choice("xyz") + mid + rng.choice(["", "q", "\\",
+                                                        "\n"]))
+    return sorted(names)
+
+
+def test_line_breaks(s):
+    """--list-columns prints a name with a line break on one line, in the
+    spelling -c takes back: every line selects its column alone."""
+    names = break_names(s.rng, s.rng.randint(3, 12))
+    path = s.path("breaks.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(names)
+        for r in range(4):
+            w.writerow([r * 100 + i for i in range(len(names))])
+    rc, out, err = s.run(["--list-columns", path])
+    lines = out.decode().split("\n")[:-1]
+    if not s.check(rc == 0 and len(lines) == len(names), "--list-columns: a "
+                   "line per name", f"rc={rc} names={names!r} out={out!r}"):
+        return
+    for i, (name, line) in enumerate(zip(names, lines)):
+        rc, out, err = s.run(["-c", line, "--json", "--sum", path])
+        doc = json.loads(out) if rc == 0 else {"columns": []}
+        got = [(c["name"], c["index"]) for c in doc["columns"]]
+        s.check(got == [(name, i + 1)], f"-c {line!r} selects {name!r}",
+                f"rc={rc} got={got!r} err={err!r}")
+    bare = [n for n in names if "\\" not in n][:1]
+    for name in bare:  # a name that never needed escaping lists as itself
+        s.check(name.replace("\n", "\\n").replace("\r", "\\r") in lines,
+                f"{name!r} listed with only its line breaks escaped")
+    # completion offers the listed spelling, which -c takes back
+    want = lines[0]
+    replies, err = complete(s, ["colstat", "breaks.csv", "-c", want[:1]])
+    read = [shell_reads(r) for r in replies]
+    s.check([want] in read, f"-c {want[:1]}<TAB> offers {want!r}",
+            f"replies={replies!r} err={err!r}")
+
+
 def main():
     s = Suite("e2e_completion", sys.argv)
     if not shutil.which("bash"):
@@ -215,7 +261,8 @@ def main():
         sys.exit(77)
     s.run_tests([test_list_columns, test_quoted_names, test_compressed_headers,
                  test_whitespace_input, test_list_after_comma,
-                 test_equals_forms, test_null_backslash, test_group_by])
+                 test_equals_forms, test_null_backslash, test_group_by,
+                 test_line_breaks])
 
 
 if __name__ == "__main__":
