@@ -772,7 +772,18 @@ void options_usage(FILE *f)
         "hold)\n"
         "      --mpi              run as one rank of many under mpirun or "
         "srun\n"
-        "\n"
-        "Exit status: 0 ok, 1 bad data or unreadable input, 2 bad usage.\n",
+        "\n",
         f);
+    /* a second string: one past 4095 bytes is not portable C */
+    fputs("Examples:\n"
+          "  colstat samples/sensors.csv.gz --sum --hist\n"
+          "  zcat logs/*.gz | colstat -c latency_ms --median --quantiles "
+          "0.9,0.99\n"
+          "  colstat --null 'NA,N/A,null,-,\\N' -d tab survey.tsv\n"
+          "  colstat -b f64x3 points.f64 --min --max --std\n"
+          "  colstat big.csv --json | jq '.columns[] | {name, mean, max: "
+          ".max.value}'\n"
+          "\n"
+          "Exit status: 0 ok, 1 bad data or unreadable input, 2 bad usage.\n",
+          f);
 }
