@@ -35,7 +35,8 @@ _colstat_dequote()
 
 # A column name as an item of -c LIST: itself, except that a name holding
 # a comma (which separates the items) is selected by the anchored regular
-# expression that matches it alone.
+# expression that matches it alone. The name comes as --list-columns
+# spells it: its escapes \n, \r and \\ are the expression's own.
 _colstat_item()
 {
     local n=$1 c out=""
@@ -46,6 +47,11 @@ _colstat_item()
     while [[ -n $n ]]; do
         c=${n:0:1}
         n=${n:1}
+        if [[ $c == \\ && ${n:0:1} == [nr\\] ]]; then
+            out+="\\${n:0:1}"
+            n=${n:1}
+            continue
+        fi
         case $c in
         [\\.\[\]\(\)\{\}*+?\|^\$]) out+="\\$c" ;;
         *) out+=$c ;;

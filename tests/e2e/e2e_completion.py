@@ -254,6 +254,27 @@ def test_line_breaks(s):
             f"replies={replies!r} err={err!r}")
 
 
+def test_comma_and_break(s):
+    """A name with a comma and a line break completes to the expression
+    that selects it (PCRE2 reads its \\n; without PCRE2: skipped)."""
+    path = s.path("cb.csv")
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows([["zz,a\nb\\c", "k9"], [1, 2], [3, 4]])
+    rc, out, err = s.run(["-c", "/^k\\d$/", "--tsv", path])
+    if rc != 0:
+        print("e2e_completion: no PCRE2: test_comma_and_break skipped")
+        return
+    replies, err = complete(s, ["colstat", "cb.csv", "-c", "zz"])
+    read = [shell_reads(r) for r in replies]
+    if not s.check(len(read) == 1 and read[0] and len(read[0]) == 1,
+                   "-c zz<TAB>: one item", f"replies={replies!r} {err!r}"):
+        return
+    rc, out, err = s.run(["-c", read[0][0], "--json", path])
+    got = json.loads(out)["columns"] if rc == 0 else []
+    s.check([c["index"] for c in got] == [1], f"-c {read[0][0]!r} selects "
+            "the name with a comma and a line break", f"rc={rc} {err!r}")
+
+
 def main():
     s = Suite("e2e_completion", sys.argv)
     if not shutil.which("bash"):
@@ -262,7 +283,7 @@ def main():
     s.run_tests([test_list_columns, test_quoted_names, test_compressed_headers,
                  test_whitespace_input, test_list_after_comma,
                  test_equals_forms, test_null_backslash, test_group_by,
-                 test_line_breaks])
+                 test_line_breaks, test_comma_and_break])
 
 
 if __name__ == "__main__":
