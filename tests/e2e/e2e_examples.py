@@ -1,4 +1,5 @@
-"""Every example of README.md, man/colstat.1 and `colstat --help` runs.
+"""Every example of README.md (and samples/README.md), man/colstat.1 and
+`colstat --help` runs.
 
 The examples are taken from the text itself, so a new one is run too:
 README's fenced blocks, the man page's .EX blocks and --help's
@@ -369,12 +370,13 @@ def check_shown(s, tag, shown, out, err):
 
 def all_examples(s):
     return (readme_examples(os.path.join(ROOT, "README.md")) +
+            readme_examples(os.path.join(ROOT, "samples", "README.md")) +
             man_examples() + help_examples(s))
 
 
 def test_examples(s):
     examples = all_examples(s)
-    for where in ("README.md", "man page", "--help"):
+    for where in ("README.md", "samples/README.md", "man page", "--help"):
         s.check(any(ex.where == where for ex in examples),
                 f"{where} has examples found")
     bindir = s.path("bin")
