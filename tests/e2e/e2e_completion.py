@@ -216,8 +216,9 @@ def break_names(rng, n):
     names = set()
     while len(names) < n:
         mid = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
-        names.add(rng.choice("xyz") + mid + rng.choice(["", "q", "\\",
-                                                        "\n"]))
+        name = rng.choice("xyz") + mid + rng.choice(["", "q", "\\", "\n"])
+        # -c drops blanks around an item, as around any
+        names.add(name + "q" if name.endswith(" ") else name)
     return sorted(names)
 
 

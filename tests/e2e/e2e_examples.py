@@ -270,7 +270,7 @@ def inputs_of(words):
     return out
 
 
-def prepare(s, here, ex, words):
+def prepare(s, here, words):
     for w in inputs_of(words):
         paths = [w.replace("*", x) for x in ("01", "02")] if "*" in w else [w]
         for p in paths:
@@ -325,7 +325,7 @@ def run_example(s, ex, here, bindir):
     except ValueError:
         s.check(False, f"{ex.where}: {ex.cmd!r} is a shell line")
         return
-    prepare(s, here, ex, words)
+    prepare(s, here, words)
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"],
                COLUMNS="80")
     env.pop("COLSTAT_SEED", None)
