@@ -1,8 +1,8 @@
 # bash completion for colstat(1).                           -*- shell-script -*-
 # Installed to share/bash-completion/completions/colstat; or source it.
 #
-# Options and their values; -c/--columns offers the column names of the
-# first FILE on the line (colstat --list-columns FILE), then indices, for
+# Options and their values; -c/--columns and -g/--group-by offer the
+# column names of the first FILE on the line (colstat --list-columns FILE), then indices, for
 # the item after the last comma of LIST (NAME, N, N-M, N-, /REGEX/,
 # !ITEM). Values the shell would split or change complete quoted.
 
@@ -35,7 +35,8 @@ _colstat_dequote()
 
 # A column name as an item of -c LIST: itself, except that a name holding
 # a comma (which separates the items) is selected by the anchored regular
-# expression that matches it alone.
+# expression that matches it alone. The name comes as --list-columns
+# spells it: its escapes \n, \r and \\ are the expression's own.
 _colstat_item()
 {
     local n=$1 c out=""
@@ -46,6 +47,11 @@ _colstat_item()
     while [[ -n $n ]]; do
         c=${n:0:1}
         n=${n:1}
+        if [[ $c == \\ && ${n:0:1} == [nr\\] ]]; then
+            out+="\\${n:0:1}"
+            n=${n:1}
+            continue
+        fi
         case $c in
         [\\.\[\]\(\)\{\}*+?\|^\$]) out+="\\$c" ;;
         *) out+=$c ;;
@@ -89,8 +95,8 @@ _colstat_header_names()
             how+=("$w" "$(_colstat_dequote "${COMP_WORDS[i]}")")
             continue
             ;;
-        -c | --columns | -o | --format | --device | -j | --threads | \
-            --bins | --range | --null | --thousands | --decimal | --digits | \
+        -c | --columns | -g | --group-by | -o | --format | --device | \
+            -j | --threads | --bins | --range | --null | --thousands | --decimal | --digits | \
             --layout | --quantiles | --memory | --json-bigint)
             [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
             ((i++))
@@ -139,7 +145,7 @@ _colstat()
     fi
 
     case $prev in
-    -c | --columns)
+    -c | --columns | -g | --group-by)
         # the item after the last comma; a leading ! excludes
         local head=${cur%,*} item=${cur##*,} bang=""
         [[ $cur == *,* ]] && head="$head," || head=""
@@ -216,14 +222,14 @@ _colstat()
     esac
 
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "-c --columns -d --delimiter --header \
-            --no-header -b --binary -W --whitespace --null --thousands \
-            --decimal --strict --list-columns --count --sum --mean --std \
-            --min --max --hist --median --quantiles --memory -a --all \
-            --bins --range -o --format --tsv --csv --json --json-bigint \
-            --json-errors --digits --layout --device -j --threads \
-            --progress --no-progress --emit-state --merge --mpi -v \
-            --verbose -h --help -V --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "-c --columns -g --group-by -d \
+            --delimiter --header --no-header -b --binary -W --whitespace \
+            --null --thousands --decimal --strict --list-columns --count \
+            --sum --mean --std --min --max --hist --median --quantiles \
+            --memory -a --all --bins --range -o --format --tsv --csv --json \
+            --json-bigint --json-errors --digits --layout --device -j \
+            --threads --progress --no-progress --emit-state --merge --mpi \
+            -v --verbose -h --help -V --version" -- "$cur"))
         return
     fi
     COMPREPLY=($(compgen -f -- "$cur"))

@@ -89,6 +89,14 @@ def points(rng):
     return bytes(buf)
 
 
+def breaks():
+    """A spreadsheet's export whose second header holds a line break
+    (quoted), as `--list-columns` shows it."""
+    rows = ['site,"load\n(kW)"'] + [f"S{i:02d},{(i * 37) % 50 + 0.5}"
+                                    for i in range(1, 13)]
+    return ("\n".join(rows) + "\n").encode()
+
+
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(
         os.path.abspath(__file__))
@@ -97,6 +105,7 @@ def main():
         "sensors.csv.gz": gzip.compress(sensors(rng), compresslevel=9, mtime=0),
         "prices.csv": prices(rng),
         "points.f64": points(rng),
+        "breaks.csv": breaks(),
     }
     for name, data in files.items():
         with open(os.path.join(outdir, name), "wb") as f:

@@ -18,6 +18,7 @@
 #include "src/dist/mpi_run.h"
 #include "src/dist/state.h"
 #include "src/engine/engine.h"
+#include "src/name_escape.h"
 #include "src/options.h"
 #include "src/report/report.h"
 
@@ -218,6 +219,7 @@ static report_style style_for(const options *o)
     st.tty = !o->mpi && isatty(STDOUT_FILENO);
     st.layout = o->layout;
     st.digits = o->digits ? o->digits : o->format == FMT_TABLE ? 15 : 0;
+    st.digits_given = o->digits != 0;
     st.utf8 = utf8_charset();
     st.bigint_string = o->bigint_string;
     return st;
@@ -282,8 +284,8 @@ static int fast_exit(void)
 
 /* --list-columns: the names a run would give the fields, one a line,
  * for scripts and shell completion; only the head of the input is read.
- * A name is written as it is (a script splitting at line breaks must not
- * get \n for a quoted line break it cannot select with -c). */
+ * A line break in a name is escaped as -c reads it back (name_escape.h),
+ * so that a line is always one name. */
 static int list_columns(const options *o, cs_error *e)
 {
     messages m = {0};
@@ -292,8 +294,10 @@ static int list_columns(const options *o, cs_error *e)
     char **names;
     int n;
     int rc = engine_list_columns(&o->run, &sink, &names, &n, e);
-    for (int i = 0; rc == CS_OK && i < n; i++)
-        printf("%s\n", names[i]);
+    for (int i = 0; rc == CS_OK && i < n; i++) {
+        name_escape_write(stdout, names[i]);
+        putchar('\n');
+    }
     engine_names_free(names, n);
     flush_messages(&m);
     return rc == CS_OK ? stdout_done(e) : rc;

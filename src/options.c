@@ -1,4 +1,5 @@
 #include "options.h"
+#include "name_escape.h"
 #include "suggest.h"
 
 #include <ctype.h>
@@ -448,7 +449,8 @@ static int opt_memory(options *o, const char *arg, cs_error *e)
     return CS_OK;
 }
 
-/* -c may be given again: its lists append. */
+/* -c may be given again: its lists append. Names are read in the
+ * spelling --list-columns prints (name_escape.h). */
 static int opt_columns(options *o, const char *arg, cs_error *e)
 {
     size_t had = o->columns ? strlen(o->columns) : 0, n = strlen(arg);
@@ -457,7 +459,7 @@ static int opt_columns(options *o, const char *arg, cs_error *e)
         return cs_fail(e, CS_EUSAGE, "", 0, "out of memory");
     if (had)
         p[had++] = ',';
-    memcpy(p + had, arg, n + 1);
+    name_unescape_list(arg, p + had);
     o->columns = p;
     o->run.columns = p;
     return CS_OK;
@@ -704,7 +706,9 @@ void options_usage(FILE *f)
         "count\n"
         "      --list-columns     print the first input's column names, one "
         "a line\n"
-        "                         (after header detection), and exit\n"
+        "                         (after header detection; a line break as "
+        "\\n,\n"
+        "                         as -c takes it), and exit\n"
         "\n"
         "Statistics (default: --count --sum --mean --min --max):\n"
         "      --count --sum --mean --std --min --max --hist\n"
@@ -740,9 +744,11 @@ void options_usage(FILE *f)
         "      --layout LAYOUT    auto (default), wide or long: the table as "
         "a row\n"
         "                         per column, or a block per column; auto "
-        "picks long\n"
-        "                         when the wide table is wider than the "
-        "terminal\n"
+        "narrows\n"
+        "                         a wide table wider than the terminal "
+        "(short\n"
+        "                         titles, down to 6 digits), then picks "
+        "long\n"
         "\n"
         "Execution:\n"
         "      --device DEV       auto (default), cpu or gpu\n"
@@ -768,7 +774,18 @@ void options_usage(FILE *f)
         "hold)\n"
         "      --mpi              run as one rank of many under mpirun or "
         "srun\n"
-        "\n"
-        "Exit status: 0 ok, 1 bad data or unreadable input, 2 bad usage.\n",
+        "\n",
         f);
+    /* a second string: one past 4095 bytes is not portable C */
+    fputs("Examples:\n"
+          "  colstat samples/sensors.csv.gz --sum --hist\n"
+          "  zcat logs/*.gz | colstat -c latency_ms --median --quantiles "
+          "0.9,0.99\n"
+          "  colstat --null 'NA,N/A,null,-,\\N' -d tab survey.tsv\n"
+          "  colstat -b f64x3 points.f64 --min --max --std\n"
+          "  colstat big.csv --json | jq '.columns[] | {name, mean, max: "
+          ".max.value}'\n"
+          "\n"
+          "Exit status: 0 ok, 1 bad data or unreadable input, 2 bad usage.\n",
+          f);
 }

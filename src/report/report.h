@@ -30,6 +30,7 @@ typedef struct report_style {
     /* JSON: integers beyond +-2^53 (which a consumer reading numbers as
        doubles would round: jq 1.6, JavaScript) as strings, not numbers */
     int bigint_string;
+    int digits_given; /* --digits: a table narrowed to fit keeps them */
 } report_style;
 
 /* The version of the JSON documents' schema (DESIGN.md), their first key:

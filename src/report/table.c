@@ -1,9 +1,11 @@
 /* The table for people: one row per input column, the name left-aligned
- * and numbers right-aligned, "-" where a value does not exist; or, when
- * that is wider than the terminal (or asked for), one block per column, a
- * "statistic  value" line each. Doubles print with the style's digits.
- * The missing, invalid and nan fields appear only when some column has
- * such fields. Widths are terminal columns (report_text_width). With
+ * and numbers right-aligned, "-" where a value does not exist. When that
+ * is wider than the terminal, the wide table is first narrowed (short
+ * titles, then fewer digits, as --digits would give, unless --digits was
+ * given); only a table still too wide (or one asked for) is one block per
+ * column, a "statistic  value" line each. Doubles print with the style's
+ * digits. The missing, invalid and nan fields appear only when some
+ * column has such fields. Widths are terminal columns (report_text_width). With
  * STAT_HIST each histogram follows, drawn as bars (see bars.c). */
 #include <math.h>
 #include <stdlib.h>
@@ -34,6 +36,24 @@ static const char *const titles[F_NFIELDS] = {
     "#",       "column", "count",   "sum",    "mean",    "std",     "min",
     "min_row", "max",    "max_row", "median", "missing", "invalid", "nan",
 };
+
+/* The titles of a table narrowed to the terminal: a row number reads as
+ * the row of the extreme to its left. */
+static const char *const short_titles[F_NFIELDS] = {
+    "#",   "column", "n",   "sum", "mean", "std",   "min",
+    "row", "max",    "row", "med", "miss", "inval", "nan",
+};
+
+/* The steps of narrowing, tried in order until the table fits: digits
+ * down to %g's default 6, and one blank between fields where two do
+ * not fit. Each step formats every cell again. */
+static const struct {
+    int digits, gap;
+} narrowing[] = {{15, 2}, {12, 2}, {10, 2}, {8, 2}, {8, 1}, {7, 1}, {6, 1}};
+
+/* Past this many rows the table is not narrowed: nobody reads it on a
+ * screen, and each narrowing step formats every cell again. */
+enum { NARROW_MAX_COLS = 4096 };
 
 /* A name is cut to NAME_MAX_COLS terminal columns; a cell holds it in
  * characters of up to 4 bytes. */
@@ -154,12 +174,12 @@ static void cell(char *buf, int k, const report_col *c, const report_style *st)
     }
 }
 
-static void title(char *buf, int k, const report_col *cols)
+static void title(char *buf, int k, const report_col *cols, int narrow)
 {
     if (k >= F_QUANT)
         report_quantile_name(buf, CELL, cols, (size_t)(k - F_QUANT));
     else
-        snprintf(buf, CELL, "%s", titles[k]);
+        snprintf(buf, CELL, "%s", narrow ? short_titles[k] : titles[k]);
 }
 
 /* Quantiles of the list in each column (none without a column). */
@@ -219,6 +239,7 @@ static void pad(FILE *f, int n)
  * holds the titles, row i + 1 column i's cells. */
 typedef struct cells {
     int nf;
+    int gap;    /* blanks between fields */
     char *text; /* the texts end to end, each NUL-terminated */
     size_t *at; /* per cell, where its text starts */
     int *width; /* per cell, in terminal columns */
@@ -253,12 +274,14 @@ static int cells_add(cells *t, size_t k, const char *s)
 }
 
 static int cells_make(cells *t, const int *fields, int nf,
-                      const report_col *cols, int ncols, const report_style *st)
+                      const report_col *cols, int ncols, const report_style *st,
+                      int narrow)
 {
     size_t n = (size_t)nf * ((size_t)ncols + 1);
     char buf[CELL];
     memset(t, 0, sizeof *t);
     t->nf = nf;
+    t->gap = 2;
     t->at = malloc((n ? n : 1) * sizeof *t->at);
     t->width = malloc((n ? n : 1) * sizeof *t->width);
     if (!t->at || !t->width)
@@ -266,7 +289,7 @@ static int cells_make(cells *t, const int *fields, int nf,
     for (size_t k = 0; k < n; k++) {
         size_t i = k / (size_t)nf, j = k % (size_t)nf;
         if (i == 0)
-            title(buf, fields[j], cols);
+            title(buf, fields[j], cols, narrow);
         else
             cell(buf, fields[j], &cols[i - 1], st);
         if (cells_add(t, k, buf))
@@ -284,7 +307,7 @@ static void line(FILE *f, const int *fields, const int *widths, const cells *t,
         const char *buf = t->text + t->at[k];
         int gap = widths[j] - t->width[k];
         if (j)
-            fputs("  ", f);
+            pad(f, t->gap);
         if (fields[j] == F_NAME) {
             fputs(buf, f);
             if (j + 1 < t->nf)
@@ -307,7 +330,7 @@ static int wide_width(int *widths, const cells *t, int ncols)
             int w = t->width[(size_t)i * (size_t)t->nf + (size_t)j];
             widths[j] = w > widths[j] ? w : widths[j];
         }
-        total += widths[j] + (j ? 2 : 0);
+        total += widths[j] + (j ? t->gap : 0);
     }
     return total;
 }
@@ -318,7 +341,7 @@ static void long_title(char *buf, int k, const report_col *cols)
     if (k == F_INDEX)
         snprintf(buf, CELL, "index");
     else
-        title(buf, k, cols);
+        title(buf, k, cols, 0);
 }
 
 /* A block per column: the titles left, padded to the longest, then the
@@ -346,6 +369,44 @@ static void long_blocks(FILE *f, const int *fields, const report_col *cols,
     }
 }
 
+/* Whether the table is laid out wide, as asked or, for auto, when it is
+ * not going to a terminal or fits it. */
+static int fits(const report_style *st, int total)
+{
+    return st->layout == LAYOUT_WIDE ||
+           (st->layout == LAYOUT_AUTO && (!st->tty || total <= st->width));
+}
+
+/* The cells of the table in c and its widths; *wide: as a wide table.
+ * Too wide for the terminal, it is made again narrower, step by step,
+ * until it fits; a table that never does is made as it was, for the
+ * long layout. */
+static int layout(cells *c, int *widths, int *wide, const int *fields, int nf,
+                  const report_col *cols, int ncols, const report_style *st)
+{
+    report_style narrow = *st;
+    int steps = sizeof narrowing / sizeof narrowing[0];
+    if (cells_make(c, fields, nf, cols, ncols, st, 0))
+        return -1;
+    *wide = fits(st, wide_width(widths, c, ncols));
+    if (*wide || st->layout != LAYOUT_AUTO || st->digits_given ||
+        ncols > NARROW_MAX_COLS)
+        return 0;
+    for (int i = 0; i < steps && !*wide; i++) {
+        int d = narrowing[i].digits;
+        narrow.digits = d < st->digits ? d : st->digits;
+        cells_free(c);
+        if (cells_make(c, fields, nf, cols, ncols, &narrow, 1))
+            return -1;
+        c->gap = narrowing[i].gap;
+        *wide = fits(st, wide_width(widths, c, ncols));
+    }
+    if (*wide)
+        return 0;
+    cells_free(c);
+    return cells_make(c, fields, nf, cols, ncols, st, 0);
+}
+
 int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
                  const report_style *st)
 {
@@ -357,17 +418,14 @@ int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
         free(widths);
         return -1;
     }
-    int nf = choose_fields(fields, what, cols, ncols);
+    int nf = choose_fields(fields, what, cols, ncols), wide = 0;
     cells c;
-    if (cells_make(&c, fields, nf, cols, ncols, st)) {
+    if (layout(&c, widths, &wide, fields, nf, cols, ncols, st)) {
         cells_free(&c);
         free(fields);
         free(widths);
         return -1;
     }
-    int total = wide_width(widths, &c, ncols);
-    int wide = st->layout == LAYOUT_WIDE ||
-               (st->layout == LAYOUT_AUTO && (!st->tty || total <= st->width));
     if (wide) {
         for (int i = 0; i <= ncols; i++)
             line(f, fields, widths, &c, i);

@@ -7,6 +7,7 @@ reply is then read back by a shell (eval "set -- REPLY") as the command
 line will be, and the command run with it: a column name with blanks,
 quotes, commas or shell characters must reach colstat whole."""
 import csv
+import json
 import os
 import re
 import shutil
@@ -188,6 +189,93 @@ def test_null_backslash(s):
             "reaches colstat", f"replies={replies!r} read={read!r} {err!r}")
 
 
+def test_group_by(s):
+    """-g/--group-by takes column names as -c does."""
+    path = write_odd(s)
+    for opt in (["-g"], ["--group-by"], ["--group-by", "="]):
+        replies, err = complete(s, ["colstat", "odd.csv"] + opt + ["re"])
+        s.check(sorted(replies) == ["re1", "re2"], f"{' '.join(opt)} re<TAB> "
+                "completes column names", f"replies={replies!r} err={err!r}")
+    replies, err = complete(s, ["colstat", "odd.csv", "-g", "Or"])
+    s.check([shell_reads(r) for r in replies] == [["Order Date"]],
+            "-g Or<TAB>: a name with a blank, quoted",
+            f"replies={replies!r} err={err!r}")
+    replies, err = complete(s, ["colstat", "-g", "re1", "odd.csv", "-c",
+                                "re"])
+    s.check(sorted(replies) == ["re1", "re2"], "-g KEYS before the file: "
+            "its value is not taken for the file", f"replies={replies!r}")
+    replies, err = complete(s, ["colstat", "--gr"])
+    s.check(replies == ["--group-by"], "--gr<TAB> offers --group-by",
+            f"replies={replies!r} err={err!r}")
+
+
+def break_names(rng, n):
+    """n distinct names of letters, line breaks, backslashes and the
+    letters of their escapes, in random order."""
+    pieces = ["a", "b", "n", "r", "\n", "\r", "\\", "\r\n", " "]
+    names = set()
+    while len(names) < n:
+        mid = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+        name = rng.choice("xyz") + mid + rng.choice(["", "q", "\\", "\n"])
+        # -c drops blanks around an item, as around any
+        names.add(name + "q" if name.endswith(" ") else name)
+    return sorted(names)
+
+
+def test_line_breaks(s):
+    """--list-columns prints a name with a line break on one line, in the
+    spelling -c takes back: every line selects its column alone."""
+    names = break_names(s.rng, s.rng.randint(3, 12))
+    path = s.path("breaks.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(names)
+        for r in range(4):
+            w.writerow([r * 100 + i for i in range(len(names))])
+    rc, out, err = s.run(["--list-columns", path])
+    lines = out.decode().split("\n")[:-1]
+    if not s.check(rc == 0 and len(lines) == len(names), "--list-columns: a "
+                   "line per name", f"rc={rc} names={names!r} out={out!r}"):
+        return
+    for i, (name, line) in enumerate(zip(names, lines)):
+        rc, out, err = s.run(["-c", line, "--json", "--sum", path])
+        doc = json.loads(out) if rc == 0 else {"columns": []}
+        got = [(c["name"], c["index"]) for c in doc["columns"]]
+        s.check(got == [(name, i + 1)], f"-c {line!r} selects {name!r}",
+                f"rc={rc} got={got!r} err={err!r}")
+    bare = [n for n in names if "\\" not in n][:1]
+    for name in bare:  # a name that never needed escaping lists as itself
+        s.check(name.replace("\n", "\\n").replace("\r", "\\r") in lines,
+                f"{name!r} listed with only its line breaks escaped")
+    # completion offers the listed spelling, which -c takes back
+    want = lines[0]
+    replies, err = complete(s, ["colstat", "breaks.csv", "-c", want[:1]])
+    read = [shell_reads(r) for r in replies]
+    s.check([want] in read, f"-c {want[:1]}<TAB> offers {want!r}",
+            f"replies={replies!r} err={err!r}")
+
+
+def test_comma_and_break(s):
+    """A name with a comma and a line break completes to the expression
+    that selects it (PCRE2 reads its \\n; without PCRE2: skipped)."""
+    path = s.path("cb.csv")
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows([["zz,a\nb\\c", "k9"], [1, 2], [3, 4]])
+    rc, out, err = s.run(["-c", "/^k\\d$/", "--tsv", path])
+    if rc != 0:
+        print("e2e_completion: no PCRE2: test_comma_and_break skipped")
+        return
+    replies, err = complete(s, ["colstat", "cb.csv", "-c", "zz"])
+    read = [shell_reads(r) for r in replies]
+    if not s.check(len(read) == 1 and read[0] and len(read[0]) == 1,
+                   "-c zz<TAB>: one item", f"replies={replies!r} {err!r}"):
+        return
+    rc, out, err = s.run(["-c", read[0][0], "--json", path])
+    got = json.loads(out)["columns"] if rc == 0 else []
+    s.check([c["index"] for c in got] == [1], f"-c {read[0][0]!r} selects "
+            "the name with a comma and a line break", f"rc={rc} {err!r}")
+
+
 def main():
     s = Suite("e2e_completion", sys.argv)
     if not shutil.which("bash"):
@@ -195,7 +283,8 @@ def main():
         sys.exit(77)
     s.run_tests([test_list_columns, test_quoted_names, test_compressed_headers,
                  test_whitespace_input, test_list_after_comma,
-                 test_equals_forms, test_null_backslash])
+                 test_equals_forms, test_null_backslash, test_group_by,
+                 test_line_breaks, test_comma_and_break])
 
 
 if __name__ == "__main__":

@@ -64,9 +64,53 @@ def test_help_example_runs(s):
             f"{p.stdout!r} {p.stderr!r}")
 
 
+LONG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
+SHORT = re.compile(r"(?<![\w-])-[a-zA-Z](?![\w-])")
+
+
+def man_options():
+    """The options the man page's OPTIONS section has entries for: those
+    in the tag line after each .TP."""
+    lines = man_text().split("\n")
+    start = lines.index(".SH OPTIONS")
+    end = next(i for i in range(start + 1, len(lines))
+               if lines[i].startswith(".SH "))
+    tags = [re.sub(r"\\f[A-Z]", " ", lines[i + 1])
+            for i in range(start, end) if lines[i] == ".TP"]
+    found = set()
+    for tag in tags:
+        found |= set(LONG.findall(tag)) | set(SHORT.findall(tag))
+    return found
+
+
+def help_options(text):
+    """The options --help lists: those at the start of its lines (the
+    option column), short and long."""
+    found = set()
+    for line in text.split("\n"):
+        m = re.match(r"  ( *-\S.*?)(?:   |$)", line)
+        if m:
+            found |= set(LONG.findall(m.group(1))) | \
+                set(SHORT.findall(m.group(1)))
+    return found
+
+
+def test_options_documented(s):
+    """Every option --help lists has its entry in the man page's OPTIONS,
+    and every entry there is in --help."""
+    rc, out, err = s.run(["--help"])
+    helped, manned = help_options(out.decode()), man_options()
+    s.check(len(helped) > 40, "--help lists the options", sorted(helped))
+    s.check(not helped - manned, "every option of --help has an entry in "
+            "the man page's OPTIONS", sorted(helped - manned))
+    s.check(not manned - helped, "every entry of the man page's OPTIONS is "
+            "in --help", sorted(manned - helped))
+
+
 def main():
     s = Suite("e2e_docs", sys.argv)
-    s.run_tests([test_help_readme_man, test_help_example_runs])
+    s.run_tests([test_help_readme_man, test_help_example_runs,
+                 test_options_documented])
 
 
 if __name__ == "__main__":

@@ -374,7 +374,7 @@ static char *render_style(const sample *x, out_format fmt,
 /* The wide table in shortest form, bars in UTF-8. */
 static char *render(const sample *x, out_format fmt, int width)
 {
-    report_style st = {width, 0, LAYOUT_WIDE, 0, 1, 0};
+    report_style st = {width, 0, LAYOUT_WIDE, 0, 1, 0, 0};
     return render_style(x, fmt, &st);
 }
 
@@ -1028,7 +1028,7 @@ START_TEST(json_bigint)
     strcpy(c->s.sum_int, "9007199254740992");
     strcpy(c->s.min_int, "-9007199254740993");
     strcpy(c->s.max_int, "18446744073709551615");
-    report_style st = {80, 0, LAYOUT_AUTO, 0, 1, 1};
+    report_style st = {80, 0, LAYOUT_AUTO, 0, 1, 1, 0};
     char *text = render_style(&x, FMT_JSON, &st);
     ck_assert_msg(strstr(text, "\"sum\": 9007199254740992,") &&
                       strstr(text, "{\"value\": \"-9007199254740993\", ") &&
@@ -1049,7 +1049,7 @@ START_TEST(table_digits)
 {
     sample x;
     one_column(&x, "v", 75.18900000000001);
-    report_style st = {200, 0, LAYOUT_WIDE, 15, 1, 0};
+    report_style st = {200, 0, LAYOUT_WIDE, 15, 1, 0, 0};
     char *text = render_style(&x, FMT_TABLE, &st);
     ck_assert_msg(strstr(text, " 75.189 ") && strstr(text, " 0.3 "), "%s",
                   text);
@@ -1123,6 +1123,25 @@ static void check_long(const char *text, int ncols, int width)
     ck_assert_int_eq(blocks, ncols);
 }
 
+/* A table too wide for the terminal is either narrowed, a line per column
+ * within the width, or, when it cannot be, the long layout as asked for. */
+static void check_narrowed_or_long(const char *auto_text, const char *long_text,
+                                   int ncols, int width)
+{
+    if (!strcmp(auto_text, long_text))
+        return;
+    ck_assert_msg(auto_text[strspn(auto_text, " ")] == '#',
+                  "neither narrowed nor long: %s", auto_text);
+    const char *p = auto_text;
+    for (int i = 0; i <= ncols; i++) { /* the histograms' bars follow */
+        size_t n = strcspn(p, "\n");
+        ck_assert_msg(p[n] == '\n', "a line short: %s", auto_text);
+        ck_assert_msg(display_width(p, n) <= width, "narrowed past %d: %s",
+                      width, auto_text);
+        p += n + 1;
+    }
+}
+
 START_TEST(table_layouts)
 {
     int n = quick() ? 50 : 300;
@@ -1130,24 +1149,25 @@ START_TEST(table_layouts)
         sample x;
         random_sample(&x);
         int width = 40 + rand() % 160;
-        report_style wide = {width, 1, LAYOUT_WIDE, 15, 1, 0};
+        report_style wide = {width, 1, LAYOUT_WIDE, 15, 1, 0, 0};
         char *w = render_style(&x, FMT_TABLE, &wide);
         int ww = display_width(w, strcspn(w, "\n"));
-        report_style st = {width, 1, LAYOUT_AUTO, 15, 1, 0};
+        report_style st = {width, 1, LAYOUT_AUTO, 15, 1, 0, 0};
         char *a = render_style(&x, FMT_TABLE, &st);
+        st.layout = LAYOUT_LONG;
+        char *l = render_style(&x, FMT_TABLE, &st);
+        if (x.ncols)
+            check_long(l, x.ncols, width);
+        st.layout = LAYOUT_AUTO;
         if (ww <= width) {
             ck_assert_str_eq(a, w); /* it fits: wide */
         } else {
-            check_long(a, x.ncols, width);
+            check_narrowed_or_long(a, l, x.ncols, width);
             st.tty = 0; /* piped: always wide */
             char *p = render_style(&x, FMT_TABLE, &st);
             ck_assert_str_eq(p, w);
             free(p);
         }
-        st.layout = LAYOUT_LONG;
-        char *l = render_style(&x, FMT_TABLE, &st);
-        if (x.ncols)
-            check_long(l, x.ncols, width);
         free(l);
         free(a);
         free(w);
@@ -1215,7 +1235,7 @@ START_TEST(ascii_bars)
             x.cols[i].s.count = 1;
         }
     }
-    report_style st = {80, 1, LAYOUT_AUTO, 15, 0, 0};
+    report_style st = {80, 1, LAYOUT_AUTO, 15, 0, 0, 0};
     char *text = render_style(&x, FMT_TABLE, &st);
     for (const char *p = text; *p; p++)
         ck_assert_msg((unsigned char)*p < 0x80, "a byte past ASCII: %s", text);
@@ -1333,7 +1353,7 @@ START_TEST(write_failure)
     sample x;
     random_sample(&x);
     static const out_format fmts[] = {FMT_TABLE, FMT_TSV, FMT_CSV, FMT_JSON};
-    report_style st = {80, 0, LAYOUT_AUTO, 0, 1, 0};
+    report_style st = {80, 0, LAYOUT_AUTO, 0, 1, 0, 0};
     ck_assert_int_eq(
         report_write(f, fmts[rand() % 4], x.what, x.rows, x.cols, x.ncols, &st),
         -1);
