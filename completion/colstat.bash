@@ -89,7 +89,8 @@ _colstat_header_names()
             how+=("$w" "$(_colstat_dequote "${COMP_WORDS[i]}")")
             continue
             ;;
-        -c | --columns | -o | --format | --device | -j | --threads | \
+        -c | --columns | -g | --group-by | -o | --format | --device | -j | \
+            --threads | \
             --bins | --range | --null | --thousands | --decimal | --digits | \
             --layout | --quantiles | --memory | --json-bigint)
             [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
@@ -139,7 +140,7 @@ _colstat()
     fi
 
     case $prev in
-    -c | --columns)
+    -c | --columns | -g | --group-by)
         # the item after the last comma; a leading ! excludes
         local head=${cur%,*} item=${cur##*,} bang=""
         [[ $cur == *,* ]] && head="$head," || head=""
@@ -216,7 +217,7 @@ _colstat()
     esac
 
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "-c --columns -d --delimiter --header \
+        COMPREPLY=($(compgen -W "-c --columns -g --group-by -d --delimiter --header \
             --no-header -b --binary -W --whitespace --null --thousands \
             --decimal --strict --list-columns --count --sum --mean --std \
             --min --max --hist --median --quantiles --memory -a --all \

@@ -15,6 +15,9 @@
 
 #define GROUP_BLOCK (1u << 20)
 #define GROUP_CHUNK_ROWS 4096
+/* as cpu.c: wide tables get fewer rows a chunk */
+#define GROUP_CHUNK_VALUES (1u << 20)
+#define GROUP_CHUNK_MIN_ROWS 16
 
 typedef struct group_part {
     group_table t;
