@@ -149,7 +149,11 @@ static void key_field(block *b, int f, const char *s, size_t len)
 {
     double v;
     int32_t r;
-    int missing = parse_number_fmt(s, len, b->num, &v, &r) == NUM_MISSING;
+    /* blanks around a field are gone (libcsv, fast_field; -W has none):
+       only an empty field or a null spelling is missing */
+    int missing =
+        len == 0 || (b->num && b->num->nnull &&
+                     parse_number_fmt(s, len, b->num, &v, &r) == NUM_MISSING);
     chunk_keys_put(b->keys, b->row, b->keys->kmap[f], missing ? NULL : s, len);
 }
 

@@ -21,10 +21,13 @@ void group_table_init(group_table *t, int ncols, unsigned what, int keep)
     t->keep = keep;
 }
 
+#define GROUP_BATCH 512
+
 static void vals_free(group_vals *v)
 {
     free(v->d);
     free(v->r);
+    free(v->row);
 }
 
 void group_table_clear(group_table *t)
@@ -32,8 +35,7 @@ void group_table_clear(group_table *t)
     size_t nc = (size_t)t->ncols;
     for (size_t i = 0; i < t->n * nc; i++) {
         stats_free(&t->st[i]);
-        if (t->val)
-            vals_free(&t->val[i]);
+        t->val[i].n = t->val[i].done = 0; /* the arrays serve the next */
     }
     t->n = 0;
     t->keys_used = 0;
@@ -45,6 +47,8 @@ void group_table_clear(group_table *t)
 void group_table_free(group_table *t)
 {
     group_table_clear(t);
+    for (size_t i = 0; i < t->inited * (size_t)t->ncols; i++)
+        vals_free(&t->val[i]);
     free(t->key_off);
     free(t->key_len);
     free(t->hash);
@@ -73,7 +77,7 @@ static int grow_groups(group_table *t)
         resize((void **)&t->hash, cap, sizeof *t->hash) ||
         resize((void **)&t->rows, cap, sizeof *t->rows) ||
         resize((void **)&t->st, cap * nc + 1, sizeof *t->st) ||
-        (t->keep && resize((void **)&t->val, cap * nc + 1, sizeof *t->val)))
+        resize((void **)&t->val, cap * nc + 1, sizeof *t->val))
         return -1;
     t->cap = cap;
     return 0;
@@ -126,9 +130,11 @@ static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
     t->rows[g] = 0;
     for (size_t k = 0; k < nc; k++) {
         stats_init(&t->st[g * nc + k]);
-        if (t->keep)
+        if (g >= t->inited)
             memset(&t->val[g * nc + k], 0, sizeof t->val[0]);
     }
+    if (g >= t->inited)
+        t->inited = g + 1;
     *id = g;
     if (2 * t->n > t->nslots)
         return grow_slots(t);
@@ -153,18 +159,43 @@ int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
     return add_group(t, key, len, hash, id);
 }
 
-static int keep_value(group_table *t, group_vals *v, double d, int32_t r)
+static int put_value(group_table *t, group_vals *v, double d, int32_t r,
+                     uint64_t row)
 {
     if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 4;
+        size_t cap = v->cap ? 2 * v->cap : 16;
         if (resize((void **)&v->d, cap, sizeof *v->d) ||
-            resize((void **)&v->r, cap, sizeof *v->r))
+            resize((void **)&v->r, cap, sizeof *v->r) ||
+            resize((void **)&v->row, cap, sizeof *v->row))
             return -1;
         v->cap = cap;
     }
     v->d[v->n] = d;
-    v->r[v->n++] = r;
+    v->r[v->n] = r;
+    v->row[v->n++] = row;
     t->values++;
+    return 0;
+}
+
+static int flush_one(group_table *t, size_t at)
+{
+    group_vals *v = &t->val[at];
+    size_t k = v->n - v->done;
+    if (!k)
+        return 0;
+    /* corrections are rare: none to look at is faster */
+    const int32_t *r = v->r + v->done;
+    size_t i = 0;
+    while (i < k && !r[i])
+        i++;
+    if (stats_add_rows(&t->st[at], v->d + v->done, i < k ? r : NULL,
+                       v->row + v->done, k, t->what))
+        return -1;
+    v->done = v->n;
+    if (!t->keep) {
+        t->values -= v->n;
+        v->n = v->done = 0;
+    }
     return 0;
 }
 
@@ -172,16 +203,28 @@ int group_add(group_table *t, size_t id, int col, double v, int32_t r,
               uint64_t row)
 {
     size_t at = id * (size_t)t->ncols + (size_t)col;
-    if (stats_add_values(&t->st[at], &v, &r, 1, row, t->what))
+    group_vals *g = &t->val[at];
+    if (put_value(t, g, v, r, row))
         return -1;
-    return t->keep ? keep_value(t, &t->val[at], v, r) : 0;
+    return g->n - g->done >= GROUP_BATCH ? flush_one(t, at) : 0;
 }
 
-static int merge_vals(group_table *t, group_vals *dst, const group_vals *src)
+int group_flush(group_table *t)
+{
+    for (size_t i = 0; i < t->n * (size_t)t->ncols; i++)
+        if (flush_one(t, i))
+            return -1;
+    return 0;
+}
+
+/* src's kept values, already in src's statistics, into dst's. */
+static int merge_vals(group_table *t, group_vals *dst, const group_vals *src,
+                      uint64_t row_offset)
 {
     for (size_t i = 0; i < src->n; i++)
-        if (keep_value(t, dst, src->d[i], src->r[i]))
+        if (put_value(t, dst, src->d[i], src->r[i], src->row[i] + row_offset))
             return -1;
+    dst->done = dst->n;
     return 0;
 }
 
@@ -198,8 +241,8 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
             if (stats_merge(&dst->st[id * nc + k], &src->st[g * nc + k],
                             row_offset))
                 return -1;
-            if (dst->keep &&
-                merge_vals(dst, &dst->val[id * nc + k], &src->val[g * nc + k]))
+            if (dst->keep && merge_vals(dst, &dst->val[id * nc + k],
+                                        &src->val[g * nc + k], row_offset))
                 return -1;
         }
     }
@@ -209,8 +252,9 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
 size_t group_table_bytes(const group_table *t)
 {
     size_t per = sizeof(size_t) + sizeof(uint32_t) + 2 * sizeof(uint64_t) +
-                 (size_t)t->ncols *
-                     (sizeof(col_stats) + (t->keep ? sizeof(group_vals) : 0));
+                 (size_t)t->ncols * (sizeof(col_stats) + sizeof(group_vals));
+    /* values: as their arrays grow, up to twice their room */
     return t->cap * per + t->keys_room + t->nslots * sizeof(uint32_t) +
-           t->values * (sizeof(double) + sizeof(int32_t)) * 2;
+           t->values * (sizeof(double) + sizeof(int32_t) + sizeof(uint64_t)) *
+               2;
 }

@@ -15,11 +15,15 @@
 
 #include "stats.h"
 
-/* A group's kept values of one column: d + r each (stats.h). */
+/* A group's values of one column: d + r each (stats.h), and their rows.
+ * Values [0, done) are in the group's col_stats; [done, n) wait to be
+ * added in one batch (a single value's add costs as much as hundreds in
+ * one call). Without keep, the added ones are dropped. */
 typedef struct group_vals {
     double *d;
     int32_t *r;
-    size_t n, cap;
+    uint64_t *row;
+    size_t n, done, cap;
 } group_vals;
 
 typedef struct group_table {
@@ -27,13 +31,14 @@ typedef struct group_table {
     unsigned what;
     int keep; /* keep every value */
     size_t n, cap;
+    size_t inited; /* groups whose val arrays were set up (clear keeps them) */
     /* per group */
     size_t *key_off;
     uint32_t *key_len;
     uint64_t *hash;
     uint64_t *rows;
     col_stats *st;   /* [cap * ncols] */
-    group_vals *val; /* [cap * ncols] when keep */
+    group_vals *val; /* [cap * ncols] */
     char *keys;
     size_t keys_used, keys_room;
     uint32_t *slot; /* group id + 1, 0 empty */
@@ -52,12 +57,17 @@ void group_table_clear(group_table *t); /* no groups; memory kept */
 int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
                size_t *id);
 
-/* Adds value v (+ r) of row `row` of column col to group id. -1: no
- * memory. */
+/* Adds value v (+ r) of row `row` of column col to group id: rows in
+ * ascending order; the statistics see it by group_flush at the latest.
+ * -1: no memory. */
 int group_add(group_table *t, size_t id, int col, double v, int32_t r,
               uint64_t row);
 
-/* dst += src, src's row numbers shifted by row_offset. -1: no memory. */
+/* Every waiting value into its group's statistics. -1: no memory. */
+int group_flush(group_table *t);
+
+/* dst += src (flushed), src's row numbers shifted by row_offset. -1: no
+ * memory. */
 int group_merge(group_table *dst, const group_table *src, uint64_t row_offset);
 
 /* Bytes the table holds, about. */

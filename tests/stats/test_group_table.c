@@ -95,6 +95,7 @@ START_TEST(test_merge_any_order)
     group_table_init(&whole, 1, STAT_ALL, 1);
     group_table_init(&merged, 1, STAT_ALL, 1);
     fill(&whole, &r, nkeys, 0, n, 1, v);
+    ck_assert_int_eq(group_flush(&whole), 0);
     /* jobs of random lengths, merged from last to first */
     size_t cut[65], nc = 0;
     cut[nc++] = 0;
@@ -105,6 +106,7 @@ START_TEST(test_merge_any_order)
         group_table job;
         group_table_init(&job, 1, STAT_ALL, 1);
         fill(&job, &r, nkeys, cut[j], cut[j + 1], 1, v);
+        ck_assert_int_eq(group_flush(&job), 0);
         ck_assert_int_eq(group_merge(&merged, &job, cut[j]), 0);
         group_table_free(&job);
     }
