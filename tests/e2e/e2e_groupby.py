@@ -171,6 +171,29 @@ def test_one_group_and_many(suite):
                 f"{n} groups' sums")
 
 
+def test_million(suite):
+    """1,000,000 distinct keys within the default --memory (not in the
+    sanitizer builds' quick runs)."""
+    if QUICK:
+        return
+    rng = suite.rng
+    n = 1000000
+    ids = list(range(n))
+    rng.shuffle(ids)
+    vals = [rng.randint(0, 99) for _ in ids]
+    p = suite.path("million.csv")
+    with open(p, "w") as f:
+        f.write("id,v\n" + "".join(f"{i},{v}\n" for i, v in zip(ids, vals)))
+    rc, out, err = suite.run(["-g", "id", "--sum", "--tsv", p], timeout=300)
+    lines = out.decode().split("\n")
+    suite.check(rc == 0 and len(lines) == n + 2, "1,000,000 groups", err)
+    if rc == 0:
+        want = sorted(zip(ids, vals))
+        got = [(int(line.split("\t")[0]), int(line.split("\t")[3]))
+               for line in lines[1:-1]]
+        suite.check(got == want, "1,000,000 groups: keys in order, sums")
+
+
 def test_files_gzip_pipe(suite):
     rng = suite.rng
     a = [[rng.choice(TEXT_KEYS), value(rng), value(rng)] for _ in range(200)]
@@ -257,5 +280,6 @@ def test_refusals(suite):
 
 if __name__ == "__main__":
     s = Suite("e2e_groupby", sys.argv)
-    s.run_tests([test_random, test_one_group_and_many, test_files_gzip_pipe,
+    s.run_tests([test_random, test_one_group_and_many, test_million,
+                 test_files_gzip_pipe,
                  test_formats, test_blanks, test_memory, test_refusals])
