@@ -206,8 +206,16 @@ static int why_left(run *r, const input *in, cs_error *e)
 /* --group-by: the key columns, which the default columns leave out. */
 static int learn_keys(run *r, const col_fields *f, cs_error *e)
 {
-    if (columns_learn(&r->keys, r->cfg->group_by, f, e) != CS_OK)
+    if (columns_learn(&r->keys, r->cfg->group_by, f, e) != CS_OK) {
+        /* the list's grammar is -c's, and so are its messages */
+        static const char c[] = "--columns:";
+        if (!strncmp(e->msg, c, sizeof c - 1)) {
+            char msg[sizeof e->msg];
+            snprintf(msg, sizeof msg, "--group-by:%s", e->msg + sizeof c - 1);
+            memcpy(e->msg, msg, sizeof msg);
+        }
         return e->status;
+    }
     if (!r->cfg->columns)
         columns_drop(&r->table, r->keys.fields, r->keys.ncols);
     return CS_OK;

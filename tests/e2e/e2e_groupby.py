@@ -254,6 +254,27 @@ def test_blanks(suite):
                     f"{got} {err}")
 
 
+def test_whitespace_and_null(suite):
+    """-W text groups by its fields; a --null spelling is the missing key,
+    and a record without the key field has the missing key too."""
+    text = b"USER PID %CPU\nroot 1 0.5\nbob 2 1.5\nroot 3 2.0\nNA 4 1\nbob\n"
+    rc, out, err = suite.run(["-W", "-g", "USER", "-c", "%CPU", "--sum",
+                              "--null", "NA", "--json", "-"], stdin=text)
+    doc = parse_json(out) if rc == 0 else {}
+    got = [(g["key"][0], g["rows"], g["columns"][0]["sum"],
+            g["columns"][0]["missing"]) for g in doc.get("groups", [])]
+    suite.check(got == [("bob", 2, 1.5, 1), ("root", 2, 2.5, 0), (None, 1, 1, 0)],
+                "-W keys, --null key", f"{got} {err}")
+    p = suite.path("short.csv")
+    with open(p, "w") as f:
+        f.write("v,k\n1,a\n2\n3,a\n")
+    rc, out, err = suite.run(["-g", "k", "--sum", "--json", p])
+    doc = parse_json(out) if rc == 0 else {}
+    got = [(g["key"][0], g["rows"]) for g in doc.get("groups", [])]
+    suite.check(got == [("a", 2), (None, 1)], "a short record: the missing key",
+                f"{got} {err}")
+
+
 def test_memory(suite):
     rows = [[str(i), "1.5"] for i in range(20000)]
     p = suite.path("mem.csv")
@@ -274,6 +295,9 @@ def test_refusals(suite):
         suite.check(rc == 2 and "--group-by with" in err and
                     len(err.strip().splitlines()) == 1,
                     f"-g with {extra[0]}: usage error", err)
+    rc, out, err = suite.run(["-g", "nosuch", p])
+    suite.check(rc == 2 and "--group-by: no column named 'nosuch'" in err,
+                "-g naming no column: usage error naming -g", err)
     rc, out, err = suite.run(["-g", "k", "--device", "gpu", "-v", "--json", p])
     suite.check(rc == 0 and "group-by runs on the host" in err, "--device gpu: host", err)
 
@@ -282,4 +306,5 @@ if __name__ == "__main__":
     s = Suite("e2e_groupby", sys.argv)
     s.run_tests([test_random, test_one_group_and_many, test_million,
                  test_files_gzip_pipe,
-                 test_formats, test_blanks, test_memory, test_refusals])
+                 test_formats, test_blanks, test_whitespace_and_null,
+                 test_memory, test_refusals])
