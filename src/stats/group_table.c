@@ -113,16 +113,19 @@ static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
         return -1;
     if (t->n == t->cap && grow_groups(t))
         return -1;
-    if (t->keys_used + len > t->keys_room) {
+    /* room for one byte more: the arena exists once a group does, even
+       of empty keys */
+    if (t->keys_used + len + 1 > t->keys_room) {
         size_t r = t->keys_room ? 2 * t->keys_room : 1024;
-        while (r < t->keys_used + len)
+        while (r < t->keys_used + len + 1)
             r *= 2;
         if (resize((void **)&t->keys, r, 1))
             return -1;
         t->keys_room = r;
     }
     size_t g = t->n++, nc = (size_t)t->ncols;
-    memcpy(t->keys + t->keys_used, key, len);
+    if (len)
+        memcpy(t->keys + t->keys_used, key, len);
     t->key_off[g] = t->keys_used;
     t->key_len[g] = (uint32_t)len;
     t->keys_used += len;
@@ -150,7 +153,7 @@ int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
         for (size_t i = (size_t)hash & mask; t->slot[i]; i = (i + 1) & mask) {
             size_t g = t->slot[i] - 1;
             if (t->hash[g] == hash && t->key_len[g] == len &&
-                !memcmp(t->keys + t->key_off[g], key, len)) {
+                (!len || !memcmp(t->keys + t->key_off[g], key, len))) {
                 *id = g;
                 return 0;
             }
