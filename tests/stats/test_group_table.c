@@ -76,6 +76,8 @@ static void same_group(const group_table *a, size_t ia, const group_table *b,
               bits_of(x.max) == bits_of(y.max));
     const group_vals *va = &a->val[ia], *vb = &b->val[ib];
     ck_assert_uint_eq(va->n, vb->n);
+    if (!va->n)
+        return;
     qsort(va->d, va->n, sizeof(double), cmp_double);
     qsort(vb->d, vb->n, sizeof(double), cmp_double);
     for (size_t i = 0; i < va->n; i++)
