@@ -140,7 +140,8 @@ static int choose_device(run *r, cs_error *e)
 {
     engine_device d = r->cfg->device;
     if (r->cfg->group_by) {
-        if (d != ENGINE_CPU)
+        if (d == ENGINE_GPU ||
+            (d == ENGINE_AUTO && backend_gpu_present(&r->cfg->hooks)))
             account_say(&r->acc, "group-by runs on the host");
         return CS_OK;
     }

@@ -30,8 +30,8 @@ typedef struct group_part {
 typedef struct group_backend {
     backend base; /* first: the engine sees this */
     backend_params p;
-    int nkeys;
     group_part run;
+    size_t groups, bytes, values; /* for -v, once finished */
 } group_backend;
 
 static void *gb_part_new(backend *b)
@@ -178,6 +178,9 @@ static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
     group_backend *g = (group_backend *)b;
     const group_table *t = &g->run.t;
     (void)h;
+    g->groups = t->n; /* the engine moves the table out after this */
+    g->bytes = group_table_bytes(t);
+    g->values = t->values;
     for (size_t id = 0; id < t->n; id++)
         for (int k = 0; k < t->ncols; k++)
             if (stats_merge(&out[k], &t->st[id * (size_t)t->ncols + (size_t)k],
@@ -189,8 +192,8 @@ static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
 static void gb_describe(backend *b, account *acc)
 {
     group_backend *g = (group_backend *)b;
-    account_say(acc, "groups  %zu, %.1f MB with %zu values kept", g->run.t.n,
-                (double)group_table_bytes(&g->run.t) / 1e6, g->run.t.values);
+    account_say(acc, "groups  %zu, %.1f MB with %zu values kept", g->groups,
+                (double)g->bytes / 1e6, g->values);
 }
 
 static void gb_close(backend *b)
