@@ -92,7 +92,8 @@ def reference(rows, key_idx, val_idx):
     return out
 
 
-def check_groups(suite, tag, out, nrows, key_names, ref, cols, what=WHAT):
+def check_groups(suite, tag, out, nrows, key_names, ref, cols, what=WHAT,
+                 hist_opts=(256, None)):
     try:
         doc = parse_json(out)
     except ValueError as e:
@@ -115,7 +116,7 @@ def check_groups(suite, tag, out, nrows, key_names, ref, cols, what=WHAT):
                     f"{tag} group {k!r} columns")
         for jc, (index, name), r in zip(jcs, cols, refs):
             compare_column(suite, f"{tag} group {k!r}", jc, r, name, index, what,
-                           (256, None))
+                           hist_opts)
 
 
 def random_case(suite, tag, nrows, pool, nkeys=1):
@@ -145,6 +146,10 @@ def test_random(suite):
             outs.append(out)
         check_groups(suite, f"random {t}", outs[0], len(rows), header[:nkeys], ref, cols)
         suite.check(outs[0] == outs[1] == outs[2], f"random {t}: -j 1, 2, 16 alike")
+        args = ["-g", keys, "--bins", 16, "--range", "-50:50"] + ARGS + [path]
+        rc, out, err = suite.run(args)
+        check_groups(suite, f"random {t} --range", out, len(rows), header[:nkeys],
+                     ref, cols, hist_opts=(16, (-50.0, 50.0)))
 
 
 def test_one_group_and_many(suite):
