@@ -7,7 +7,7 @@
  * call and parsing stops exactly when the chunk is full. Inside a batch the
  * current line is unknown; the rare message that needs it finds it by
  * parsing the block again line by line. */
-#include "csv_reader.h"
+#include "io/csv/csv_reader.h"
 
 #include <csv.h>
 #include <math.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "chunk_keys.h"
-#include "parse_number.h"
+#include "io/num/parse_number.h"
 
 /* Rare paths stay out of the per-field callback's frame. */
 #if defined(__GNUC__)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/parse_number.h"
+#include "io/num/parse_number.h"
 #include "src/stats/qsel_key.h"
 
 typedef struct key_part {
