@@ -225,6 +225,50 @@ static report_style style_for(const options *o)
     return st;
 }
 
+static void fill_col(const options *o, const engine_column *c,
+                     const col_stats *st, const hist *h, const qres *q,
+                     report_col *out)
+{
+    out->name = c->name;
+    out->index = c->index;
+    stats_finalize(st, &out->s);
+    out->h = (o->run.what & STAT_HIST) ? h : NULL;
+    /* the engine's quantiles: the median first, then the list */
+    int median = (o->run.what & STAT_MEDIAN) != 0;
+    out->median = median && q ? q : NULL;
+    out->quant = q ? q + median : NULL;
+    out->qf = o->run.quantiles;
+    out->nquant = q && (o->run.what & STAT_QUANTILES) ? o->run.nquantiles : 0;
+}
+
+/* --group-by: every group's columns, as the columns of a run are. */
+static int write_groups(const options *o, const engine_result *res, FILE *m,
+                        const report_style *st)
+{
+    const engine_groups *gs = res->groups;
+    size_t n = gs->n ? gs->n : 1, nc = (size_t)(res->ncols ? res->ncols : 1);
+    report_group *g = calloc(n, sizeof *g);
+    report_col *cols = calloc(n * nc, sizeof *cols);
+    int bad = !g || !cols;
+    for (size_t i = 0; !bad && i < gs->n; i++) {
+        const engine_group *eg = &gs->g[i];
+        g[i] = (report_group){eg->key, eg->key_len, eg->rows, &cols[i * nc]};
+        for (int k = 0; k < res->ncols; k++) {
+            int h = res->cols[k].held;
+            fill_col(o, &res->cols[k], &eg->st[h], eg->h ? &eg->h[h] : NULL,
+                     eg->q ? &eg->q[(size_t)h * gs->nq] : NULL,
+                     &cols[i * nc + (size_t)k]);
+        }
+    }
+    if (!bad)
+        bad = report_write_groups(m, o->format, o->run.what, res->rows,
+                                  (const char *const *)gs->names, gs->nkeys, g,
+                                  gs->n, res->ncols, st);
+    free(g);
+    free(cols);
+    return bad ? -1 : 0;
+}
+
 /* The report is built in memory and written with one call, so a reader
  * never sees half of it followed by an error. Closing stdout early
  * (| head) is not an error. */
@@ -238,23 +282,13 @@ static int write_result(const options *o, const engine_result *res, cs_error *e)
         free(cols);
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     }
-    for (int k = 0; k < res->ncols; k++) {
-        cols[k].name = res->cols[k].name;
-        cols[k].index = res->cols[k].index;
-        stats_finalize(res->cols[k].st, &cols[k].s);
-        cols[k].h = (o->run.what & STAT_HIST) ? res->cols[k].h : NULL;
-        /* the engine's quantiles: the median first, then the list */
-        const qres *q = res->cols[k].q;
-        int median = (o->run.what & STAT_MEDIAN) != 0;
-        cols[k].median = median && q ? q : NULL;
-        cols[k].quant = q ? q + median : NULL;
-        cols[k].qf = o->run.quantiles;
-        cols[k].nquant =
-            q && (o->run.what & STAT_QUANTILES) ? o->run.nquantiles : 0;
-    }
+    for (int k = 0; k < res->ncols; k++)
+        fill_col(o, &res->cols[k], res->cols[k].st, res->cols[k].h,
+                 res->cols[k].q, &cols[k]);
     report_style st = style_for(o);
-    int bad = report_write(m, o->format, o->run.what, res->rows, cols,
-                           res->ncols, &st);
+    int bad = res->groups ? write_groups(o, res, m, &st)
+                          : report_write(m, o->format, o->run.what, res->rows,
+                                         cols, res->ncols, &st);
     bad |= fclose(m);
     free(cols);
     int rc = CS_OK;

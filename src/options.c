@@ -46,10 +46,11 @@ enum {
 };
 
 /* The leading ':' makes a missing argument ':' rather than '?'. */
-static const char short_opts[] = ":c:d:b:o:j:avhVW";
+static const char short_opts[] = ":c:g:d:b:o:j:avhVW";
 
 static const struct option long_opts[] = {
     {"columns", required_argument, NULL, 'c'},
+    {"group-by", required_argument, NULL, 'g'},
     {"delimiter", required_argument, NULL, 'd'},
     {"header", no_argument, NULL, OPT_HEADER},
     {"no-header", no_argument, NULL, OPT_NO_HEADER},
@@ -476,6 +477,9 @@ static int value_option(options *o, int c, const char *arg, unsigned *what,
         return opt_memory(o, arg, e);
     case 'c':
         return opt_columns(o, arg, e);
+    case 'g':
+        o->run.group_by = arg;
+        return CS_OK;
     case 'b':
         o->run.binary = arg;
         return CS_OK;
@@ -611,6 +615,21 @@ static int check_state_options(const options *o, cs_error *e)
     return check_mpi_options(o, e);
 }
 
+/* --group-by runs on one process over CSV; groups do not travel yet. */
+static int check_group_options(const options *o, cs_error *e)
+{
+    const char *other = !o->run.group_by ? NULL
+                        : o->mpi         ? "--mpi"
+                        : o->emit_state  ? "--emit-state"
+                        : o->merge       ? "--merge"
+                        : o->run.binary  ? "-b"
+                                         : NULL;
+    if (other)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--group-by with %s is not supported yet", other);
+    return check_state_options(o, e);
+}
+
 int options_parse(int argc, char **argv, options *o, cs_error *e)
 {
     set_defaults(o);
@@ -634,7 +653,7 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
         return e->status;
     if (take_files(o, argc, argv, e) != CS_OK)
         return e->status;
-    return check_state_options(o, e);
+    return check_group_options(o, e);
 }
 
 int options_json_errors(int argc, char **argv)
@@ -679,6 +698,10 @@ void options_usage(FILE *f)
         "                         '/^temp_/', '!id' (default: every column "
         "that\n"
         "                         holds numbers); repeatable\n"
+        "  -g, --group-by LIST    statistics per group of rows with the same "
+        "key: the\n"
+        "                         key columns, in -c's syntax (CSV "
+        "input on the CPU)\n"
         "  -d, --delimiter CHAR   field separator; 'tab' for tab "
         "(default: detected\n"
         "                         among , TAB ; |)\n"

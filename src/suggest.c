@@ -41,10 +41,8 @@ static const struct synonym {
     {"unique", NULL, "colstat counts no distinct values"},
     {"distinct", NULL, "colstat counts no distinct values"},
     {"nunique", NULL, "colstat counts no distinct values"},
-    {"group", NULL, "colstat does not group rows"},
-    {"group-by", NULL, "colstat does not group rows"},
-    {"groupby", NULL, "colstat does not group rows"},
-    {"by", NULL, "colstat does not group rows"},
+    {"groupby", "group-by", NULL},
+    {"by", "group-by", NULL},
 };
 
 /* Optimal string alignment distance (insertions, deletions,

@@ -122,6 +122,18 @@ START_TEST(value_options)
     ck_assert_int_eq(o.run.device, ENGINE_GPU);
     options_free(&o);
 
+    OK(&o, "-g", "status,host", "--group-by=/^k/", "a.csv");
+    ck_assert_str_eq(o.run.group_by, "/^k/");
+    options_free(&o);
+    BAD("--group-by with --merge is not supported yet", NULL, "-g", "k",
+        "--merge", "s");
+    BAD("--group-by with --emit-state is not supported yet", NULL, "-g", "k",
+        "--emit-state", "a.csv");
+    BAD("--group-by with --mpi is not supported yet", NULL, "-g", "k", "--mpi",
+        "a.csv");
+    BAD("--group-by with -b is not supported yet", NULL, "-g", "k", "-b", "f64",
+        "a.csv");
+
     OK(&o, "--columns=x", "--binary=f32", "--device=cpu", "-j17");
     ck_assert_str_eq(o.run.columns, "x");
     ck_assert_str_eq(o.run.binary, "f32");
@@ -402,9 +414,9 @@ START_TEST(suggestions)
         "--help lists them)",
         NULL, "--percentile");
     BAD("unknown option '--p99': did you mean --quantiles?", NULL, "--p99");
-    BAD("unknown option '--group': colstat does not group rows (colstat "
+    BAD("unknown option '--groupby': did you mean --group-by? (colstat "
         "--help lists them)",
-        NULL, "--group", "a.csv");
+        NULL, "--groupby", "a.csv");
     BAD("unknown option '--unique': colstat counts no distinct values", NULL,
         "--unique");
     BAD("unknown option '--avg': did you mean --mean?", NULL, "--avg=1");

@@ -1,5 +1,7 @@
 #include "io/base/row_batch.h"
 
+#include "io/base/chunk_keys.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,12 +62,16 @@ void chunk_clear(chunk *c)
     c->repeat_line = 0;
     size_t n = c->ncols > 0 ? (size_t)c->ncols : 1;
     memset(c->missing, 0, 5 * n * sizeof(uint64_t));
+    if (c->keys)
+        chunk_keys_clear(c->keys);
 }
 
 void chunk_free(chunk *c, const chunk_alloc *a)
 {
     if (!a)
         a = &plain;
+    chunk_keys_free(c->keys);
+    c->keys = NULL;
     if (c->col)
         for (int i = 0; i < c->ncols; i++)
             if (c->col[i])

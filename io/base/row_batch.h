@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct chunk_keys;
+
 /* Where the column arrays live: plain malloc, or page-locked memory that a
  * GPU backend supplies (so host-to-device copies run at full speed). */
 typedef struct chunk_alloc {
@@ -33,8 +35,10 @@ typedef struct chunk {
     uint64_t *first_invalid;           /* per column: 1-based row in this
                                           chunk of the first invalid field,
                                           0 when none */
-    uint64_t repeats;     /* repeated header lines skipped (no rows) */
-    uint64_t repeat_line; /* the first one's physical line, 0: none */
+    uint64_t repeats;        /* repeated header lines skipped (no rows) */
+    uint64_t repeat_line;    /* the first one's physical line, 0: none */
+    struct chunk_keys *keys; /* group-by keys (io/base/chunk_keys.h), or NULL;
+                                chunk_free frees it */
 } chunk;
 
 /* a == NULL means malloc. Returns 0, or -1 when out of memory. */

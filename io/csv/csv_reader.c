@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "io/base/chunk_keys.h"
 #include "io/num/parse_number.h"
 
 /* Rare paths stay out of the per-field callback's frame. */
@@ -31,9 +32,11 @@ typedef struct block {
     double **col; /* out->col */
     const int *map;
     int nmap;
-    int field;     /* index of the next field of the current record */
-    size_t row;    /* chunk row being filled */
-    uint64_t line; /* physical line being fed, 0 inside a batch */
+    int nscan;        /* fields read: those mapped, and the keys */
+    chunk_keys *keys; /* out->keys */
+    int field;        /* index of the next field of the current record */
+    size_t row;       /* chunk row being filled */
+    uint64_t line;    /* physical line being fed, 0 inside a batch */
     const csv_strict *strict;
     const char *file;
     cs_error *e;
@@ -115,6 +118,8 @@ static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
                            size_t len)
 {
     chunk *o = b->out;
+    if (b->keys)
+        chunk_keys_bad(b->keys, b->row, c, (int)k);
     if (k == NUM_MISSING) {
         o->missing[c]++;
     } else if (k == NUM_NAN) {
@@ -139,10 +144,36 @@ static COLD void put_corr(block *b, int c, int32_t r)
     o->corr[c][b->row] = r;
 }
 
+/* A key field: its text, or missing when empty or a null spelling. */
+static void key_field(block *b, int f, const char *s, size_t len)
+{
+    double v;
+    int32_t r;
+    /* blanks around a field are gone (libcsv, fast_field; -W has none):
+       only an empty field or a null spelling is missing */
+    int missing =
+        len == 0 || (b->num && b->num->nnull &&
+                     parse_number_fmt(s, len, b->num, &v, &r) == NUM_MISSING);
+    chunk_keys_put(b->keys, b->row, b->keys->kmap[f], missing ? NULL : s, len);
+}
+
+static int is_key(const block *b, int f)
+{
+    return b->keys && f < b->keys->nkmap && b->keys->kmap[f] >= 0;
+}
+
+/* Whether field f is read: a column's, or a key. */
+static int wanted(const block *b, int f)
+{
+    return (f < b->nmap && b->map[f] >= 0) || is_key(b, f);
+}
+
 static void on_field(void *s, size_t len, void *data)
 {
     block *b = data;
     int f = b->field++;
+    if (is_key(b, f))
+        key_field(b, f, s, len);
     if (f >= b->nmap || b->map[f] < 0)
         return;
     int c = b->map[f];
@@ -163,11 +194,15 @@ static void on_record(int ch, void *data)
 {
     block *b = data;
     (void)ch;
-    for (int f = b->field; f < b->nmap; f++) {
-        int c = b->map[f];
+    for (int f = b->field; f < b->nscan; f++) {
+        int c = f < b->nmap ? b->map[f] : -1;
+        if (is_key(b, f))
+            chunk_keys_put(b->keys, b->row, b->keys->kmap[f], NULL, 0);
         if (c >= 0) {
             b->col[c][b->row] = NAN;
             b->out->missing[c]++;
+            if (b->keys)
+                chunk_keys_bad(b->keys, b->row, c, NUM_MISSING);
         }
     }
     b->field = 0;
@@ -201,6 +236,19 @@ static int blank_line(const char *s, const char *e, char delim)
     return 1;
 }
 
+/* libcsv trims blanks around an unquoted field: a key's text must be
+ * the same on both paths (a number ignores them anyway). */
+static void fast_field(block *b, const char *s, const char *e)
+{
+    if (b->keys) {
+        while (s < e && (*s == ' ' || *s == '\t') && *s != b->delim)
+            s++;
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t') && e[-1] != b->delim)
+            e--;
+    }
+    on_field((void *)s, (size_t)(e - s), b);
+}
+
 static void fast_record(block *b, const char *s, const char *e)
 {
     int f = 0;
@@ -208,13 +256,13 @@ static void fast_record(block *b, const char *s, const char *e)
         const char *fe = s;
         while (fe < e && *fe != b->delim)
             fe++;
-        if (f < b->nmap && b->map[f] >= 0)
-            on_field((void *)s, (size_t)(fe - s), b);
+        if (wanted(b, f))
+            fast_field(b, s, fe);
         else
             b->field++;
         f++;
         /* Fields past the last mapped one need no scanning. */
-        if (fe == e || f >= b->nmap)
+        if (fe == e || f >= b->nscan)
             break;
         s = fe + 1;
     }
@@ -439,12 +487,12 @@ static void ws_record(block *b, const char *s, const char *e)
         const char *fe = s;
         while (fe < e && !ws_blank(*fe))
             fe++;
-        if (f < b->nmap && b->map[f] >= 0)
+        if (wanted(b, f))
             ws_field(b, s, fe);
         else
             b->field++;
         /* fields past the last mapped one need no scanning */
-        if (++f >= b->nmap)
+        if (++f >= b->nscan)
             break;
         s = fe;
     }
@@ -502,6 +550,8 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
                .col = out->col,
                .map = map,
                .nmap = nmap,
+               .nscan = nmap,
+               .keys = out->keys,
                .row = out->nrows,
                .line = first_line,
                .strict = strict,
@@ -510,6 +560,8 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
                .row0 = out->nrows};
     size_t pos = 0;
     uint64_t line = first_line;
+    if (b.keys && b.keys->nkmap > b.nscan)
+        b.nscan = b.keys->nkmap;
     if (d->whitespace) {
         int rc = ws_lines(&b, buf, n, &pos, &line);
         out->nrows = b.row;

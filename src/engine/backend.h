@@ -141,6 +141,15 @@ typedef struct backend_params {
 
 int backend_cpu_open(const backend_params *p, backend **out, cs_error *e);
 
+/* --group-by on the CPU (group_cpu.c): rows by key into groups, each
+ * column's statistics per group. Its groups (backend_group_table) are the
+ * caller's to move out after finish; there are no passes. */
+struct group_table;
+int backend_group_open(const backend_params *p, backend **out, cs_error *e);
+struct group_table *backend_group_table(backend *b);
+/* Whether the groups keep their values (quantiles, histograms). */
+int group_backend_keeps(const backend_params *p);
+
 /* Whether a GPU can be used here, found without opening it: a build with
  * CUDA and the driver's device nodes (hooks->gpu_presence overrides). */
 int backend_gpu_present(const engine_hooks *hooks);

@@ -354,6 +354,43 @@ void columns_free(col_table *t)
     memset(t, 0, sizeof *t);
 }
 
+static int holds(const int *fields, int n, int f)
+{
+    for (int i = 0; i < n; i++)
+        if (fields[i] == f)
+            return 1;
+    return 0;
+}
+
+void columns_drop(col_table *t, const int *fields, int n)
+{
+    int to = 0, firm = 0;
+    for (int k = 0; k < t->ncols; k++) {
+        if (holds(fields, n, t->fields[k])) {
+            free(t->names[k]);
+            free(t->labels[k]);
+            continue;
+        }
+        firm += k < t->nfirm;
+        t->names[to] = t->names[k];
+        t->labels[to] = t->labels[k];
+        t->fields[to] = t->fields[k];
+        t->rank[to++] = t->rank[k];
+    }
+    t->ncols = to;
+    t->nfirm = firm;
+    int left = 0;
+    for (int k = 0; k < t->nleft; k++) {
+        if (holds(fields, n, t->left[k])) {
+            free(t->left_labels[k]);
+            continue;
+        }
+        t->left_labels[left] = t->left_labels[k];
+        t->left[left++] = t->left[k];
+    }
+    t->nleft = left;
+}
+
 static int map_by_name(const col_table *t, const col_fields *in, int *map,
                        cs_error *e)
 {

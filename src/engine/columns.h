@@ -58,6 +58,11 @@ int columns_learn(col_table *t, const char *list, const col_fields *in,
                   cs_error *e);
 void columns_free(col_table *t);
 
+/* Leaves fields[0, n) (0-based fields of the first input) out of t's
+ * columns and out of its left-out notes: --group-by's keys, which the
+ * default does not summarise. */
+void columns_drop(col_table *t, const int *fields, int n);
+
 /* Fills map[0, nmap) for one input: map[f] = the column of its field f,
  * or -1. By name when the table and the input have headers (the rank-th
  * field of a column's name), else by index (nmap must then exceed every

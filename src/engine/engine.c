@@ -14,6 +14,7 @@
 
 #include "src/engine/backend.h"
 #include "src/engine/feed.h"
+#include "src/engine/groups.h"
 #include "src/engine/hint.h"
 #include "src/engine/passes.h"
 #include "src/engine/policy.h"
@@ -32,6 +33,7 @@ struct engine {
     source_config src_cfg; /* how compressed inputs are decoded */
     int next;              /* the next input to open */
     col_table table;
+    col_table keys;    /* --group-by's key columns */
     csv_strict strict; /* --strict: the chosen columns, not the tentative */
     cs_error none;     /* the error should no column hold numbers */
     engine_left *left; /* the columns the sample left out, with why */
@@ -137,6 +139,12 @@ static int auto_device(run *r, cs_error *e)
 static int choose_device(run *r, cs_error *e)
 {
     engine_device d = r->cfg->device;
+    if (r->cfg->group_by) {
+        if (d == ENGINE_GPU ||
+            (d == ENGINE_AUTO && backend_gpu_present(&r->cfg->hooks)))
+            account_say(&r->acc, "group-by runs on the host");
+        return CS_OK;
+    }
     r->use_gpu = d == ENGINE_GPU || (d == ENGINE_AUTO && auto_device(r, e));
     if (e->status || !r->use_gpu)
         return e->status;
@@ -196,6 +204,24 @@ static int why_left(run *r, const input *in, cs_error *e)
     return CS_OK;
 }
 
+/* --group-by: the key columns, which the default columns leave out. */
+static int learn_keys(run *r, const col_fields *f, cs_error *e)
+{
+    if (columns_learn(&r->keys, r->cfg->group_by, f, e) != CS_OK) {
+        /* the list's grammar is -c's, and so are its messages */
+        static const char c[] = "--columns:";
+        if (!strncmp(e->msg, c, sizeof c - 1)) {
+            char msg[sizeof e->msg];
+            snprintf(msg, sizeof msg, "--group-by:%s", e->msg + sizeof c - 1);
+            memcpy(e->msg, msg, sizeof msg);
+        }
+        return e->status;
+    }
+    if (!r->cfg->columns)
+        columns_drop(&r->table, r->keys.fields, r->keys.ncols);
+    return CS_OK;
+}
+
 static int learn_columns(run *r, const input *in, cs_error *e)
 {
     if (!in)
@@ -203,6 +229,7 @@ static int learn_columns(run *r, const input *in, cs_error *e)
     col_fields f = {in->names, in->numeric,      in->nfields, in->named,
                     in->name,  in->spec != NULL, in->why};
     if (columns_learn(&r->table, r->cfg->columns, &f, e) != CS_OK ||
+        (r->cfg->group_by && learn_keys(r, &f, e) != CS_OK) ||
         why_left(r, in, e) != CS_OK)
         return e->status;
     char why[256];
@@ -337,6 +364,8 @@ static int start_backend(run *r, cs_error *e)
                         cfg->gpu_sharers,
                         &cfg->hooks,
                         &r->acc};
+    if (cfg->group_by)
+        return backend_group_open(&p, &r->be, e);
     if (r->use_gpu && r->table.ncols > 0) {
         cs_error why = {0};
         if (backend_gpu_open(&p, r->opener, &r->be, &why) == CS_OK)
@@ -396,7 +425,8 @@ static int feed_all(run *r, input *in, cs_error *e)
     int rc = CS_OK;
     while (in && rc == CS_OK) {
         if (!input_empty(in) && !in->none &&
-            input_map(in, &r->table, e) == CS_OK)
+            input_map(in, &r->table, e) == CS_OK &&
+            (!r->cfg->group_by || input_map_keys(in, &r->keys, e) == CS_OK))
             feed_input(&r->fd, in, e);
         if (e->status == CS_OK)
             say_decoded(r, in);
@@ -534,7 +564,7 @@ static int select_values(run *r, engine_result *out, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     int bins = (cfg->what & STAT_HIST) && !cfg->have_range;
-    if (!r->nq && !bins)
+    if ((!r->nq && !bins) || cfg->group_by) /* groups: groups.h */
         return CS_OK;
     col_stats *whole = NULL;
     int rc = whole_input(r, out, &whole, e);
@@ -625,7 +655,8 @@ static int take_columns(run *r, engine_result *out, cs_error *e)
         c->index = r->table.fields[k] + 1;
         c->st = &out->held_st[k];
         c->h = &out->held_h[k];
-        c->q = out->nq ? &out->held_q[(size_t)k * out->nq] : NULL;
+        c->q = out->held_q ? &out->held_q[(size_t)k * out->nq] : NULL;
+        c->held = k;
         c->tentative = k >= r->table.nfirm;
         out->ncols = i + 1;
         if (!(c->name = strdup(r->table.names[k])) ||
@@ -652,6 +683,18 @@ static int finish(run *r, engine_result *out, cs_error *e)
     for (int k = 0; k < n; k++)
         stats_init(&out->held_st[k]);
     return r->be->ops->finish(r->be, out->held_st, out->held_h, e);
+}
+
+/* --group-by: the groups, in order, with their quantiles and
+ * histograms. */
+static int take_groups(run *r, engine_result *out, cs_error *e)
+{
+    const engine_config *cfg = r->cfg;
+    groups_params p = {
+        r->keys.ncols, r->keys.names, cfg->num,   cfg->what,
+        r->q,          r->nq,         cfg->nbins, cfg->have_range,
+        cfg->range_lo, cfg->range_hi};
+    return groups_make(&p, backend_group_table(r->be), &out->groups, e);
 }
 
 /* Where each column's first invalid field is, into the result. */
@@ -780,6 +823,7 @@ void engine_close(engine *r)
         r->be->ops->close(r->be);
     backend_gpu_opener_free(r->opener);
     columns_free(&r->table);
+    columns_free(&r->keys);
     for (int k = 0; r->left && k < r->nleft; k++) {
         free(r->left[k].label);
         free(r->left[k].why);
@@ -877,6 +921,8 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         rc = select_values(r, out, e);
     if (rc == CS_OK)
         rc = take_columns(r, out, e);
+    if (rc == CS_OK && cfg->group_by)
+        rc = take_groups(r, out, e);
     account_progress_end(&r->acc); /* passes that read the input again */
     if (rc == CS_OK)
         rc = note_invalid(r, out, e);
@@ -916,6 +962,7 @@ void engine_result_free(engine_result *res)
     free(res->held_st);
     free(res->held_h);
     free(res->held_q);
+    groups_free(res->groups);
     memset(res, 0, sizeof *res);
 }
 

@@ -10,6 +10,7 @@
 
 #include "io/base/error.h"
 #include "io/num/parse_number.h"
+#include "src/stats/group_table.h"
 #include "src/stats/quantile.h"
 #include "src/stats/stats.h"
 
@@ -86,6 +87,7 @@ typedef struct engine_config {
     const char *const *files; /* "-" is standard input */
     int nfiles;
     const char *columns;    /* -c LIST, NULL for the default */
+    const char *group_by;   /* -g LIST (-c's grammar), NULL: no groups */
     char delim;             /* 0: detect */
     int header;             /* 1, 0, -1 detect */
     const char *binary;     /* -b SPEC, NULL for CSV */
@@ -153,7 +155,36 @@ typedef struct engine_column {
     uint64_t invalid_line;
     char *invalid_text;
     int tentative; /* with keep_tentative: the sample saw no value in it */
+    int held;      /* its place among engine_result's held columns */
 } engine_column;
+
+/* --group-by: one group, its key and its columns' statistics, each array
+ * in the held columns' order (engine_column.held). */
+typedef struct engine_group {
+    uint64_t rows;
+    const char **key;      /* [nkeys]: the key fields' texts, NULL: missing */
+    const size_t *key_len; /* [nkeys] */
+    const col_stats *st;   /* [nheld] */
+    const hist *h;         /* [nheld] with STAT_HIST, else NULL */
+    const qres *q;         /* [nheld * nq], or NULL */
+} engine_group;
+
+/* The groups in the answer's order: ascending by key, key column by key
+ * column (numerically where every key of the column is a number, else
+ * bytewise), the missing key last. */
+typedef struct engine_groups {
+    int nkeys;
+    char **names; /* the key columns' names */
+    size_t n;
+    engine_group *g;
+    size_t nq;
+    group_table table; /* what the pointers point into */
+    const char **keys;
+    size_t *key_lens;
+    hist *h;
+    qres *q;
+    int nheld;
+} engine_groups;
 
 /* A column of the input that the answer leaves out, and why. */
 typedef struct engine_left {
@@ -183,6 +214,7 @@ typedef struct engine_result {
     uint64_t repeats;
     char *repeat_file;
     uint64_t repeat_line;
+    engine_groups *groups; /* --group-by, else NULL */
 } engine_result;
 
 /* The cores this process may run on, at least 1: its CPU affinity (as

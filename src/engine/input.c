@@ -37,6 +37,7 @@ static void input_free(input *in)
     free(in->numeric);
     free(in->why);
     free(in->map);
+    free(in->kmap);
     free(in);
 }
 
@@ -384,4 +385,21 @@ int input_map(input *in, const col_table *t, cs_error *e)
     col_fields f = {in->names, in->numeric,      in->nfields, in->named,
                     in->name,  in->spec != NULL, in->why};
     return columns_map(t, &f, nmap, in->map, e);
+}
+
+int input_map_keys(input *in, const col_table *keys, cs_error *e)
+{
+    int nmap = in->nfields;
+    for (int k = 0; k < keys->ncols; k++)
+        if (keys->fields[k] + 1 > nmap)
+            nmap = keys->fields[k] + 1;
+    free(in->kmap);
+    in->nkmap = nmap;
+    in->nkeys = keys->ncols;
+    in->kmap = malloc((size_t)(nmap ? nmap : 1) * sizeof *in->kmap);
+    if (!in->kmap)
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    col_fields f = {in->names, in->numeric,      in->nfields, in->named,
+                    in->name,  in->spec != NULL, in->why};
+    return columns_map(keys, &f, nmap, in->kmap, e);
 }

@@ -49,6 +49,10 @@ typedef struct input {
     /* field -> output column, or -1 (input_map) */
     int *map;
     int nmap;
+    /* --group-by: field -> key column, or -1 (input_map_keys); NULL
+       without one */
+    int *kmap;
+    int nkmap, nkeys;
     int refs;
 } input;
 
@@ -67,6 +71,8 @@ int input_open(const char *path, const source_config *scfg,
 
 /* Maps the input's fields to the columns of t. */
 int input_map(input *in, const col_table *t, cs_error *e);
+/* Maps the input's fields to the key columns of keys (--group-by). */
+int input_map_keys(input *in, const col_table *keys, cs_error *e);
 
 void input_hold(input *in);
 void input_release(input *in); /* frees at the last reference */

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "io/base/chunk_keys.h"
 #include "src/engine/backend.h"
 #include "src/engine/jobs.h"
 
@@ -48,6 +49,18 @@ static int chunk_full(job *j, const chunk *c)
     return rc;
 }
 
+/* --group-by: the chunk gathers the input's key fields too. */
+static int bind_keys(const input *in, chunk *c)
+{
+    if (!in->kmap)
+        return 0;
+    if (!c->keys && !(c->keys = chunk_keys_new(in->nkeys, c->cap)))
+        return -1;
+    c->keys->kmap = in->kmap;
+    c->keys->nkmap = in->nkmap;
+    return 0;
+}
+
 static void run_csv(job *j)
 {
     const input *in = j->in;
@@ -55,7 +68,7 @@ static void run_csv(job *j)
     uint64_t line = j->first_line;
     while (pos < j->len) {
         chunk *c = next_chunk(j);
-        if (!c) {
+        if (!c || bind_keys(in, c)) {
             cs_fail(&j->err, CS_EDATA, "", 0, "out of memory for chunks");
             return;
         }

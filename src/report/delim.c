@@ -12,6 +12,7 @@
  * carriage return and backslash in a name as \t \n \r \\. Lines end in
  * LF. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "writers.h"
@@ -101,8 +102,11 @@ static void quantile_headings(row *r, unsigned what, const report_col *c)
     }
 }
 
-static void header(row *r, unsigned what, const report_col *first)
+static void header(row *r, unsigned what, const report_col *first,
+                   const char *const *keys, int nkeys)
 {
+    for (int i = 0; i < nkeys; i++)
+        name(r, keys[i]);
     static const struct {
         unsigned bit; /* 0: always present */
         const char *name;
@@ -215,9 +219,41 @@ void report_delim(FILE *f, char sep_char, unsigned what, const report_col *cols,
                   int ncols, int digits)
 {
     row r = {f, sep_char, 0, digits};
-    header(&r, what, ncols ? &cols[0] : NULL);
+    header(&r, what, ncols ? &cols[0] : NULL, NULL, 0);
     for (int i = 0; i < ncols; i++) {
         r.nfields = 0;
         column(&r, what, &cols[i]);
     }
+}
+
+/* A key field: its bytes (a NUL cuts it, as a name's), empty when
+ * missing. */
+static void key_field(row *r, const char *s, size_t n)
+{
+    char *t = malloc(n + 1);
+    if (!t) {
+        sep(r);
+        return;
+    }
+    if (n)
+        memcpy(t, s, n);
+    t[n] = 0;
+    name(r, s ? t : "");
+    free(t);
+}
+
+void report_delim_groups(FILE *f, char sep_char, unsigned what,
+                         const char *const *key_names, int nkeys,
+                         const report_group *g, size_t ng, int ncols,
+                         int digits)
+{
+    row r = {f, sep_char, 0, digits};
+    header(&r, what, ng && ncols ? &g[0].cols[0] : NULL, key_names, nkeys);
+    for (size_t i = 0; i < ng; i++)
+        for (int k = 0; k < ncols; k++) {
+            r.nfields = 0;
+            for (int j = 0; j < nkeys; j++)
+                key_field(&r, g[i].key[j], g[i].key_len[j]);
+            column(&r, what, &g[i].cols[k]);
+        }
 }

@@ -39,12 +39,15 @@ static size_t utf8_len(const unsigned char *s, size_t n)
  * U+FFFD so the document stays valid. */
 static void json_string(FILE *f, const char *str)
 {
-    if (!str) {
+    if (!str)
         fputs("null", f);
-        return;
-    }
+    else
+        report_json_text(f, str, strlen(str));
+}
+
+void report_json_text(FILE *f, const char *str, size_t n)
+{
     const unsigned char *s = (const unsigned char *)str;
-    size_t n = strlen(str);
     putc('"', f);
     for (size_t i = 0; i < n;) {
         unsigned char c = s[i];
@@ -274,6 +277,17 @@ static void column(FILE *f, unsigned what, const report_col *c,
     if (report_has_hist(what, c))
         hist_object(&o, c->h);
     fputs("\n    }", f);
+}
+
+void report_json_column(FILE *f, unsigned what, const report_col *c,
+                        const report_style *st)
+{
+    column(f, what, c, st);
+}
+
+void report_json_count(FILE *f, uint64_t n, int bigint_string)
+{
+    json_count(f, n, bigint_string);
 }
 
 void report_json(FILE *f, unsigned what, uint64_t rows, const report_col *cols,

@@ -55,6 +55,24 @@ typedef struct report_col {
 int report_write(FILE *f, out_format fmt, unsigned what, uint64_t rows,
                  const report_col *cols, int ncols, const report_style *st);
 
+/* --group-by: one group's key (nkeys texts, NULL for the missing key),
+ * its rows and its columns. */
+typedef struct report_group {
+    const char *const *key;
+    const size_t *key_len;
+    uint64_t rows;
+    const report_col *cols;
+} report_group;
+
+/* The groups' report: JSON {"schema_version", "rows", "group_by": [names],
+ * "groups": [{"key": [...], "rows": N, "columns": [...]}]}; TSV and CSV a
+ * line per group and column, the key columns first; the table a block
+ * per group headed by its key. Returns 0, or -1 as report_write. */
+int report_write_groups(FILE *f, out_format fmt, unsigned what, uint64_t rows,
+                        const char *const *key_names, int nkeys,
+                        const report_group *g, size_t ng, int ncols,
+                        const report_style *st);
+
 /* An error as one JSON document on a line (--json-errors):
  * {"schema_version": 1, "error": {"file": F, "line": N, "message": M,
  * "status": S}}, file and line null where none applies. Returns 0, or -1

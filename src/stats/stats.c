@@ -137,10 +137,21 @@ static void take(col_stats *s, ext e, int sign)
 /* The extremum of v[0..n) whose double is v[i] (its first row): in the
  * integer view, the row of the least (sign 1) or greatest (sign -1)
  * correction among the rows holding that double, the first such. */
-static ext extremum(const double *v, const int32_t *corr, size_t n, size_t i,
-                    int sign, uint64_t first_row)
+/* Where value i is: rows[i], or first_row + i without rows. */
+typedef struct row_of {
+    uint64_t first;
+    const uint64_t *rows;
+} row_of;
+
+static uint64_t at_row(row_of w, size_t i)
 {
-    ext e = {v[i], first_row + i, 0, first_row + i};
+    return w.rows ? w.rows[i] : w.first + i;
+}
+
+static ext extremum(const double *v, const int32_t *corr, size_t n, size_t i,
+                    int sign, row_of w)
+{
+    ext e = {v[i], at_row(w, i), 0, at_row(w, i)};
     if (!corr)
         return e;
     size_t at = i;
@@ -153,7 +164,7 @@ static ext extremum(const double *v, const int32_t *corr, size_t n, size_t i,
         }
     }
     e.corr = best;
-    e.row_int = first_row + at;
+    e.row_int = at_row(w, at);
     return e;
 }
 
@@ -211,13 +222,13 @@ static void finite_pass(col_stats *s, const double *v, size_t n)
 /* The sums run as a second pass over the same cached values, so each loop
  * stays tight: into full superaccumulators here, then once into the
  * column's compact sums. */
-int stats_add_values(col_stats *s, const double *v, const int32_t *corr,
-                     size_t n, uint64_t first_row, unsigned what)
+static int add_values(col_stats *s, const double *v, const int32_t *corr,
+                      size_t n, row_of w, unsigned what)
 {
     lanes r = scan(v, n);
     if (r.count > 0) {
-        take(s, extremum(v, corr, n, first_equal(v, r.min), 1, first_row), 1);
-        take(s, extremum(v, corr, n, first_equal(v, r.max), -1, first_row), -1);
+        take(s, extremum(v, corr, n, first_equal(v, r.min), 1, w), 1);
+        take(s, extremum(v, corr, n, first_equal(v, r.max), -1, w), -1);
         if (isfinite(r.min) && isfinite(r.max))
             take_finite(s, r.min, r.max);
         else
@@ -241,6 +252,18 @@ int stats_add_values(col_stats *s, const double *v, const int32_t *corr,
     if (corr)
         rc |= add_corrections(s, v, corr, n, what);
     return rc ? -1 : 0;
+}
+
+int stats_add_values(col_stats *s, const double *v, const int32_t *corr,
+                     size_t n, uint64_t first_row, unsigned what)
+{
+    return add_values(s, v, corr, n, (row_of){first_row, NULL}, what);
+}
+
+int stats_add_rows(col_stats *s, const double *v, const int32_t *corr,
+                   const uint64_t *rows, size_t n, unsigned what)
+{
+    return add_values(s, v, corr, n, (row_of){0, rows}, what);
 }
 
 void stats_add_counts(col_stats *s, uint64_t missing, uint64_t invalid,

@@ -80,6 +80,11 @@ void stats_free(col_stats *s);
 int stats_add_values(col_stats *s, const double *v, const int32_t *corr,
                      size_t n, uint64_t first_row, unsigned what);
 
+/* stats_add_values for values whose rows are rows[0..n), ascending but
+ * not consecutive (a group's rows, --group-by). */
+int stats_add_rows(col_stats *s, const double *v, const int32_t *corr,
+                   const uint64_t *rows, size_t n, unsigned what);
+
 /* Fields that did not enter: missing, invalid, NaN, and the row of the
  * first invalid one (0: none), numbered as s numbers its rows. The one
  * place these counters are summed. */

@@ -1,0 +1,86 @@
+#include "io/base/chunk_keys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+chunk_keys *chunk_keys_new(int nkeys, size_t cap)
+{
+    chunk_keys *k = calloc(1, sizeof *k);
+    if (!k)
+        return NULL;
+    k->nkeys = nkeys;
+    k->cap = cap;
+    size_t n = (cap ? cap : 1) * (size_t)(nkeys > 0 ? nkeys : 1);
+    k->off = malloc(n * sizeof *k->off);
+    k->len = malloc(n * sizeof *k->len);
+    if (!k->off || !k->len) {
+        chunk_keys_free(k);
+        return NULL;
+    }
+    return k;
+}
+
+void chunk_keys_free(chunk_keys *k)
+{
+    if (!k)
+        return;
+    free(k->off);
+    free(k->len);
+    free(k->text);
+    free(k->bad);
+    free(k);
+}
+
+void chunk_keys_clear(chunk_keys *k)
+{
+    k->used = 0;
+    k->nbad = 0;
+    k->failed = 0;
+}
+
+/* Grows *p (of *room elements of size sz) to hold need; -1: no memory. */
+static int grow(void **p, size_t *room, size_t need, size_t sz)
+{
+    if (need <= *room)
+        return 0;
+    size_t r = *room ? *room : 256;
+    while (r < need)
+        r *= 2;
+    void *q = realloc(*p, r * sz);
+    if (!q)
+        return -1;
+    *p = q;
+    *room = r;
+    return 0;
+}
+
+void chunk_keys_put(chunk_keys *k, size_t row, int i, const char *s, size_t n)
+{
+    size_t at = row * (size_t)k->nkeys + (size_t)i;
+    if (!s || n >= KEY_MISSING || k->used + n >= KEY_MISSING ||
+        grow((void **)&k->text, &k->room, k->used + n, 1)) {
+        k->failed |= s != NULL;
+        k->len[at] = KEY_MISSING;
+        return;
+    }
+    if (n)
+        memcpy(k->text + k->used, s, n);
+    k->off[at] = (uint32_t)k->used;
+    k->len[at] = (uint32_t)n;
+    k->used += n;
+}
+
+void chunk_keys_row_missing(chunk_keys *k, size_t row)
+{
+    for (int i = 0; i < k->nkeys; i++)
+        k->len[row * (size_t)k->nkeys + (size_t)i] = KEY_MISSING;
+}
+
+void chunk_keys_bad(chunk_keys *k, size_t row, int col, int kind)
+{
+    if (grow((void **)&k->bad, &k->bad_room, k->nbad + 1, sizeof *k->bad)) {
+        k->failed = 1;
+        return;
+    }
+    k->bad[k->nbad++] = (key_bad){(uint32_t)row, col, (uint8_t)kind};
+}

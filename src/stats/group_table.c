@@ -1,0 +1,263 @@
+#include "group_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t group_hash(const char *key, size_t len)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)key[i];
+        h *= UINT64_C(1099511628211);
+    }
+    return h;
+}
+
+void group_table_init(group_table *t, int ncols, unsigned what, int keep)
+{
+    memset(t, 0, sizeof *t);
+    t->ncols = ncols;
+    t->what = what;
+    t->keep = keep;
+}
+
+#define GROUP_BATCH 512
+
+static void vals_free(group_vals *v)
+{
+    free(v->d);
+    free(v->r);
+    free(v->row);
+}
+
+void group_table_clear(group_table *t)
+{
+    size_t nc = (size_t)t->ncols;
+    for (size_t i = 0; i < t->n * nc; i++) {
+        stats_free(&t->st[i]);
+        t->val[i].n = t->val[i].done = 0; /* the arrays serve the next */
+    }
+    t->n = 0;
+    t->keys_used = 0;
+    t->values = 0;
+    if (t->slot)
+        memset(t->slot, 0, t->nslots * sizeof *t->slot);
+}
+
+void group_table_free(group_table *t)
+{
+    group_table_clear(t);
+    for (size_t i = 0; i < t->inited * (size_t)t->ncols; i++)
+        vals_free(&t->val[i]);
+    free(t->key_off);
+    free(t->key_len);
+    free(t->hash);
+    free(t->rows);
+    free(t->st);
+    free(t->val);
+    free(t->keys);
+    free(t->slot);
+    memset(t, 0, sizeof *t);
+}
+
+static int resize(void **p, size_t n, size_t sz)
+{
+    void *q = realloc(*p, n * sz);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
+static int grow_groups(group_table *t)
+{
+    size_t cap = t->cap ? 2 * t->cap : 16, nc = (size_t)t->ncols;
+    if (resize((void **)&t->key_off, cap, sizeof *t->key_off) ||
+        resize((void **)&t->key_len, cap, sizeof *t->key_len) ||
+        resize((void **)&t->hash, cap, sizeof *t->hash) ||
+        resize((void **)&t->rows, cap, sizeof *t->rows) ||
+        resize((void **)&t->st, cap * nc + 1, sizeof *t->st) ||
+        resize((void **)&t->val, cap * nc + 1, sizeof *t->val))
+        return -1;
+    t->cap = cap;
+    return 0;
+}
+
+static void place(group_table *t, size_t id)
+{
+    size_t mask = t->nslots - 1, i = (size_t)t->hash[id] & mask;
+    while (t->slot[i])
+        i = (i + 1) & mask;
+    t->slot[i] = (uint32_t)(id + 1);
+}
+
+/* Keeps the load at most a half. */
+static int grow_slots(group_table *t)
+{
+    size_t n = t->nslots ? 2 * t->nslots : 64;
+    uint32_t *s = calloc(n, sizeof *s);
+    if (!s)
+        return -1;
+    free(t->slot);
+    t->slot = s;
+    t->nslots = n;
+    for (size_t id = 0; id < t->n; id++)
+        place(t, id);
+    return 0;
+}
+
+static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
+                     size_t *id)
+{
+    if (t->n >= UINT32_MAX - 1)
+        return -1;
+    if (t->n == t->cap && grow_groups(t))
+        return -1;
+    /* room for one byte more: the arena exists once a group does, even
+       of empty keys */
+    if (t->keys_used + len + 1 > t->keys_room) {
+        size_t r = t->keys_room ? 2 * t->keys_room : 1024;
+        while (r < t->keys_used + len + 1)
+            r *= 2;
+        if (resize((void **)&t->keys, r, 1))
+            return -1;
+        t->keys_room = r;
+    }
+    size_t g = t->n++, nc = (size_t)t->ncols;
+    if (len)
+        memcpy(t->keys + t->keys_used, key, len);
+    t->key_off[g] = t->keys_used;
+    t->key_len[g] = (uint32_t)len;
+    t->keys_used += len;
+    t->hash[g] = hash;
+    t->rows[g] = 0;
+    for (size_t k = 0; k < nc; k++) {
+        stats_init(&t->st[g * nc + k]);
+        if (g >= t->inited)
+            memset(&t->val[g * nc + k], 0, sizeof t->val[0]);
+    }
+    if (g >= t->inited)
+        t->inited = g + 1;
+    *id = g;
+    if (2 * t->n > t->nslots)
+        return grow_slots(t);
+    place(t, g);
+    return 0;
+}
+
+int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
+               size_t *id)
+{
+    if (t->nslots) {
+        size_t mask = t->nslots - 1;
+        for (size_t i = (size_t)hash & mask; t->slot[i]; i = (i + 1) & mask) {
+            size_t g = t->slot[i] - 1;
+            if (t->hash[g] == hash && t->key_len[g] == len &&
+                (!len || !memcmp(t->keys + t->key_off[g], key, len))) {
+                *id = g;
+                return 0;
+            }
+        }
+    }
+    return add_group(t, key, len, hash, id);
+}
+
+static int put_value(group_table *t, group_vals *v, double d, int32_t r,
+                     uint64_t row)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 16;
+        if (resize((void **)&v->d, cap, sizeof *v->d) ||
+            resize((void **)&v->r, cap, sizeof *v->r) ||
+            resize((void **)&v->row, cap, sizeof *v->row))
+            return -1;
+        v->cap = cap;
+    }
+    v->d[v->n] = d;
+    v->r[v->n] = r;
+    v->row[v->n++] = row;
+    t->values++;
+    return 0;
+}
+
+static int flush_one(group_table *t, size_t at)
+{
+    group_vals *v = &t->val[at];
+    size_t k = v->n - v->done;
+    if (!k)
+        return 0;
+    /* corrections are rare: none to look at is faster */
+    const int32_t *r = v->r + v->done;
+    size_t i = 0;
+    while (i < k && !r[i])
+        i++;
+    if (stats_add_rows(&t->st[at], v->d + v->done, i < k ? r : NULL,
+                       v->row + v->done, k, t->what))
+        return -1;
+    v->done = v->n;
+    if (!t->keep) {
+        t->values -= v->n;
+        v->n = v->done = 0;
+    }
+    return 0;
+}
+
+int group_add(group_table *t, size_t id, int col, double v, int32_t r,
+              uint64_t row)
+{
+    size_t at = id * (size_t)t->ncols + (size_t)col;
+    group_vals *g = &t->val[at];
+    if (put_value(t, g, v, r, row))
+        return -1;
+    return g->n - g->done >= GROUP_BATCH ? flush_one(t, at) : 0;
+}
+
+int group_flush(group_table *t)
+{
+    for (size_t i = 0; i < t->n * (size_t)t->ncols; i++)
+        if (flush_one(t, i))
+            return -1;
+    return 0;
+}
+
+/* src's kept values, already in src's statistics, into dst's. */
+static int merge_vals(group_table *t, group_vals *dst, const group_vals *src,
+                      uint64_t row_offset)
+{
+    for (size_t i = 0; i < src->n; i++)
+        if (put_value(t, dst, src->d[i], src->r[i], src->row[i] + row_offset))
+            return -1;
+    dst->done = dst->n;
+    return 0;
+}
+
+int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
+{
+    size_t nc = (size_t)dst->ncols;
+    for (size_t g = 0; g < src->n; g++) {
+        size_t id;
+        if (group_find(dst, group_key(src, g), src->key_len[g], src->hash[g],
+                       &id))
+            return -1;
+        dst->rows[id] += src->rows[g];
+        for (size_t k = 0; k < nc; k++) {
+            if (stats_merge(&dst->st[id * nc + k], &src->st[g * nc + k],
+                            row_offset))
+                return -1;
+            if (dst->keep && merge_vals(dst, &dst->val[id * nc + k],
+                                        &src->val[g * nc + k], row_offset))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+size_t group_table_bytes(const group_table *t)
+{
+    size_t per = sizeof(size_t) + sizeof(uint32_t) + 2 * sizeof(uint64_t) +
+                 (size_t)t->ncols * (sizeof(col_stats) + sizeof(group_vals));
+    /* values: as their arrays grow, up to twice their room */
+    return t->cap * per + t->keys_room + t->nslots * sizeof(uint32_t) +
+           t->values * (sizeof(double) + sizeof(int32_t) + sizeof(uint64_t)) *
+               2;
+}

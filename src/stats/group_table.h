@@ -1,0 +1,81 @@
+/* Group-by state: the groups of a run (or of one job), found by their
+ * key bytes, each with a col_stats per column and, when the statistics
+ * need every value (quantiles, histograms), the group's values.
+ *
+ * A key is an opaque byte string (the engine encodes its key columns in
+ * it). Groups are found by an open-addressing hash table (linear probing)
+ * over FNV-1a hashes of the key (Fowler, Noll, Vo; the 64-bit FNV-1a of
+ * draft-eastlake-fnv), collisions resolved by comparing the key bytes.
+ * Group ids are dense, in order of first appearance. */
+#ifndef COLSTAT_SRC_STATS_GROUP_TABLE_H
+#define COLSTAT_SRC_STATS_GROUP_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+/* A group's values of one column: d + r each (stats.h), and their rows.
+ * Values [0, done) are in the group's col_stats; [done, n) wait to be
+ * added in one batch (a single value's add costs as much as hundreds in
+ * one call). Without keep, the added ones are dropped. */
+typedef struct group_vals {
+    double *d;
+    int32_t *r;
+    uint64_t *row;
+    size_t n, done, cap;
+} group_vals;
+
+typedef struct group_table {
+    int ncols;
+    unsigned what;
+    int keep; /* keep every value */
+    size_t n, cap;
+    size_t inited; /* groups whose val arrays were set up (clear keeps them) */
+    /* per group */
+    size_t *key_off;
+    uint32_t *key_len;
+    uint64_t *hash;
+    uint64_t *rows;
+    col_stats *st;   /* [cap * ncols] */
+    group_vals *val; /* [cap * ncols] */
+    char *keys;
+    size_t keys_used, keys_room;
+    uint32_t *slot; /* group id + 1, 0 empty */
+    size_t nslots;
+    size_t values; /* kept values, all groups */
+} group_table;
+
+uint64_t group_hash(const char *key, size_t len);
+
+void group_table_init(group_table *t, int ncols, unsigned what, int keep);
+void group_table_free(group_table *t);
+void group_table_clear(group_table *t); /* no groups; memory kept */
+
+/* The id of the group of key (hash: group_hash of it), made when new.
+ * Returns 0, or -1 when out of memory. */
+int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
+               size_t *id);
+
+/* Adds value v (+ r) of row `row` of column col to group id: rows in
+ * ascending order; the statistics see it by group_flush at the latest.
+ * -1: no memory. */
+int group_add(group_table *t, size_t id, int col, double v, int32_t r,
+              uint64_t row);
+
+/* Every waiting value into its group's statistics. -1: no memory. */
+int group_flush(group_table *t);
+
+/* dst += src (flushed), src's row numbers shifted by row_offset. -1: no
+ * memory. */
+int group_merge(group_table *dst, const group_table *src, uint64_t row_offset);
+
+/* Bytes the table holds, about. */
+size_t group_table_bytes(const group_table *t);
+
+static inline const char *group_key(const group_table *t, size_t id)
+{
+    return t->keys + t->key_off[id];
+}
+
+#endif
