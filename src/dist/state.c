@@ -14,12 +14,20 @@ static const char OLD_MAGIC[8] = {'C', 'O', 'L', 'S', 'T', 'A', 'T', 0x1a};
 
 /* --- bytes out ------------------------------------------------------- */
 
-/* Normalised first, so the digits have one form; only the digits from
- * the lowest to the highest nonzero one (a sum spans a few). */
+/* Normalised first, then balanced: each digit in [-2^31, 2^31), the
+ * value's one form there (a negative sum as compact as a positive, not
+ * the two's complement that fills every digit up to the top); only the
+ * digits from the lowest to the highest nonzero one (a sum spans a few). */
 static void put_sacc(sc_out *o, const sacc *a)
 {
     sacc c = *a;
     sacc_normalize(&c);
+    int64_t carry = 0;
+    for (int k = 0; k < SACC_DIGITS; k++) {
+        int64_t d = c.d[k] + carry;
+        carry = d >= ((int64_t)1 << 31);
+        c.d[k] = d - (carry << 32);
+    }
     int lo = 0, hi = SACC_DIGITS - 1;
     while (lo < SACC_DIGITS && !c.d[lo])
         lo++;
@@ -151,10 +159,10 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
 
 /* --- bytes in -------------------------------------------------------- */
 
-/* Normalised digits only: [0, 2^32) below the top one, which holds the
- * sign alone (0 or -1: no sum of colstat's reaches 2^2176), so that
- * adding them up cannot overflow; the first and last digits given not 0
- * (the writer gives only the span between nonzero digits). */
+/* Balanced digits, each in [-2^31, 2^31), the first and last given not 0
+ * (the writer's one form); normalised, the top digit must hold the sign
+ * alone (0 or -1: no sum of colstat's reaches 2^2176), so that adding
+ * such sums up cannot overflow. */
 static void get_sacc(sc_in *i, sacc *a)
 {
     sacc_init(a);
@@ -163,15 +171,20 @@ static void get_sacc(sc_in *i, sacc *a)
         sc_bad(i, "a sum's digits out of range");
         return;
     }
+    const int64_t half = (int64_t)1 << 31;
     for (uint64_t k = lo; k < lo + n && !i->bad; k++) {
         a->d[k] = sc_get_i64(i);
-        int top = k == SACC_DIGITS - 1;
-        if (top ? a->d[k] != 0 && a->d[k] != -1
-                : a->d[k] < 0 || a->d[k] > 0xffffffffLL)
-            sc_bad(i, "a sum's digits not in their normal form");
+        if (a->d[k] < -half || a->d[k] >= half)
+            sc_bad(i, "a sum's digits not in their balanced form");
     }
-    if (n && (!a->d[lo] || !a->d[lo + n - 1]))
+    if (n && !i->bad && (!a->d[lo] || !a->d[lo + n - 1]))
         sc_bad(i, "a sum's digits not in their one encoding");
+    if (!i->bad) {
+        sacc_normalize(a);
+        int64_t top = a->d[SACC_DIGITS - 1];
+        if (top != 0 && top != -1)
+            sc_bad(i, "a sum's digits past the accumulator's range");
+    }
     a->pos_inf = sc_get_u64(i);
     a->neg_inf = sc_get_u64(i);
 }

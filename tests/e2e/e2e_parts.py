@@ -103,6 +103,13 @@ def parts_equal_whole(suite, tag, files, opts, n, cuts=None):
                            f"{tag}: part {k}/{n} gives one printable line",
                            f"status {rc}, {st[:120]!r}, {err.strip()}"):
             return
+        ncols = len(opts[opts.index("-c") + 1].split(",")) if "-c" in opts \
+            else 1
+        hist = 10 * int(opts[opts.index("--bins") + 1]) \
+            if "--bins" in opts else 0
+        suite.check(len(st) <= 1024 + ncols * (300 + hist),
+                    f"{tag}: a state of {ncols} columns holds no padding",
+                    f"{len(st)} bytes")
         states.append(st)
     order = rng.sample(states, n)
     rc, merged, err = suite.run(["--json", "--merge", "-"] + opts,

@@ -11,8 +11,8 @@ part first, u part last, u parts (0 0 0: none), u payload length; payload:
 u rows, u columns, then per column: name, u index, u count, missing,
 invalid, nan, first_invalid_row, min_row, max_row, min_row_int,
 max_row_int, i sum_r, f min, f max, i min_corr, i max_corr, u all_int,
-three sums (u digits n, when n: u first digit, i each digit; u pos_inf, u
-neg_inf), the histogram (u bins; when not 0: f lo, f hi, u underflow, u
+three sums (u digits n, when n: u first digit, i each digit, balanced:
+in [-2^31, 2^31); u pos_inf, u neg_inf), the histogram (u bins; when not 0: f lo, f hi, u underflow, u
 overflow, u per bin); then 4 bytes LE: the CRC-32 of all before."""
 import base64
 import struct
@@ -55,13 +55,29 @@ class Reader:
         return self.take(self.u())
 
 
+def _normal(value):
+    """An integer (units of 2^-2176) as normalised digits: [0, 2^32)
+    below a signed top digit."""
+    d = []
+    for _ in range(DIGITS - 1):
+        d.append(value & 0xffffffff)
+        value >>= 32
+    d.append(value)  # the top digit: what is left, signed
+    return d
+
+
+def _value(d):
+    return sum(x << (32 * k) for k, x in enumerate(d))
+
+
 def _sacc(r):
+    """A sum's digits as written (balanced, a span), as normalised ones."""
     d = [0] * DIGITS
     n = r.u()
     lo = r.u() if n else 0
     for k in range(lo, lo + n):
         d[k] = r.i()
-    return {"d": d, "pos_inf": r.u(), "neg_inf": r.u()}
+    return {"d": _normal(_value(d)), "pos_inf": r.u(), "neg_inf": r.u()}
 
 
 def _column(r):
@@ -123,9 +139,20 @@ def _text(b):
     return _u(len(b)) + b
 
 
+def _balanced(value):
+    """Digits in [-2^31, 2^31) (as many as needed, at least DIGITS)."""
+    d = []
+    while value or len(d) < DIGITS:
+        x = value & 0xffffffff
+        x -= (1 << 32) if x >= 1 << 31 else 0
+        d.append(x)
+        value = (value - x) >> 32
+    return d
+
+
 def _sum(c):
-    d = c["d"]
-    nz = [k for k in range(DIGITS) if d[k]]
+    d = _balanced(_value(c["d"]))
+    nz = [k for k in range(len(d)) if d[k]]
     out = _u(nz[-1] - nz[0] + 1) + _u(nz[0]) + b"".join(
         _i(d[k]) for k in range(nz[0], nz[-1] + 1)) if nz else _u(0)
     return out + _u(c["pos_inf"]) + _u(c["neg_inf"])
@@ -175,14 +202,8 @@ def header_line(s, length):
 
 
 def set_sum(c, k, value):
-    """Sets c's sum k to the integer value (in units of 2^-2176), as
-    normalised digits: [0, 2^32) below a signed top digit."""
-    d = []
-    for _ in range(DIGITS - 1):
-        d.append(value & 0xffffffff)
-        value >>= 32
-    d.append(value)  # the top digit: what is left, signed
-    c[k]["d"] = d
+    """Sets c's sum k to the integer value (in units of 2^-2176)."""
+    c[k]["d"] = _normal(value)
 
 
 # ------------------------------------------------------------ hand-made
