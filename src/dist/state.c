@@ -341,6 +341,11 @@ static const char *key_invariant(const state_info *k)
 #define SACC_MAX ((uint64_t)(SACC_DIGITS + 4) * VAR)
 #define STATS_MAX (10 * VAR + 2 * 8 + 3 * VAR + 3 * SACC_MAX)
 
+/* The least a column takes: a name and an index of a byte each, 12 counts
+ * and flags of a byte, two doubles, three sums of no digits (3 bytes
+ * each), a histogram of none. */
+#define MIN_COLUMN_BYTES (2 + 12 + 16 + 9 + 1)
+
 uint64_t state_max_bytes(const state_info *info, uint64_t ncols)
 {
     uint64_t hist = VAR;
@@ -429,8 +434,11 @@ static const char *check_ncols(line_in *l, const state_info *info)
     l->ncols_checked = 1;
     if (ncols == 0 || ncols > STATE_MAX_COLS)
         return "a column count out of range";
-    if (l->total - l->head - 4 > state_max_bytes(info, ncols))
+    uint64_t len = l->total - l->head - 4;
+    if (len > state_max_bytes(info, ncols))
         return "a payload longer than its columns may take";
+    if (ncols > len / MIN_COLUMN_BYTES) /* before the columns are made */
+        return "a payload shorter than its columns take";
     return NULL;
 }
 

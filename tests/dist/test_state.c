@@ -544,6 +544,42 @@ START_TEST(digits_refused)
 }
 END_TEST
 
+/* A payload that declares more columns than its bytes can hold: refused
+ * before the columns are made (fuzz_merge: 2^24 columns in 400 bytes
+ * asked 5 GB of memory). */
+START_TEST(columns_past_payload)
+{
+    sc_out body = {0}, all = {0};
+    sc_put_u64(&body, 1);         /* rows */
+    sc_put_u64(&body, 1u << 24);  /* columns */
+    for (int i = 0; i < 400; i++) /* a few bytes of them */
+        sc_put(&body, "\0", 1);
+    char *key = key_of(0, "c");
+    sc_put_text(&all, key);
+    sc_put_u64(&all, STAT_ALL & ~STAT_HIST);
+    for (int i = 0; i < 3; i++)
+        sc_put_u64(&all, 0);
+    sc_put_u64(&all, body.n);
+    sc_put(&all, body.p, body.n);
+    sc_put_crc(&all);
+    char *p = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&p, &n);
+    ck_assert_int_eq(sc_line_write(f, "colstat-state 2 ", all.p, all.n), 0);
+    fclose(f);
+    engine_result back;
+    char *k = NULL;
+    cs_error e = {0};
+    ck_assert_int_eq(decode((unsigned char *)p, n, &back, &k, &e), CS_EDATA);
+    ck_assert_msg(strstr(e.msg, "shorter than its columns") != NULL, "%s",
+                  e.msg);
+    free(p);
+    free(key);
+    free(body.p);
+    free(all.p);
+}
+END_TEST
+
 /* Merges whose totals pass the counters: refused, not wrapped. */
 START_TEST(merge_overflow_refused)
 {
@@ -583,6 +619,7 @@ int main(void)
     tcase_add_test(tc, write_bounds);
     tcase_add_test(tc, handmade_refused);
     tcase_add_test(tc, digits_refused);
+    tcase_add_test(tc, columns_past_payload);
     tcase_add_test(tc, merge_overflow_refused);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
