@@ -5,7 +5,7 @@
 #ifndef COLSTAT_SRC_DIST_MERGE_H
 #define COLSTAT_SRC_DIST_MERGE_H
 
-#include "io/error.h"
+#include "io/base/error.h"
 #include "src/dist/state.h"
 #include "src/engine/engine.h"
 

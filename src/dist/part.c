@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/binary_reader.h"
+#include "io/binary/binary_reader.h"
 #include "src/dist/split.h"
 
 typedef struct plan_mem {

@@ -7,7 +7,7 @@
 #ifndef COLSTAT_SRC_DIST_PART_H
 #define COLSTAT_SRC_DIST_PART_H
 
-#include "io/error.h"
+#include "io/base/error.h"
 #include "src/engine/engine.h"
 
 /* Part k (1-based) of n of cfg's inputs into *parts (malloc'ed,

@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "io/error.h"
+#include "io/base/error.h"
 #include "src/engine/engine.h"
 
 #define STATE_VERSION 2

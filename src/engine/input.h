@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/binary_reader.h"
-#include "io/csv_reader.h"
-#include "io/source.h"
+#include "io/binary/binary_reader.h"
+#include "io/csv/csv_reader.h"
+#include "io/source/source.h"
 #include "src/engine/account.h"
 #include "src/engine/columns.h"
 #include "src/engine/engine.h"
@@ -55,7 +55,7 @@ typedef struct input {
 /* Opens path and reads its head: head_bytes, more where the first
  * records are longer (CSV), none for a plain binary file. spec: binary
  * records, or NULL for CSV with the given dialect (0 / -1 to detect);
- * scfg: how compressed input is decoded (io/source.h). sample: the
+ * scfg: how compressed input is decoded (io/source/source.h). sample: the
  * input's fields decide the default columns, from a larger sample
  * (numeric). part: the share of it to read (the head is read from the
  * start all the same), NULL for all of it. Returns CS_OK with *out (one
