@@ -16,6 +16,7 @@
 
 #include "src/dist/merge.h"
 #include "src/dist/mpi_run.h"
+#include "src/dist/part.h"
 #include "src/dist/state.h"
 #include "src/engine/engine.h"
 #include "src/name_escape.h"
@@ -337,40 +338,62 @@ static int list_columns(const options *o, cs_error *e)
     return rc == CS_OK ? stdout_done(e) : rc;
 }
 
-/* --emit-state: the exact partial state instead of the report. */
-static int write_state(const options *o, const engine_result *res, cs_error *e)
+/* A state to --emit-state's file or standard output. */
+static int write_state_as(const options *o, const state_info *info,
+                          const engine_result *res, cs_error *e)
 {
-    state_info info = {state_key(&o->run), o->run.what, 0, 0, 0, 0};
     const char *path = o->state_path;
     FILE *f = path ? fopen(path, "wb") : stdout;
     int rc = CS_OK;
-    if (!info.key)
+    if (!info->key)
         rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
     else if (!f)
         rc = cs_fail(e, CS_EDATA, path, 0, "cannot open: %s", strerror(errno));
     else
-        rc = state_write(f, &info, res, e);
+        rc = state_write(f, info, res, e);
     if (f && path && fclose(f) && rc == CS_OK)
         rc = cs_fail(e, CS_EDATA, path, 0, "write error: %s", strerror(errno));
+    return rc;
+}
+
+/* --emit-state: the exact partial state instead of the report (of part
+ * K/N with --part). */
+static int write_state(const options *o, const engine_result *res, cs_error *e)
+{
+    state_info info = {.key = state_key(&o->run),
+                       .what = o->run.what,
+                       .part_lo = (uint32_t)o->part_k,
+                       .part_hi = (uint32_t)o->part_k,
+                       .part_n = (uint32_t)o->part_n};
+    int rc = write_state_as(o, &info, res, e);
     free(info.key);
     return rc;
 }
 
 /* --merge: the operands are states; their report is the one run over all
  * their parts would give, of the statistics and columns asked among those
- * the states hold. */
+ * the states hold; with --emit-state, the merged state (a merge tree). */
 static int merge(options *o, cs_error *e)
 {
     engine_result res;
+    state_info info;
     merge_ask ask = {
         o->asked,          o->run.columns,  o->bins_set ? o->run.nbins : 0,
         o->run.have_range, o->run.range_lo, o->run.range_hi};
-    int rc =
-        merge_states(o->run.files, o->run.nfiles, &ask, &res, &o->run.what, e);
+    int rc = merge_states(o->run.files, o->run.nfiles, &ask, !o->emit_state,
+                          &res, &o->run.what, &info, e);
     if (rc == CS_OK)
-        rc = write_result(o, &res, e);
+        rc = o->emit_state ? write_state_as(o, &info, &res, e)
+                           : write_result(o, &res, e);
+    free(info.key);
     engine_result_free(&res);
     return rc;
+}
+
+/* --part: the threads that summarise the ranges before the part. */
+static int part_threads(const engine_config *c)
+{
+    return c->threads > 0 ? c->threads : engine_cores();
 }
 
 static int run(options *o, cs_error *e)
@@ -378,13 +401,19 @@ static int run(options *o, cs_error *e)
     messages m = {0};
     m.buf = open_memstream(&m.text, &m.len);
     engine_sink sink = {say, &m};
-    engine_result res;
+    engine_result res = {0};
     engine *eng = NULL;
     read_hooks(&o->run.hooks);
     m.progress_tty = isatty(STDERR_FILENO);
     o->run.tmpdir = getenv("TMPDIR");
     o->run.progress = o->progress < 0 ? m.progress_tty : o->progress;
-    int rc = engine_run(&o->run, &sink, &eng, &res, e);
+    engine_part *parts = NULL;
+    int rc = o->part_n ? dist_part_plan(&o->run, o->part_k, o->part_n,
+                                        part_threads(&o->run), &parts, e)
+                       : CS_OK;
+    o->run.parts = parts;
+    if (rc == CS_OK)
+        rc = engine_run(&o->run, &sink, &eng, &res, e);
     if (rc == CS_OK)
         rc = o->emit_state ? write_state(o, &res, e) : write_result(o, &res, e);
     flush_messages(&m);
@@ -394,6 +423,7 @@ static int run(options *o, cs_error *e)
     }
     engine_close(eng);
     engine_result_free(&res);
+    free(parts);
     return rc;
 }
 

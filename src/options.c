@@ -39,6 +39,8 @@ enum {
     OPT_MEMORY,
     OPT_EMIT_STATE,
     OPT_MERGE,
+    OPT_PART,
+    OPT_NAMES,
     OPT_MPI,
     OPT_LIST_COLUMNS,
     OPT_JSON_BIGINT,
@@ -87,6 +89,8 @@ static const struct option long_opts[] = {
     {"layout", required_argument, NULL, OPT_LAYOUT},
     {"emit-state", optional_argument, NULL, OPT_EMIT_STATE},
     {"merge", no_argument, NULL, OPT_MERGE},
+    {"part", required_argument, NULL, OPT_PART},
+    {"names", required_argument, NULL, OPT_NAMES},
     {"mpi", no_argument, NULL, OPT_MPI},
     {"list-columns", no_argument, NULL, OPT_LIST_COLUMNS},
     {"verbose", no_argument, NULL, 'v'},
@@ -409,6 +413,93 @@ static int flag_option(options *o, int c, unsigned *what)
     }
 }
 
+static void names_free(options *o)
+{
+    for (int i = 0; o->names && i < o->run.nnames; i++)
+        free(o->names[i]);
+    free(o->names);
+    o->names = NULL;
+}
+
+/* One name of --names' list at *p, CSV's way: "..." may hold commas and
+ * doubled quotes. Returns it malloc'ed (NULL when out of memory, or for an
+ * open quote with *bad set); *p moves past it, and past its comma, which
+ * *more tells. */
+static char *next_name(const char **p, int *more, int *bad)
+{
+    const char *s = *p;
+    char *out = malloc(strlen(s) + 1), *o = out;
+    int quoted = *s == '"';
+    s += quoted;
+    while (out && *s && (quoted || *s != ',')) {
+        if (quoted && *s == '"' && s[1] != '"') {
+            quoted = 0;
+            s++;
+            continue;
+        }
+        s += quoted && *s == '"';
+        *o++ = *s++;
+    }
+    if (out)
+        *o = '\0';
+    if (out && quoted) {
+        *bad = 1;
+        free(out);
+        return NULL;
+    }
+    *more = *s == ',';
+    *p = s + *more;
+    return out;
+}
+
+/* --names A,B,...: the fields' names of headerless input (which --names
+ * implies: the input's first line is a row). */
+static int opt_names(options *o, const char *arg, cs_error *e)
+{
+    int n = 1, bad = 0, more = 1, k = 0;
+    for (const char *c = arg; *c; c++)
+        n += *c == ',';
+    char **v = calloc((size_t)n, sizeof *v);
+    for (const char *p = arg; v && more && k < n; k++)
+        if (!(v[k] = next_name(&p, &more, &bad)))
+            break;
+    if (!v || more) {
+        for (int i = 0; v && i < k; i++)
+            free(v[i]);
+        free(v);
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       bad ? "--names: a quote not closed in '%s'"
+                           : "out of memory (--names '%s')",
+                       arg);
+    }
+    names_free(o);
+    o->names = v;
+    o->run.names = v;
+    o->run.nnames = k;
+    o->run.header = 0;
+    return CS_OK;
+}
+
+/* --part K/N: 1 <= K <= N <= 2^20 (a state numbers its parts in 32
+ * bits; a million processes is past any run of one file). */
+static int opt_part(options *o, const char *arg, cs_error *e)
+{
+    unsigned long k = 0, n = 0;
+    char *end = NULL;
+    if (arg[0] >= '0' && arg[0] <= '9')
+        k = strtoul(arg, &end, 10);
+    if (end && *end == '/' && end[1] >= '0' && end[1] <= '9')
+        n = strtoul(end + 1, &end, 10);
+    if (!end || *end || k < 1 || n < k || n > (1ul << 20))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--part wants K/N, 1 <= K <= N <= 1048576 (the K-th "
+                       "of N record-aligned parts), not '%s'",
+                       arg);
+    o->part_k = (int)k;
+    o->part_n = (int)n;
+    return CS_OK;
+}
+
 /* --quantiles LIST: exact decimals in [0, 1] (src/stats/quantile.h). */
 static int opt_quantiles(options *o, const char *arg, unsigned *what,
                          cs_error *e)
@@ -487,6 +578,10 @@ static int value_option(options *o, int c, const char *arg, unsigned *what,
         o->emit_state = 1;
         o->state_path = arg; /* NULL: standard output */
         return CS_OK;
+    case OPT_PART:
+        return opt_part(o, arg, e);
+    case OPT_NAMES:
+        return opt_names(o, arg, e);
     case 'd':
         return opt_delimiter(o, arg, e);
     case 'o':
@@ -547,6 +642,21 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
 }
 
 /* --mpi splits named files. */
+/* --part: named files, one process's share; not with --mpi or --merge. */
+static int check_part_options(const options *o, cs_error *e)
+{
+    if (!o->part_n)
+        return CS_OK;
+    if (o->mpi || o->merge)
+        return cs_fail(e, CS_EUSAGE, "", 0, "--part and %s: give one of them",
+                       o->mpi ? "--mpi" : "--merge");
+    if (o->run.nfiles == 0)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--part: standard input cannot be shared between "
+                       "processes; give files");
+    return CS_OK;
+}
+
 static int check_mpi_options(const options *o, cs_error *e)
 {
     if (!o->mpi)
@@ -566,6 +676,10 @@ static int text_options(options *o, cs_error *e)
 {
     const num_format *f = &o->num;
     int changed = f->nnull || f->thousands || f->decimal != '.';
+    if (o->run.binary && o->names)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--names applies to text input, not to -b (its "
+                       "fields are named by -b's spec)");
     if (o->run.binary && (changed || o->run.whitespace))
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "%s applies to text input, not to -b",
@@ -594,9 +708,6 @@ static int text_options(options *o, cs_error *e)
  * asked are checked against the states' own: src/dist/merge.h). */
 static int check_state_options(const options *o, cs_error *e)
 {
-    if (o->emit_state && o->merge)
-        return cs_fail(e, CS_EUSAGE, "", 0,
-                       "--emit-state and --merge: give one of them");
     if (o->emit_state && (o->run.what & STAT_HIST) && !o->run.have_range)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--emit-state: a histogram's edges need the whole "
@@ -612,7 +723,8 @@ static int check_state_options(const options *o, cs_error *e)
                        "--merge: quantiles need every value of the whole "
                        "input, which states do not carry (--all includes "
                        "the median); run the parts as one (colstat FILE...)");
-    return check_mpi_options(o, e);
+    int rc = check_mpi_options(o, e);
+    return rc == CS_OK ? check_part_options(o, e) : rc;
 }
 
 /* --group-by runs on one process over CSV; groups do not travel yet. */
@@ -671,6 +783,7 @@ int options_json_errors(int argc, char **argv)
 
 void options_free(options *o)
 {
+    names_free(o);
     qlist_free(&o->quantiles);
     o->run.quantiles = NULL;
     o->run.nquantiles = 0;
@@ -749,56 +862,62 @@ void options_usage(FILE *f)
         "      --range LO:HI      fixed histogram edges (default: the "
         "column's\n"
         "                         min and max)\n"
-        "\n"
-        "Output:\n"
-        "  -o, --format FMT       table (default), tsv, csv or json\n"
-        "      --tsv, --csv, --json   short for --format=...\n"
-        "      --json-bigint MODE   number (default: exact digits) or "
-        "string: JSON\n"
-        "                         integers beyond +-2^53 as strings, for "
-        "readers\n"
-        "                         that round them (jq 1.6, JavaScript)\n"
-        "      --json-errors      an error is also a JSON object on "
-        "stdout\n"
-        "      --digits N         significant digits, 1 to 17 (default: 15 "
-        "in the\n"
-        "                         table, the shortest exact form "
-        "otherwise)\n"
-        "      --layout LAYOUT    auto (default), wide or long: the table as "
-        "a row\n"
-        "                         per column, or a block per column; auto "
-        "narrows\n"
-        "                         a wide table wider than the terminal "
-        "(short\n"
-        "                         titles, down to 6 digits), then picks "
-        "long\n"
-        "\n"
-        "Execution:\n"
-        "      --device DEV       auto (default), cpu or gpu\n"
-        "      --memory SIZE      memory for values kept for quantiles "
-        "and\n"
-        "                         histograms: 256M, 2G (default: a quarter "
-        "of RAM)\n"
-        "  -j, --threads N        CPU worker threads, 1 to 1024 (default: "
-        "all cores)\n"
-        "      --progress, --no-progress   progress on stderr (default: "
-        "when it\n"
-        "                         is a terminal)\n"
-        "  -v, --verbose          stage timings and throughput on stderr\n"
-        "  -h, --help             print this help and exit\n"
-        "  -V, --version          print the version and exit\n"
-        "\n"
-        "Parts of one input (map and reduce):\n"
-        "      --emit-state[=FILE]   write the exact partial state, not a "
-        "report\n"
-        "      --merge STATE...   merge states in the order given and "
-        "report (statistic\n"
-        "                         options and -c choose among what they "
-        "hold)\n"
-        "      --mpi              run as one rank of many under mpirun or "
-        "srun\n"
         "\n",
         f);
+    fputs("Output:\n"
+          "  -o, --format FMT       table (default), tsv, csv or json\n"
+          "      --tsv, --csv, --json   short for --format=...\n"
+          "      --json-bigint MODE   number (default: exact digits) or "
+          "string: JSON\n"
+          "                         integers beyond +-2^53 as strings, for "
+          "readers\n"
+          "                         that round them (jq 1.6, JavaScript)\n"
+          "      --json-errors      an error is also a JSON object on "
+          "stdout\n"
+          "      --digits N         significant digits, 1 to 17 (default: 15 "
+          "in the\n"
+          "                         table, the shortest exact form "
+          "otherwise)\n"
+          "      --layout LAYOUT    auto (default), wide or long: the table as "
+          "a row\n"
+          "                         per column, or a block per column; auto "
+          "narrows\n"
+          "                         a wide table wider than the terminal "
+          "(short\n"
+          "                         titles, down to 6 digits), then picks "
+          "long\n"
+          "\n"
+          "Execution:\n"
+          "      --device DEV       auto (default), cpu or gpu\n"
+          "      --memory SIZE      memory for values kept for quantiles "
+          "and\n"
+          "                         histograms: 256M, 2G (default: a quarter "
+          "of RAM)\n"
+          "  -j, --threads N        CPU worker threads, 1 to 1024 (default: "
+          "all cores)\n"
+          "      --progress, --no-progress   progress on stderr (default: "
+          "when it\n"
+          "                         is a terminal)\n"
+          "  -v, --verbose          stage timings and throughput on stderr\n"
+          "  -h, --help             print this help and exit\n"
+          "  -V, --version          print the version and exit\n"
+          "\n"
+          "Parts of one input (map and reduce):\n"
+          "      --emit-state[=FILE]   write the exact partial state, not a "
+          "report\n"
+          "      --merge STATE...   merge states (one a line; - for stdin) "
+          "and report\n"
+          "                         (statistic options and -c choose among "
+          "what they hold;\n"
+          "                         with --emit-state: the merged state)\n"
+          "      --part K/N         read the K-th of N record-aligned parts "
+          "of the files\n"
+          "      --names LIST       name the fields of headerless input "
+          "(--no-header)\n"
+          "      --mpi              run as one rank of many under mpirun or "
+          "srun\n"
+          "\n",
+          f);
     /* a second string: one past 4095 bytes is not portable C */
     fputs("Examples:\n"
           "  colstat samples/sensors.csv.gz --sum --hist\n"

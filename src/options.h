@@ -27,7 +27,9 @@ typedef struct options {
        FILE or standard output (state_path NULL); --merge: the operands
        are states to merge and report */
     int emit_state, merge;
-    int mpi; /* --mpi: one rank of many (src/dist/mpi_run.h) */
+    int mpi;            /* --mpi: one rank of many (src/dist/mpi_run.h) */
+    int part_k, part_n; /* --part K/N (src/dist/part.h); 0: none */
+    char **names;       /* --names, malloc'ed ([run.nnames]) */
     /* what the command line said itself (--merge answers the states'
        statistics unless asked, and checks --bins against theirs) */
     unsigned asked; /* STAT_* given; 0: none */

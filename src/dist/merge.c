@@ -22,24 +22,64 @@ static int emitted(const state_info *info, const char *name, cs_error *e)
                    "a state that --emit-state does not write: %s", why);
 }
 
-/* One state file into *r and *info. */
-static int read_one(const char *path, state_info *info, engine_result *r,
-                    cs_error *e)
+/* One state as read, with where it came from. */
+typedef struct held {
+    state_info info;
+    engine_result r;
+    const char *from; /* its operand's name */
+} held;
+
+typedef struct heap_of {
+    held *v;
+    size_t n, cap;
+} heap_of;
+
+static void held_free(heap_of *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        free(h->v[i].info.key);
+        engine_result_free(&h->v[i].r);
+    }
+    free(h->v);
+}
+
+static held *next_slot(heap_of *h)
+{
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 16;
+        held *p = realloc(h->v, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        h->v = p;
+        h->cap = cap;
+    }
+    return &h->v[h->n];
+}
+
+/* Every state of one operand (at least one) into h. */
+static int read_operand(const char *path, heap_of *h, cs_error *e)
 {
     int std = !strcmp(path, "-");
     const char *name = std ? "(standard input)" : path;
     FILE *f = std ? stdin : fopen(path, "rb");
-    if (!f) {
-        memset(info, 0, sizeof *info);
-        memset(r, 0, sizeof *r);
+    if (!f)
         return cs_fail(e, CS_EDATA, name, 0, "cannot open: %s",
                        strerror(errno));
-    }
-    int rc = state_read(f, name, info, r, e);
+    int rc = CS_OK;
+    do {
+        held *s = next_slot(h);
+        if (!s)
+            rc = cs_fail(e, CS_EDATA, name, 0, "out of memory");
+        else
+            rc = state_read(f, name, &s->info, &s->r, e);
+        if (rc == CS_OK) {
+            s->from = name;
+            h->n++;
+            rc = emitted(&s->info, name, e);
+        }
+    } while (rc == CS_OK && state_more(f));
     if (!std)
         fclose(f);
-    if (rc == CS_OK)
-        rc = emitted(info, name, e);
     return rc;
 }
 
@@ -86,42 +126,105 @@ static int ask_ok(const merge_ask *ask, const state_info *info, cs_error *e)
     return CS_OK;
 }
 
-/* Reads and merges every state after the first into out. */
-static int merge_rest(const char *const *paths, int n, const state_info *first,
-                      engine_result *out, cs_error *e)
+static int by_part(const void *a, const void *b)
 {
-    int rc = CS_OK;
-    for (int i = 1; i < n && rc == CS_OK; i++) {
-        state_info info;
-        engine_result r;
-        rc = read_one(paths[i], &info, &r, e);
-        if (rc == CS_OK && strcmp(info.key, first->key))
-            rc = cs_fail(e, CS_EDATA, paths[i], 0,
-                         "a state of other options than %s's (%s against "
-                         "%s)",
-                         paths[0], info.key, first->key);
-        if (rc == CS_OK)
-            rc = state_merge(out, &r, e);
-        free(info.key);
-        engine_result_free(&r);
+    const held *x = a, *y = b;
+    return (x->info.part_lo > y->info.part_lo) -
+           (x->info.part_lo < y->info.part_lo);
+}
+
+/* Parts: all states of --part or none; one count N; after sorting, each
+ * run of parts right after the one before; every part when whole. */
+static int check_parts(heap_of *h, int whole, cs_error *e)
+{
+    uint32_t n = h->v[0].info.part_n;
+    for (size_t i = 1; i < h->n; i++) {
+        uint32_t m = h->v[i].info.part_n;
+        if (m != n && n && m)
+            return cs_fail(e, CS_EDATA, h->v[i].from, 0,
+                           "--merge: a state of %u parts beside states of %u",
+                           m, n);
+        if (m != n)
+            return cs_fail(e, CS_EDATA, h->v[i].from, 0,
+                           "--merge: states of --part beside states of "
+                           "whole runs");
     }
-    return rc;
+    if (!n)
+        return CS_OK;
+    qsort(h->v, h->n, sizeof *h->v, by_part);
+    uint32_t next = h->v[0].info.part_lo;
+    if (whole && next != 1)
+        return cs_fail(e, CS_EDATA, "", 0, "--merge: part 1 of %u missing", n);
+    for (size_t i = 0; i < h->n; i++) {
+        const state_info *p = &h->v[i].info;
+        if (p->part_lo < next)
+            return cs_fail(e, CS_EDATA, h->v[i].from, 0,
+                           "--merge: part %u of %u given twice", p->part_lo, n);
+        if (p->part_lo > next)
+            return cs_fail(e, CS_EDATA, "", 0, "--merge: part %u of %u missing",
+                           next, n);
+        next = p->part_hi + 1;
+    }
+    if (whole && next != n + 1)
+        return cs_fail(e, CS_EDATA, "", 0, "--merge: part %u of %u missing",
+                       next, n);
+    return CS_OK;
+}
+
+/* Every state after the first merged into the first, in order. */
+static int merge_all(heap_of *h, cs_error *e)
+{
+    const held *first = &h->v[0];
+    for (size_t i = 1; i < h->n; i++) {
+        if (strcmp(h->v[i].info.key, first->info.key))
+            return cs_fail(e, CS_EDATA, h->v[i].from, 0,
+                           "a state of other options than %s's (%s against "
+                           "%s)",
+                           first->from, h->v[i].info.key, first->info.key);
+        int rc = state_merge(&h->v[0].r, &h->v[i].r, e);
+        if (rc != CS_OK)
+            return rc;
+    }
+    return CS_OK;
+}
+
+/* The first state's info and result handed out, the rest freed. */
+static void take_first(heap_of *h, engine_result *out, state_info *info)
+{
+    *out = h->v[0].r;
+    *info = h->v[0].info;
+    if (h->n > 1 && info->part_n)
+        info->part_hi = h->v[h->n - 1].info.part_hi;
+    memset(&h->v[0], 0, sizeof h->v[0]);
 }
 
 int merge_states(const char *const *paths, int n, const merge_ask *ask,
-                 engine_result *out, unsigned *what, cs_error *e)
+                 int whole, engine_result *out, unsigned *what,
+                 state_info *info, cs_error *e)
 {
-    state_info first;
-    int rc = read_one(paths[0], &first, out, e);
+    heap_of h = {0};
+    int rc = CS_OK;
+    memset(out, 0, sizeof *out);
+    memset(info, 0, sizeof *info);
+    for (int i = 0; i < n && rc == CS_OK; i++)
+        rc = read_operand(paths[i], &h, e);
     if (rc == CS_OK)
-        rc = ask_ok(ask, &first, e);
+        rc = ask_ok(ask, &h.v[0].info, e);
     if (rc == CS_OK)
-        rc = merge_rest(paths, n, &first, out, e);
+        rc = check_parts(&h, whole, e);
+    if (rc == CS_OK)
+        rc = merge_all(&h, e);
+    if (rc == CS_OK) {
+        *what = ask->what ? ask->what : h.v[0].info.what;
+        take_first(&h, out, info);
+    }
+    held_free(&h);
     if (rc == CS_OK && ask->columns)
         rc = engine_select_columns(out, ask->columns, e);
-    *what = ask->what ? ask->what : first.what;
-    free(first.key);
-    if (rc != CS_OK)
+    if (rc != CS_OK) {
         engine_result_free(out);
+        free(info->key);
+        info->key = NULL;
+    }
     return rc;
 }

@@ -223,7 +223,7 @@ static int pack(const engine_config *cfg, engine_result *r, packed *p,
 {
     FILE *s = open_memstream(&p->state, &p->state_len);
     FILE *v = open_memstream(&p->invalid, &p->invalid_len);
-    state_info info = {state_key(cfg), cfg->what, 0, 0, 0, 0};
+    state_info info = {.key = state_key(cfg), .what = cfg->what};
     int rc = s && v && info.key ? state_write(s, &info, r, e)
                                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
     for (int k = 0; v && k < r->ncols; k++)

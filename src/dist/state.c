@@ -4,121 +4,80 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
-static const char MAGIC[8] = {'C', 'O', 'L', 'S', 'T', 'A', 'T', 0x1a};
+#include "src/dist/state_codec.h"
+
+/* A state's line begins with this and its version, then a blank. */
+#define LINE_PREFIX "colstat-state "
+/* The first bytes of the binary states of version 1. */
+static const char OLD_MAGIC[8] = {'C', 'O', 'L', 'S', 'T', 'A', 'T', 0x1a};
 
 /* --- bytes out ------------------------------------------------------- */
 
-typedef struct out {
-    unsigned char *p;
-    size_t n, cap;
-    int oom;
-} out;
-
-static void put(out *o, const void *b, size_t n)
-{
-    if (o->oom)
-        return;
-    if (o->n + n > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096;
-        while (cap < o->n + n)
-            cap *= 2;
-        unsigned char *q = realloc(o->p, cap);
-        if (!q) {
-            o->oom = 1;
-            return;
-        }
-        o->p = q;
-        o->cap = cap;
-    }
-    memcpy(o->p + o->n, b, n);
-    o->n += n;
-}
-
-static void put_u64(out *o, uint64_t v)
-{
-    unsigned char b[8];
-    for (int i = 0; i < 8; i++)
-        b[i] = (unsigned char)(v >> (8 * i));
-    put(o, b, 8);
-}
-
-static void put_u32(out *o, uint32_t v)
-{
-    unsigned char b[4];
-    for (int i = 0; i < 4; i++)
-        b[i] = (unsigned char)(v >> (8 * i));
-    put(o, b, 4);
-}
-
-static void put_f64(out *o, double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, 8);
-    put_u64(o, u);
-}
-
-static void put_text(out *o, const char *s)
-{
-    size_t n = strlen(s);
-    put_u32(o, (uint32_t)n);
-    put(o, s, n);
-}
-
-/* Normalised first, so the digits have one form. */
-static void put_sacc(out *o, const sacc *a)
+/* Normalised first, then balanced: each digit in [-2^31, 2^31), the
+ * value's one form there (a negative sum as compact as a positive, not
+ * the two's complement that fills every digit up to the top); only the
+ * digits from the lowest to the highest nonzero one (a sum spans a few). */
+static void put_sacc(sc_out *o, const sacc *a)
 {
     sacc c = *a;
     sacc_normalize(&c);
-    for (int i = 0; i < SACC_DIGITS; i++)
-        put_u64(o, (uint64_t)c.d[i]);
-    put_u64(o, c.pos_inf);
-    put_u64(o, c.neg_inf);
+    int64_t carry = 0;
+    for (int k = 0; k < SACC_DIGITS; k++) {
+        int64_t d = c.d[k] + carry;
+        carry = d >= ((int64_t)1 << 31);
+        c.d[k] = d - (carry << 32);
+    }
+    int lo = 0, hi = SACC_DIGITS - 1;
+    while (lo < SACC_DIGITS && !c.d[lo])
+        lo++;
+    while (hi >= lo && !c.d[hi])
+        hi--;
+    sc_put_u64(o, lo < SACC_DIGITS ? (uint64_t)(hi - lo + 1) : 0);
+    if (lo < SACC_DIGITS)
+        sc_put_u64(o, (uint64_t)lo);
+    for (int k = lo; k <= hi && lo < SACC_DIGITS; k++)
+        sc_put_i64(o, c.d[k]);
+    sc_put_u64(o, c.pos_inf);
+    sc_put_u64(o, c.neg_inf);
 }
 
-static void put_csum(out *o, const csum *c)
+static void put_csum(sc_out *o, const csum *c)
 {
     sacc a;
     csum_get(c, &a);
     put_sacc(o, &a);
 }
 
-static void put_stats(out *o, const col_stats *s)
+static void put_stats(sc_out *o, const col_stats *s)
 {
-    const uint64_t u[] = {s->count,
-                          s->missing,
-                          s->invalid,
-                          s->nan,
-                          s->first_invalid_row,
-                          s->min_row,
-                          s->max_row,
-                          s->min_row_int,
-                          s->max_row_int,
-                          (uint64_t)s->sum_r};
+    const uint64_t u[] = {s->count,   s->missing,           s->invalid,
+                          s->nan,     s->first_invalid_row, s->min_row,
+                          s->max_row, s->min_row_int,       s->max_row_int};
     for (size_t i = 0; i < sizeof u / sizeof *u; i++)
-        put_u64(o, u[i]);
-    put_f64(o, s->min);
-    put_f64(o, s->max);
-    put_u32(o, (uint32_t)s->min_corr);
-    put_u32(o, (uint32_t)s->max_corr);
-    put_u32(o, (uint32_t)s->all_int);
+        sc_put_u64(o, u[i]);
+    sc_put_i64(o, s->sum_r);
+    sc_put_f64(o, s->min);
+    sc_put_f64(o, s->max);
+    sc_put_i64(o, s->min_corr);
+    sc_put_i64(o, s->max_corr);
+    sc_put_u64(o, (uint64_t)s->all_int);
     put_csum(o, &s->sum);
     put_csum(o, &s->sumsq);
     put_csum(o, &s->sumsq_corr);
 }
 
-static void put_hist(out *o, const hist *h)
+static void put_hist(sc_out *o, const hist *h)
 {
-    put_u32(o, h->bins ? (uint32_t)h->nbins : 0);
+    sc_put_u64(o, h->bins ? (uint64_t)h->nbins : 0);
     if (!h->bins)
         return;
-    put_f64(o, h->lo);
-    put_f64(o, h->hi);
-    put_u64(o, h->underflow);
-    put_u64(o, h->overflow);
+    sc_put_f64(o, h->lo);
+    sc_put_f64(o, h->hi);
+    sc_put_u64(o, h->underflow);
+    sc_put_u64(o, h->overflow);
     for (int i = 0; i < h->nbins; i++)
-        put_u64(o, h->bins[i]);
+        sc_put_u64(o, h->bins[i]);
 }
 
 char *state_key(const engine_config *c)
@@ -151,26 +110,39 @@ static const char *too_big(const state_info *info, const engine_result *r,
     return NULL;
 }
 
+static void put_body(sc_out *o, const engine_result *r)
+{
+    sc_put_u64(o, r->rows);
+    sc_put_u64(o, (uint64_t)r->ncols);
+    for (int k = 0; k < r->ncols; k++) {
+        const engine_column *c = &r->cols[k];
+        sc_put_text(o, c->name);
+        sc_put_u64(o, (uint64_t)c->index);
+        put_stats(o, c->st);
+        put_hist(o, c->h);
+    }
+}
+
+static void put_header(sc_out *o, const state_info *info, size_t body)
+{
+    sc_put_text(o, info->key);
+    sc_put_u64(o, info->what);
+    sc_put_u64(o, info->part_lo);
+    sc_put_u64(o, info->part_hi);
+    sc_put_u64(o, info->part_n);
+    sc_put_u64(o, body);
+}
+
 int state_write(FILE *f, const state_info *info, const engine_result *r,
                 cs_error *e)
 {
-    out body = {0}, all = {0};
-    put_u64(&body, r->rows);
-    put_u32(&body, (uint32_t)r->ncols);
-    for (int k = 0; k < r->ncols; k++) {
-        const engine_column *c = &r->cols[k];
-        put_text(&body, c->name);
-        put_u32(&body, (uint32_t)c->index);
-        put_stats(&body, c->st);
-        put_hist(&body, c->h);
-    }
-    put(&all, MAGIC, sizeof MAGIC);
-    put_u32(&all, STATE_VERSION);
-    put_text(&all, info->key);
-    put_u32(&all, info->what);
-    put_u64(&all, body.n);
-    put(&all, body.p, body.n);
-    put_u32(&all, (uint32_t)crc32(0, all.p, (uInt)all.n));
+    sc_out body = {0}, all = {0};
+    put_body(&body, r);
+    put_header(&all, info, body.n);
+    sc_put(&all, body.p, body.n);
+    sc_put_crc(&all);
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, LINE_PREFIX "%d ", STATE_VERSION);
     int rc = CS_OK;
     const char *big = too_big(info, r, body.n);
     if (body.oom || all.oom)
@@ -178,7 +150,7 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
     else if (big)
         rc =
             cs_fail(e, CS_EDATA, "", 0, "cannot make a partial state: %s", big);
-    else if (fwrite(all.p, 1, all.n, f) != all.n || fflush(f))
+    else if (sc_line_write(f, prefix, all.p, all.n) || fflush(f))
         rc = cs_fail(e, CS_EDATA, "", 0, "cannot write the state");
     free(body.p);
     free(all.p);
@@ -187,93 +159,38 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
 
 /* --- bytes in -------------------------------------------------------- */
 
-typedef struct in {
-    const unsigned char *p;
-    size_t n, at;
-    int bad;
-    const char *why; /* what was bad, when known */
-} in;
-
-static void bad(in *i, const char *why)
-{
-    if (!i->bad)
-        i->why = why;
-    i->bad = 1;
-}
-
-static const unsigned char *take(in *i, size_t n)
-{
-    if (i->bad || i->n - i->at < n) {
-        i->bad = 1;
-        return NULL;
-    }
-    i->at += n;
-    return i->p + i->at - n;
-}
-
-static uint64_t get_u64(in *i)
-{
-    const unsigned char *b = take(i, 8);
-    uint64_t v = 0;
-    for (int k = 7; b && k >= 0; k--)
-        v = v << 8 | b[k];
-    return v;
-}
-
-static uint32_t get_u32(in *i)
-{
-    const unsigned char *b = take(i, 4);
-    uint32_t v = 0;
-    for (int k = 3; b && k >= 0; k--)
-        v = v << 8 | b[k];
-    return v;
-}
-
-static double get_f64(in *i)
-{
-    uint64_t u = get_u64(i);
-    double v;
-    memcpy(&v, &u, 8);
-    return v;
-}
-
-/* At most max bytes, none of them NUL (the text is used as a C string:
- * a NUL inside would make two different texts compare equal). */
-static char *get_text(in *i, uint32_t max)
-{
-    uint32_t n = get_u32(i);
-    const unsigned char *b = n <= max ? take(i, n) : NULL;
-    if (b && memchr(b, 0, n))
-        bad(i, "a NUL byte in a name or the key");
-    char *s = b && !i->bad ? malloc((size_t)n + 1) : NULL;
-    if (!s) {
-        i->bad = 1;
-        return NULL;
-    }
-    memcpy(s, b, n);
-    s[n] = 0;
-    return s;
-}
-
-/* Normalised digits only: [0, 2^32) below the top one, which holds the
- * sign alone (0 or -1: no sum of colstat's reaches 2^2176), so that
- * adding them up cannot overflow. */
-static void get_sacc(in *i, sacc *a)
+/* Balanced digits, each in [-2^31, 2^31), the first and last given not 0
+ * (the writer's one form); normalised, the top digit must hold the sign
+ * alone (0 or -1: no sum of colstat's reaches 2^2176), so that adding
+ * such sums up cannot overflow. */
+static void get_sacc(sc_in *i, sacc *a)
 {
     sacc_init(a);
-    for (int k = 0; k < SACC_DIGITS; k++) {
-        a->d[k] = (int64_t)get_u64(i);
-        int top = k == SACC_DIGITS - 1;
-        if (top ? a->d[k] != 0 && a->d[k] != -1
-                : a->d[k] < 0 || a->d[k] > 0xffffffffLL)
-            bad(i, "a sum's digits not in their normal form");
+    uint64_t n = sc_get_u64(i), lo = n ? sc_get_u64(i) : 0;
+    if (n > SACC_DIGITS || lo > SACC_DIGITS - n) {
+        sc_bad(i, "a sum's digits out of range");
+        return;
     }
-    a->pos_inf = get_u64(i);
-    a->neg_inf = get_u64(i);
+    const int64_t half = (int64_t)1 << 31;
+    for (uint64_t k = lo; k < lo + n && !i->bad; k++) {
+        a->d[k] = sc_get_i64(i);
+        if (a->d[k] < -half || a->d[k] >= half)
+            sc_bad(i, "a sum's digits not in their balanced form");
+    }
+    if (n && !i->bad && (!a->d[lo] || !a->d[lo + n - 1]))
+        sc_bad(i, "a sum's digits not in their one encoding");
+    if (!i->bad) {
+        sacc_normalize(a);
+        int64_t top = a->d[SACC_DIGITS - 1];
+        if (top != 0 && top != -1)
+            sc_bad(i, "a sum's digits past the accumulator's range");
+    }
+    a->pos_inf = sc_get_u64(i);
+    a->neg_inf = sc_get_u64(i);
 }
 
 /* Into a csum_init'ed c; digits that are not normal never reach it. */
-static void get_csum(in *i, csum *c)
+static void get_csum(sc_in *i, csum *c)
 {
     sacc a;
     get_sacc(i, &a);
@@ -281,52 +198,62 @@ static void get_csum(in *i, csum *c)
         i->bad = 1;
 }
 
-static void get_stats(in *i, col_stats *s)
+static int32_t get_corr(sc_in *i)
+{
+    int64_t v = sc_get_i64(i);
+    if (v < INT32_MIN || v > INT32_MAX) {
+        sc_bad(i, "a correction past 32 bits");
+        return 0;
+    }
+    return (int32_t)v;
+}
+
+static void get_stats(sc_in *i, col_stats *s)
 {
     stats_init(s);
     uint64_t *u[] = {&s->count,   &s->missing,           &s->invalid,
                      &s->nan,     &s->first_invalid_row, &s->min_row,
                      &s->max_row, &s->min_row_int,       &s->max_row_int};
     for (size_t k = 0; k < sizeof u / sizeof *u; k++)
-        *u[k] = get_u64(i);
-    s->sum_r = (int64_t)get_u64(i);
-    s->min = get_f64(i);
-    s->max = get_f64(i);
-    s->min_corr = (int32_t)get_u32(i);
-    s->max_corr = (int32_t)get_u32(i);
-    uint32_t all_int = get_u32(i);
+        *u[k] = sc_get_u64(i);
+    s->sum_r = sc_get_i64(i);
+    s->min = sc_get_f64(i);
+    s->max = sc_get_f64(i);
+    s->min_corr = get_corr(i);
+    s->max_corr = get_corr(i);
+    uint64_t all_int = sc_get_u64(i);
     if (all_int > 1) /* written as 0 or 1 */
-        bad(i, "an integrality flag other than 0 or 1");
+        sc_bad(i, "an integrality flag other than 0 or 1");
     s->all_int = (int)all_int;
     get_csum(i, &s->sum);
     get_csum(i, &s->sumsq);
     get_csum(i, &s->sumsq_corr);
 }
 
-static void get_hist(in *i, hist *h)
+static void get_hist(sc_in *i, hist *h)
 {
     memset(h, 0, sizeof *h);
-    uint32_t nbins = get_u32(i);
+    uint64_t nbins = sc_get_u64(i);
     if (!nbins)
         return;
-    double lo = get_f64(i), hi = get_f64(i);
+    double lo = sc_get_f64(i), hi = sc_get_f64(i);
     if (!i->bad && nbins > STATE_MAX_BINS)
-        bad(i, "a histogram of too many bins");
+        sc_bad(i, "a histogram of too many bins");
     if (i->bad || hist_init(h, (int)nbins, lo, hi)) {
         i->bad = 1;
         return;
     }
-    h->underflow = get_u64(i);
-    h->overflow = get_u64(i);
-    for (uint32_t k = 0; k < nbins; k++)
-        h->bins[k] = get_u64(i);
+    h->underflow = sc_get_u64(i);
+    h->overflow = sc_get_u64(i);
+    for (uint64_t k = 0; k < nbins; k++)
+        h->bins[k] = sc_get_u64(i);
 }
 
-/* The payload: rows, columns (their count checked by the caller). */
-static int get_columns(in *i, engine_result *r)
+/* The payload: rows, columns. */
+static int get_columns(sc_in *i, engine_result *r)
 {
-    r->rows = get_u64(i);
-    uint32_t n = get_u32(i);
+    r->rows = sc_get_u64(i);
+    uint64_t n = sc_get_u64(i);
     if (i->bad || n == 0 || n > STATE_MAX_COLS)
         return -1;
     r->cols = calloc(n, sizeof *r->cols);
@@ -335,12 +262,12 @@ static int get_columns(in *i, engine_result *r)
     if (!r->cols || !r->held_st || !r->held_h)
         return -1;
     r->ncols = r->nheld = (int)n;
-    for (uint32_t k = 0; k < n && !i->bad; k++) {
+    for (uint64_t k = 0; k < n && !i->bad; k++) {
         engine_column *c = &r->cols[k];
-        c->name = get_text(i, STATE_MAX_NAME);
-        uint32_t index = get_u32(i);
+        c->name = sc_get_text(i, STATE_MAX_NAME);
+        uint64_t index = sc_get_u64(i);
         if (index < 1 || index > STATE_MAX_COLS)
-            bad(i, "a column index out of range");
+            sc_bad(i, "a column index out of range");
         c->index = (int)index;
         get_stats(i, &r->held_st[k]);
         get_hist(i, &r->held_h[k]);
@@ -348,53 +275,6 @@ static int get_columns(in *i, engine_result *r)
         c->h = &r->held_h[k];
     }
     return i->bad ? -1 : 0;
-}
-
-/* Bytes read so far, in one growing buffer: it grows as bytes arrive, so
- * a header that declares more than the input holds allocates no more
- * than the input brings. */
-typedef struct raw {
-    unsigned char *p;
-    size_t n, cap;
-} raw;
-
-/* Appends up to want bytes of f; returns -1 on a read error or when out
- * of memory, else 0 (fewer bytes at the end of f: r->n tells). */
-static int read_more(FILE *f, raw *r, size_t want)
-{
-    size_t end = r->n + want;
-    while (r->n < end) {
-        if (r->n == r->cap) {
-            size_t cap = r->cap ? r->cap * 2 : 4096;
-            if (cap > end)
-                cap = end;
-            unsigned char *q = realloc(r->p, cap);
-            if (!q)
-                return -1;
-            r->p = q;
-            r->cap = cap;
-        }
-        size_t got = fread(r->p + r->n, 1, r->cap - r->n, f);
-        r->n += got;
-        if (got == 0)
-            return ferror(f) ? -1 : 0;
-    }
-    return 0;
-}
-
-/* The last 4 bytes are the CRC-32 of all before them. */
-static int crc_ok(const unsigned char *p, size_t n)
-{
-    if (n < 4)
-        return 0;
-    in t = {p, n, n - 4, 0, NULL};
-    uLong crc = crc32(0, Z_NULL, 0);
-    /* crc32 takes a uInt length: a state may pass 4 GiB one day */
-    for (size_t at = 0; at < n - 4; at += 1u << 30) {
-        size_t k = n - 4 - at < (1u << 30) ? n - 4 - at : (1u << 30);
-        crc = crc32(crc, p + at, (uInt)k);
-    }
-    return crc == get_u32(&t);
 }
 
 static int refuse(cs_error *e, const char *name, const char *why)
@@ -436,7 +316,8 @@ static int parse_key(const char *key, state_info *info)
 }
 
 /* What any key says: known statistics, bins within bounds, finite
- * edges in order. (What --emit-state may hold is narrower: merge.c.) */
+ * edges in order; parts numbered 1 <= lo <= hi <= n, or none (0 0 0).
+ * (What --emit-state may hold is narrower: merge.c.) */
 static const char *key_invariant(const state_info *k)
 {
     const unsigned known = STAT_ALL | STAT_QUANTILES;
@@ -448,97 +329,157 @@ static const char *key_invariant(const state_info *k)
         return "a range flag out of range";
     if (k->have_range && !(isfinite(k->lo) && isfinite(k->hi) && k->lo < k->hi))
         return "a range that is not LO < HI, both finite";
+    if (k->part_n ? !(1 <= k->part_lo && k->part_lo <= k->part_hi &&
+                      k->part_hi <= k->part_n)
+                  : k->part_lo || k->part_hi)
+        return "parts that are not 1 <= FIRST <= LAST <= N";
     return NULL;
 }
 
-/* Fixed size of a column's statistics in the encoding (put_stats). */
-#define SACC_BYTES ((uint64_t)(SACC_DIGITS + 2) * 8)
-#define STATS_BYTES (10 * 8 + 2 * 8 + 3 * 4 + 3 * SACC_BYTES)
+/* The longest a varint may be, and the longest a sum's digits are. */
+#define VAR 10u
+#define SACC_MAX ((uint64_t)(SACC_DIGITS + 4) * VAR)
+#define STATS_MAX (10 * VAR + 2 * 8 + 3 * VAR + 3 * SACC_MAX)
+
+/* The least a column takes: a name and an index of a byte each, 12 counts
+ * and flags of a byte, two doubles, three sums of no digits (3 bytes
+ * each), a histogram of none. */
+#define MIN_COLUMN_BYTES (2 + 12 + 16 + 9 + 1)
 
 uint64_t state_max_bytes(const state_info *info, uint64_t ncols)
 {
-    uint64_t hist = 4;
+    uint64_t hist = VAR;
     if (info->what & STAT_HIST)
-        hist += 32 + 8 * (uint64_t)info->nbins;
-    uint64_t col = 4 + STATE_MAX_NAME + 4 + STATS_BYTES + hist;
-    return 12 + ncols * col; /* ncols <= 2^24: no overflow */
+        hist += 16 + 2 * VAR + VAR * (uint64_t)info->nbins;
+    uint64_t col = VAR + STATE_MAX_NAME + VAR + STATS_MAX + hist;
+    return 2 * VAR + ncols * col; /* ncols <= 2^24: no overflow */
 }
 
-/* The least payload of ncols columns: empty names, and histograms when
- * the key has them. */
-static uint64_t min_bytes(const state_info *info, uint64_t ncols)
-{
-    uint64_t hist = 4;
-    if (info->what & STAT_HIST)
-        hist += 32 + 8 * (uint64_t)info->nbins;
-    return 12 + ncols * (4 + 4 + STATS_BYTES + hist);
-}
+/* A line being read: its decoded bytes, and what its header said once
+ * they hold it (total: the bytes the line must decode to). */
+typedef struct line_in {
+    sc_out b;
+    sc_b64 d;
+    size_t head; /* bytes of the header, 0 until it is read */
+    uint64_t total;
+    int ncols_checked;
+} line_in;
 
-/* The header, read alone first: magic, version, key, what and the
- * payload's length, each checked before anything more is read (so that
- * /dev/zero, a FIFO or an endless stream is refused at once). */
-static int read_header(FILE *f, const char *name, raw *b, state_info *info,
-                       uint64_t *len, cs_error *e)
+/* "colstat-state VERSION " and the version; the old binary states named. */
+static int read_prefix(FILE *f, const char *name, cs_error *e)
 {
-    if (read_more(f, b, sizeof MAGIC) || b->n < sizeof MAGIC ||
-        memcmp(b->p, MAGIC, sizeof MAGIC))
-        return refuse(e, name, "no state's magic bytes");
-    if (read_more(f, b, 8) || b->n < sizeof MAGIC + 8)
-        return refuse(e, name, "cut short (header)");
-    in i = {b->p, b->n, sizeof MAGIC, 0, NULL};
-    uint32_t version = get_u32(&i), keylen = get_u32(&i);
+    char got[sizeof LINE_PREFIX] = {0};
+    size_t n = fread(got, 1, sizeof LINE_PREFIX - 1, f);
+    if (n >= 7 && !memcmp(got, OLD_MAGIC, n < 8 ? n : 8))
+        return cs_fail(e, CS_EDATA, name, 0,
+                       "a binary state of an older colstat (version 1): "
+                       "this colstat reads the one-line states of version "
+                       "%d; emit it again",
+                       STATE_VERSION);
+    if (n < sizeof LINE_PREFIX - 1 || memcmp(got, LINE_PREFIX, n))
+        return refuse(e, name,
+                      n ? "it does not begin with 'colstat-state'" : "empty");
+    unsigned version = 0;
+    int c, digits = 0;
+    while ((c = fgetc(f)) >= '0' && c <= '9' && digits < 9) {
+        version = version * 10 + (unsigned)(c - '0');
+        digits++;
+    }
+    if (!digits || c != ' ')
+        return refuse(e, name, "no version after 'colstat-state'");
     if (version != STATE_VERSION)
         return cs_fail(e, CS_EDATA, name, 0,
                        "state of version %u; this colstat reads version %d",
                        version, STATE_VERSION);
-    if (keylen > STATE_MAX_KEY)
-        return refuse(e, name, "a key longer than 1 MiB");
-    if (read_more(f, b, (size_t)keylen + 12) || b->n - i.at < keylen + 12)
-        return refuse(e, name, "cut short (header)");
-    i.p = b->p;
-    i.n = b->n;
-    i.at -= 4;
-    info->key = get_text(&i, STATE_MAX_KEY);
-    info->what = get_u32(&i);
-    *len = get_u64(&i);
-    const char *why = NULL;
-    if (!info->key || parse_key(info->key, info))
-        why = "its key is not one colstat writes";
-    else
-        why = key_invariant(info);
-    if (why)
-        return cs_fail(e, CS_EDATA, name, 0,
-                       "a state that no colstat run gives: %s", why);
     return CS_OK;
 }
 
-/* The payload's length against the bounds its column count allows. */
-static int read_payload(FILE *f, const char *name, raw *b,
-                        const state_info *info, uint64_t len, cs_error *e)
+/* The header, once the bytes hold it: key, what, parts, the payload's
+ * length. 0: not yet; 1: read; -1: refused (why set). */
+static int try_header(line_in *l, state_info *info, const char **why)
 {
-    size_t head = b->n;
-    if (len < 12 || read_more(f, b, 12) || b->n - head < 12)
-        return refuse(e, name, "cut short (payload)");
-    in i = {b->p, b->n, head + 8, 0, NULL};
-    uint32_t ncols = get_u32(&i);
+    sc_in i = {l->b.p, l->b.n, 0, 0, NULL};
+    uint64_t keylen = sc_get_u64(&i);
+    if (!i.bad && keylen > STATE_MAX_KEY)
+        return *why = "a key longer than 1 MiB", -1;
+    if (i.bad || l->b.n - i.at < keylen + 5 * VAR)
+        return 0;
+    i.at = 0;
+    info->key = sc_get_text(&i, STATE_MAX_KEY);
+    info->what = sc_get_u32(&i);
+    info->part_lo = sc_get_u32(&i);
+    info->part_hi = sc_get_u32(&i);
+    info->part_n = sc_get_u32(&i);
+    uint64_t len = sc_get_u64(&i);
+    if (i.bad || !info->key || parse_key(info->key, info))
+        *why = "its key is not one colstat writes";
+    else if (!(*why = key_invariant(info)) && len > STATE_MAX_BYTES)
+        *why = "a payload past 2 GiB";
+    if (*why)
+        return -1;
+    l->head = i.at;
+    l->total = i.at + len + 4;
+    return 1;
+}
+
+/* The payload's column count, once its bytes hold it, against the bytes
+ * the header declares. */
+static const char *check_ncols(line_in *l, const state_info *info)
+{
+    sc_in i = {l->b.p, l->b.n, l->head, 0, NULL};
+    sc_get_u64(&i);
+    uint64_t ncols = sc_get_u64(&i);
+    if (i.bad)
+        return l->b.n >= l->head + 2 * VAR ? "a corrupt payload" : NULL;
+    l->ncols_checked = 1;
     if (ncols == 0 || ncols > STATE_MAX_COLS)
-        return refuse(e, name, "a column count out of range");
-    uint64_t max = state_max_bytes(info, ncols);
-    if (len > max || len > STATE_MAX_BYTES)
-        return cs_fail(e, CS_EDATA, name, 0,
-                       "not a colstat state: a payload of %" PRIu64
-                       " bytes, past the %" PRIu64 " that %u columns may "
-                       "take (and 2 GiB in all)",
-                       len, max < STATE_MAX_BYTES ? max : STATE_MAX_BYTES,
-                       ncols);
-    if (len < min_bytes(info, ncols))
-        return refuse(e, name, "cut short or corrupt (length)");
-    size_t rest = (size_t)len - 12 + 4; /* and the CRC */
-    if (read_more(f, b, rest) || b->n - head - 12 < rest)
+        return "a column count out of range";
+    uint64_t len = l->total - l->head - 4;
+    if (len > state_max_bytes(info, ncols))
+        return "a payload longer than its columns may take";
+    if (ncols > len / MIN_COLUMN_BYTES) /* before the columns are made */
+        return "a payload shorter than its columns take";
+    return NULL;
+}
+
+/* After each decoded byte: the header's and the bounds' checks, each as
+ * soon as the bytes allow (so that /dev/zero, a FIFO or an endless line
+ * is refused at once). */
+static const char *check_so_far(line_in *l, state_info *info)
+{
+    const char *why = NULL;
+    if (!l->head && try_header(l, info, &why) < 0)
+        return why;
+    if (l->head && l->b.n > l->total)
+        return "bytes past its end";
+    if (l->head && !l->ncols_checked)
+        return check_ncols(l, info);
+    return NULL;
+}
+
+static int read_line(FILE *f, const char *name, line_in *l, state_info *info,
+                     cs_error *e)
+{
+    for (;;) {
+        int c = fgetc(f);
+        if (c == EOF || c == '\n')
+            break;
+        int fed = sc_b64_feed(&l->d, &l->b, c);
+        if (fed < 0)
+            return cs_fail(e, CS_EDATA, name, 0, "out of memory");
+        if (!fed)
+            return refuse(e, name, "a character that base64 does not use");
+        const char *why = check_so_far(l, info);
+        if (why)
+            return refuse(e, name, why);
+    }
+    if (ferror(f))
+        return refuse(e, name, "cannot read");
+    if (!l->head || l->b.n != l->total || sc_b64_end(&l->d))
         return refuse(e, name, "cut short");
-    if (fgetc(f) != EOF)
-        return refuse(e, name, "bytes past its end");
-    if (!crc_ok(b->p, b->n))
+    if (feof(f))
+        return refuse(e, name, "cut short (no newline at its end)");
+    if (!sc_crc_ok(l->b.p, l->b.n))
         return refuse(e, name, "cut short or corrupt (CRC-32 mismatch)");
     return CS_OK;
 }
@@ -546,18 +487,16 @@ static int read_payload(FILE *f, const char *name, raw *b,
 static int read_state(FILE *f, const char *name, state_info *info,
                       engine_result *r, cs_error *e)
 {
-    raw b = {0};
-    uint64_t len = 0;
-    int rc = read_header(f, name, &b, info, &len, e);
-    size_t head = b.n;
+    line_in l = {0};
+    int rc = read_prefix(f, name, e);
     if (rc == CS_OK)
-        rc = read_payload(f, name, &b, info, len, e);
+        rc = read_line(f, name, &l, info, e);
     if (rc == CS_OK) {
-        in i = {b.p, b.n - 4, head, 0, NULL};
+        sc_in i = {l.b.p, l.b.n - 4, l.head, 0, NULL};
         if (get_columns(&i, r) || i.at != i.n)
             rc = refuse(e, name, i.why ? i.why : "corrupt payload");
     }
-    free(b.p);
+    free(l.b.p);
     if (rc == CS_OK)
         rc = state_check(info, r, name, e);
     return rc;
@@ -575,6 +514,15 @@ int state_read(FILE *f, const char *name, state_info *info, engine_result *r,
         engine_result_free(r);
     }
     return rc;
+}
+
+int state_more(FILE *f)
+{
+    int c = fgetc(f);
+    if (c == EOF)
+        return 0;
+    ungetc(c, f);
+    return 1;
 }
 
 static int same_hist(const hist *a, const hist *b)

@@ -3,11 +3,16 @@
  * state is the engine's result before it is finalized: rows, and per
  * column its name, index, statistics state and fixed-edge histogram.
  *
- * The encoding is little-endian whatever the machine: a magic, a version,
- * the key (the options that shape a state: two states merge only when
- * their keys are equal), the payload's length, the payload, and a CRC-32
- * of all that precedes it, so a cut or damaged file is refused, never
- * merged.
+ * A state is one line of printable ASCII, so that it passes through
+ * pipes, line-oriented engines (Spark's RDD.pipe, Hadoop streaming) and
+ * message queues: "colstat-state 2 ", then base64 of its bytes, then a
+ * newline. The bytes (state_codec.h: varints, no padding): the key (the
+ * options that shape a state: two states merge only when their keys are
+ * equal), the statistics held, the parts of the input it covers (--part:
+ * parts FIRST..LAST of N; 0 0 0 for a run over all of it), the payload's
+ * length, the payload, and a CRC-32 of all that precedes it, so a cut or
+ * damaged state is refused, never merged. States follow each other,
+ * one a line, in a file or a stream.
  *
  * A state is untrusted input (it may come from anywhere, or be made by
  * hand with a valid CRC): its header is checked before the payload is
@@ -24,7 +29,7 @@
 #include "io/base/error.h"
 #include "src/engine/engine.h"
 
-#define STATE_VERSION 1
+#define STATE_VERSION 2
 
 /* Bounds a state is read within (man/colstat.1): a key of at most
  * STATE_MAX_KEY bytes, column names of at most STATE_MAX_NAME bytes, at
@@ -50,6 +55,8 @@ typedef struct state_info {
        histograms' bins and, with have_range, their edges */
     int nbins, have_range;
     double lo, hi;
+    /* --part: the parts first..last of n it covers (0 0 0: all of it) */
+    uint32_t part_lo, part_hi, part_n;
 } state_info;
 
 /* The most payload bytes a state of ncols columns may have, under the
@@ -61,13 +68,17 @@ uint64_t state_max_bytes(const state_info *info, uint64_t ncols);
 int state_write(FILE *f, const state_info *info, const engine_result *r,
                 cs_error *e);
 
-/* Reads the state in f (named name in messages) into *info (its key
- * malloc'ed) and r. CS_EDATA for a file that is not a state, of another
- * version, cut short, corrupt, past the bounds above, or holding what no
- * run of colstat gives (state_check); f is read no further than the
- * header allows. */
+/* Reads the next state in f (named name in messages), its line and no
+ * more, into *info (its key malloc'ed) and r. CS_EDATA for a line that is
+ * not a state, of another version (the binary states of version 1 are
+ * named as such), cut short, corrupt, past the bounds above, or holding
+ * what no run of colstat gives (state_check); f is read no further than
+ * the header allows. */
 int state_read(FILE *f, const char *name, state_info *info, engine_result *r,
                cs_error *e);
+
+/* Whether f holds more after a state: 1, or 0 at its end. */
+int state_more(FILE *f);
 
 /* Whether the key and the columns r holds are what a run of colstat
  * could give; CS_EDATA naming name and the first broken invariant. */

@@ -98,14 +98,27 @@ static csv_dialect dialect_of(const engine_config *cfg)
     return d;
 }
 
+/* Input i opened, its fields named by --names where given. */
+static int open_named(run *r, int i, size_t head_bytes, int first, input **in,
+                      cs_error *e)
+{
+    const engine_config *cfg = r->cfg;
+    int rc = input_open(cfg->files[i], &r->src_cfg, r->bin, dialect_of(cfg),
+                        head_bytes, first, part_of(r, i), &r->acc, in, e);
+    if (rc == CS_OK && cfg->names &&
+        (rc = input_give_names(*in, cfg->names, cfg->nnames, e)) != CS_OK) {
+        input_release(*in);
+        *in = NULL;
+    }
+    return rc;
+}
+
 /* first: the input may be the one whose fields set the columns. */
 static int open_next(run *r, size_t head_bytes, int first, input **in,
                      cs_error *e)
 {
-    const engine_config *cfg = r->cfg;
     int i = r->next++;
-    return input_open(cfg->files[i], &r->src_cfg, r->bin, dialect_of(cfg),
-                      head_bytes, first, part_of(r, i), &r->acc, in, e);
+    return open_named(r, i, head_bytes, first, in, e);
 }
 
 /* Once the columns are known, an input none of which is this process's
@@ -448,9 +461,7 @@ static int refeed(run *r, cs_error *e)
     const engine_config *cfg = r->cfg;
     for (int i = 0; i < cfg->nfiles && e->status == CS_OK; i++) {
         input *in = NULL;
-        if (input_open(cfg->files[i], &r->src_cfg, r->bin, dialect_of(cfg),
-                       r->be->block_bytes, 0, part_of(r, i), &r->acc, &in,
-                       e) != CS_OK)
+        if (open_named(r, i, r->be->block_bytes, 0, &in, e) != CS_OK)
             break;
         if (!input_empty(in) && !in->none &&
             input_map(in, &r->table, e) == CS_OK)

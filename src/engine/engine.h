@@ -86,10 +86,12 @@ typedef struct engine_collective {
 typedef struct engine_config {
     const char *const *files; /* "-" is standard input */
     int nfiles;
-    const char *columns;    /* -c LIST, NULL for the default */
-    const char *group_by;   /* -g LIST (-c's grammar), NULL: no groups */
-    char delim;             /* 0: detect */
-    int header;             /* 1, 0, -1 detect */
+    const char *columns;  /* -c LIST, NULL for the default */
+    const char *group_by; /* -g LIST (-c's grammar), NULL: no groups */
+    char delim;           /* 0: detect */
+    int header;           /* 1, 0, -1 detect */
+    char *const *names;   /* --names: the fields' names ([nnames]), or NULL */
+    int nnames;
     const char *binary;     /* -b SPEC, NULL for CSV */
     unsigned what;          /* STAT_* bits */
     const qfrac *quantiles; /* with STAT_QUANTILES: the list, in order */

@@ -403,3 +403,51 @@ int input_map_keys(input *in, const col_table *keys, cs_error *e)
                     in->name,  in->spec != NULL, in->why};
     return columns_map(keys, &f, nmap, in->kmap, e);
 }
+
+/* The names joined by the delimiter: the line a headerless part holds
+ * where the file's header was (a repeated header, skipped). */
+static char *names_line(char *const *names, int n, char delim)
+{
+    size_t len = 1;
+    for (int k = 0; k < n; k++)
+        len += strlen(names[k]) + 1;
+    char *line = malloc(len), *at = line;
+    for (int k = 0; line && k < n; k++) {
+        size_t m = strlen(names[k]);
+        memcpy(at, names[k], m);
+        at += m;
+        *at++ = delim;
+    }
+    if (line)
+        at[n ? -1 : 0] = '\0';
+    return line;
+}
+
+int input_give_names(input *in, char *const *names, int n, cs_error *e)
+{
+    if (in->nfields == 0)
+        return CS_OK;
+    if (in->nfields != n)
+        return cs_fail(e, CS_EUSAGE, in->name, 0,
+                       "--names gives %d name%s; the input has %d field%s", n,
+                       n == 1 ? "" : "s", in->nfields,
+                       in->nfields == 1 ? "" : "s");
+    char **own = calloc((size_t)n, sizeof *own);
+    char *line = names_line(names, n, in->dialect.delim);
+    for (int k = 0; own && k < n; k++)
+        if (!(own[k] = strdup(names[k])))
+            break;
+    if (!own || !line || (n && !own[n - 1])) {
+        free_names(own, n);
+        free(line);
+        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    }
+    free_names(in->names, in->nfields);
+    in->names = own;
+    in->named = 1;
+    free(in->header_line);
+    in->header_line = line;
+    in->dialect.repeat = line;
+    in->dialect.repeat_len = strlen(line);
+    return CS_OK;
+}

@@ -69,6 +69,12 @@ int input_open(const char *path, const source_config *scfg,
                int sample, const engine_part *part, account *acc, input **out,
                cs_error *e);
 
+/* --names: names[0, n) for the fields of a headerless input (CS_EUSAGE
+ * when their count is not its fields'); a line of those names joined by
+ * the delimiter, where a part of the input holds the file's header, is
+ * then a repeated header, not a row. */
+int input_give_names(input *in, char *const *names, int n, cs_error *e);
+
 /* Maps the input's fields to the columns of t. */
 int input_map(input *in, const col_table *t, cs_error *e);
 /* Maps the input's fields to the key columns of keys (--group-by). */

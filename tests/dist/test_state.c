@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "src/dist/state.h"
+#include "src/dist/state_codec.h"
 #include "tests/testlib.h"
 
 enum { COLS = 3, N = 5000 };
@@ -122,7 +123,7 @@ static unsigned char *encode(const engine_result *r, const char *columns,
     FILE *f = open_memstream(&p, n);
     cs_error e = {0};
     int hist = r->cols[0].h->bins != NULL;
-    state_info info = {key_of(hist, columns), 0, 0, 0, 0, 0};
+    state_info info = {.key = key_of(hist, columns)};
     info.what = hist ? STAT_ALL : STAT_ALL & ~STAT_HIST;
     ck_assert_int_eq(state_write(f, &info, r, &e), CS_OK);
     fclose(f);
@@ -219,7 +220,7 @@ START_TEST(damage_is_refused)
         ck_assert_int_eq(decode(p, n, &back, &key, &e), CS_EDATA);
         p[at] = was;
     }
-    p[8] = STATE_VERSION + 1; /* the version, little-endian */
+    p[14] = '0' + STATE_VERSION + 1; /* "colstat-state 3 " */
     memset(&e, 0, sizeof e);
     ck_assert_int_eq(decode(p, n, &back, &key, &e), CS_EDATA);
     ck_assert(strstr(e.msg, "version") != NULL);
@@ -240,6 +241,7 @@ enum { CAP = 64 << 20 };
 typedef struct endless {
     const unsigned char *prefix;
     size_t nprefix, at;
+    char fill; /* what follows the prefix */
 } endless;
 
 static ssize_t endless_read(void *c, char *buf, size_t n)
@@ -248,15 +250,16 @@ static ssize_t endless_read(void *c, char *buf, size_t n)
     if (s->at >= CAP)
         return 0;
     for (size_t i = 0; i < n; i++, s->at++)
-        buf[i] = s->at < s->nprefix ? (char)s->prefix[s->at] : 0;
+        buf[i] = s->at < s->nprefix ? (char)s->prefix[s->at] : s->fill;
     return (ssize_t)n;
 }
 
-/* state_read over prefix then zeros: refused, having read less than the
- * prefix and limit bytes more. */
-static void refused_early(const unsigned char *prefix, size_t n, size_t limit)
+/* state_read over prefix then fill without end: refused, having read less
+ * than the prefix and limit bytes more. */
+static void refused_early(const unsigned char *prefix, size_t n, char fill,
+                          size_t limit)
 {
-    endless s = {prefix, n, 0};
+    endless s = {prefix, n, 0, fill};
     cookie_io_functions_t io = {endless_read, NULL, NULL, NULL};
     FILE *f = fopencookie(&s, "r", io);
     ck_assert(f != NULL);
@@ -270,10 +273,40 @@ static void refused_early(const unsigned char *prefix, size_t n, size_t limit)
                   limit);
 }
 
-static void put_le64(unsigned char *p, uint64_t v)
+/* The start of a state's line whose header declares a payload of len
+ * bytes (before any of it): the key of make's runs, in base64, cut at a
+ * whole group of 4 characters (so the characters after it continue it). */
+static unsigned char *header_declaring(uint64_t len, size_t *n)
 {
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
+    unsigned char bin[256];
+    char *key = key_of(1, "c");
+    size_t k = strlen(key), at = 0;
+    uint64_t v[] = {k, STAT_ALL, 0, 0, 0, len};
+    for (size_t i = 0; i < 6; i++) {
+        if (i == 1) {
+            memcpy(bin + at, key, k);
+            at += k;
+        }
+        uint64_t x = v[i];
+        do {
+            bin[at++] = (unsigned char)((x & 0x7f) | (x >> 7 ? 0x80 : 0));
+            x >>= 7;
+        } while (x);
+    }
+    free(key);
+    while (at % 3) /* whole groups: the 'A's after it are zero bits */
+        bin[at++] = 0;
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv"
+                              "wxyz0123456789+/";
+    unsigned char *p = malloc(32 + at / 3 * 4);
+    *n = (size_t)sprintf((char *)p, "colstat-state %d ", STATE_VERSION);
+    for (size_t i = 0; i < at; i += 3) {
+        uint32_t g =
+            (uint32_t)bin[i] << 16 | (uint32_t)bin[i + 1] << 8 | bin[i + 2];
+        for (int c = 0; c < 4; c++)
+            p[(*n)++] = (unsigned char)b64[(g >> (18 - 6 * c)) & 63];
+    }
+    return p;
 }
 
 START_TEST(header_first)
@@ -286,15 +319,16 @@ START_TEST(header_first)
     make(&r, v, 0, N, 1);
     size_t n;
     unsigned char *p = encode(&r, "c", &n);
-    refused_early(NULL, 0, 1 << 16); /* no magic: at once */
-    refused_early(p, 12, 1 << 16);   /* magic, then a key of 0 bytes */
-    refused_early(p, n, 1 << 16);    /* the state, then more */
-    size_t keylen = p[12] | (size_t)p[13] << 8 | (size_t)p[14] << 16;
-    size_t len_at = 16 + keylen + 4;
-    put_le64(p + len_at, (uint64_t)1 << 40); /* a payload past the bound */
-    refused_early(p, len_at + 8, 1 << 16);
-    put_le64(p + len_at, STATE_MAX_BYTES); /* past 3 columns' bound */
-    refused_early(p, len_at + 8, 1 << 16);
+    refused_early(NULL, 0, 0, 1 << 16);    /* no prefix: at once */
+    refused_early(p, 16, 0, 1 << 16);      /* the prefix, then NULs */
+    refused_early(p, 16, 'A', 1 << 16);    /* a key of 0 bytes, endless */
+    refused_early(p, n - 1, 'A', 1 << 16); /* the state, then more */
+    free(p);
+    p = header_declaring((uint64_t)1 << 40, &n); /* past the bound */
+    refused_early(p, n, 'A', 1 << 16);
+    free(p);
+    p = header_declaring(STATE_MAX_BYTES, &n); /* past 3 columns' bound */
+    refused_early(p, n, 'A', 1 << 16);
     free(p);
     engine_result_free(&r);
     free(v);
@@ -318,7 +352,7 @@ START_TEST(write_bounds)
     char *p = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&p, &n);
-    state_info info = {key_of(0, "c"), STAT_ALL & ~STAT_HIST, 0, 0, 0, 0};
+    state_info info = {.key = key_of(0, "c"), .what = STAT_ALL & ~STAT_HIST};
     cs_error e = {0};
     ck_assert_int_eq(state_write(f, &info, &r, &e), CS_EDATA);
     ck_assert(strstr(e.msg, "64 KiB") != NULL);
@@ -439,39 +473,110 @@ START_TEST(handmade_refused)
 }
 END_TEST
 
+/* A one-column state made by hand in the encoding (src/dist/state_codec.h,
+ * the order of state.c), its CRC right: one value 1 in row 1, whose sum
+ * holds the single digit `digit` at position `at`. */
+static unsigned char *hand_state(int64_t digit, uint64_t at, size_t *n)
+{
+    sc_out body = {0}, all = {0};
+    const uint64_t head[] = {1, 1}, counts[] = {1, 0, 0, 0, 0, 1, 1, 1, 1};
+    for (size_t i = 0; i < 2; i++)
+        sc_put_u64(&body, head[i]);
+    sc_put_text(&body, "c0");
+    sc_put_u64(&body, 1);
+    for (size_t i = 0; i < 9; i++)
+        sc_put_u64(&body, counts[i]);
+    sc_put_i64(&body, 0);
+    sc_put_f64(&body, 1.0);
+    sc_put_f64(&body, 1.0);
+    sc_put_i64(&body, 0);
+    sc_put_i64(&body, 0);
+    sc_put_u64(&body, 1);
+    const uint64_t sums[] = {1, at, 0, 0, 0, 0, 0, 0, 0, 0};
+    sc_put_u64(&body, sums[0]);
+    sc_put_u64(&body, sums[1]);
+    sc_put_i64(&body, digit);
+    for (size_t i = 2; i < 10; i++)
+        sc_put_u64(&body, sums[i]);
+    sc_put_u64(&body, 0); /* no histogram */
+    char *key = key_of(0, "c");
+    sc_put_text(&all, key);
+    sc_put_u64(&all, STAT_ALL & ~STAT_HIST);
+    for (int i = 0; i < 3; i++)
+        sc_put_u64(&all, 0);
+    sc_put_u64(&all, body.n);
+    sc_put(&all, body.p, body.n);
+    sc_put_crc(&all);
+    char *p = NULL;
+    FILE *f = open_memstream(&p, n);
+    ck_assert(f && !all.oom && !body.oom);
+    ck_assert_int_eq(sc_line_write(f, "colstat-state 2 ", all.p, all.n), 0);
+    fclose(f);
+    free(key);
+    free(body.p);
+    free(all.p);
+    return (unsigned char *)p;
+}
+
 /* A sum's digit out of its normal form, the CRC made right: refused
  * before the digits are added up (fuzz_merge: signed overflow in the
- * compact sum's balancing). */
+ * compact sum's balancing); the same state with a normal digit is read. */
 START_TEST(digits_refused)
 {
-    double(*v)[N] = malloc(sizeof(double[COLS][N]));
-    for (int k = 0; k < COLS; k++)
-        for (int i = 0; i < N; i++)
-            v[k][i] = draw();
-    engine_result r, back;
-    make(&r, v, 0, 50, 0);
-    size_t n;
-    unsigned char *p = encode(&r, "c", &n);
-    size_t keylen = p[12] | (size_t)p[13] << 8 | (size_t)p[14] << 16;
-    size_t name = strlen(r.cols[0].name);
-    /* header, rows and count, the name, index, 10 + 2 words, 3 flags */
-    size_t sum = 28 + keylen + 12 + 4 + name + 4 + 12 * 8 + 3 * 4;
-    const size_t digit[] = {0, 5, SACC_DIGITS - 1};
+    const uint64_t at[] = {0, 5, SACC_DIGITS - 1};
+    engine_result back;
+    char *key = NULL;
     for (size_t d = 0; d < 3; d++) {
-        unsigned char *q = malloc(n);
-        memcpy(q, p, n);
-        put_le64(q + sum + 8 * digit[d], INT64_MAX);
-        uLong crc = crc32(0, q, (uInt)(n - 4));
-        for (int i = 0; i < 4; i++)
-            q[n - 4 + i] = (unsigned char)(crc >> (8 * i));
-        char *key = NULL;
+        size_t n;
+        unsigned char *q = hand_state(INT64_MAX, at[d], &n);
         cs_error e = {0};
         ck_assert_int_eq(decode(q, n, &back, &key, &e), CS_EDATA);
+        ck_assert_msg(strstr(e.msg, "digits") != NULL, "%s", e.msg);
         free(q);
     }
+    size_t n;
+    unsigned char *q = hand_state(1, 68, &n); /* 2^0: digit 68 holds 1 */
+    cs_error e = {0};
+    ck_assert_msg(decode(q, n, &back, &key, &e) == CS_OK, "%s", e.msg);
+    engine_result_free(&back);
+    free(key);
+    free(q);
+}
+END_TEST
+
+/* A payload that declares more columns than its bytes can hold: refused
+ * before the columns are made (fuzz_merge: 2^24 columns in 400 bytes
+ * asked 5 GB of memory). */
+START_TEST(columns_past_payload)
+{
+    sc_out body = {0}, all = {0};
+    sc_put_u64(&body, 1);         /* rows */
+    sc_put_u64(&body, 1u << 24);  /* columns */
+    for (int i = 0; i < 400; i++) /* a few bytes of them */
+        sc_put(&body, "\0", 1);
+    char *key = key_of(0, "c");
+    sc_put_text(&all, key);
+    sc_put_u64(&all, STAT_ALL & ~STAT_HIST);
+    for (int i = 0; i < 3; i++)
+        sc_put_u64(&all, 0);
+    sc_put_u64(&all, body.n);
+    sc_put(&all, body.p, body.n);
+    sc_put_crc(&all);
+    char *p = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&p, &n);
+    ck_assert_int_eq(sc_line_write(f, "colstat-state 2 ", all.p, all.n), 0);
+    fclose(f);
+    engine_result back;
+    char *k = NULL;
+    cs_error e = {0};
+    ck_assert_int_eq(decode((unsigned char *)p, n, &back, &k, &e), CS_EDATA);
+    ck_assert_msg(strstr(e.msg, "shorter than its columns") != NULL, "%s",
+                  e.msg);
     free(p);
-    engine_result_free(&r);
-    free(v);
+    free(key);
+    free(body.p);
+    free(all.p);
 }
 END_TEST
 
@@ -514,6 +619,7 @@ int main(void)
     tcase_add_test(tc, write_bounds);
     tcase_add_test(tc, handmade_refused);
     tcase_add_test(tc, digits_refused);
+    tcase_add_test(tc, columns_past_payload);
     tcase_add_test(tc, merge_overflow_refused);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);

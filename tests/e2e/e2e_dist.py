@@ -187,8 +187,8 @@ STREAM_CAP = 64 << 20  # what an endless input gives before it ends
 READ_LIMIT = 1 << 20   # what colstat may take of it (header, pipe buffer)
 
 
-def feed(suite, args, prefix, fifo=None):
-    """Runs colstat with prefix and then zeros (up to STREAM_CAP bytes)
+def feed(suite, args, prefix, fifo=None, fill=b"\0"):
+    """Runs colstat with prefix and then fill bytes (up to STREAM_CAP bytes)
     written to its stdin, or to the FIFO fifo it opens; returns (status,
     stdout, stderr, bytes it took)."""
     p = subprocess.Popen([suite.exe] + args, stdin=subprocess.PIPE,
@@ -203,7 +203,7 @@ def feed(suite, args, prefix, fifo=None):
                 f.write(data)
                 f.flush()
                 took[0] += len(data)
-                data = bytes(65536)
+                data = fill * 65536
             f.close()
         except (BrokenPipeError, OSError):
             pass
@@ -233,17 +233,20 @@ def test_header_first(suite):
     CsvCase(rng, p, 300, header=True, delim=",")
     good = emit_full(suite, "h", p)
     st = statefile.decode(good)
-    huge = statefile.encode(st, length=rng.choice([1 << 40, 1 << 30, 2**64 - 1]))
-    head = huge[:28 + len(st["key"])]  # magic, version, key, what, length
+    head = statefile.header_line(
+        st, rng.choice([1 << 40, 1 << 30, 2**64 - 1]))
     fifo = suite.path("h.fifo")
     os.mkfifo(fifo)
-    cases = [("zeros", b""), ("a header declaring a huge payload", head),
-             ("a whole state, then more", good)]
-    for what, prefix in cases:
+    # "A" continues base64 without end: only the header's bounds stop it
+    cases = [("zeros", b"", b"\0"),
+             ("a header declaring a huge payload", head, b"A"),
+             ("a whole state, then more", good, b"\0"),
+             ("a whole state, then base64 without end", good[:-1], b"A")]
+    for what, prefix, fill in cases:
         for how in ("stdin", "fifo"):
             args = ["--merge", fifo if how == "fifo" else "-"]
             rc, out, err, took = feed(suite, args, prefix,
-                                      fifo if how == "fifo" else None)
+                                      fifo if how == "fifo" else None, fill)
             lines = err.strip().splitlines()
             suite.check(rc == 1 and out == b"" and len(lines) == 1 and
                         took <= len(prefix) + READ_LIMIT,
@@ -253,7 +256,7 @@ def test_header_first(suite):
     t = time.time()
     rc, out, err = suite.run(["--merge", "/dev/zero"], timeout=60)
     suite.check(rc == 1 and out == b"" and time.time() - t < 10 and
-                "magic" in err, "--merge /dev/zero: refused at once",
+                "colstat-state" in err, "--merge /dev/zero: refused at once",
                 f"status {rc}, stderr {err!r}")
 
 

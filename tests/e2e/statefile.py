@@ -3,18 +3,25 @@ for tests that make states by hand: decode() a state into plain fields,
 change them, encode() them back with a valid CRC-32 (so that what colstat
 then refuses, it refuses for the fields, not for the damage).
 
-Layout (little-endian): magic "COLSTAT\\x1a", u32 version, u32 key length,
-key, u32 what, u64 payload length, payload, u32 CRC-32 of all before it.
-Payload: u64 rows, u32 columns, then per column: u32 name length, name,
-u32 index, the statistics (STATS), the histogram (u32 bins; when not 0:
-f64 lo, f64 hi, u64 underflow, u64 overflow, u64 per bin)."""
+A state is one line: "colstat-state 2 ", base64 (RFC 4648, no padding) of
+its bytes, a newline. Bytes (src/dist/state_codec.h): unsigned LEB128
+varints (u), zigzag varints for signed numbers (i), doubles as 8 bytes
+little-endian (f), texts as u length and bytes. Header: key, u what, u
+part first, u part last, u parts (0 0 0: none), u payload length; payload:
+u rows, u columns, then per column: name, u index, u count, missing,
+invalid, nan, first_invalid_row, min_row, max_row, min_row_int,
+max_row_int, i sum_r, f min, f max, i min_corr, i max_corr, u all_int,
+three sums (u digits n, when n: u first digit, i each digit, balanced:
+in [-2^31, 2^31); u pos_inf, u neg_inf), the histogram (u bins; when not 0: f lo, f hi, u underflow, u
+overflow, u per bin); then 4 bytes LE: the CRC-32 of all before."""
+import base64
 import struct
 import zlib
 
-MAGIC = b"COLSTAT\x1a"
+PREFIX = b"colstat-state 2 "
 DIGITS = 137  # SACC_DIGITS
 U64 = ["count", "missing", "invalid", "nan", "first_invalid_row", "min_row",
-       "max_row", "min_row_int", "max_row_int", "sum_r"]
+       "max_row", "min_row_int", "max_row_int"]
 SUMS = ["sum", "sumsq", "sumsq_corr"]
 
 
@@ -28,102 +35,175 @@ class Reader:
         self.at += n
         return self.data[self.at - n:self.at]
 
-    def u32(self):
-        return struct.unpack("<I", self.take(4))[0]
+    def u(self):
+        v, shift = 0, 0
+        while True:
+            b = self.take(1)[0]
+            v |= (b & 0x7f) << shift
+            shift += 7
+            if not b & 0x80:
+                return v
 
-    def u64(self):
-        return struct.unpack("<Q", self.take(8))[0]
+    def i(self):
+        v = self.u()
+        return (v >> 1) ^ -(v & 1)
 
     def f64(self):
         return struct.unpack("<d", self.take(8))[0]
 
-
-def _sacc(r):
-    return {"d": [r.u64() for _ in range(DIGITS)], "pos_inf": r.u64(),
-            "neg_inf": r.u64()}
+    def text(self):
+        return self.take(self.u())
 
 
-def _column(r):
-    c = {"name": r.take(r.u32()), "index": r.u32()}
-    for k in U64:
-        c[k] = r.u64()
-    c["min"], c["max"] = r.f64(), r.f64()
-    c["min_corr"], c["max_corr"], c["all_int"] = r.u32(), r.u32(), r.u32()
-    for k in SUMS:
-        c[k] = _sacc(r)
-    n = r.u32()
-    c["hist"] = None
-    if n:
-        h = {"lo": r.f64(), "hi": r.f64(), "underflow": r.u64(),
-             "overflow": r.u64()}
-        h["bins"] = [r.u64() for _ in range(n)]
-        c["hist"] = h
-    return c
-
-
-def decode(data):
-    """A state's fields: a dict of version, key, what, rows, columns."""
-    r = Reader(data)
-    if r.take(8) != MAGIC:
-        raise ValueError("no magic")
-    s = {"version": r.u32()}
-    s["key"] = r.take(r.u32())
-    s["what"] = r.u32()
-    length = r.u64()
-    end = r.at + length
-    s["rows"] = r.u64()
-    s["columns"] = [_column(r) for _ in range(r.u32())]
-    if r.at != end or end + 4 != len(data):
-        raise ValueError("length")
-    return s
-
-
-def _u64(v):
-    return struct.pack("<Q", v & (2**64 - 1))
-
-
-def _u32(v):
-    return struct.pack("<I", v & (2**32 - 1))
-
-
-def _encode_column(c):
-    out = [_u32(len(c["name"])), c["name"], _u32(c["index"])]
-    out += [_u64(c[k]) for k in U64]
-    out += [struct.pack("<dd", c["min"], c["max"])]
-    out += [_u32(c["min_corr"]), _u32(c["max_corr"]), _u32(c["all_int"])]
-    for k in SUMS:
-        out += [_u64(d) for d in c[k]["d"]]
-        out += [_u64(c[k]["pos_inf"]), _u64(c[k]["neg_inf"])]
-    h = c["hist"]
-    if h is None:
-        out.append(_u32(0))
-    else:
-        out += [_u32(len(h["bins"])), struct.pack("<dd", h["lo"], h["hi"]),
-                _u64(h["underflow"]), _u64(h["overflow"])]
-        out += [_u64(b) for b in h["bins"]]
-    return b"".join(out)
-
-
-def encode(s, length=None):
-    """The bytes of s, its CRC-32 valid; length: the payload length to
-    declare (default: the true one)."""
-    body = _u64(s["rows"]) + _u32(len(s["columns"])) + b"".join(
-        _encode_column(c) for c in s["columns"])
-    head = MAGIC + _u32(s["version"]) + _u32(len(s["key"])) + s["key"] + \
-        _u32(s["what"]) + _u64(len(body) if length is None else length)
-    data = head + body
-    return data + _u32(zlib.crc32(data))
-
-
-def set_sum(c, k, value):
-    """Sets c's sum k to the integer value (in units of 2^-2176), as
-    normalised digits: [0, 2^32) below a signed top digit."""
+def _normal(value):
+    """An integer (units of 2^-2176) as normalised digits: [0, 2^32)
+    below a signed top digit."""
     d = []
     for _ in range(DIGITS - 1):
         d.append(value & 0xffffffff)
         value >>= 32
     d.append(value)  # the top digit: what is left, signed
-    c[k]["d"] = d
+    return d
+
+
+def _value(d):
+    return sum(x << (32 * k) for k, x in enumerate(d))
+
+
+def _sacc(r):
+    """A sum's digits as written (balanced, a span), as normalised ones."""
+    d = [0] * DIGITS
+    n = r.u()
+    lo = r.u() if n else 0
+    for k in range(lo, lo + n):
+        d[k] = r.i()
+    return {"d": _normal(_value(d)), "pos_inf": r.u(), "neg_inf": r.u()}
+
+
+def _column(r):
+    c = {"name": r.text(), "index": r.u()}
+    for k in U64:
+        c[k] = r.u()
+    c["sum_r"] = r.i()
+    c["min"], c["max"] = r.f64(), r.f64()
+    c["min_corr"], c["max_corr"], c["all_int"] = r.i(), r.i(), r.u()
+    for k in SUMS:
+        c[k] = _sacc(r)
+    n = r.u()
+    c["hist"] = None
+    if n:
+        h = {"lo": r.f64(), "hi": r.f64(), "underflow": r.u(),
+             "overflow": r.u()}
+        h["bins"] = [r.u() for _ in range(n)]
+        c["hist"] = h
+    return c
+
+
+def unline(line):
+    """The bytes a state's line carries."""
+    if not line.startswith(PREFIX) or not line.endswith(b"\n"):
+        raise ValueError("not a state's line")
+    b64 = line[len(PREFIX):-1]
+    return base64.b64decode(b64 + b"=" * (-len(b64) % 4))
+
+
+def decode(line):
+    """A state's fields: a dict of key, what, parts, rows, columns."""
+    r = Reader(unline(line))
+    s = {"key": r.text(), "what": r.u(), "parts": [r.u(), r.u(), r.u()]}
+    length = r.u()
+    end = r.at + length
+    s["rows"] = r.u()
+    s["columns"] = [_column(r) for _ in range(r.u())]
+    if r.at != end or end + 4 != len(r.data):
+        raise ValueError("length")
+    return s
+
+
+def _u(v):
+    v &= 2**64 - 1
+    out = bytearray()
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def _i(v):
+    return _u((v << 1) ^ (v >> 63) if v < 0 else v << 1)
+
+
+def _text(b):
+    return _u(len(b)) + b
+
+
+def _balanced(value):
+    """Digits in [-2^31, 2^31) (as many as needed, at least DIGITS)."""
+    d = []
+    while value or len(d) < DIGITS:
+        x = value & 0xffffffff
+        x -= (1 << 32) if x >= 1 << 31 else 0
+        d.append(x)
+        value = (value - x) >> 32
+    return d
+
+
+def _sum(c):
+    d = _balanced(_value(c["d"]))
+    nz = [k for k in range(len(d)) if d[k]]
+    out = _u(nz[-1] - nz[0] + 1) + _u(nz[0]) + b"".join(
+        _i(d[k]) for k in range(nz[0], nz[-1] + 1)) if nz else _u(0)
+    return out + _u(c["pos_inf"]) + _u(c["neg_inf"])
+
+
+def _encode_column(c):
+    out = [_text(c["name"]), _u(c["index"])]
+    out += [_u(c[k]) for k in U64]
+    out += [_i(c["sum_r"]), struct.pack("<dd", c["min"], c["max"])]
+    out += [_i(c["min_corr"]), _i(c["max_corr"]), _u(c["all_int"])]
+    out += [_sum(c[k]) for k in SUMS]
+    h = c["hist"]
+    if h is None:
+        out.append(_u(0))
+    else:
+        out += [_u(len(h["bins"])), struct.pack("<dd", h["lo"], h["hi"]),
+                _u(h["underflow"]), _u(h["overflow"])]
+        out += [_u(b) for b in h["bins"]]
+    return b"".join(out)
+
+
+def header(s, length):
+    return _text(s["key"]) + _u(s["what"]) + b"".join(
+        _u(p) for p in s["parts"]) + _u(length)
+
+
+def line(data):
+    """A state's line carrying data."""
+    return PREFIX + base64.b64encode(data).rstrip(b"=") + b"\n"
+
+
+def encode(s, length=None):
+    """The line of s, its CRC-32 valid; length: the payload length to
+    declare (default: the true one)."""
+    body = _u(s["rows"]) + _u(len(s["columns"])) + b"".join(
+        _encode_column(c) for c in s["columns"])
+    data = header(s, len(body) if length is None else length) + body
+    return line(data + struct.pack("<I", zlib.crc32(data)))
+
+
+def header_line(s, length):
+    """The start of a line whose header declares length payload bytes,
+    cut after whole groups of base64 (zero bytes fill the last)."""
+    h = header(s, length)
+    h += b"\0" * (-len(h) % 3)
+    return PREFIX + base64.b64encode(h)
+
+
+def set_sum(c, k, value):
+    """Sets c's sum k to the integer value (in units of 2^-2176)."""
+    c[k]["d"] = _normal(value)
 
 
 # ------------------------------------------------------------ hand-made

@@ -6,10 +6,12 @@
  * a crash, a hang (the fuzzer's -timeout), a leak or a difference is a
  * finding.
  *
- * The input's first byte chooses how: bit 0 rewrites the payload's
- * length and bit 1 the CRC-32 to what the rest needs (so that a mutation
+ * The input's first byte chooses how: bit 3 takes the rest as the
+ * state's line itself (the text: its prefix, base64, newline); else the
+ * rest is the state's bytes, which the harness puts in a line, bit 1
+ * first rewriting their CRC-32 to what the rest needs (so that a mutation
  * reaches the checks of the fields instead of stopping at the CRC); bit 2
- * merges a second copy and reports that; the rest is the state.
+ * merges a second copy and reports that.
  *
  * Built with -DCOLSTAT_FUZZ=ON (clang); run as in tests/fuzz/README.md. */
 #include <stdint.h>
@@ -19,31 +21,27 @@
 #include <zlib.h>
 
 #include "src/dist/state.h"
+#include "src/dist/state_codec.h"
 #include "src/report/report.h"
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* The payload's length (after magic, version, key, what), set to what
- * the bytes hold, when the key's length leaves room for it. */
-static void fix_length(uint8_t *p, size_t n)
-{
-    if (n < 16)
-        return;
-    uint64_t key = p[12] | (uint64_t)p[13] << 8 | (uint64_t)p[14] << 16 |
-                   (uint64_t)p[15] << 24;
-    uint64_t at = 16 + key + 4;
-    if (at + 8 + 4 <= n)
-        put_le(p + at, n - at - 8 - 4, 8);
-}
 
 static void fix_crc(uint8_t *p, size_t n)
 {
-    if (n >= 4)
-        put_le(p + n - 4, crc32(0, p, (uInt)(n - 4)), 4);
+    if (n < 4)
+        return;
+    uLong crc = crc32(0, p, (uInt)(n - 4));
+    for (int i = 0; i < 4; i++)
+        p[n - 4 + i] = (uint8_t)(crc >> (8 * i));
+}
+
+/* The line carrying p[0, n), malloc'ed, its length in *len. */
+static uint8_t *as_line(const uint8_t *p, size_t n, size_t *len)
+{
+    char *q = NULL;
+    FILE *f = open_memstream(&q, len);
+    if (!f || sc_line_write(f, "colstat-state 2 ", p, n))
+        abort();
+    fclose(f);
+    return (uint8_t *)q;
 }
 
 static int read_state(const uint8_t *p, size_t n, state_info *info,
@@ -109,10 +107,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!p)
         abort();
     memcpy(p, data + 1, n);
-    if (how & 1)
-        fix_length(p, n);
-    if (how & 2)
-        fix_crc(p, n);
+    if (!(how & 8)) {
+        if (how & 2)
+            fix_crc(p, n);
+        uint8_t *line = as_line(p, n, &n);
+        free(p);
+        p = line;
+    }
     state_info info, again;
     engine_result r, r2;
     if (read_state(p, n, &info, &r) == CS_OK) {

@@ -11,8 +11,8 @@ colstat (CSV with integers past 2^53, decimals, infinities, invalid and
 missing fields; binary records; default statistics, --std, histograms
 with --range, -c), and the same damaged: cut short, a byte flipped, and
 each of tests/e2e/statefile.py's hand-made breakages written back with a
-valid CRC (mode 0: as they are; the harness may also fix the length and
-the CRC itself, modes 1 to 3)."""
+valid CRC. Most seeds are a state's bytes (the harness puts them in a
+line; mode 2 fixes their CRC first); mode 8 seeds are the line itself."""
 import os
 import random
 import struct
@@ -24,7 +24,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 import statefile  # noqa: E402
 
+FIX_CRC = 2  # mode bit: fix the CRC of the bytes
 MERGE = 4  # mode bit: merge a second copy
+LINE = 8  # mode bit: the seed is the line itself
 
 
 def csv_text(rng, rows):
@@ -81,22 +83,26 @@ def real_states(colstat, tmp):
 def seeds(states):
     rng = random.Random(11)
     out = {}
-    for name, data in states.items():
+    for name, line in states.items():
+        data = statefile.unline(line)
         out[f"real_{name}"] = bytes([0]) + data
         out[f"real_{name}_merge"] = bytes([MERGE]) + data
+        out[f"line_{name}"] = bytes([LINE]) + line
         out[f"cut_{name}"] = bytes([0]) + data[:rng.randrange(len(data))]
+        out[f"cutline_{name}"] = bytes([LINE]) + line[:rng.randrange(len(line))]
         flip = bytearray(data)
         flip[rng.randrange(len(flip))] ^= 1 << rng.randrange(8)
-        out[f"flip_{name}"] = bytes([3]) + bytes(flip)
+        out[f"flip_{name}"] = bytes([FIX_CRC]) + bytes(flip)
     base = states["hist"]
     for i, (what, mutate) in enumerate(sorted(statefile.MUTATIONS.items())):
         s = statefile.decode(base)
         mutate(s)
         out["bad_%02d_%s" % (i, "".join(c if c.isalnum() else "_"
                                         for c in what))] = \
-            bytes([MERGE]) + statefile.encode(s)
+            bytes([MERGE]) + statefile.unline(statefile.encode(s))
     s = statefile.decode(base)
-    out["bad_length"] = bytes([0]) + statefile.encode(s, length=1 << 40)
+    out["bad_length"] = bytes([0]) + statefile.unline(
+        statefile.encode(s, length=1 << 40))
     return out
 
 
@@ -107,7 +113,8 @@ def main():
     target = os.path.join(HERE, "corpus_merge")
     os.makedirs(target, exist_ok=True)
     for old in os.listdir(target):  # what an earlier list named otherwise
-        os.remove(os.path.join(target, old))
+        if not old.startswith("zz_"):  # zz_: found by fuzzing, kept
+            os.remove(os.path.join(target, old))
     with tempfile.TemporaryDirectory() as tmp:
         made = seeds(real_states(colstat, tmp))
     for name, data in sorted(made.items()):
