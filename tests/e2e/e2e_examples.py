@@ -141,7 +141,7 @@ def column_names(words):
     """The names -c asks for (indices and ranges need only enough
     columns), and how many columns the indices need."""
     names, most = [], 3
-    for lst in option_values(words, "-c", "--columns"):
+    for lst in option_values(words, "-c", "--columns", "-g", "--group-by"):
         for item in lst.split(","):
             item = item.strip().lstrip("!")
             m = re.fullmatch(r"(\d+)(?:-(\d*))?", item)
@@ -175,12 +175,16 @@ def csv_text(rng, words):
         delim = "\t"
     if delim is None:  # a decimal comma comes with semicolons
         delim = ";" if decimal == "," else ","
+    keys = {k for lst in option_values(words, "-g", "--group-by")
+            for k in lst.split(",")}
     rows = [cols]
     for r in range(rng.randint(50, 300)):
         row = [f"r{r}"]
-        for _ in cols[1:]:
+        for c in cols[1:]:
             u = rng.random()
-            row.append(rng.choice(nulls) if nulls and u < 0.05 else
+            row.append(rng.choice(["200", "404", "GET", "POST", "alice"])
+                       if c in keys else
+                       rng.choice(nulls) if nulls and u < 0.05 else
                        number_text(rng, thousands, decimal))
         rows.append(row)
     sep = "  " if blank else delim
