@@ -12,17 +12,19 @@
  * Delimiter-Separated Raw Data", PVLDB 13(5), 2020, reduced to the two
  * states RFC 4180 needs.
  *
- * Each record is then parsed by one thread with libcsv's field rules (its
- * documented behaviour: blanks around unquoted fields dropped, blank lines
- * are no records, doubled quotes inside quotes). Parity and those rules
- * agree exactly when every quote stands where RFC 4180 puts it; a thread
- * that meets any other quote, or a bare CR, stops the device at this
- * chunk, and the host (libcsv, the reference) parses from its start. */
+ * Each record is then parsed by one thread stepping the host's grammar
+ * (io/csv/csv_grammar.h, libcsv's rules: blanks around unquoted fields
+ * dropped, blank lines are no records, doubled quotes inside quotes).
+ * Parity and the grammar agree exactly when every quote stands where RFC
+ * 4180 puts it; a thread that meets a lax step or a bare CR stops the
+ * device at this chunk, and the host (libcsv, the reference) parses from
+ * its start. */
 #include "raw.cuh"
 
 #include <cub/cub.cuh>
 #include <math.h>
 
+#include "io/csv/csv_grammar.h"
 #include "parse_field.cuh"
 
 namespace
@@ -109,9 +111,9 @@ __global__ void seg_kernel(csv_args a, unsigned nseg)
                 unsigned off = at + k;
                 if (off < lo || off >= hi)
                     continue;
-                p ^= b[k] == '"';
-                even += b[k] == '\n' && !p;
-                odd += b[k] == '\n' && p;
+                p ^= b[k] == CSV_G_QUOTE;
+                even += b[k] == CSV_G_LF && !p;
+                odd += b[k] == CSV_G_LF && p;
             }
             sum = ((ull)p << 63) + ((ull)odd << 32) + even;
         }
@@ -142,9 +144,9 @@ __global__ void split_kernel(csv_args a, unsigned nseg)
         if (off < lo || off >= hi)
             continue;
         unsigned char c = b[k];
-        if (c == '"') {
+        if (c == CSV_G_QUOTE) {
             p ^= 1;
-        } else if (c == '\n') {
+        } else if (c == CSV_G_LF) {
             if (p) {
                 inlf++;
             } else {
@@ -153,7 +155,8 @@ __global__ void split_kernel(csv_args a, unsigned nseg)
                 rec++;
                 last = off - lo + 1;
             }
-        } else if (c == '\r' && !p && off + 1 < hi && a.buf[off + 1] != '\n') {
+        } else if (c == CSV_G_CR && !p && off + 1 < hi &&
+                   a.buf[off + 1] != CSV_G_LF) {
             stop_here(st, RAW_BARE_CR);
         }
     }
@@ -162,9 +165,6 @@ __global__ void split_kernel(csv_args a, unsigned nseg)
         atomicMax(&st->end_off, last);
     }
 }
-
-/* libcsv's parser states, for one record. */
-enum { ROW_NOT_BEGUN, FIELD_NOT_BEGUN, FIELD_BEGUN, FIELD_MIGHT_END };
 
 /* Lists field [s, e) of column c, record rec, for the host to round. */
 __device__ void list_hard(const csv_args &a, int c, const char *s,
@@ -240,75 +240,55 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
     }
 }
 
-/* Parses record rec, [s, e) with its LF (and a CR before it) left out.
- * Returns 0 for a blank record, 1 for a row, -1 when the quotes or a CR
- * break the rules parity relies on. */
+/* The field that ends at p in grammar state st: its text and whether a
+ * doubled quote is in it. */
+__device__ __forceinline__ void end_field(const csv_args &a, const counters &k,
+                                          int f, unsigned st, const char *fs,
+                                          const char *qe, const char *p,
+                                          bool escaped, unsigned rec, ull line)
+{
+    if (st == CSV_G_UNQ)
+        field_done(a, k, f, fs, p, false, rec, line);
+    else if (st == CSV_G_MHE || st == CSV_G_MHS)
+        field_done(a, k, f, fs, qe, escaped, rec, line);
+    else /* nothing since the delimiter, or the record's start */
+        field_done(a, k, f, p, p, false, rec, line);
+}
+
+/* Parses record rec, [s, e) with its LF (and a CR before it) left out,
+ * stepping the grammar (io/csv/csv_grammar.h). Returns 0 for a blank
+ * record, 1 for a row, -1 when the quotes or a CR break the rules parity
+ * relies on: a lax step, a line end inside the record, or a quoted field
+ * open at its end. */
 __device__ int parse_record(const csv_args &a, const counters &k, const char *s,
                             const char *e, unsigned rec, ull line)
 {
-    const char delim = a.delim;
-    int state = ROW_NOT_BEGUN, f = 0;
-    bool quoted = false, escaped = false, spaces = false;
+    const unsigned char delim = (unsigned char)a.delim;
+    unsigned st = CSV_G_ROW;
+    int f = 0;
+    bool escaped = false;
     const char *fs = s, *qe = s;
     for (const char *p = s; p < e; p++) {
-        char c = *p;
-        bool blank = (c == ' ' || c == '\t') && c != delim;
-        switch (state) {
-        case ROW_NOT_BEGUN:
-        case FIELD_NOT_BEGUN:
-            if (blank)
-                continue;
-            if (c == '\r' || c == '\n')
-                return -1;
-            if (c == delim) {
-                field_done(a, k, f++, p, p, false, rec, line);
-                state = FIELD_NOT_BEGUN;
-            } else {
-                quoted = c == '"';
-                escaped = false;
-                fs = quoted ? p + 1 : p;
-                state = FIELD_BEGUN;
-            }
-            break;
-        case FIELD_BEGUN:
-            if (quoted) {
-                if (c == '"') {
-                    qe = p;
-                    spaces = false;
-                    state = FIELD_MIGHT_END;
-                }
-            } else if (c == '"' || c == '\r' || c == '\n') {
-                return -1;
-            } else if (c == delim) {
-                field_done(a, k, f++, fs, p, false, rec, line);
-                state = FIELD_NOT_BEGUN;
-            }
-            break;
-        default: /* FIELD_MIGHT_END: after a quote inside quotes */
-            if (c == delim) {
-                field_done(a, k, f++, fs, qe, escaped, rec, line);
-                state = FIELD_NOT_BEGUN;
-            } else if (blank) {
-                spaces = true;
-            } else if (c == '"' && !spaces) {
-                escaped = true; /* a doubled quote */
-                state = FIELD_BEGUN;
-            } else {
-                return -1;
-            }
-            break;
+        unsigned x = csv_g_step(st, csv_g_class((unsigned char)*p, delim, 1));
+        unsigned acts = csv_g_acts(x);
+        if (acts & (CSV_GA_LAX | CSV_GA_END))
+            return -1;
+        if (acts & CSV_GA_START) {
+            fs = acts & CSV_GA_OPEN ? p + 1 : p;
+            escaped = false;
         }
+        if (acts & CSV_GA_QUOTE)
+            qe = p;
+        escaped |= (acts & CSV_GA_LITERAL) != 0;
+        if (acts & CSV_GA_FIELD)
+            end_field(a, k, f++, st, fs, qe, p, escaped, rec, line);
+        st = csv_g_next(x);
     }
-    if (state == ROW_NOT_BEGUN)
+    if (st == CSV_G_ROW)
         return 0;
-    if (state == FIELD_BEGUN && quoted)
+    if (st == CSV_G_QUO)
         return -1;
-    if (state == FIELD_BEGUN)
-        field_done(a, k, f++, fs, e, false, rec, line);
-    else if (state == FIELD_MIGHT_END)
-        field_done(a, k, f++, fs, qe, escaped, rec, line);
-    else
-        field_done(a, k, f++, e, e, false, rec, line);
+    end_field(a, k, f++, st, fs, qe, e, escaped, rec, line);
     for (; f < a.nmap; f++) {
         int c = a.map[f];
         if (c >= 0) {
@@ -355,7 +335,7 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
     for (unsigned r = blockIdx.x * THREADS + threadIdx.x; r < nrec;
          r += gridDim.x * THREADS) {
         unsigned b = r ? a.rec_end[r - 1] + 1 : 0, e = a.rec_end[r];
-        if (e > b && text[e - 1] == '\r')
+        if (e > b && text[e - 1] == CSV_G_CR)
             e--;
         ull line = line0 + r + (r ? a.rec_inlf[r - 1] : 0);
         int got;
