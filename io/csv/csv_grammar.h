@@ -87,7 +87,14 @@ enum csv_g_action {
      (mhs) << 5 * CSV_G_BITS)
 
 /* The transition table, a class's column packed in a word so that neither
- * side needs a table in memory. */
+ * side needs a table in memory. By rows, for the reader:
+ *          OTHER       BLANK  TERM     DELIM      QUOTE
+ *   ROW    UNQ start   ROW    ROW end  FNB field  QUO start open
+ *   FNB    UNQ start   FNB    ROW end  FNB field  QUO start open
+ *   UNQ    UNQ         UNQ    ROW end  FNB field  UNQ lax
+ *   QUO    QUO         QUO    QUO      QUO        MHE quote
+ *   MHE    QUO lax     MHS    ROW end  FNB field  QUO literal
+ *   MHS    QUO lax     MHS    ROW end  FNB field  MHE lax */
 CSV_G_FN uint64_t csv_g_column(unsigned cls)
 {
     switch (cls) {
