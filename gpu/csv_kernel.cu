@@ -241,54 +241,56 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
 }
 
 /* The field that ends at p in grammar state st: its text and whether a
- * doubled quote is in it. */
+ * doubled quote is in it; one call of field_done, inlined once. */
 __device__ __forceinline__ void end_field(const csv_args &a, const counters &k,
                                           int f, unsigned st, const char *fs,
                                           const char *qe, const char *p,
                                           bool escaped, unsigned rec, ull line)
 {
-    if (st == CSV_G_UNQ)
-        field_done(a, k, f, fs, p, false, rec, line);
-    else if (st == CSV_G_MHE || st == CSV_G_MHS)
-        field_done(a, k, f, fs, qe, escaped, rec, line);
-    else /* nothing since the delimiter, or the record's start */
-        field_done(a, k, f, p, p, false, rec, line);
+    bool quoted = st == CSV_G_MHE || st == CSV_G_MHS;
+    /* else nothing since the delimiter, or the record's start */
+    const char *b = st == CSV_G_UNQ || quoted ? fs : p;
+    field_done(a, k, f, b, quoted ? qe : p, quoted && escaped, rec, line);
 }
 
 /* Parses record rec, [s, e) with its LF (and a CR before it) left out,
- * stepping the grammar (io/csv/csv_grammar.h). Returns 0 for a blank
- * record, 1 for a row, -1 when the quotes or a CR break the rules parity
- * relies on: a lax step, a line end inside the record, or a quoted field
- * open at its end. */
-__device__ int parse_record(const csv_args &a, const counters &k, const char *s,
-                            const char *e, unsigned rec, ull line)
+ * stepping the grammar (io/csv/csv_grammar.h) through gram, every byte's
+ * column of its table. Returns 0 for a blank record, 1 for a row, -1 when
+ * the quotes or a CR break the rules parity relies on: a lax step, a line
+ * end inside the record, or a quoted field open at its end. Field starts
+ * and quotes are offsets from s: fewer registers than pointers. */
+__device__ int parse_record(const csv_args &a, const counters &k,
+                            const ull *gram, const char *s, const char *e,
+                            unsigned rec, ull line)
 {
-    const unsigned char delim = (unsigned char)a.delim;
     unsigned st = CSV_G_ROW;
     int f = 0;
     bool escaped = false;
-    const char *fs = s, *qe = s;
-    for (const char *p = s; p < e; p++) {
-        unsigned x = csv_g_step(st, csv_g_class((unsigned char)*p, delim, 1));
+    unsigned fs = 0, qe = 0;
+    for (const char *p = s;; p++) {
+        unsigned x;
+        if (p < e)
+            x = csv_g_take(gram[(unsigned char)*p], st);
+        else if (st == CSV_G_ROW || st == CSV_G_QUO)
+            return st == CSV_G_ROW ? 0 : -1;
+        else
+            x = CSV_GA_FIELD << 3; /* the record's end ends its last field */
         unsigned acts = csv_g_acts(x);
         if (acts & (CSV_GA_LAX | CSV_GA_END))
             return -1;
         if (acts & CSV_GA_START) {
-            fs = acts & CSV_GA_OPEN ? p + 1 : p;
+            fs = (unsigned)(p - s) + ((acts & CSV_GA_OPEN) != 0);
             escaped = false;
         }
         if (acts & CSV_GA_QUOTE)
-            qe = p;
+            qe = (unsigned)(p - s);
         escaped |= (acts & CSV_GA_LITERAL) != 0;
         if (acts & CSV_GA_FIELD)
-            end_field(a, k, f++, st, fs, qe, p, escaped, rec, line);
+            end_field(a, k, f++, st, s + fs, s + qe, p, escaped, rec, line);
+        if (p == e)
+            break;
         st = csv_g_next(x);
     }
-    if (st == CSV_G_ROW)
-        return 0;
-    if (st == CSV_G_QUO)
-        return -1;
-    end_field(a, k, f++, st, fs, qe, e, escaped, rec, line);
     for (; f < a.nmap; f++) {
         int c = a.map[f];
         if (c >= 0) {
@@ -321,12 +323,18 @@ __device__ bool repeats_header(const csv_args &a, const char *s, const char *e)
 __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
 {
     __shared__ ull sh[SH_COLS * CNT_N];
+    /* the grammar's step for each byte in one shared load, no compares and
+       no 64-bit constants held in registers */
+    __shared__ ull gram[256];
     raw_state *st = a.st;
     if (st->stop)
         return;
     int nsh = a.ncols < SH_COLS ? a.ncols : SH_COLS;
     for (int i = threadIdx.x; i < nsh * CNT_N; i += THREADS)
         sh[i] = cnt_takes_min(i) ? ~0ull : 0;
+    for (int i = threadIdx.x; i < 256; i += THREADS)
+        gram[i] = csv_g_column(
+            csv_g_class((unsigned char)i, (unsigned char)a.delim, 1));
     __syncthreads();
     counters k{sh, a.cnt_chunk};
     const char *text = a.buf + st->text_start;
@@ -344,7 +352,7 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
             atomicAdd(&st->repeats_chunk, 1u);
             atomicMin(&st->repeat_line_chunk, line);
         } else {
-            got = parse_record(a, k, text + b, text + e, r, line);
+            got = parse_record(a, k, gram, text + b, text + e, r, line);
         }
         a.row_flag[r] = got > 0;
         if (got < 0)
