@@ -309,19 +309,34 @@ static void dialect_scanner(scanner *sc, const csv_dialect *d)
                      !d->whitespace);
 }
 
-void csv_summarize(const csv_dialect *d, const char *buf, size_t n,
-                   csv_summary *s)
+/* Every byte's next states, by state: a byte-wide load a lane, where the
+ * packed columns would cost a 64-bit shift a lane. */
+typedef struct lanes {
+    unsigned char next[256][8];
+} lanes;
+
+static void lanes_init(lanes *l, const csv_dialect *d)
 {
     scanner sc;
     dialect_scanner(&sc, d);
+    for (unsigned c = 0; c < 256; c++)
+        for (int k = 0; k < CSV_NSTATES; k++)
+            l->next[c][k] = (unsigned char)next_of(&sc, (unsigned char)c, k);
+}
+
+void csv_summarize(const csv_dialect *d, const char *buf, size_t n,
+                   csv_summary *s)
+{
+    lanes l;
+    lanes_init(&l, d);
     unsigned char st[CSV_NSTATES];
     for (int k = 0; k < CSV_NSTATES; k++)
         st[k] = (unsigned char)k;
     /* six lanes at once: the table is small, the bytes are read once */
     for (size_t i = 0; i < n; i++) {
-        uint64_t col = sc.col[(unsigned char)buf[i]];
+        const unsigned char *next = l.next[(unsigned char)buf[i]];
         for (int k = 0; k < CSV_NSTATES; k++)
-            st[k] = (unsigned char)csv_g_next(csv_g_take(col, st[k]));
+            st[k] = next[st[k]];
     }
     memcpy(s->end, st, sizeof st);
     s->lfs = count_newlines(buf, n);
