@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "csv/csv_grammar.h"
+#include "io/csv/csv_grammar.h"
 
 /* The grammar's states under the names this file uses. */
 enum scan_state {

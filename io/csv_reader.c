@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "csv/csv_grammar.h"
+#include "io/csv/csv_grammar.h"
 #include "parse_number.h"
 
 /* Rare paths stay out of the per-field callback's frame. */
