@@ -12,17 +12,19 @@
  * Delimiter-Separated Raw Data", PVLDB 13(5), 2020, reduced to the two
  * states RFC 4180 needs.
  *
- * Each record is then parsed by one thread with libcsv's field rules (its
- * documented behaviour: blanks around unquoted fields dropped, blank lines
- * are no records, doubled quotes inside quotes). Parity and those rules
- * agree exactly when every quote stands where RFC 4180 puts it; a thread
- * that meets any other quote, or a bare CR, stops the device at this
- * chunk, and the host (libcsv, the reference) parses from its start. */
+ * Each record is then parsed by one thread stepping the host's grammar
+ * (io/csv/csv_grammar.h, libcsv's rules: blanks around unquoted fields
+ * dropped, blank lines are no records, doubled quotes inside quotes).
+ * Parity and the grammar agree exactly when every quote stands where RFC
+ * 4180 puts it; a thread that meets a lax step or a bare CR stops the
+ * device at this chunk, and the host (libcsv, the reference) parses from
+ * its start. */
 #include "raw.cuh"
 
 #include <cub/cub.cuh>
 #include <math.h>
 
+#include "io/csv/csv_grammar.h"
 #include "parse_field.cuh"
 
 namespace
@@ -109,9 +111,9 @@ __global__ void seg_kernel(csv_args a, unsigned nseg)
                 unsigned off = at + k;
                 if (off < lo || off >= hi)
                     continue;
-                p ^= b[k] == '"';
-                even += b[k] == '\n' && !p;
-                odd += b[k] == '\n' && p;
+                p ^= b[k] == CSV_G_QUOTE;
+                even += b[k] == CSV_G_LF && !p;
+                odd += b[k] == CSV_G_LF && p;
             }
             sum = ((ull)p << 63) + ((ull)odd << 32) + even;
         }
@@ -142,9 +144,9 @@ __global__ void split_kernel(csv_args a, unsigned nseg)
         if (off < lo || off >= hi)
             continue;
         unsigned char c = b[k];
-        if (c == '"') {
+        if (c == CSV_G_QUOTE) {
             p ^= 1;
-        } else if (c == '\n') {
+        } else if (c == CSV_G_LF) {
             if (p) {
                 inlf++;
             } else {
@@ -153,7 +155,8 @@ __global__ void split_kernel(csv_args a, unsigned nseg)
                 rec++;
                 last = off - lo + 1;
             }
-        } else if (c == '\r' && !p && off + 1 < hi && a.buf[off + 1] != '\n') {
+        } else if (c == CSV_G_CR && !p && off + 1 < hi &&
+                   a.buf[off + 1] != CSV_G_LF) {
             stop_here(st, RAW_BARE_CR);
         }
     }
@@ -162,9 +165,6 @@ __global__ void split_kernel(csv_args a, unsigned nseg)
         atomicMax(&st->end_off, last);
     }
 }
-
-/* libcsv's parser states, for one record. */
-enum { ROW_NOT_BEGUN, FIELD_NOT_BEGUN, FIELD_BEGUN, FIELD_MIGHT_END };
 
 /* Lists field [s, e) of column c, record rec, for the host to round. */
 __device__ void list_hard(const csv_args &a, int c, const char *s,
@@ -240,75 +240,57 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
     }
 }
 
-/* Parses record rec, [s, e) with its LF (and a CR before it) left out.
- * Returns 0 for a blank record, 1 for a row, -1 when the quotes or a CR
- * break the rules parity relies on. */
-__device__ int parse_record(const csv_args &a, const counters &k, const char *s,
-                            const char *e, unsigned rec, ull line)
+/* The field that ends at p in grammar state st: its text and whether a
+ * doubled quote is in it; one call of field_done, inlined once. */
+__device__ __forceinline__ void end_field(const csv_args &a, const counters &k,
+                                          int f, unsigned st, const char *fs,
+                                          const char *qe, const char *p,
+                                          bool escaped, unsigned rec, ull line)
 {
-    const char delim = a.delim;
-    int state = ROW_NOT_BEGUN, f = 0;
-    bool quoted = false, escaped = false, spaces = false;
-    const char *fs = s, *qe = s;
-    for (const char *p = s; p < e; p++) {
-        char c = *p;
-        bool blank = (c == ' ' || c == '\t') && c != delim;
-        switch (state) {
-        case ROW_NOT_BEGUN:
-        case FIELD_NOT_BEGUN:
-            if (blank)
-                continue;
-            if (c == '\r' || c == '\n')
-                return -1;
-            if (c == delim) {
-                field_done(a, k, f++, p, p, false, rec, line);
-                state = FIELD_NOT_BEGUN;
-            } else {
-                quoted = c == '"';
-                escaped = false;
-                fs = quoted ? p + 1 : p;
-                state = FIELD_BEGUN;
-            }
-            break;
-        case FIELD_BEGUN:
-            if (quoted) {
-                if (c == '"') {
-                    qe = p;
-                    spaces = false;
-                    state = FIELD_MIGHT_END;
-                }
-            } else if (c == '"' || c == '\r' || c == '\n') {
-                return -1;
-            } else if (c == delim) {
-                field_done(a, k, f++, fs, p, false, rec, line);
-                state = FIELD_NOT_BEGUN;
-            }
-            break;
-        default: /* FIELD_MIGHT_END: after a quote inside quotes */
-            if (c == delim) {
-                field_done(a, k, f++, fs, qe, escaped, rec, line);
-                state = FIELD_NOT_BEGUN;
-            } else if (blank) {
-                spaces = true;
-            } else if (c == '"' && !spaces) {
-                escaped = true; /* a doubled quote */
-                state = FIELD_BEGUN;
-            } else {
-                return -1;
-            }
-            break;
+    bool quoted = st == CSV_G_MHE || st == CSV_G_MHS;
+    /* else nothing since the delimiter, or the record's start */
+    const char *b = st == CSV_G_UNQ || quoted ? fs : p;
+    field_done(a, k, f, b, quoted ? qe : p, quoted && escaped, rec, line);
+}
+
+/* Parses record rec, [s, e) with its LF (and a CR before it) left out,
+ * stepping the grammar (io/csv/csv_grammar.h) through gram, every byte's
+ * column of its table. Returns 0 for a blank record, 1 for a row, -1 when
+ * the quotes or a CR break the rules parity relies on: a lax step, a line
+ * end inside the record, or a quoted field open at its end. Field starts
+ * and quotes are offsets from s: fewer registers than pointers. */
+__device__ int parse_record(const csv_args &a, const counters &k,
+                            const ull *gram, const char *s, const char *e,
+                            unsigned rec, ull line)
+{
+    unsigned st = CSV_G_ROW;
+    int f = 0;
+    bool escaped = false;
+    unsigned fs = 0, qe = 0;
+    for (const char *p = s;; p++) {
+        unsigned x;
+        if (p < e)
+            x = csv_g_take(gram[(unsigned char)*p], st);
+        else if (st == CSV_G_ROW || st == CSV_G_QUO)
+            return st == CSV_G_ROW ? 0 : -1;
+        else
+            x = CSV_GA_FIELD << 3; /* the record's end ends its last field */
+        unsigned acts = csv_g_acts(x);
+        if (acts & (CSV_GA_LAX | CSV_GA_END))
+            return -1;
+        if (acts & CSV_GA_START) {
+            fs = (unsigned)(p - s) + ((acts & CSV_GA_OPEN) != 0);
+            escaped = false;
         }
+        if (acts & CSV_GA_QUOTE)
+            qe = (unsigned)(p - s);
+        escaped |= (acts & CSV_GA_LITERAL) != 0;
+        if (acts & CSV_GA_FIELD)
+            end_field(a, k, f++, st, s + fs, s + qe, p, escaped, rec, line);
+        if (p == e)
+            break;
+        st = csv_g_next(x);
     }
-    if (state == ROW_NOT_BEGUN)
-        return 0;
-    if (state == FIELD_BEGUN && quoted)
-        return -1;
-    if (state == FIELD_BEGUN)
-        field_done(a, k, f++, fs, e, false, rec, line);
-    else if (state == FIELD_MIGHT_END)
-        field_done(a, k, f++, fs, qe, escaped, rec, line);
-    else
-        field_done(a, k, f++, e, e, false, rec, line);
     for (; f < a.nmap; f++) {
         int c = a.map[f];
         if (c >= 0) {
@@ -341,12 +323,18 @@ __device__ bool repeats_header(const csv_args &a, const char *s, const char *e)
 __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
 {
     __shared__ ull sh[SH_COLS * CNT_N];
+    /* the grammar's step for each byte in one shared load, no compares and
+       no 64-bit constants held in registers */
+    __shared__ ull gram[256];
     raw_state *st = a.st;
     if (st->stop)
         return;
     int nsh = a.ncols < SH_COLS ? a.ncols : SH_COLS;
     for (int i = threadIdx.x; i < nsh * CNT_N; i += THREADS)
         sh[i] = cnt_takes_min(i) ? ~0ull : 0;
+    for (int i = threadIdx.x; i < 256; i += THREADS)
+        gram[i] = csv_g_column(
+            csv_g_class((unsigned char)i, (unsigned char)a.delim, 1));
     __syncthreads();
     counters k{sh, a.cnt_chunk};
     const char *text = a.buf + st->text_start;
@@ -355,7 +343,7 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
     for (unsigned r = blockIdx.x * THREADS + threadIdx.x; r < nrec;
          r += gridDim.x * THREADS) {
         unsigned b = r ? a.rec_end[r - 1] + 1 : 0, e = a.rec_end[r];
-        if (e > b && text[e - 1] == '\r')
+        if (e > b && text[e - 1] == CSV_G_CR)
             e--;
         ull line = line0 + r + (r ? a.rec_inlf[r - 1] : 0);
         int got;
@@ -364,7 +352,7 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
             atomicAdd(&st->repeats_chunk, 1u);
             atomicMin(&st->repeat_line_chunk, line);
         } else {
-            got = parse_record(a, k, text + b, text + e, r, line);
+            got = parse_record(a, k, gram, text + b, text + e, r, line);
         }
         a.row_flag[r] = got > 0;
         if (got < 0)

@@ -1,56 +1,42 @@
 /* Record boundaries in CSV text without tokenizing it: cutting a stream
- * into blocks, and finding the line a record starts on. The state machine
- * mirrors libcsv 3.0.3's non-strict parser (csv_parse in libcsv.c), so a
- * boundary found here is one libcsv sees too:
- *   - blanks (space, tab unless it is the delimiter) before a field are
- *     skipped, and a line holding only blanks is no record;
- *   - CR and LF both end a record outside quotes;
- *   - a quote opens a quoted field only at the start of a field; elsewhere
- *     in an unquoted field it is a literal;
- *   - after a quote inside a quoted field: a second quote is a literal
- *     quote, a delimiter or CR/LF ends the field, blanks wait, and any other
- *     byte goes back inside the quoted field (a quote after those blanks is
- *     a literal that keeps waiting). */
+ * into blocks, and finding the line a record starts on. The rules are
+ * io/csv/csv_grammar.h's, libcsv's, so a boundary found here is one libcsv
+ * sees too. */
 #include "io/csv/csv_reader.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "io/csv/csv_grammar.h"
+
+/* The grammar's states under the names this file uses. */
 enum scan_state {
-    S_ROW, /* no field of the record seen yet */
-    S_FNB, /* after a delimiter */
-    S_UNQ, /* in an unquoted field */
-    S_QUO, /* in a quoted field */
-    S_MHE, /* just after a quote inside a quoted field */
-    S_MHS, /* after that quote and blanks */
-    S_COUNT
+    S_ROW = CSV_G_ROW,
+    S_FNB = CSV_G_FNB,
+    S_UNQ = CSV_G_UNQ,
+    S_QUO = CSV_G_QUO,
+    S_MHE = CSV_G_MHE,
+    S_MHS = CSV_G_MHS
 };
 
-enum byte_class { B_OTHER, B_BLANK, B_TERM, B_DELIM, B_QUOTE, B_COUNT };
+_Static_assert(CSV_NSTATES == CSV_G_NSTATES, "a summary holds every state");
 
-static const unsigned char next_state[S_COUNT][B_COUNT] = {
-    /*          OTHER  BLANK  TERM   DELIM  QUOTE */
-    [S_ROW] = {S_UNQ, S_ROW, S_ROW, S_FNB, S_QUO},
-    [S_FNB] = {S_UNQ, S_FNB, S_ROW, S_FNB, S_QUO},
-    [S_UNQ] = {S_UNQ, S_UNQ, S_ROW, S_FNB, S_UNQ},
-    [S_QUO] = {S_QUO, S_QUO, S_QUO, S_QUO, S_MHE},
-    [S_MHE] = {S_QUO, S_MHS, S_ROW, S_FNB, S_QUO},
-    [S_MHS] = {S_QUO, S_MHS, S_ROW, S_FNB, S_MHE},
-};
-
-typedef struct scanner {
-    unsigned char cls[256];
-} scanner;
+typedef csv_g_bytes scanner;
 
 static void scanner_init(scanner *s, char delim)
 {
-    memset(s->cls, B_OTHER, sizeof s->cls);
-    s->cls[' '] = B_BLANK;
-    s->cls['\t'] = B_BLANK;
-    s->cls['\r'] = B_TERM;
-    s->cls['\n'] = B_TERM;
-    s->cls['"'] = B_QUOTE;
-    s->cls[(unsigned char)(delim ? delim : ',')] = B_DELIM;
+    csv_g_bytes_init(s, (unsigned char)(delim ? delim : ','), 1);
+}
+
+/* The step from state s on byte ch. */
+static unsigned step_of(const scanner *sc, unsigned char ch, int s)
+{
+    return csv_g_take(sc->col[ch], (unsigned)s);
+}
+
+static int next_of(const scanner *sc, unsigned char ch, int s)
+{
+    return (int)csv_g_next(step_of(sc, ch, s));
 }
 
 /* LFs in at most 255 * 16 bytes: byte-wide counters that cannot wrap, which
@@ -146,14 +132,15 @@ static size_t scan(const scanner *sc, const char *buf, size_t from, size_t n,
             i = (size_t)(q - buf);
         }
         unsigned char ch = (unsigned char)buf[i];
-        int t = next_state[s][sc->cls[ch]];
-        if (t == S_QUO && s != S_MHE && s != S_MHS)
+        unsigned x = step_of(sc, ch, s);
+        unsigned acts = csv_g_acts(x);
+        if (acts & CSV_GA_OPEN)
             *open_at = i;
-        else if (ch == '\n' && t == S_ROW)
+        else if (ch == CSV_G_LF && (acts & CSV_GA_END))
             last = i + 1;
-        else if (ch == '\r' && t == S_ROW)
+        else if (ch == CSV_G_CR && (acts & CSV_GA_END))
             *last_cr = i + 1;
-        s = t;
+        s = (int)csv_g_next(x);
     }
     *st = s;
     return last;
@@ -301,7 +288,7 @@ uint64_t csv_line_of_row(const csv_dialect *d, const char *buf, size_t n,
             continue;
         }
         unsigned char ch = (unsigned char)buf[i];
-        int t = next_state[s][sc.cls[ch]];
+        int t = next_of(&sc, ch, s);
         if (s == S_ROW && t != S_ROW && ++seen == row)
             return line;
         line += ch == '\n';
@@ -318,24 +305,38 @@ int csv_start_state(void)
 /* Whitespace text has no quotes: a '"' there is an ordinary byte. */
 static void dialect_scanner(scanner *sc, const csv_dialect *d)
 {
-    scanner_init(sc, d->delim);
-    if (d->whitespace)
-        sc->cls['"'] = B_OTHER;
+    csv_g_bytes_init(sc, (unsigned char)(d->delim ? d->delim : ','),
+                     !d->whitespace);
+}
+
+/* Every byte's next states, by state: a byte-wide load a lane, where the
+ * packed columns would cost a 64-bit shift a lane. */
+typedef struct lanes {
+    unsigned char next[256][8];
+} lanes;
+
+static void lanes_init(lanes *l, const csv_dialect *d)
+{
+    scanner sc;
+    dialect_scanner(&sc, d);
+    for (unsigned c = 0; c < 256; c++)
+        for (int k = 0; k < CSV_NSTATES; k++)
+            l->next[c][k] = (unsigned char)next_of(&sc, (unsigned char)c, k);
 }
 
 void csv_summarize(const csv_dialect *d, const char *buf, size_t n,
                    csv_summary *s)
 {
-    scanner sc;
-    dialect_scanner(&sc, d);
+    lanes l;
+    lanes_init(&l, d);
     unsigned char st[CSV_NSTATES];
     for (int k = 0; k < CSV_NSTATES; k++)
         st[k] = (unsigned char)k;
     /* six lanes at once: the table is small, the bytes are read once */
     for (size_t i = 0; i < n; i++) {
-        unsigned char cls = sc.cls[(unsigned char)buf[i]];
+        const unsigned char *next = l.next[(unsigned char)buf[i]];
         for (int k = 0; k < CSV_NSTATES; k++)
-            st[k] = next_state[st[k]][cls];
+            st[k] = next[st[k]];
     }
     memcpy(s->end, st, sizeof st);
     s->lfs = count_newlines(buf, n);
@@ -359,7 +360,7 @@ size_t csv_first_record(const csv_dialect *d, const char *buf, size_t n,
     for (size_t i = 0; i < n; i++) {
         if (s == S_ROW)
             return i;
-        s = next_state[s][sc.cls[(unsigned char)buf[i]]];
+        s = next_of(&sc, (unsigned char)buf[i], s);
     }
     return s == S_ROW ? n : (size_t)-1;
 }

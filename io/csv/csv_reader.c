@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "io/base/chunk_keys.h"
+#include "io/csv/csv_grammar.h"
 #include "io/num/parse_number.h"
 
 /* Rare paths stay out of the per-field callback's frame. */
@@ -218,20 +219,21 @@ static void on_record(int ch, void *data)
  * trimmed (parse_number ignores them). */
 static int quote_free(const char *s, size_t n)
 {
-    if (memchr(s, '"', n))
+    if (memchr(s, CSV_G_QUOTE, n))
         return 0;
-    for (const char *cr = memchr(s, '\r', n); cr;
-         cr = memchr(cr + 1, '\r', (size_t)(s + n - cr - 1)))
-        if (cr + 1 == s + n || cr[1] != '\n')
+    for (const char *cr = memchr(s, CSV_G_CR, n); cr;
+         cr = memchr(cr + 1, CSV_G_CR, (size_t)(s + n - cr - 1)))
+        if (cr + 1 == s + n || cr[1] != CSV_G_LF)
             return 0;
     return 1;
 }
 
-/* libcsv's blanks are space and tab, except the delimiter itself. */
+/* A line of blanks is no record (the grammar stays between records). */
 static int blank_line(const char *s, const char *e, char delim)
 {
     for (; s < e; s++)
-        if ((*s != ' ' && *s != '\t') || *s == delim)
+        if (csv_g_class((unsigned char)*s, (unsigned char)delim, 1) !=
+            CSV_G_BLANK)
             return 0;
     return 1;
 }

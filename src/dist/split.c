@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/csv/csv_grammar.h"
 #include "io/source/source.h"
 
 /* Bytes read at once while summarising or looking for a boundary. */
@@ -192,16 +193,16 @@ static uint64_t count_lfs(const char *p, size_t n, int *quote)
  * is looked for only up to the LF (most files have none). */
 static const char *first_term(const char *buf, size_t n)
 {
-    const char *lf = memchr(buf, '\n', n);
-    const char *cr = memchr(buf, '\r', lf ? (size_t)(lf - buf) : n);
+    const char *lf = memchr(buf, CSV_G_LF, n);
+    const char *cr = memchr(buf, CSV_G_CR, lf ? (size_t)(lf - buf) : n);
     return cr ? cr : lf;
 }
 
 static const char *last_term(const char *buf, size_t n)
 {
-    const char *lf = memrchr(buf, '\n', n);
+    const char *lf = memrchr(buf, CSV_G_LF, n);
     const char *from = lf ? lf + 1 : buf;
-    const char *cr = memrchr(from, '\r', (size_t)(buf + n - from));
+    const char *cr = memrchr(from, CSV_G_CR, (size_t)(buf + n - from));
     return cr ? cr : lf;
 }
 
@@ -210,7 +211,7 @@ static const char *last_term(const char *buf, size_t n)
  * terminator every lane is either inside a quoted field (and stays there)
  * or between records, where the last terminator puts it back: the block's
  * summary is its head's (through the first terminator) then its tail's
- * (after the last). io/csv/csv_cut.c's table is the proof; tests/dist/
+ * (after the last). io/csv/csv_grammar.h's table is the proof; tests/dist/
  * test_split.c checks it against csv_summarize. */
 void split_summarize_block(const csv_dialect *d, const char *buf, size_t n,
                            csv_summary *s)

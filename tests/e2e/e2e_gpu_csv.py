@@ -44,20 +44,20 @@ and the numbers must still be the CPU's bit for bit.
 Generators (each a function gen_*, mixed at random sizes): quoted fields
 holding delimiters, doubled quotes and LF/CRLF; quoted and blank-padded
 numbers; ragged rows; integer columns past 2^53 (up to 2^64, ties of one
-double, "12.000" and "1.2e1" spellings: kept exact, CPU and GPU alike); every
-number form (signs, .5, 5., exponents, inf and
-NaN in any case, -0, 17 to 25 digit mantissas, exact halfway points between
-doubles and their neighbours, subnormals, 1e400); invalid words; --strict
-with and without an invalid field; blank and blanks-only lines in the middle
-and at the end; stray quotes (ab"c, "a"b); bare CRs; an unterminated quote
-at EOF; records longer than small chunks; the header line again between
-rows, also after a BOM (files joined by cat: no rows, and the count said on
-stderr must match). Some shapes name two columns alike, and some -c lists
-select a column twice (printed once). Some inputs are gzip-compressed
-(one or more members), some come on stdin, some cases name two files. Two
-large inputs (about 16 MB, 250k rows; COLSTAT_TEST_QUICK: 60k) run with
-the default chunk size, 4096 and 1 MiB, one of them turning irregular late
-(a bare CR, a blank line, a stray quote or a hard number at 60-95%).
+double, "12.000" and "1.2e1" spellings: kept exact, CPU and GPU alike);
+every number form (signs, .5, 5., exponents, inf and NaN in any case, -0, 17
+to 25 digit mantissas, exact halfway points between doubles and their
+neighbours, subnormals, 1e400); invalid words; --strict with and without an
+invalid field; blank and blanks-only lines in the middle and at the end;
+stray quotes (ab"c, "a"b, "a" b, "a" "); bare CRs; an unterminated quote at
+EOF; records longer than small chunks; the header line again between rows,
+also after a BOM (files joined by cat: no rows, and the count said on stderr
+must match). Some shapes name two columns alike, and some -c lists select a
+column twice (printed once). Some inputs are gzip-compressed (one or more
+members), some come on stdin, some cases name two files. Two large inputs
+(about 16 MB, 250k rows; COLSTAT_TEST_QUICK: 60k) run with the default chunk
+size, 4096 and 1 MiB, one of them turning irregular late (a bare CR, a blank
+line, a stray quote or a hard number at 60-95%).
 
 The CPU run's JSON of inputs known exactly (and at most 5000 rows) is also
 checked against the exact reference of harness.py.
@@ -437,8 +437,11 @@ class Doc:
         a, b = rng.choice(WORDS), rng.choice(WORDS)
         if col.kind == "text":
             return a + '"' + b
+        # the last: a quote after the closing quote and blanks (a lax step
+        # of the grammar that, unlike text there, ends with the field)
         return rng.choice(['1"2', ' "%s"' % easy_number(rng, "dec"),
-                           '"%s" ' % easy_number(rng, "dec"), a + '"' + b])
+                           '"%s" ' % easy_number(rng, "dec"), a + '"' + b,
+                           '"%s" "' % easy_number(rng, "dec")])
 
     def header_cells(self):
         names = self.shape.header_names(self.rng)
@@ -470,7 +473,9 @@ class Doc:
                     self.reasons.add("stray quote")
                     self.verify = False
                 elif self.at("quote_then_text", r) and i == r % s.ncols:
-                    raws.append('"%s"%s' % (rng.choice(["1", "ab"]), rng.choice(["2", "cd"])))
+                    # text after the closing quote, or after it and blanks
+                    raws.append('"%s"%s%s' % (rng.choice(["1", "ab"]), rng.choice(["", " "]),
+                                              rng.choice(["2", "cd"])))
                     vals.append(None)
                     self.reasons.add("stray quote")
                     self.status, self.verify = None, False
