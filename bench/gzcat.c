@@ -180,7 +180,7 @@ int main(int argc, char **argv)
     for (;;) {
         ssize_t r = buf ? gzp_read(g, buf, BUF_SIZE, &e) : -1;
         if (!buf)
-            cs_fail(&e, CS_EDATA, name, 0, "out of memory");
+            cs_fail(&e, CS_ENOMEM, name, 0, "out of memory");
         if (r < 0) {
             rc = failed(&e);
             break;

@@ -4,8 +4,8 @@
 #ifndef COLSTAT_GPU_BACKEND_CUH
 #define COLSTAT_GPU_BACKEND_CUH
 
+#include "device_store.cuh"
 #include "gpu.h"
-#include "kept.cuh"
 #include "kernels.cuh"
 
 constexpr int NSLOTS = 8;                  /* submissions in flight */
@@ -15,10 +15,10 @@ constexpr size_t RESERVE_BYTES = 512u << 20; /* left free on the device */
 constexpr const char NO_GPU[] = "no usable GPU: ";
 
 /* Events of one piece of work on one stream. c is set on the last piece
- * of a chunk: gpu_chunk_wait waits on its copy. */
+ * of a chunk: gpu_batch_wait waits on its copy. */
 struct slot {
     cudaEvent_t start, copied, reduced, binned;
-    const chunk *c;
+    const row_batch *c;
     bool busy;
 };
 
@@ -50,11 +50,11 @@ struct gpu_backend {
     double open_s[GPU_OPEN_NPHASES];
     double open_t; /* clock at the end of the last phase */
     uint64_t h2d_bytes;
-    kept_store kept; /* values kept to the end (kept.cuh) */
-    chunk_alloc alloc;
+    device_store store; /* values kept to the end (device_store.cuh) */
+    row_batch_alloc alloc;
     raw_input *raw; /* NULL until the first raw input */
     /* statistics of the values the host parsed for the device (hard
-       numbers), per column; the values themselves go to kept */
+       numbers), per column; the values themselves go to value_store */
     col_stats *extra;
 };
 

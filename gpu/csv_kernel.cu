@@ -76,8 +76,8 @@ __global__ void stitch_kernel(csv_args a)
         st->nonblank_end = 0;
         st->stop_now = 0;
         st->hard_at = st->hard_n;
-        st->repeats_chunk = 0;
-        st->repeat_line_chunk = ~0ull;
+        st->repeats_segment = 0;
+        st->repeat_line_segment = ~0ull;
     }
 }
 
@@ -186,7 +186,7 @@ __device__ void list_hard(const csv_args &a, int c, const char *s,
 
 struct counters {
     ull *sh; /* [SH_COLS][CNT_N] in shared memory */
-    ull *g;  /* [ncols][CNT_N] global, this chunk */
+    ull *g;  /* [ncols][CNT_N] global, this row_batch */
 };
 
 __device__ __forceinline__ ull *counter(const counters &k, int c, int what)
@@ -336,7 +336,7 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
         gram[i] = csv_g_column(
             csv_g_class((unsigned char)i, (unsigned char)a.delim, 1));
     __syncthreads();
-    counters k{sh, a.cnt_chunk};
+    counters k{sh, a.cnt_segment};
     const char *text = a.buf + st->text_start;
     unsigned nrec = st->nrec;
     ull line0 = st->line_base;
@@ -349,8 +349,8 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
         int got;
         if (a.repeat && repeats_header(a, text + b, text + e)) {
             got = 0; /* no row: the rows after it move up, as after a blank */
-            atomicAdd(&st->repeats_chunk, 1u);
-            atomicMin(&st->repeat_line_chunk, line);
+            atomicAdd(&st->repeats_segment, 1u);
+            atomicMin(&st->repeat_line_segment, line);
         } else {
             got = parse_record(a, k, gram, text + b, text + e, r, line);
         }
@@ -367,9 +367,9 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
         ull v = sh[i];
         if (cnt_takes_min(i)) {
             if (v != ~0ull)
-                atomicMin(&a.cnt_chunk[i], v);
+                atomicMin(&a.cnt_segment[i], v);
         } else if (v) {
-            atomicAdd(&a.cnt_chunk[i], v);
+            atomicAdd(&a.cnt_segment[i], v);
         }
     }
 }
@@ -476,9 +476,9 @@ __global__ void end_kernel(csv_args a)
     if (why) {
         st->hard_n = st->hard_at; /* the host parses this chunk again */
         st->stop = why;
-        st->stop_chunk = st->chunk;
+        st->stop_segment = st->chunk;
         st->n_row0[0] = 0;
-        a.status->stop_chunk = st->chunk;
+        a.status->stop_segment = st->chunk;
         a.status->stop = why;
         st->chunk++;
         return;
@@ -490,9 +490,9 @@ __global__ void end_kernel(csv_args a)
         a.hard[i].row = st->row_base + (moved ? a.row_of[rec] : rec);
     }
     st->row_base += rows;
-    if (st->repeats_chunk && !st->repeats)
-        st->repeat_line = st->repeat_line_chunk;
-    st->repeats += st->repeats_chunk;
+    if (st->repeats_segment && !st->repeats)
+        st->repeat_line = st->repeat_line_segment;
+    st->repeats += st->repeats_segment;
     st->keep_at = st->arena_used;
     st->arena_used += a.keep ? rows : 0;
     st->consumed += end;
@@ -501,11 +501,11 @@ __global__ void end_kernel(csv_args a)
     st->chunk++;
     a.status->arena_used = st->arena_used;
     a.status->consumed = st->consumed;
-    if (rows > st->chunk_rows_max)
-        st->chunk_rows_max = rows;
-    a.status->chunk_rows_max = st->chunk_rows_max;
-    __threadfence_system(); /* the host reads chunks_done first */
-    a.status->chunks_done = st->chunk;
+    if (rows > st->segment_rows_max)
+        st->segment_rows_max = rows;
+    a.status->segment_rows_max = st->segment_rows_max;
+    __threadfence_system(); /* the host reads segments_done first */
+    a.status->segments_done = st->chunk;
 }
 
 /* Keeps the new carry and adds the chunk's counters to the totals, unless
@@ -522,11 +522,11 @@ __global__ void commit_kernel(csv_args a)
     for (unsigned i = id; i < len; i += stride)
         a.carry_buf[i] = from[i];
     for (unsigned i = id; i < (unsigned)a.ncols * CNT_N; i += stride) {
-        ull v = a.cnt_chunk[i];
+        ull v = a.cnt_segment[i];
         if (i % CNT_N == CNT_FIRST_LINE && v < a.cnt[i]) {
-            a.cnt[i] = v; /* the column's first invalid field: kept */
+            a.cnt[i] = v; /* the column's first invalid field: value_store */
             unsigned c = i / CNT_N;
-            ull key = a.cnt_chunk[i + 1];
+            ull key = a.cnt_segment[i + 1];
             const char *f = a.buf + st->text_start + (key >> 17);
             unsigned n = (unsigned)(key & 0xffff);
             for (unsigned b = 0; b < n && b < RAW_FIELD_BYTES; b++)
@@ -603,13 +603,13 @@ size_t csv_scratch(csv_args *a, void *base)
     return at;
 }
 
-cudaError_t csv_chunk_launch(const csv_args *a, cudaStream_t s)
+cudaError_t csv_segment_launch(const csv_args *a, cudaStream_t s)
 {
     unsigned nseg = seg_count(a);
     /* the small per-chunk kernels loop over what they find: a grid that
        fills the device once, not one sized for the largest carry */
     unsigned spread = (unsigned)a->nsm * 2;
-    reset_kernel<<<spread, THREADS, 0, s>>>(a->cnt_chunk, a->ncols);
+    reset_kernel<<<spread, THREADS, 0, s>>>(a->cnt_segment, a->ncols);
     stitch_kernel<<<spread, THREADS, 0, s>>>(*a);
     seg_kernel<<<blocks_for(nseg), THREADS, 0, s>>>(*a, nseg);
     cudaError_t e = cudaGetLastError();

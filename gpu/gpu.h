@@ -9,7 +9,7 @@
  * Statistics that need every value once the input ended (quantiles,
  * histograms without a fixed range: stats_need_values) keep the values:
  * on the device within its memory (with their corrections when quantiles
- * are asked), and past it in a host store (src/stats/kept.h) within the
+ * are asked), and past it in a host store (src/stats/value_store.h) within the
  * host's budget, spilled to a file past it or dropped. gpu_pass counts a
  * pass of the selection over the device's values; the host store's are
  * the caller's to count. */
@@ -26,9 +26,9 @@ extern "C" { /* the C headers carry no extern "C" of their own */
 #include "io/base/error.h"
 #include "io/base/row_batch.h"
 #include "io/num/parse_number.h"
-#include "src/stats/kept.h"
 #include "src/stats/quantile.h"
 #include "src/stats/stats.h"
+#include "src/stats/value_store.h"
 
 typedef struct gpu_backend gpu_backend;
 
@@ -39,8 +39,8 @@ typedef struct gpu_config {
     int have_range; /* else the histogram spans the true min and max */
     double lo, hi;
     /* For tests and benchmarks; 0 means the default. */
-    size_t chunk_rows; /* rows of a value chunk on the device */
-    size_t raw_bytes;  /* bytes of a raw chunk */
+    size_t batch_rows; /* rows of a value chunk on the device */
+    size_t raw_bytes;  /* bytes of a raw row_batch */
     int keep_set;      /* keep_bytes given: */
     size_t keep_bytes; /*   device bytes for values kept to the end */
     int terms;         /* expansion terms of the exact sums (2, 3, 4) */
@@ -95,18 +95,19 @@ int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e);
 
 /* Page-locked allocator for the chunks g will be given. Its functions may
  * be called from several threads at once. */
-const chunk_alloc *gpu_chunk_alloc(gpu_backend *g);
+const row_batch_alloc *gpu_row_batch_alloc(gpu_backend *g);
 
 /* Rows per chunk, chosen from the device's free memory. */
-size_t gpu_chunk_rows(const gpu_backend *g);
+size_t gpu_batch_rows(const gpu_backend *g);
 
 /* Starts reducing c, whose first row is first_row (1-based over the whole
- * input). Asynchronous: c must not be changed until gpu_chunk_wait(g, c)
+ * input). Asynchronous: c must not be changed until gpu_batch_wait(g, c)
  * returns. */
-int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, cs_error *e);
+int gpu_submit(gpu_backend *g, const row_batch *c, uint64_t first_row,
+               cs_error *e);
 
 /* Blocks until the device no longer reads c. */
-int gpu_chunk_wait(gpu_backend *g, const chunk *c, cs_error *e);
+int gpu_batch_wait(gpu_backend *g, const row_batch *c, cs_error *e);
 
 /* Waits for all work, then merges each column's value statistics into
  * out[0..ncols) (stats_merge, rows already absolute) and, with STAT_HIST
@@ -116,11 +117,11 @@ int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, cs_error *e);
 
 /* Whether every value is kept (on the device or in the host store, not
  * dropped past the host's budget). */
-int gpu_kept_all(const gpu_backend *g);
+int gpu_store_all(const gpu_backend *g);
 
 /* The host store of kept values (past the device's memory, and the
  * numbers only the host rounds), NULL when none is kept. */
-const kept *gpu_host_values(const gpu_backend *g);
+const value_store *gpu_host_values(const gpu_backend *g);
 
 /* One pass over the values kept on the device, after gpu_finish: per
  * column, the selection whose ranges it counts (NULL: none) into counts
@@ -175,12 +176,12 @@ typedef struct gpu_raw_format {
 #define GPU_FIELD_BYTES 96 /* gpu/raw.cuh's RAW_FIELD_BYTES */
 
 typedef struct gpu_raw_result {
-    uint64_t rows;        /* rows the device reduced */
-    uint64_t lines;       /* physical lines those rows span (CSV) */
-    uint64_t consumed;    /* input bytes of those rows, from the first chunk */
-    int stopped;          /* the device stopped before the end of its input */
-    char reason[96];      /* why, when stopped */
-    uint64_t repeats;     /* repeated header lines it skipped */
+    uint64_t rows;     /* rows the device reduced */
+    uint64_t lines;    /* physical lines those rows span (CSV) */
+    uint64_t consumed; /* input bytes of those rows, from the first row_batch */
+    int stopped;       /* the device stopped before the end of its input */
+    char reason[96];   /* why, when stopped */
+    uint64_t repeats;  /* repeated header lines it skipped */
     uint64_t repeat_line; /* the first one's physical line */
     /* per column; missing/invalid/nan are added to the caller's arrays */
     uint64_t *missing, *invalid, *nan;
@@ -195,14 +196,14 @@ typedef struct gpu_raw_result {
 } gpu_raw_result;
 
 /* Bytes each raw chunk may hold (a multiple of a binary record). */
-size_t gpu_raw_chunk_bytes(const gpu_backend *g);
+size_t gpu_raw_segment_bytes(const gpu_backend *g);
 
 /* Starts an input whose first row is first_row (absolute, 1-based) and,
  * for CSV, whose first byte is on line first_line. */
 int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
                   uint64_t first_line, cs_error *e);
 
-/* Queues n bytes (page-locked, from gpu_chunk_alloc) of the input.
+/* Queues n bytes (page-locked, from gpu_row_batch_alloc) of the input.
  * Asynchronous: bytes must stay until gpu_raw_copied or gpu_raw_wait(g,
  * bytes) returns. */
 int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, cs_error *e);
@@ -222,7 +223,7 @@ int gpu_raw_copied(gpu_backend *g, const void *bytes, int *stopped,
 
 /* Ends the input: waits for the device and fills r. The bytes after
  * r->consumed that the device holds (the carried record, at most
- * gpu_raw_chunk_bytes) go to tail, *tail_len of them; the caller has the
+ * gpu_raw_segment_bytes) go to tail, *tail_len of them; the caller has the
  * bytes of the chunks it submitted after those. */
 int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
                 cs_error *e);

@@ -68,10 +68,10 @@ struct raw_state {
     ull consumed;  /* input bytes before the carry */
     ull n_row0[2]; /* (chunk) rows, first row: the reductions read these */
     ull chunk;     /* index of the chunk being parsed */
-    ull stop_chunk;
-    ull arena_used;     /* rows kept for an end-of-input histogram */
-    ull chunk_rows_max; /* the most rows of one chunk so far */
-    ull keep_at;        /* (chunk) where this chunk's rows go in the arena */
+    ull stop_segment;
+    ull arena_used;       /* rows kept for an end-of-input histogram */
+    ull segment_rows_max; /* the most rows of one chunk so far */
+    ull keep_at;          /* (chunk) where this chunk's rows go in the arena */
     unsigned carry_len;
     unsigned text_start, text_len; /* (chunk) text = buf + text_start */
     unsigned nrec;                 /* (chunk) LFs outside quotes */
@@ -81,20 +81,20 @@ struct raw_state {
     unsigned end_off;              /* (chunk) just past the last record */
     int stop, stop_now;            /* enum raw_stop: sticky, (chunk) */
     unsigned hard_n, hard_at;      /* entries listed; (chunk) before it */
-    unsigned repeats_chunk;        /* (chunk) repeated header lines */
-    ull repeat_line_chunk;         /* (chunk) the first one's line, or ~0 */
+    unsigned repeats_segment;      /* (chunk) repeated header lines */
+    ull repeat_line_segment;       /* (chunk) the first one's line, or ~0 */
     ull repeats, repeat_line;      /* the input's, the first one's line */
 };
 
 /* What the host reads without a copy (mapped page-locked memory). */
 struct raw_status {
-    volatile ull chunks_done;
+    volatile ull segments_done;
     volatile int stop;
-    volatile ull stop_chunk;
-    /* As of chunk chunks_done (written before it): the arena's rows, the
+    volatile ull stop_segment;
+    /* As of chunk segments_done (written before it): the arena's rows, the
        input bytes consumed, and the most rows one chunk kept, so that the
        host grows the arena ahead of the device without waiting for it. */
-    volatile ull arena_used, consumed, chunk_rows_max;
+    volatile ull arena_used, consumed, segment_rows_max;
 };
 
 struct csv_args {
@@ -115,9 +115,9 @@ struct csv_args {
     double *col; /* column j at col + j * ld */
     size_t ld;
     raw_state *st;
-    raw_status *status;   /* device view of the mapped status */
-    char *carry_buf;      /* [carry] */
-    ull *cnt, *cnt_chunk; /* [ncols][CNT_N]: totals, this chunk's */
+    raw_status *status;     /* device view of the mapped status */
+    char *carry_buf;        /* [carry] */
+    ull *cnt, *cnt_segment; /* [ncols][CNT_N]: totals, this chunk's */
     /* per column: the first invalid field's first bytes, and its length
        (bit 31: doubled quotes in it), written with the totals */
     char *inv_text; /* [ncols][RAW_FIELD_BYTES] */
@@ -149,7 +149,7 @@ size_t csv_scratch(csv_args *a, void *base);
 
 /* Parses one chunk into a->col, and leaves the rows and first row in
  * st->n_row0 for the reductions (0 rows once the device stopped). */
-cudaError_t csv_chunk_launch(const csv_args *a, cudaStream_t s);
+cudaError_t csv_segment_launch(const csv_args *a, cudaStream_t s);
 
 /* Before the reductions (which clear the corrections): copies this
  * chunk's rows, and their corrections, into the arena. */
@@ -171,6 +171,6 @@ struct bin_args {
     int *corr_on; /* [ncols]: set where one was written */
 };
 
-cudaError_t bin_chunk_launch(const bin_args *a, cudaStream_t s);
+cudaError_t bin_segment_launch(const bin_args *a, cudaStream_t s);
 
 #endif

@@ -53,7 +53,7 @@ struct raw_input {
     raw_state *dstate;
     raw_status *hstatus, *dstatus;
     char *dcarry;
-    ull *dcnt, *dcnt_chunk;
+    ull *dcnt, *dcnt_segment;
     int *dmap;
     char *dinv_text; /* [ncols][RAW_FIELD_BYTES]: first invalid fields */
     unsigned *dinv_len;
@@ -77,7 +77,7 @@ struct raw_input {
 namespace
 {
 
-size_t chunk_bytes_wanted(const gpu_backend *g)
+size_t segment_bytes_wanted(const gpu_backend *g)
 {
     return g->cfg.raw_bytes ? g->cfg.raw_bytes : CHUNK_BYTES;
 }
@@ -117,7 +117,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     r->binary = f->binary;
     r->ncols = g->cfg.ncols;
     r->record_size = f->binary ? f->record_size : 1;
-    size_t want = chunk_bytes_wanted(g);
+    size_t want = segment_bytes_wanted(g);
     /* binary: an even number of records, so each chunk's values start
        16-byte aligned in the arena (the kernels load pairs) */
     size_t unit = r->record_size * (f->binary ? 2 : 1);
@@ -153,7 +153,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     CK(g, cudaHostGetDevicePointer((void **)&r->dstatus, r->hstatus, 0));
     CK(g, cudaMalloc((void **)&r->dcarry, r->carry + 1));
     CK(g, cudaMalloc((void **)&r->dcnt, ncols * CNT_N * sizeof(ull)));
-    CK(g, cudaMalloc((void **)&r->dcnt_chunk, ncols * CNT_N * sizeof(ull)));
+    CK(g, cudaMalloc((void **)&r->dcnt_segment, ncols * CNT_N * sizeof(ull)));
     CK(g, cudaMalloc((void **)&r->dinv_text, ncols * RAW_FIELD_BYTES));
     CK(g, cudaMalloc((void **)&r->dinv_len, ncols * sizeof(unsigned)));
     CK(g, cudaMalloc((void **)&r->dtype, ncols));
@@ -170,7 +170,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
         csv_scratch(a, r->dscratch);
         CK(g, cudaMalloc((void **)&r->dhard, HARD_CAP * sizeof(hard_entry)));
         CK(g, cudaMalloc((void **)&r->dnum, sizeof(num_format)));
-        g->kept.arena_count = &r->dstate->arena_used; /* counted there */
+        g->store.arena_count = &r->dstate->arena_used; /* counted there */
         CK(g, cudaMalloc((void **)&r->dmoved, ncols * r->ld * sizeof(double)));
         CK(g,
            cudaMalloc((void **)&r->dmoved_corr, ncols * r->ld * sizeof(int)));
@@ -185,7 +185,7 @@ int upload_binary_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     unsigned char *type = static_cast<unsigned char *>(calloc(ncols, 1));
     unsigned short *off =
         static_cast<unsigned short *>(calloc(ncols, sizeof *off));
-    int rc = type && off ? 0 : failf(g, "GPU: out of host memory");
+    int rc = type && off ? 0 : fail_nomem(g);
     r->wide = false;
     for (int i = 0; !rc && i < f->nmap; i++)
         if (f->map[i] >= 0) {
@@ -237,7 +237,7 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->status = r->dstatus;
     a->carry_buf = r->dcarry;
     a->cnt = r->dcnt;
-    a->cnt_chunk = r->dcnt_chunk;
+    a->cnt_segment = r->dcnt_segment;
     a->inv_text = r->dinv_text;
     a->inv_len = r->dinv_len;
     a->hard = r->dhard;
@@ -245,10 +245,10 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->corr = r->dcorr;
     a->corr_on = r->dcorr_on;
     a->moved_corr = r->dmoved_corr;
-    a->keep = gpu_kept_on(g);
-    a->arena = g->kept.arena;
-    a->corr_arena = g->kept.carena;
-    a->arena_ld = g->kept.arena_ld;
+    a->keep = gpu_store_on(g);
+    a->arena = g->store.arena;
+    a->corr_arena = g->store.carena;
+    a->arena_ld = g->store.arena_ld;
     return 0;
 }
 
@@ -263,13 +263,13 @@ int reset_state(gpu_backend *g, raw_input *r)
     memset(&st, 0, sizeof st);
     st.row_base = r->first_row;
     st.line_base = r->first_line;
-    st.arena_used = g->kept.arena_used;
+    st.arena_used = g->store.arena_used;
     memset(r->hstatus, 0, sizeof *r->hstatus);
     r->hstatus->arena_used = st.arena_used;
     size_t n = (size_t)r->ncols * CNT_N;
     ull *cnt = static_cast<ull *>(calloc(n, sizeof *cnt));
     if (!cnt)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     for (size_t i = 0; i < n; i++)
         cnt[i] = cnt_takes_min((int)(i % CNT_N)) ? ~0ull : 0;
     int rc = upload(g, r->dstate, &st, sizeof st);
@@ -350,17 +350,17 @@ double row_rate(const raw_input *r, ull used, ull consumed, ull most)
  * then takes the rest of the input's likely rows. */
 int ensure_arena(gpu_backend *g, raw_input *r, size_t n)
 {
-    kept_store *k = &g->kept;
+    device_store *k = &g->store;
     const raw_status *s = r->hstatus;
-    ull done = s->chunks_done; /* first: the counts below are as new */
-    ull used = s->arena_used, most = s->chunk_rows_max;
+    ull done = s->segments_done; /* first: the counts below are as new */
+    ull used = s->arena_used, most = s->segment_rows_max;
     ull ahead = (r->nsub - done) * rows_for(r, (double)r->chunk_bytes, most) +
                 rows_for(r, (double)n, most);
     if (used + ahead <= k->arena_ld || !k->arena)
         return 0;
     CK(g, cudaStreamSynchronize(g->st[0]));
     used = s->arena_used;
-    most = s->chunk_rows_max;
+    most = s->segment_rows_max;
     ahead = rows_for(r, (double)n, most);
     if (used + ahead <= k->arena_ld)
         return 0;
@@ -371,7 +371,7 @@ int ensure_arena(gpu_backend *g, raw_input *r, size_t n)
     else if (!r->size_hint && want < 2 * (ull)k->arena_ld)
         want = 2 * (ull)k->arena_ld;
     k->arena_used = used;
-    if (gpu_kept_grow_arena(g, (size_t)(want - used)))
+    if (gpu_store_grow_arena(g, (size_t)(want - used)))
         return -1;
     r->a.arena = k->arena;
     r->a.corr_arena = k->carena;
@@ -404,7 +404,7 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     csv_args a = r->a;
     a.buf = buf;
     a.n = (unsigned)n;
-    CK(g, csv_chunk_launch(&a, st));
+    CK(g, csv_segment_launch(&a, st));
     if (a.keep)
         CK(g, raw_keep_launch(&a, st));
     unsigned what = g->cfg.what;
@@ -436,13 +436,13 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
 int binary_target(gpu_backend *g, raw_input *r, size_t nrec, double **dst,
                   size_t *ld, int **corr, bool *host)
 {
-    kept_piece *keep = NULL;
+    store_piece *keep = NULL;
     *host = false;
     if (r->bin_keep) {
-        *dst = gpu_kept_span_rows(g, nrec, ld, corr);
+        *dst = gpu_store_span_rows(g, nrec, ld, corr);
         return 0;
     }
-    if (gpu_kept_piece(g, nrec, g->st[0], r->dcol, dst, &keep, host))
+    if (gpu_store_piece(g, nrec, g->st[0], r->dcol, dst, &keep, host))
         return -1;
     *ld = keep ? keep->ld : r->ld;
     *corr = keep ? keep->c : NULL;
@@ -461,7 +461,7 @@ int keep_binary(gpu_backend *g, raw_input *r, const double *dst, size_t ld,
                              r->ld * sizeof(int), nrec * sizeof(int),
                              (size_t)r->ncols, cudaMemcpyDeviceToDevice, st));
     if (host)
-        return gpu_kept_host_device(g, dst, ld, r->dcorr, r->ld, nrec, st);
+        return gpu_store_host_device(g, dst, ld, r->dcorr, r->ld, nrec, st);
     return 0;
 }
 
@@ -486,7 +486,7 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
                   r->dcorr,
                   r->ld,
                   r->dcorr_on};
-    CK(g, bin_chunk_launch(&b, st));
+    CK(g, bin_segment_launch(&b, st));
     if (keep_binary(g, r, dst, ld, corr, host, nrec))
         return -1;
     unsigned what = g->cfg.what;
@@ -549,7 +549,7 @@ int take_hard(gpu_backend *g, raw_input *r, unsigned n)
         return 0;
     hard_entry *h = static_cast<hard_entry *>(malloc(n * sizeof *h));
     if (!h)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     int rc = download(g, h, r->dhard, n * sizeof *h);
     for (unsigned i = 0; !rc && i < n; i++) {
         double v = 0;
@@ -608,7 +608,7 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
     size_t n = (size_t)r->ncols * CNT_N;
     ull *cnt = static_cast<ull *>(malloc(n * sizeof *cnt));
     if (!cnt)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     int rc = download(g, cnt, r->dcnt, n * sizeof *cnt);
     int texts = 0;
     for (int c = 0; !rc && c < r->ncols; c++) {
@@ -633,7 +633,7 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
     if (!r->binary && take_hard(g, r, st.hard_n))
         return -1;
     if (!r->binary)
-        g->kept.arena_used = st.arena_used;
+        g->store.arena_used = st.arena_used;
     res->rows =
         r->binary ? r->next_row - r->first_row : st.row_base - r->first_row;
     res->lines = r->binary ? 0 : st.line_base - r->first_line;
@@ -673,11 +673,11 @@ void raw_release(gpu_backend *g)
             if (e[k])
                 cudaEventDestroy(e[k]);
     }
-    void *dev[] = {r->dcol,       r->dstate,      r->dcarry,  r->dcnt,
-                   r->dcnt_chunk, r->dmap,        r->dtype,   r->doffset,
-                   r->dscratch,   r->dhard,       r->dmoved,  r->dcorr,
-                   r->dcorr_on,   r->dmoved_corr, r->drepeat, r->dinv_text,
-                   r->dinv_len,   r->dnum};
+    void *dev[] = {r->dcol,         r->dstate,      r->dcarry,  r->dcnt,
+                   r->dcnt_segment, r->dmap,        r->dtype,   r->doffset,
+                   r->dscratch,     r->dhard,       r->dmoved,  r->dcorr,
+                   r->dcorr_on,     r->dmoved_corr, r->drepeat, r->dinv_text,
+                   r->dinv_len,     r->dnum};
     for (void *p : dev)
         cudaFree(p);
     if (r->hstatus)
@@ -689,9 +689,9 @@ void raw_release(gpu_backend *g)
 
 extern "C" {
 
-size_t gpu_raw_chunk_bytes(const gpu_backend *g)
+size_t gpu_raw_segment_bytes(const gpu_backend *g)
 {
-    return g->raw ? g->raw->chunk_bytes : chunk_bytes_wanted(g);
+    return g->raw ? g->raw->chunk_bytes : segment_bytes_wanted(g);
 }
 
 int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
@@ -703,7 +703,7 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
     if (!g->raw) {
         g->raw = static_cast<raw_input *>(calloc(1, sizeof *g->raw));
         gpu_open_phase_start(g);
-        rc = g->raw ? setup(g, g->raw, f) : failf(g, "GPU: out of host memory");
+        rc = g->raw ? setup(g, g->raw, f) : fail_nomem(g);
         gpu_open_phase_done(g, GPU_OPEN_RAW);
     } else if (g->raw->binary != f->binary) {
         rc = failf(g, "GPU: raw inputs of two kinds");
@@ -716,18 +716,18 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
         r->bin_keep = false;
         r->size_hint = f->size_hint;
         r->row_rate = f->row_rate;
-        r->arena_base = g->kept.arena_used;
-        bool keep = gpu_kept_on(g);
+        r->arena_base = g->store.arena_used;
+        bool keep = gpu_store_on(g);
         /* CSV: room for the rows the input likely holds, grown as the
            device finds more (ensure_arena); past the budget the device
            stops and the host goes on. Binary: the arena when the whole
            input fits, else pieces. */
         if (keep && !f->binary)
-            rc = gpu_kept_grow_arena(g, arena_first_rows(r));
+            rc = gpu_store_grow_arena(g, arena_first_rows(r));
         bool even = (r->chunk_bytes / r->record_size) % 2 == 0;
         if (keep && f->binary)
-            rc = gpu_kept_begin_span(g, f->size_hint / r->record_size, even,
-                                     &r->bin_keep);
+            rc = gpu_store_begin_span(g, f->size_hint / r->record_size, even,
+                                      &r->bin_keep);
     }
     if (!rc) {
         rc = f->binary ? upload_binary_map(g, r, f) : upload_csv_map(g, r, f);
@@ -765,7 +765,7 @@ int gpu_raw_wait(gpu_backend *g, const void *bytes, int *stopped, cs_error *e)
         harvest_sub(g, s);
         if (g->failed)
             return report(g, -1, e);
-        *stopped = r->hstatus->stop && r->hstatus->stop_chunk <= s->index;
+        *stopped = r->hstatus->stop && r->hstatus->stop_segment <= s->index;
         return CS_OK;
     }
     *stopped = r && r->hstatus->stop;

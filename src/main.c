@@ -135,8 +135,8 @@ static void read_hooks(engine_hooks *h)
     memset(h, 0, sizeof *h);
     if ((v = getenv("COLSTAT_GPU_PARSE")))
         h->host_parse = *v == '0';
-    if ((v = getenv("COLSTAT_GPU_CHUNK_ROWS")) && atol(v) > 0)
-        h->gpu_chunk_rows = (size_t)atol(v);
+    if ((v = getenv("COLSTAT_GPU_BATCH_ROWS")) && atol(v) > 0)
+        h->gpu_batch_rows = (size_t)atol(v);
     if ((v = getenv("COLSTAT_GPU_RAW_BYTES")) && atoll(v) > 0)
         h->gpu_raw_bytes = (size_t)atoll(v);
     if ((v = getenv("COLSTAT_GPU_KEEP_BYTES"))) {
@@ -233,13 +233,13 @@ static void fill_col(const options *o, const engine_column *c,
     out->name = c->name;
     out->index = c->index;
     stats_finalize(st, &out->s);
-    out->h = (o->run.what & STAT_HIST) ? h : NULL;
+    out->h = (o->cfg.what & STAT_HIST) ? h : NULL;
     /* the engine's quantiles: the median first, then the list */
-    int median = (o->run.what & STAT_MEDIAN) != 0;
+    int median = (o->cfg.what & STAT_MEDIAN) != 0;
     out->median = median && q ? q : NULL;
     out->quant = q ? q + median : NULL;
-    out->qf = o->run.quantiles;
-    out->nquant = q && (o->run.what & STAT_QUANTILES) ? o->run.nquantiles : 0;
+    out->qf = o->cfg.quantiles;
+    out->nquant = q && (o->cfg.what & STAT_QUANTILES) ? o->cfg.nquantiles : 0;
 }
 
 /* --group-by: every group's columns, as the columns of a run are. */
@@ -262,7 +262,7 @@ static int write_groups(const options *o, const engine_result *res, FILE *m,
         }
     }
     if (!bad)
-        bad = report_write_groups(m, o->format, o->run.what, res->rows,
+        bad = report_write_groups(m, o->format, o->cfg.what, res->rows,
                                   (const char *const *)gs->names, gs->nkeys, g,
                                   gs->n, res->ncols, st);
     free(g);
@@ -281,20 +281,20 @@ static int write_result(const options *o, const engine_result *res, cs_error *e)
     FILE *m = cols ? open_memstream(&text, &size) : NULL;
     if (!m) {
         free(cols);
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     for (int k = 0; k < res->ncols; k++)
         fill_col(o, &res->cols[k], res->cols[k].st, res->cols[k].h,
                  res->cols[k].q, &cols[k]);
     report_style st = style_for(o);
     int bad = res->groups ? write_groups(o, res, m, &st)
-                          : report_write(m, o->format, o->run.what, res->rows,
+                          : report_write(m, o->format, o->cfg.what, res->rows,
                                          cols, res->ncols, &st);
     bad |= fclose(m);
     free(cols);
     int rc = CS_OK;
     if (bad)
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory for the report");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the report");
     else if (fwrite(text, 1, size, stdout) != size && errno != EPIPE)
         rc = cs_fail(e, CS_EDATA, "", 0, "write error: %s", strerror(errno));
     else
@@ -328,7 +328,7 @@ static int list_columns(const options *o, cs_error *e)
     engine_sink sink = {say, &m};
     char **names;
     int n;
-    int rc = engine_list_columns(&o->run, &sink, &names, &n, e);
+    int rc = engine_list_columns(&o->cfg, &sink, &names, &n, e);
     for (int i = 0; rc == CS_OK && i < n; i++) {
         name_escape_write(stdout, names[i]);
         putchar('\n');
@@ -346,7 +346,7 @@ static int write_state_as(const options *o, const state_info *info,
     FILE *f = path ? fopen(path, "wb") : stdout;
     int rc = CS_OK;
     if (!info->key)
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     else if (!f)
         rc = cs_fail(e, CS_EDATA, path, 0, "cannot open: %s", strerror(errno));
     else
@@ -360,8 +360,8 @@ static int write_state_as(const options *o, const state_info *info,
  * K/N with --part). */
 static int write_state(const options *o, const engine_result *res, cs_error *e)
 {
-    state_info info = {.key = state_key(&o->run),
-                       .what = o->run.what,
+    state_info info = {.key = state_key(&o->cfg),
+                       .what = o->cfg.what,
                        .part_lo = (uint32_t)o->part_k,
                        .part_hi = (uint32_t)o->part_k,
                        .part_n = (uint32_t)o->part_n};
@@ -378,10 +378,10 @@ static int merge(options *o, cs_error *e)
     engine_result res;
     state_info info;
     merge_ask ask = {
-        o->asked,          o->run.columns,  o->bins_set ? o->run.nbins : 0,
-        o->run.have_range, o->run.range_lo, o->run.range_hi};
-    int rc = merge_states(o->run.files, o->run.nfiles, &ask, !o->emit_state,
-                          &res, &o->run.what, &info, e);
+        o->asked,          o->cfg.columns,  o->bins_set ? o->cfg.nbins : 0,
+        o->cfg.have_range, o->cfg.range_lo, o->cfg.range_hi};
+    int rc = merge_states(o->cfg.files, o->cfg.nfiles, &ask, !o->emit_state,
+                          &res, &o->cfg.what, &info, e);
     if (rc == CS_OK)
         rc = o->emit_state ? write_state_as(o, &info, &res, e)
                            : write_result(o, &res, e);
@@ -403,17 +403,17 @@ static int run(options *o, cs_error *e)
     engine_sink sink = {say, &m};
     engine_result res = {0};
     engine *eng = NULL;
-    read_hooks(&o->run.hooks);
+    read_hooks(&o->cfg.hooks);
     m.progress_tty = isatty(STDERR_FILENO);
-    o->run.tmpdir = getenv("TMPDIR");
-    o->run.progress = o->progress < 0 ? m.progress_tty : o->progress;
+    o->cfg.tmpdir = getenv("TMPDIR");
+    o->cfg.progress = o->progress < 0 ? m.progress_tty : o->progress;
     engine_part *parts = NULL;
-    int rc = o->part_n ? dist_part_plan(&o->run, o->part_k, o->part_n,
-                                        part_threads(&o->run), &parts, e)
+    int rc = o->part_n ? dist_part_plan(&o->cfg, o->part_k, o->part_n,
+                                        part_threads(&o->cfg), &parts, e)
                        : CS_OK;
-    o->run.parts = parts;
+    o->cfg.parts = parts;
     if (rc == CS_OK)
-        rc = engine_run(&o->run, &sink, &eng, &res, e);
+        rc = engine_run(&o->cfg, &sink, &eng, &res, e);
     if (rc == CS_OK)
         rc = o->emit_state ? write_state(o, &res, e) : write_result(o, &res, e);
     flush_messages(&m);
@@ -448,9 +448,9 @@ static int run_mpi(options *o, int *root, cs_error *e)
     m.buf = open_memstream(&m.text, &m.len);
     engine_sink sink = {say, &m};
     engine_result res;
-    read_hooks(&o->run.hooks);
-    o->run.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
-    int rc = dist_mpi_run(&o->run, &sink, &res, root, e);
+    read_hooks(&o->cfg.hooks);
+    o->cfg.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
+    int rc = dist_mpi_run(&o->cfg, &sink, &res, root, e);
     if (rc == CS_OK && *root)
         rc = o->emit_state ? write_state(o, &res, e) : write_result(o, &res, e);
     flush_messages(&m);

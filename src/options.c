@@ -105,11 +105,11 @@ static void set_defaults(options *o)
 {
     memset(o, 0, sizeof *o);
     o->action = ACT_RUN;
-    o->run.header = -1;
-    o->run.what = STAT_DEFAULT;
-    o->run.nbins = 256;
+    o->cfg.header = -1;
+    o->cfg.what = STAT_DEFAULT;
+    o->cfg.nbins = 256;
     o->format = FMT_TABLE;
-    o->run.device = ENGINE_AUTO;
+    o->cfg.device = ENGINE_AUTO;
     o->progress = -1;
     num_format_init(&o->num);
     o->layout = LAYOUT_AUTO;
@@ -216,9 +216,9 @@ static int opt_range(options *o, const char *arg, cs_error *e)
                        "--range: '%s' is not LO:HI with finite numbers", arg);
     if (!(lo < hi))
         return cs_fail(e, CS_EUSAGE, "", 0, "--range: '%s' needs LO < HI", arg);
-    o->run.have_range = 1;
-    o->run.range_lo = lo;
-    o->run.range_hi = hi;
+    o->cfg.have_range = 1;
+    o->cfg.range_lo = lo;
+    o->cfg.range_hi = hi;
     return CS_OK;
 }
 
@@ -231,7 +231,7 @@ static int opt_delimiter(options *o, const char *arg, cs_error *e)
                        "--delimiter: '%s' is not a single character "
                        "(other than a quote or line break; 'tab' for tab)",
                        arg);
-    o->run.delim = arg[0];
+    o->cfg.delim = arg[0];
     return CS_OK;
 }
 
@@ -279,7 +279,7 @@ static int opt_device(options *o, const char *arg, cs_error *e)
     if (i < 0)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--device: '%s' is not one of auto, cpu, gpu", arg);
-    o->run.device = devs[i];
+    o->cfg.device = devs[i];
     return CS_OK;
 }
 
@@ -361,10 +361,10 @@ static int flag_option(options *o, int c, unsigned *what)
         }
     switch (c) {
     case OPT_HEADER:
-        o->run.header = 1;
+        o->cfg.header = 1;
         return 1;
     case OPT_NO_HEADER:
-        o->run.header = 0;
+        o->cfg.header = 0;
         return 1;
     case OPT_TSV:
         o->format = FMT_TSV;
@@ -376,7 +376,7 @@ static int flag_option(options *o, int c, unsigned *what)
         o->format = FMT_JSON;
         return 1;
     case OPT_STRICT:
-        o->run.strict = 1;
+        o->cfg.strict = 1;
         return 1;
     case OPT_PROGRESS:
         o->progress = 1;
@@ -397,10 +397,10 @@ static int flag_option(options *o, int c, unsigned *what)
         o->json_errors = 1;
         return 1;
     case 'v':
-        o->run.verbose = 1;
+        o->cfg.verbose = 1;
         return 1;
     case 'W':
-        o->run.whitespace = 1;
+        o->cfg.whitespace = 1;
         return 1;
     case 'h':
         o->action = ACT_HELP;
@@ -415,7 +415,7 @@ static int flag_option(options *o, int c, unsigned *what)
 
 static void names_free(options *o)
 {
-    for (int i = 0; o->names && i < o->run.nnames; i++)
+    for (int i = 0; o->names && i < o->cfg.nnames; i++)
         free(o->names[i]);
     free(o->names);
     o->names = NULL;
@@ -474,9 +474,9 @@ static int opt_names(options *o, const char *arg, cs_error *e)
     }
     names_free(o);
     o->names = v;
-    o->run.names = v;
-    o->run.nnames = k;
-    o->run.header = 0;
+    o->cfg.names = v;
+    o->cfg.nnames = k;
+    o->cfg.header = 0;
     return CS_OK;
 }
 
@@ -509,8 +509,8 @@ static int opt_quantiles(options *o, const char *arg, unsigned *what,
         return e->status;
     qlist_free(&o->quantiles);
     o->quantiles = l;
-    o->run.quantiles = l.q;
-    o->run.nquantiles = l.n;
+    o->cfg.quantiles = l.q;
+    o->cfg.nquantiles = l.n;
     *what |= STAT_QUANTILES;
     return CS_OK;
 }
@@ -536,8 +536,8 @@ static int opt_memory(options *o, const char *arg, cs_error *e)
                        "--memory: '%s' is not a size (bytes, or a number "
                        "with k, M, G or T: 256M)",
                        arg);
-    o->run.memory_set = 1;
-    o->run.memory = (size_t)v;
+    o->cfg.memory_set = 1;
+    o->cfg.memory = (size_t)v;
     return CS_OK;
 }
 
@@ -553,7 +553,7 @@ static int opt_columns(options *o, const char *arg, cs_error *e)
         p[had++] = ',';
     name_unescape_list(arg, p + had);
     o->columns = p;
-    o->run.columns = p;
+    o->cfg.columns = p;
     return CS_OK;
 }
 
@@ -569,10 +569,10 @@ static int value_option(options *o, int c, const char *arg, unsigned *what,
     case 'c':
         return opt_columns(o, arg, e);
     case 'g':
-        o->run.group_by = arg;
+        o->cfg.group_by = arg;
         return CS_OK;
     case 'b':
-        o->run.binary = arg;
+        o->cfg.binary = arg;
         return CS_OK;
     case OPT_EMIT_STATE:
         o->emit_state = 1;
@@ -594,13 +594,13 @@ static int value_option(options *o, int c, const char *arg, unsigned *what,
         return opt_range(o, arg, e);
     case OPT_BINS:
         o->bins_set = 1;
-        if (parse_int(arg, 1, 1048576, &o->run.nbins))
+        if (parse_int(arg, 1, 1048576, &o->cfg.nbins))
             return cs_fail(e, CS_EUSAGE, "", 0,
                            "--bins: '%s' is not a number from 1 to 1048576",
                            arg);
         return CS_OK;
     case 'j':
-        if (parse_int(arg, 1, 1024, &o->run.threads))
+        if (parse_int(arg, 1, 1024, &o->cfg.threads))
             return cs_fail(e, CS_EUSAGE, "", 0,
                            "--threads: '%s' is not a number from 1 to 1024",
                            arg);
@@ -627,8 +627,8 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
 {
     int n = argc - optind;
     if (n <= 0) {
-        o->run.files = stdin_name;
-        o->run.nfiles = 1;
+        o->cfg.files = stdin_name;
+        o->cfg.nfiles = 1;
         return CS_OK;
     }
     const char **files = malloc((size_t)n * sizeof *files);
@@ -636,8 +636,8 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
         return cs_fail(e, CS_EUSAGE, "", 0, "out of memory");
     for (int i = 0; i < n; i++)
         files[i] = argv[optind + i];
-    o->run.files = files;
-    o->run.nfiles = n;
+    o->cfg.files = files;
+    o->cfg.nfiles = n;
     return CS_OK;
 }
 
@@ -650,7 +650,7 @@ static int check_part_options(const options *o, cs_error *e)
     if (o->mpi || o->merge)
         return cs_fail(e, CS_EUSAGE, "", 0, "--part and %s: give one of them",
                        o->mpi ? "--mpi" : "--merge");
-    if (o->run.nfiles == 0)
+    if (o->cfg.nfiles == 0)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--part: standard input cannot be shared between "
                        "processes; give files");
@@ -664,8 +664,8 @@ static int check_mpi_options(const options *o, cs_error *e)
     if (o->merge)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--mpi and --merge: give one of them");
-    for (int i = 0; i < o->run.nfiles; i++)
-        if (!strcmp(o->run.files[i], "-"))
+    for (int i = 0; i < o->cfg.nfiles; i++)
+        if (!strcmp(o->cfg.files[i], "-"))
             return cs_fail(e, CS_EUSAGE, "", 0,
                            "--mpi reads named files, not standard input");
     return CS_OK;
@@ -676,29 +676,29 @@ static int text_options(options *o, cs_error *e)
 {
     const num_format *f = &o->num;
     int changed = f->nnull || f->thousands || f->decimal != '.';
-    if (o->run.binary && o->names)
+    if (o->cfg.binary && o->names)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--names applies to text input, not to -b (its "
                        "fields are named by -b's spec)");
-    if (o->run.binary && (changed || o->run.whitespace))
+    if (o->cfg.binary && (changed || o->cfg.whitespace))
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "%s applies to text input, not to -b",
-                       o->run.whitespace ? "-W"
+                       o->cfg.whitespace ? "-W"
                        : f->nnull        ? "--null"
                        : f->thousands    ? "--thousands"
                                          : "--decimal");
     if (f->thousands && f->thousands == f->decimal)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--thousands and --decimal are both '%c'", f->decimal);
-    if (o->run.whitespace && o->run.delim)
+    if (o->cfg.whitespace && o->cfg.delim)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "-W and --delimiter exclude each other");
     /* -W text has no quotes to protect a blank inside a number */
-    if (o->run.whitespace && (f->thousands == ' ' || f->thousands == '\t'))
+    if (o->cfg.whitespace && (f->thousands == ' ' || f->thousands == '\t'))
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--thousands: a blank separates the fields of -W "
                        "input");
-    o->run.num = changed ? &o->num : NULL;
+    o->cfg.num = changed ? &o->num : NULL;
     return CS_OK;
 }
 
@@ -708,12 +708,12 @@ static int text_options(options *o, cs_error *e)
  * asked are checked against the states' own: src/dist/merge.h). */
 static int check_state_options(const options *o, cs_error *e)
 {
-    if (o->emit_state && (o->run.what & STAT_HIST) && !o->run.have_range)
+    if (o->emit_state && (o->cfg.what & STAT_HIST) && !o->cfg.have_range)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--emit-state: a histogram's edges need the whole "
                        "input; give --range LO:HI, or run the parts as one "
                        "(colstat FILE...)");
-    if (o->emit_state && (o->run.what & (STAT_MEDIAN | STAT_QUANTILES)))
+    if (o->emit_state && (o->cfg.what & (STAT_MEDIAN | STAT_QUANTILES)))
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--emit-state: quantiles need every value of the "
                        "whole input (--all includes the median); run the "
@@ -730,11 +730,11 @@ static int check_state_options(const options *o, cs_error *e)
 /* --group-by runs on one process over CSV; groups do not travel yet. */
 static int check_group_options(const options *o, cs_error *e)
 {
-    const char *other = !o->run.group_by ? NULL
+    const char *other = !o->cfg.group_by ? NULL
                         : o->mpi         ? "--mpi"
                         : o->emit_state  ? "--emit-state"
                         : o->merge       ? "--merge"
-                        : o->run.binary  ? "-b"
+                        : o->cfg.binary  ? "-b"
                                          : NULL;
     if (other)
         return cs_fail(e, CS_EUSAGE, "", 0,
@@ -759,7 +759,7 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
             return e->status;
     }
     if (what)
-        o->run.what = what;
+        o->cfg.what = what;
     o->asked = what;
     if (text_options(o, e) != CS_OK)
         return e->status;
@@ -785,15 +785,15 @@ void options_free(options *o)
 {
     names_free(o);
     qlist_free(&o->quantiles);
-    o->run.quantiles = NULL;
-    o->run.nquantiles = 0;
+    o->cfg.quantiles = NULL;
+    o->cfg.nquantiles = 0;
     free(o->columns);
     o->columns = NULL;
-    o->run.columns = NULL;
-    if (o->run.files != stdin_name)
-        free((void *)o->run.files);
-    o->run.files = NULL;
-    o->run.nfiles = 0;
+    o->cfg.columns = NULL;
+    if (o->cfg.files != stdin_name)
+        free((void *)o->cfg.files);
+    o->cfg.files = NULL;
+    o->cfg.nfiles = 0;
 }
 
 void options_usage(FILE *f)

@@ -29,7 +29,7 @@ typedef struct block {
     const csv_dialect *d;
     char delim;
     const num_format *num;
-    chunk *out;
+    row_batch *out;
     double **col; /* out->col */
     const int *map;
     int nmap;
@@ -118,7 +118,7 @@ static COLD void strict_fail(block *b, int c, int f, const char *s, size_t len)
 static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
                            size_t len)
 {
-    chunk *o = b->out;
+    row_batch *o = b->out;
     if (b->keys)
         chunk_keys_bad(b->keys, b->row, c, (int)k);
     if (k == NUM_MISSING) {
@@ -139,9 +139,9 @@ static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
  * that the rows without one need no write. */
 static COLD void put_corr(block *b, int c, int32_t r)
 {
-    chunk *o = b->out;
+    row_batch *o = b->out;
     if (!o->has_corr[c])
-        chunk_corr_start(o, c, o->cap);
+        row_batch_corr_start(o, c, o->cap);
     o->corr[c][b->row] = r;
 }
 
@@ -542,7 +542,7 @@ static int finish(struct csv_parser *p, block *b, const csv_dialect *d,
 
 int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
                     uint64_t first_line, const int *map, int nmap,
-                    const csv_strict *strict, const char *file, chunk *out,
+                    const csv_strict *strict, const char *file, row_batch *out,
                     size_t *consumed, uint64_t *lines, cs_error *e)
 {
     block b = {.d = d,
@@ -573,7 +573,7 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     }
     struct csv_parser p;
     if (csv_init(&p, CSV_APPEND_NULL) != 0)
-        return cs_fail(e, CS_EDATA, file, first_line, "out of memory");
+        return cs_fail(e, CS_ENOMEM, file, first_line, "out of memory");
     csv_set_delim(&p, (unsigned char)b.delim);
     int rc = feed_lines(&p, &b, buf, n, &pos, &line);
     b.line = line;

@@ -183,7 +183,7 @@ size_t csv_first_record(const csv_dialect *d, const char *buf, size_t n,
  * no column is. Returns CS_OK or CS_EDATA. */
 int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
                     uint64_t first_line, const int *map, int nmap,
-                    const csv_strict *strict, const char *file, chunk *out,
+                    const csv_strict *strict, const char *file, row_batch *out,
                     size_t *consumed, uint64_t *lines, cs_error *e);
 
 /* A field as messages show it: blanks around it left out, at most 40

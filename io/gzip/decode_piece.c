@@ -594,7 +594,7 @@ int gzpiece_report(cs_error *e, const char *name, int kind, const char *msg,
         return cs_fail(e, CS_EDATA, name, 0,
                        "gzip decoder inconsistency: output withheld");
     case GZE_MEMORY:
-        return cs_fail(e, CS_EDATA, name, 0, "out of memory in gzip decoder");
+        return cs_fail(e, CS_ENOMEM, name, 0, "out of memory in gzip decoder");
     case GZE_GONE:
         /* Only a piece that can no longer be accepted loses its input:
          * one reaching the reader is the decoder's fault, not the data's. */

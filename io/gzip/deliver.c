@@ -324,7 +324,7 @@ int gzp_open(gzp **out, const gzin_reader *r, const uint8_t *head,
     *out = NULL;
     gzp *g = calloc(1, sizeof *g);
     if (!g)
-        return cs_fail(e, CS_EDATA, name, 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, name, 0, "out of memory");
     g->t0 = now();
     g->name = strdup(name);
     g->threads = cfg && cfg->threads > 1 ? cfg->threads : 1;
@@ -345,7 +345,7 @@ int gzp_open(gzp **out, const gzin_reader *r, const uint8_t *head,
     g->in = gzin_new(r, head, head_len, store);
     if (!g->name || !g->in) {
         gzp_close(g);
-        return cs_fail(e, CS_EDATA, name, 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, name, 0, "out of memory");
     }
     if (g->threads == 1)
         g->why = "one thread";
@@ -475,7 +475,7 @@ int gzp_open_fd(gzp **out, int fd, const uint8_t *head, size_t head_len,
     *out = NULL;
     fd_ctx *f = calloc(1, sizeof *f);
     if (!f)
-        return cs_fail(e, CS_EDATA, name, 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, name, 0, "out of memory");
     f->fd = fd;
     f->name = name;
     gzin_reader r = {.ctx = f, .read = fd_read};

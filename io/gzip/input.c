@@ -132,7 +132,7 @@ int gzin_cursor_init(gzin_cursor *c, gzin *g, uint64_t at, size_t cap,
     *c = (gzin_cursor){.src = g, .cap = cap, .base = at};
     c->buf = malloc(cap + DDEC_PAD);
     if (!c->buf)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory"), -1;
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory"), -1;
     memset(c->buf, 0, DDEC_PAD);
     return 0;
 }
@@ -223,7 +223,7 @@ static int read_more(gzin *g)
     cs_error e = {0};
     ssize_t r = -1;
     if (!b)
-        cs_fail(&e, CS_EDATA, "", 0, "out of memory");
+        cs_fail(&e, CS_ENOMEM, "", 0, "out of memory");
     else
         r = g->r.read(g->r.ctx, b->data + b->len, block - b->len, &e);
     pthread_mutex_lock(&g->mu);

@@ -69,7 +69,7 @@ static int read_operand(const char *path, heap_of *h, cs_error *e)
     do {
         held *s = next_slot(h);
         if (!s)
-            rc = cs_fail(e, CS_EDATA, name, 0, "out of memory");
+            rc = cs_fail(e, CS_ENOMEM, name, 0, "out of memory");
         else
             rc = state_read(f, name, &s->info, &s->r, e);
         if (rc == CS_OK) {

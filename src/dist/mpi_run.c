@@ -119,7 +119,7 @@ static int plan(const engine_config *cfg, world w, int well, engine_part **out,
     memset(&own, 0, sizeof own);
     own.input = -1;
     if (well && (!parts || !in || !x0 || !x1 || !tails))
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (rc == CS_OK && cfg->binary)
         rc = binary_spec_parse(cfg->binary, &spec, e);
     for (int i = 0; rc == CS_OK && i < n; i++)
@@ -225,7 +225,7 @@ static int pack(const engine_config *cfg, engine_result *r, packed *p,
     FILE *v = open_memstream(&p->invalid, &p->invalid_len);
     state_info info = {.key = state_key(cfg), .what = cfg->what};
     int rc = s && v && info.key ? state_write(s, &info, r, e)
-                                : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+                                : cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int k = 0; v && k < r->ncols; k++)
         if (r->cols[k].invalid_file)
             fprintf(v, "%d%c%llu%c%s%c%s%c", k, 0,
@@ -238,7 +238,7 @@ static int pack(const engine_config *cfg, engine_result *r, packed *p,
                 r->repeat_file ? r->repeat_file : "", 0,
                 (unsigned long long)r->repeats, 0);
     if ((s && fclose(s)) | (v && fclose(v)))
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     p->none = r->none;
     p->verbose = cfg->verbose;
     p->ncols = r->ncols;
@@ -246,7 +246,7 @@ static int pack(const engine_config *cfg, engine_result *r, packed *p,
     for (int k = 0; p->tentative && k < r->ncols; k++)
         p->tentative[k] = (unsigned char)r->cols[k].tentative;
     if (rc == CS_OK && (!p->tentative || keep_own(r, p)))
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     free(info.key);
     return rc;
 }
@@ -332,7 +332,7 @@ static int merge_ranks(const char *states, const int *len, const int *at, int n,
         state_info info;
         FILE *f = fmemopen((void *)(states + at[r]), (size_t)len[r], "rb");
         if (!f)
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         rc = state_read(f, "(rank's state)", &info, r ? &part : out, e);
         fclose(f);
         free(info.key);
@@ -354,7 +354,7 @@ static int add_repeats(engine_result *out, unsigned long long line,
         return CS_OK;
     out->repeat_line = line;
     if (!(out->repeat_file = strdup(file)))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     return CS_OK;
 }
 
@@ -378,7 +378,7 @@ static int place_invalid(const char *v, const int *len, const int *at, int n,
                 c->invalid_line = line;
                 if (!(c->invalid_file = strdup(file)) ||
                     !(c->invalid_text = strdup(p)))
-                    return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+                    return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
             }
             p += strlen(p) + 1;
         }
@@ -478,7 +478,7 @@ static int conclude(world w, int rc, packed *p, const engine_sink *sink,
         if (first >= 0)
             *e = errs[first];
         rc = first >= 0 ? e->status
-             : got      ? cs_fail(e, CS_EDATA, "", 0, "out of memory")
+             : got      ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory")
                         : merge_ranks(states, len, len + w.n, w.n, out, e);
         if (rc == CS_OK)
             rc = attach_own(out, p, e);

@@ -72,7 +72,7 @@ int dist_part_plan(const engine_config *cfg, int k, int n, int nthreads,
     plan_mem m;
     int rc = CS_OK;
     if (plan_alloc(&m, cfg->nfiles, k, parts))
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (rc == CS_OK)
         rc = probe_all(cfg, m.in, e);
     if (rc == CS_OK)

@@ -135,7 +135,7 @@ static int auto_device(run *r, cs_error *e)
     const engine_config *cfg = r->cfg;
     probe_info *in = calloc((size_t)cfg->nfiles, sizeof *in);
     if (!in)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int i = 0; i < cfg->nfiles; i++)
         probe_path(cfg->files[i], &in[i]);
     policy_params p = {r->nthreads, backend_gpu_present(&cfg->hooks),
@@ -202,7 +202,7 @@ static int why_left(run *r, const input *in, cs_error *e)
     const col_table *t = &r->table;
     r->left = calloc((size_t)(t->nleft ? t->nleft : 1), sizeof *r->left);
     if (!r->left)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int i = 0; i < t->nleft; i++) {
         char why[256];
         engine_left *l = &r->left[r->nleft++];
@@ -212,7 +212,7 @@ static int why_left(run *r, const input *in, cs_error *e)
             snprintf(why, sizeof why, "text");
         l->index = t->left[i] + 1;
         if (!(l->label = strdup(t->left_labels[i])) || !(l->why = strdup(why)))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     return CS_OK;
 }
@@ -290,7 +290,7 @@ static int quantile_list(run *r, cs_error *e)
         return CS_OK;
     r->q = malloc(r->nq * sizeof *r->q);
     if (!r->q)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (median)
         r->q[0] = (qfrac){5, 1};
     if (n)
@@ -495,7 +495,7 @@ static int one_pass(run *r, passes *ps, cs_error *e)
     pass_plan *plan = passes_plan(ps);
     int all = 0;
     if (!plan)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory for the quantiles");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the quantiles");
     if (ops->pass_begin(r->be, plan, e) != CS_OK ||
         ops->pass_kept(r->be, &all, e) != CS_OK)
         return e->status;
@@ -523,7 +523,7 @@ static int hist_edges(run *r, const col_stats *st, engine_result *out,
         stats_hist_edges(&st[k], &lo, &hi);
         hist_free(&out->held_h[k]);
         if (hist_init(&out->held_h[k], r->cfg->nbins, lo, hi))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for --hist");
     }
     return CS_OK;
 }
@@ -540,7 +540,7 @@ static int whole_input(run *r, const engine_result *out, col_stats **whole,
         return CS_OK;
     size_t n = (size_t)(out->nheld > 0 ? out->nheld : 1);
     if (!(*whole = malloc(n * sizeof **whole)))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int k = 0; k < out->nheld; k++)
         stats_init(&(*whole)[k]);
     return all->whole(all->ctx, out->nheld, out->held_st, *whole, e);
@@ -562,7 +562,7 @@ static int take_results(run *r, passes *ps, engine_result *out, cs_error *e)
         return CS_OK;
     out->held_q = calloc(n ? n * r->nq : 1, sizeof *out->held_q);
     if (!out->held_q)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i < r->nq; i++)
             passes_result(ps, (int)k, i, &out->held_q[k * r->nq + i]);
@@ -659,7 +659,7 @@ static int take_columns(run *r, engine_result *out, cs_error *e)
         return e->status;
     out->cols = calloc((size_t)(n ? n : 1), sizeof *out->cols);
     if (!out->cols)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int i = 0; i < n; i++) {
         int k = r->order[i];
         engine_column *c = &out->cols[i];
@@ -672,7 +672,7 @@ static int take_columns(run *r, engine_result *out, cs_error *e)
         out->ncols = i + 1;
         if (!(c->name = strdup(r->table.names[k])) ||
             !(c->label = strdup(r->table.labels[k])))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     out->none = r->none;
     if (n == 0)
@@ -689,7 +689,7 @@ static int finish(run *r, engine_result *out, cs_error *e)
     out->held_h = calloc(k1, sizeof *out->held_h);
     r->order = malloc(k1 * sizeof *r->order);
     if (!out->held_st || !out->held_h || !r->order)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     out->nheld = n;
     for (int k = 0; k < n; k++)
         stats_init(&out->held_st[k]);
@@ -721,7 +721,7 @@ static int note_invalid(run *r, engine_result *res, cs_error *e)
         c->invalid_line = line;
         if (!(c->invalid_file = strdup(file)) ||
             !(c->invalid_text = strdup(text ? text : "")))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     return CS_OK;
 }
@@ -771,7 +771,7 @@ static int take_repeats(run *r, engine_result *out, cs_error *e)
     out->repeats = jobs_repeats(r->js, &file, &line);
     out->repeat_line = line;
     if (out->repeats && file && !(out->repeat_file = strdup(file)))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     return CS_OK;
 }
 
@@ -850,10 +850,10 @@ static int copy_names(const input *in, char ***names, int *n, cs_error *e)
 {
     *names = calloc((size_t)in->nfields + 1, sizeof **names);
     if (!*names)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (*n = 0; *n < in->nfields; ++*n)
         if (!((*names)[*n] = strdup(in->names[*n])))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     return CS_OK;
 }
 
@@ -864,7 +864,7 @@ int engine_list_columns(const engine_config *cfg, const engine_sink *sink,
     *n = 0;
     run *r = calloc(1, sizeof *r);
     if (!r)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     r->cfg = cfg;
     account_init(&r->acc, sink, 0, 0);
     /* the head alone is read: one thread inflates it */
@@ -893,7 +893,7 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     run *r = calloc(1, sizeof *r);
     *handle = r;
     if (!r)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     r->cfg = cfg;
     r->parts = cfg->parts;
     account_init(&r->acc, sink, cfg->verbose, cfg->progress);

@@ -17,7 +17,7 @@
  * bytes (measured: 4 MiB jobs were no faster with 1,000 groups). */
 #define GROUP_BLOCK (1u << 20)
 #define GROUP_CHUNK_ROWS 4096
-/* as cpu.c: wide tables get fewer rows a chunk */
+/* as cpu.c: wide tables get fewer rows a row_batch */
 #define GROUP_CHUNK_VALUES (1u << 20)
 #define GROUP_CHUNK_MIN_ROWS 16
 
@@ -90,7 +90,7 @@ static int encode(group_part *pt, const chunk_keys *k, size_t row, size_t *len)
     return 0;
 }
 
-static int add_row(group_part *pt, const chunk *c, size_t i, uint64_t row,
+static int add_row(group_part *pt, const row_batch *c, size_t i, uint64_t row,
                    uint32_t *ids)
 {
     size_t len, id;
@@ -122,13 +122,13 @@ static void add_bad(group_part *pt, const chunk_keys *k, const uint32_t *ids,
     }
 }
 
-static int gb_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
+static int gb_chunk_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
     (void)b;
-    group_part *pt = j->part;
+    group_part *pt = j->jstate;
     uint64_t first = j->rows + 1;
     if (!c->keys || c->keys->failed)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory for group keys");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for group keys");
     uint32_t *ids = malloc((c->nrows ? c->nrows : 1) * sizeof *ids);
     int bad = !ids;
     for (size_t i = 0; !bad && i < c->nrows; i++)
@@ -136,7 +136,7 @@ static int gb_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
     if (!bad)
         add_bad(pt, c->keys, ids, first);
     free(ids);
-    return bad ? cs_fail(e, CS_EDATA, "", 0, "out of memory for the groups")
+    return bad ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups")
                : CS_OK;
 }
 
@@ -156,11 +156,11 @@ static int gb_retire(backend *b, job *j, uint64_t first_row, int abandon,
                      cs_error *e)
 {
     group_backend *g = (group_backend *)b;
-    group_part *pt = j->part;
+    group_part *pt = j->jstate;
     if (abandon)
         return e->status;
     if (group_merge(&g->run.t, &pt->t, first_row - 1))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory for the groups");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     if (group_table_bytes(&g->run.t) > g->p.memory) {
         char mem[32];
         size_text(g->p.memory, mem, sizeof mem);
@@ -185,7 +185,7 @@ static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
         for (int k = 0; k < t->ncols; k++)
             if (stats_merge(&out[k], &t->st[id * (size_t)t->ncols + (size_t)k],
                             0))
-                return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+                return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     return CS_OK;
 }
 
@@ -207,18 +207,18 @@ static void gb_close(backend *b)
 /* Worker thread: the job's waiting values into its groups' statistics. */
 static int gb_job_done(backend *b, job *j, cs_error *e)
 {
-    group_part *pt = j->part;
+    group_part *pt = j->jstate;
     (void)b;
     if (e->status == CS_OK && group_flush(&pt->t))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory for the groups");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     return e->status;
 }
 
 static const backend_ops group_ops = {
-    .part_new = gb_part_new,
-    .part_reset = gb_part_reset,
-    .part_free = gb_part_free,
-    .chunk_done = gb_chunk_done,
+    .jstate_new = gb_part_new,
+    .jstate_reset = gb_part_reset,
+    .jstate_free = gb_part_free,
+    .batch_done = gb_chunk_done,
     .job_done = gb_job_done,
     .retire = gb_retire,
     .finish = gb_finish,
@@ -236,7 +236,7 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
     group_backend *g = calloc(1, sizeof *g);
     *out = NULL;
     if (!g)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->p = *p;
     group_table_init(&g->run.t, p->ncols, p->what, group_backend_keeps(p));
     g->base = (backend){

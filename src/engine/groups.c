@@ -222,7 +222,7 @@ int groups_make(const groups_params *p, group_table *t, engine_groups **out,
     engine_groups *gs = calloc(1, sizeof *gs);
     *out = gs;
     if (!gs)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory for the groups");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     gs->table = *t;
     memset(t, 0, sizeof *t);
     gs->nkeys = p->nkeys;
@@ -230,7 +230,7 @@ int groups_make(const groups_params *p, group_table *t, engine_groups **out,
     gs->nq = p->nq;
     gs->nheld = gs->table.ncols;
     if (make(p, gs))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory for the groups");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     return CS_OK;
 }
 

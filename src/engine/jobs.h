@@ -43,9 +43,9 @@ typedef struct job {
     uint64_t rows;
     uint64_t *first_invalid;       /* per column: 1-based row in the job, 0 */
     uint64_t repeats, repeat_line; /* repeated headers skipped, the first */
-    chunk *cks;                    /* parsed rows */
-    int ncks, nck_cap, ncks_used;
-    void *part; /* the backend's state for this job */
+    row_batch *batches;            /* parsed rows */
+    int nbatches, nbatches_cap, nbatches_used;
+    void *jstate; /* the backend's state for this job */
     double t_read, t_parse, t_reduce, t_handoff; /* worker thread time */
     struct job *next_free;
 } job;

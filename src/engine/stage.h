@@ -23,15 +23,15 @@
 
 typedef struct stage stage;
 
-int stage_open(int ncols, size_t rows, const chunk_alloc *a, stage **out,
+int stage_open(int ncols, size_t rows, const row_batch_alloc *a, stage **out,
                cs_error *e);
 
 /* Worker: waits for job seq's turn and copies its rows (the first n chunks
- * of cks, rows in all) into the slot, which it returns. A job that failed
+ * of batches, rows in all) into the slot, which it returns. A job that failed
  * or has more rows than a slot holds passes its turn at once and gets
  * NULL. *waited: seconds spent waiting for the turn. */
-chunk *stage_take(stage *s, uint64_t seq, const chunk *cks, int n,
-                  uint64_t rows, int failed, double *waited);
+row_batch *stage_take(stage *s, uint64_t seq, const row_batch *batches, int n,
+                      uint64_t rows, int failed, double *waited);
 
 /* Main thread: job seq's slot may be filled again. */
 void stage_release(stage *s, uint64_t seq);

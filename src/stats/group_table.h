@@ -50,7 +50,7 @@ uint64_t group_hash(const char *key, size_t len);
 
 void group_table_init(group_table *t, int ncols, unsigned what, int keep);
 void group_table_free(group_table *t);
-void group_table_clear(group_table *t); /* no groups; memory kept */
+void group_table_clear(group_table *t); /* no groups; memory value_store */
 
 /* The id of the group of key (hash: group_hash of it), made when new.
  * Returns 0, or -1 when out of memory. */

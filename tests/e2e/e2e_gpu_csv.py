@@ -853,7 +853,7 @@ class Case:
         self.stdin, self.selected, self.hist = stdin, selected, hist
         self.shape = inputs[0].doc.shape
         self.raws = raws  # COLSTAT_GPU_RAW_BYTES per GPU run (None: unset)
-        self.crows = crows  # COLSTAT_GPU_CHUNK_ROWS per GPU run (None: unset)
+        self.crows = crows  # COLSTAT_GPU_BATCH_ROWS per GPU run (None: unset)
         if "--strict" in args:
             for i in inputs:
                 if not i.doc.verify and i.doc.status == 0:
@@ -1001,7 +1001,7 @@ def plan(suite, rng):
 def base_env():
     env = dict(os.environ)
     env.pop("COLSTAT_GPU_RAW_BYTES", None)
-    env.pop("COLSTAT_GPU_CHUNK_ROWS", None)
+    env.pop("COLSTAT_GPU_BATCH_ROWS", None)
     return env
 
 
@@ -1010,12 +1010,12 @@ def env_for(raw, crows):
     if raw is not None:
         env["COLSTAT_GPU_RAW_BYTES"] = str(raw)
     if crows is not None:
-        env["COLSTAT_GPU_CHUNK_ROWS"] = str(crows)
+        env["COLSTAT_GPU_BATCH_ROWS"] = str(crows)
     return env
 
 
 def env_text(raw, crows):
-    return "COLSTAT_GPU_RAW_BYTES=%s COLSTAT_GPU_CHUNK_ROWS=%s" % (
+    return "COLSTAT_GPU_RAW_BYTES=%s COLSTAT_GPU_BATCH_ROWS=%s" % (
         "unset" if raw is None else raw, "unset" if crows is None else crows)
 
 

@@ -265,7 +265,7 @@ typedef struct run_spec {
     int ncols;
     unsigned what;
     int nbins, have_range;
-    const size_t *chunks; /* rows of each chunk */
+    const size_t *chunks; /* rows of each row_batch */
     int nchunks;
     enum kind kinds[4];
     double nan_share[4];
@@ -299,10 +299,10 @@ static void run_passes(gpu_backend *g, int nc, const col_stats *gs, hist *h,
                                      .ncand = &pc->ncand,
                                      .h = pc->h};
         }
-        ck_assert_msg(gpu_kept_all(g), "%s: values not all kept", name);
+        ck_assert_msg(gpu_store_all(g), "%s: values not all kept", name);
         ck_assert_msg(gpu_pass(g, cols, &why) == 0, "%s: pass: %s", name,
                       why.msg);
-        const kept *host = gpu_host_values(g);
+        const value_store *host = gpu_host_values(g);
         if (host)
             ck_assert_int_eq(tally_kept(p, host, 2, &why), CS_OK);
         ck_assert_msg(passes_narrow(ps, &why) == CS_OK, "%s: narrow: %s", name,
@@ -395,24 +395,24 @@ static void run(const run_spec *sp)
     gpu_backend *g;
     ck_assert_msg(gpu_open(&cfg, &g, &why) == 0, "%s: open: %s", sp->name,
                   why.msg);
-    const chunk_alloc *al = gpu_chunk_alloc(g);
-    chunk ring[3];
+    const row_batch_alloc *al = gpu_row_batch_alloc(g);
+    row_batch ring[3];
     int used[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++)
-        ck_assert_int_eq(chunk_init(&ring[k], nc, cap, al), 0);
+        ck_assert_int_eq(row_batch_init(&ring[k], nc, cap, al), 0);
     size_t off = 0;
     for (int i = 0; i < sp->nchunks; i++) {
-        chunk *c = &ring[i % 3];
+        row_batch *c = &ring[i % 3];
         if (used[i % 3])
-            ck_assert_msg(gpu_chunk_wait(g, c, &why) == 0, "%s: wait: %s",
+            ck_assert_msg(gpu_batch_wait(g, c, &why) == 0, "%s: wait: %s",
                           sp->name, why.msg);
-        chunk_clear(c);
+        row_batch_clear(c);
         c->nrows = sp->chunks[i];
         for (int j = 0; j < nc; j++) {
             memcpy(c->col[j], data[j] + off, c->nrows * sizeof(double));
             /* corrections where the chunk has any, sometimes all zero */
             if (has_corr(corr[j] + off, c->nrows) || next_u64() % 4 == 0) {
-                chunk_corr_start(c, j, 0);
+                row_batch_corr_start(c, j, 0);
                 memcpy(c->corr[j], corr[j] + off, c->nrows * sizeof(int32_t));
             }
         }
@@ -448,7 +448,7 @@ static void run(const run_spec *sp)
                   (unsigned long long)t.h2d_bytes);
     ck_assert(t.device[0] != '\0');
     for (int k = 0; k < 3; k++)
-        chunk_free(&ring[k], al);
+        row_batch_free(&ring[k], al);
     gpu_close(g);
 
     off = 0;
@@ -520,7 +520,7 @@ START_TEST(test_sizes)
 END_TEST
 
 /* About 3M rows in chunks of uneven sizes, three and four columns. */
-START_TEST(test_many_chunks)
+START_TEST(test_many_batches)
 {
     size_t chunks[9];
     int nch = 0;
@@ -690,7 +690,7 @@ static Suite *gpu_suite(void)
         const char *name;
         const TTest *test;
     } cases[] = {{"sizes", test_sizes},
-                 {"chunks", test_many_chunks},
+                 {"chunks", test_many_batches},
                  {"bins", test_bins},
                  {"pieces", test_pieces_and_host_keep},
                  {"subsets", test_inf_and_subsets},
