@@ -1,11 +1,11 @@
 /* The GPU backend's state and the helpers its files share, internal to
- * gpu/: gpu_backend.cu (value chunks, the finish) and raw_input.cu (bytes
+ * gpu/: gpu_backend.cu (value batches, the finish) and raw_input.cu (bytes
  * the device parses) drive the same streams, states and histograms. */
 #ifndef COLSTAT_GPU_BACKEND_CUH
 #define COLSTAT_GPU_BACKEND_CUH
 
+#include "device_store.cuh"
 #include "gpu.h"
-#include "kept.cuh"
 #include "kernels.cuh"
 
 constexpr int NSLOTS = 8;                  /* submissions in flight */
@@ -15,10 +15,10 @@ constexpr size_t RESERVE_BYTES = 512u << 20; /* left free on the device */
 constexpr const char NO_GPU[] = "no usable GPU: ";
 
 /* Events of one piece of work on one stream. c is set on the last piece
- * of a chunk: gpu_chunk_wait waits on its copy. */
+ * of a batch: gpu_batch_wait waits on its copy. */
 struct slot {
     cudaEvent_t start, copied, reduced, binned;
-    const chunk *c;
+    const row_batch *c;
     bool busy;
 };
 
@@ -34,7 +34,7 @@ struct gpu_backend {
                                     budget as opened */
     cudaStream_t st[2];
     double *dbuf[2];
-    int *dcorr[2];    /* the chunks' corrections: [ncols][ld] */
+    int *dcorr[2];    /* the batches' corrections: [ncols][ld] */
     int *dcorr_on[2]; /* [ncols] */
     int *hcorr_on;    /* [ncols], host: the flags of a submission */
     dev_col *dstate[2];
@@ -44,17 +44,17 @@ struct gpu_backend {
     hist_scale *dscales;
     slot slots[NSLOTS];
     int next_slot;
-    unsigned long long nchunks;
+    unsigned long long nbatches;
     double h2d_ms, kernel_ms, hist_ms;
     double context_s;
     double open_s[GPU_OPEN_NPHASES];
     double open_t; /* clock at the end of the last phase */
     uint64_t h2d_bytes;
-    kept_store kept; /* values kept to the end (kept.cuh) */
-    chunk_alloc alloc;
+    device_store store; /* values kept to the end (device_store.cuh) */
+    row_batch_alloc alloc;
     raw_input *raw; /* NULL until the first raw input */
     /* statistics of the values the host parsed for the device (hard
-       numbers), per column; the values themselves go to kept */
+       numbers), per column; the values themselves go to value_store */
     col_stats *extra;
 };
 

@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(THREADS) bin_kernel(bin_args a)
 
 } // namespace
 
-cudaError_t bin_chunk_launch(const bin_args *a, cudaStream_t s)
+cudaError_t bin_segment_launch(const bin_args *a, cudaStream_t s)
 {
     if (a->nrec == 0 || a->ncols == 0)
         return cudaSuccess;

@@ -1,6 +1,6 @@
-/* CSV on the device: one chunk of raw bytes into column values.
+/* CSV on the device: one segment of raw bytes into column values.
  *
- * A chunk's text is the record carried over from the previous chunk plus
+ * A segment's text is the record carried over from the previous segment plus
  * the new bytes, so it starts outside quotes. Which LFs end records is
  * then a matter of quote parity: an LF ends a record when an even number
  * of quotes precede it. Each 64-byte segment is summarised as a two-state
@@ -17,7 +17,7 @@
  * are no records, doubled quotes inside quotes). Parity and those rules
  * agree exactly when every quote stands where RFC 4180 puts it; a thread
  * that meets any other quote, or a bare CR, stops the device at this
- * chunk, and the host (libcsv, the reference) parses from its start. */
+ * segment, and the host (libcsv, the reference) parses from its start. */
 #include "raw.cuh"
 
 #include <cub/cub.cuh>
@@ -53,7 +53,7 @@ __device__ __forceinline__ void stop_here(raw_state *st, int why)
     atomicCAS(&st->stop_now, 0, why);
 }
 
-/* Copies the carried record in front of the new bytes; resets the chunk's
+/* Copies the carried record in front of the new bytes; resets the segment's
  * fields of the state. */
 __global__ void stitch_kernel(csv_args a)
 {
@@ -74,8 +74,8 @@ __global__ void stitch_kernel(csv_args a)
         st->nonblank_end = 0;
         st->stop_now = 0;
         st->hard_at = st->hard_n;
-        st->repeats_chunk = 0;
-        st->repeat_line_chunk = ~0ull;
+        st->repeats_segment = 0;
+        st->repeat_line_segment = ~0ull;
     }
 }
 
@@ -186,7 +186,7 @@ __device__ void list_hard(const csv_args &a, int c, const char *s,
 
 struct counters {
     ull *sh; /* [SH_COLS][CNT_N] in shared memory */
-    ull *g;  /* [ncols][CNT_N] global, this chunk */
+    ull *g;  /* [ncols][CNT_N] global, this row_batch */
 };
 
 __device__ __forceinline__ ull *counter(const counters &k, int c, int what)
@@ -348,7 +348,7 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
     for (int i = threadIdx.x; i < nsh * CNT_N; i += THREADS)
         sh[i] = cnt_takes_min(i) ? ~0ull : 0;
     __syncthreads();
-    counters k{sh, a.cnt_chunk};
+    counters k{sh, a.cnt_segment};
     const char *text = a.buf + st->text_start;
     unsigned nrec = st->nrec;
     ull line0 = st->line_base;
@@ -361,8 +361,8 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
         int got;
         if (a.repeat && repeats_header(a, text + b, text + e)) {
             got = 0; /* no row: the rows after it move up, as after a blank */
-            atomicAdd(&st->repeats_chunk, 1u);
-            atomicMin(&st->repeat_line_chunk, line);
+            atomicAdd(&st->repeats_segment, 1u);
+            atomicMin(&st->repeat_line_segment, line);
         } else {
             got = parse_record(a, k, text + b, text + e, r, line);
         }
@@ -379,9 +379,9 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
         ull v = sh[i];
         if (cnt_takes_min(i)) {
             if (v != ~0ull)
-                atomicMin(&a.cnt_chunk[i], v);
+                atomicMin(&a.cnt_segment[i], v);
         } else if (v) {
-            atomicAdd(&a.cnt_chunk[i], v);
+            atomicAdd(&a.cnt_segment[i], v);
         }
     }
 }
@@ -393,7 +393,7 @@ __device__ __forceinline__ bool compacting(const csv_args &a)
 {
     const raw_state *st = a.st;
     return !st->stop && !st->stop_now && st->first_blank < st->nonblank_end &&
-           st->nonblank_end <= a.ld; /* else the chunk stops */
+           st->nonblank_end <= a.ld; /* else the segment stops */
 }
 
 constexpr int SCAN_THREADS = 1024;
@@ -466,7 +466,7 @@ __global__ void move_back_kernel(csv_args a)
         }
 }
 
-/* One thread: judges the chunk, then either stops the device here or
+/* One thread: judges the segment, then either stops the device here or
  * advances rows, lines and bytes past its last whole record. */
 __global__ void end_kernel(csv_args a)
 {
@@ -486,13 +486,13 @@ __global__ void end_kernel(csv_args a)
     if (!why && a.keep && (!a.arena || st->arena_used + rows > a.arena_ld))
         why = RAW_ARENA_FULL;
     if (why) {
-        st->hard_n = st->hard_at; /* the host parses this chunk again */
+        st->hard_n = st->hard_at; /* the host parses this segment again */
         st->stop = why;
-        st->stop_chunk = st->chunk;
+        st->stop_segment = st->segment;
         st->n_row0[0] = 0;
-        a.status->stop_chunk = st->chunk;
+        a.status->stop_segment = st->segment;
         a.status->stop = why;
-        st->chunk++;
+        st->segment++;
         return;
     }
     st->n_row0[0] = rows;
@@ -502,26 +502,26 @@ __global__ void end_kernel(csv_args a)
         a.hard[i].row = st->row_base + (moved ? a.row_of[rec] : rec);
     }
     st->row_base += rows;
-    if (st->repeats_chunk && !st->repeats)
-        st->repeat_line = st->repeat_line_chunk;
-    st->repeats += st->repeats_chunk;
+    if (st->repeats_segment && !st->repeats)
+        st->repeat_line = st->repeat_line_segment;
+    st->repeats += st->repeats_segment;
     st->keep_at = st->arena_used;
     st->arena_used += a.keep ? rows : 0;
     st->consumed += end;
     st->line_base += nrec + (nrec ? a.rec_inlf[nrec - 1] : 0);
     st->carry_len = len - end;
-    st->chunk++;
+    st->segment++;
     a.status->arena_used = st->arena_used;
     a.status->consumed = st->consumed;
-    if (rows > st->chunk_rows_max)
-        st->chunk_rows_max = rows;
-    a.status->chunk_rows_max = st->chunk_rows_max;
-    __threadfence_system(); /* the host reads chunks_done first */
-    a.status->chunks_done = st->chunk;
+    if (rows > st->segment_rows_max)
+        st->segment_rows_max = rows;
+    a.status->segment_rows_max = st->segment_rows_max;
+    __threadfence_system(); /* the host reads segments_done first */
+    a.status->segments_done = st->segment;
 }
 
-/* Keeps the new carry and adds the chunk's counters to the totals, unless
- * the device stopped at this chunk. */
+/* Keeps the new carry and adds the segment's counters to the totals, unless
+ * the device stopped at this segment. */
 __global__ void commit_kernel(csv_args a)
 {
     raw_state *st = a.st;
@@ -534,11 +534,11 @@ __global__ void commit_kernel(csv_args a)
     for (unsigned i = id; i < len; i += stride)
         a.carry_buf[i] = from[i];
     for (unsigned i = id; i < (unsigned)a.ncols * CNT_N; i += stride) {
-        ull v = a.cnt_chunk[i];
+        ull v = a.cnt_segment[i];
         if (i % CNT_N == CNT_FIRST_LINE && v < a.cnt[i]) {
-            a.cnt[i] = v; /* the column's first invalid field: kept */
+            a.cnt[i] = v; /* the column's first invalid field: value_store */
             unsigned c = i / CNT_N;
-            ull key = a.cnt_chunk[i + 1];
+            ull key = a.cnt_segment[i + 1];
             const char *f = a.buf + st->text_start + (key >> 17);
             unsigned n = (unsigned)(key & 0xffff);
             for (unsigned b = 0; b < n && b < RAW_FIELD_BYTES; b++)
@@ -570,7 +570,7 @@ __global__ void keep_kernel(csv_args a)
     }
 }
 
-/* This chunk's counters: zero, and no first line yet. */
+/* This segment's counters: zero, and no first line yet. */
 __global__ void reset_kernel(ull *cnt, int ncols)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < ncols * CNT_N;
@@ -615,13 +615,13 @@ size_t csv_scratch(csv_args *a, void *base)
     return at;
 }
 
-cudaError_t csv_chunk_launch(const csv_args *a, cudaStream_t s)
+cudaError_t csv_segment_launch(const csv_args *a, cudaStream_t s)
 {
     unsigned nseg = seg_count(a);
-    /* the small per-chunk kernels loop over what they find: a grid that
+    /* the small per-segment kernels loop over what they find: a grid that
        fills the device once, not one sized for the largest carry */
     unsigned spread = (unsigned)a->nsm * 2;
-    reset_kernel<<<spread, THREADS, 0, s>>>(a->cnt_chunk, a->ncols);
+    reset_kernel<<<spread, THREADS, 0, s>>>(a->cnt_segment, a->ncols);
     stitch_kernel<<<spread, THREADS, 0, s>>>(*a);
     seg_kernel<<<blocks_for(nseg), THREADS, 0, s>>>(*a, nseg);
     cudaError_t e = cudaGetLastError();

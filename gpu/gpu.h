@@ -1,15 +1,15 @@
 /* The GPU backend: the only way into gpu/. Plain C, no CUDA type. It
- * reduces chunks on the device, two streams deep (the copy of one chunk
+ * reduces batches on the device, two streams deep (the copy of one batch
  * overlaps the kernels of the previous one), and hands back the same
  * col_stats and hist the CPU backend makes, so results are bit-identical.
  * The engine keeps the missing/invalid/nan counters; the GPU computes the
  * value statistics (count, sum, sum of squares, min/max with row, int-ness,
- * the integer view of chunks' corrections) and the histogram.
+ * the integer view of batches' corrections) and the histogram.
  *
  * Statistics that need every value once the input ended (quantiles,
  * histograms without a fixed range: stats_need_values) keep the values:
  * on the device within its memory (with their corrections when quantiles
- * are asked), and past it in a host store (src/stats/kept.h) within the
+ * are asked), and past it in a host store (src/stats/value_store.h) within the
  * host's budget, spilled to a file past it or dropped. gpu_pass counts a
  * pass of the selection over the device's values; the host store's are
  * the caller's to count. */
@@ -26,9 +26,9 @@ extern "C" { /* the C headers carry no extern "C" of their own */
 #include "io/chunk.h"
 #include "io/error.h"
 #include "io/parse_number.h"
-#include "src/stats/kept.h"
 #include "src/stats/quantile.h"
 #include "src/stats/stats.h"
+#include "src/stats/value_store.h"
 
 typedef struct gpu_backend gpu_backend;
 
@@ -39,8 +39,8 @@ typedef struct gpu_config {
     int have_range; /* else the histogram spans the true min and max */
     double lo, hi;
     /* For tests and benchmarks; 0 means the default. */
-    size_t chunk_rows; /* rows of a value chunk on the device */
-    size_t raw_bytes;  /* bytes of a raw chunk */
+    size_t batch_rows; /* rows of a value batch on the device */
+    size_t raw_bytes;  /* bytes of a raw row_batch */
     int keep_set;      /* keep_bytes given: */
     size_t keep_bytes; /*   device bytes for values kept to the end */
     int terms;         /* expansion terms of the exact sums (2, 3, 4) */
@@ -93,20 +93,21 @@ int gpu_prepare(cs_error *e);
  * CUDA...). Every other function returns CS_OK or CS_EDATA (e filled). */
 int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e);
 
-/* Page-locked allocator for the chunks g will be given. Its functions may
+/* Page-locked allocator for the batches g will be given. Its functions may
  * be called from several threads at once. */
-const chunk_alloc *gpu_chunk_alloc(gpu_backend *g);
+const row_batch_alloc *gpu_row_batch_alloc(gpu_backend *g);
 
-/* Rows per chunk, chosen from the device's free memory. */
-size_t gpu_chunk_rows(const gpu_backend *g);
+/* Rows per batch, chosen from the device's free memory. */
+size_t gpu_batch_rows(const gpu_backend *g);
 
 /* Starts reducing c, whose first row is first_row (1-based over the whole
- * input). Asynchronous: c must not be changed until gpu_chunk_wait(g, c)
+ * input). Asynchronous: c must not be changed until gpu_batch_wait(g, c)
  * returns. */
-int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, cs_error *e);
+int gpu_submit(gpu_backend *g, const row_batch *c, uint64_t first_row,
+               cs_error *e);
 
 /* Blocks until the device no longer reads c. */
-int gpu_chunk_wait(gpu_backend *g, const chunk *c, cs_error *e);
+int gpu_batch_wait(gpu_backend *g, const row_batch *c, cs_error *e);
 
 /* Waits for all work, then merges each column's value statistics into
  * out[0..ncols) (stats_merge, rows already absolute) and, with STAT_HIST
@@ -116,11 +117,11 @@ int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, cs_error *e);
 
 /* Whether every value is kept (on the device or in the host store, not
  * dropped past the host's budget). */
-int gpu_kept_all(const gpu_backend *g);
+int gpu_store_all(const gpu_backend *g);
 
 /* The host store of kept values (past the device's memory, and the
  * numbers only the host rounds), NULL when none is kept. */
-const kept *gpu_host_values(const gpu_backend *g);
+const value_store *gpu_host_values(const gpu_backend *g);
 
 /* One pass over the values kept on the device, after gpu_finish: per
  * column, the selection whose ranges it counts (NULL: none) into counts
@@ -142,13 +143,13 @@ int gpu_pass(gpu_backend *g, const gpu_pass_col *cols, cs_error *e);
 
 /* Raw input: the device parses the bytes itself (CSV or binary records)
  * and feeds the same reductions, with no parsed values crossing the bus.
- * One input at a time, between gpu_raw_begin and gpu_raw_end; chunks of
- * it go in input order. CSV chunks may end anywhere: the device carries
- * an incomplete last record over to the next chunk. Whatever the device
+ * One input at a time, between gpu_raw_begin and gpu_raw_end; segments of
+ * it go in input order. CSV segments may end anywhere: the device carries
+ * an incomplete last record over to the next segment. Whatever the device
  * cannot parse exactly as the host would (a quote outside the RFC 4180
  * places, a bare CR, a blank line between records, a record longer than
  * the carry, an invalid field under --strict, ...) stops the device at
- * the start of the chunk holding it: gpu_raw_end then says how far it got,
+ * the start of the segment holding it: gpu_raw_end then says how far it got,
  * and the host parses the rest. */
 typedef struct gpu_raw_format {
     int binary;     /* else CSV */
@@ -175,12 +176,12 @@ typedef struct gpu_raw_format {
 #define GPU_FIELD_BYTES 96 /* gpu/raw.cuh's RAW_FIELD_BYTES */
 
 typedef struct gpu_raw_result {
-    uint64_t rows;        /* rows the device reduced */
-    uint64_t lines;       /* physical lines those rows span (CSV) */
-    uint64_t consumed;    /* input bytes of those rows, from the first chunk */
-    int stopped;          /* the device stopped before the end of its input */
-    char reason[96];      /* why, when stopped */
-    uint64_t repeats;     /* repeated header lines it skipped */
+    uint64_t rows;     /* rows the device reduced */
+    uint64_t lines;    /* physical lines those rows span (CSV) */
+    uint64_t consumed; /* input bytes of those rows, from the first row_batch */
+    int stopped;       /* the device stopped before the end of its input */
+    char reason[96];   /* why, when stopped */
+    uint64_t repeats;  /* repeated header lines it skipped */
     uint64_t repeat_line; /* the first one's physical line */
     /* per column; missing/invalid/nan are added to the caller's arrays */
     uint64_t *missing, *invalid, *nan;
@@ -194,27 +195,27 @@ typedef struct gpu_raw_result {
     unsigned *first_invalid_len;
 } gpu_raw_result;
 
-/* Bytes each raw chunk may hold (a multiple of a binary record). */
-size_t gpu_raw_chunk_bytes(const gpu_backend *g);
+/* Bytes each raw segment may hold (a multiple of a binary record). */
+size_t gpu_raw_segment_bytes(const gpu_backend *g);
 
 /* Starts an input whose first row is first_row (absolute, 1-based) and,
  * for CSV, whose first byte is on line first_line. */
 int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
                   uint64_t first_line, cs_error *e);
 
-/* Queues n bytes (page-locked, from gpu_chunk_alloc) of the input.
+/* Queues n bytes (page-locked, from gpu_row_batch_alloc) of the input.
  * Asynchronous: bytes must stay until gpu_raw_copied or gpu_raw_wait(g,
  * bytes) returns. */
 int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, cs_error *e);
 
 /* Blocks until the device no longer reads bytes; *stopped says whether
- * the device stopped at or before that chunk (else the input up to its
+ * the device stopped at or before that segment (else the input up to its
  * end was parsed). */
 int gpu_raw_wait(gpu_backend *g, const void *bytes, int *stopped, cs_error *e);
 
 /* Waits (spinning: the copy engine must not wait for a thread to wake)
  * until the bytes are on the device, so that their buffer may be refilled;
- * *stopped says whether the device has stopped on any chunk so far. For a
+ * *stopped says whether the device has stopped on any segment so far. For a
  * file, where the host can re-read from where the device stopped; a
  * stream needs gpu_raw_wait's exact answer. */
 int gpu_raw_copied(gpu_backend *g, const void *bytes, int *stopped,
@@ -222,8 +223,8 @@ int gpu_raw_copied(gpu_backend *g, const void *bytes, int *stopped,
 
 /* Ends the input: waits for the device and fills r. The bytes after
  * r->consumed that the device holds (the carried record, at most
- * gpu_raw_chunk_bytes) go to tail, *tail_len of them; the caller has the
- * bytes of the chunks it submitted after those. */
+ * gpu_raw_segment_bytes) go to tail, *tail_len of them; the caller has the
+ * bytes of the segments it submitted after those. */
 int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
                 cs_error *e);
 

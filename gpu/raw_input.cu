@@ -1,11 +1,11 @@
-/* Raw input (gpu.h's gpu_raw_*): chunks of bytes go to the device as they
+/* Raw input (gpu.h's gpu_raw_*): segments of bytes go to the device as they
  * are, on a copy stream of their own, into NBUF device buffers; stream 0
  * parses each (gpu/csv_kernel.cu or gpu/binary_kernel.cu) and reduces it
- * with the fused kernels, into stream 0's state. The copy of chunk i+1
- * overlaps the kernels of chunk i; a buffer is refilled only once the
+ * with the fused kernels, into stream 0's state. The copy of segment i+1
+ * overlaps the kernels of row_batch i; a buffer is refilled only once the
  * kernels that read it are done. Everything the parse learns (rows, lines,
  * the carried record, why it stopped) stays on the device, so nothing
- * waits for the host between chunks. */
+ * waits for the host between segments. */
 extern "C" {
 #include "io/binary_reader.h"
 #include "io/parse_number.h"
@@ -23,10 +23,10 @@ static_assert(RAW_FIELD_BYTES == GPU_FIELD_BYTES, "one size, two names");
 namespace
 {
 
-constexpr int NBUF = 3;                  /* device byte buffers */
-constexpr int NRAW = 64;                 /* chunks tracked in flight */
-constexpr size_t CHUNK_BYTES = 8u << 20; /* what page-cache reads like */
-constexpr unsigned CARRY_MAX = 1u << 20; /* the longest carried record */
+constexpr int NBUF = 3;                    /* device byte buffers */
+constexpr int NRAW = 64;                   /* segments tracked in flight */
+constexpr size_t SEGMENT_BYTES = 8u << 20; /* what page-cache reads like */
+constexpr unsigned CARRY_MAX = 1u << 20;   /* the longest carried record */
 
 struct raw_sub {
     cudaEvent_t start, copied, kstart, done;
@@ -39,7 +39,7 @@ struct raw_sub {
 
 struct raw_input {
     int binary, ncols;
-    size_t record_size, chunk_bytes;
+    size_t record_size, segment_bytes;
     unsigned carry;
     cudaStream_t cs; /* copies */
     char *dbuf[NBUF];
@@ -53,7 +53,7 @@ struct raw_input {
     raw_state *dstate;
     raw_status *hstatus, *dstatus;
     char *dcarry;
-    ull *dcnt, *dcnt_chunk;
+    ull *dcnt, *dcnt_segment;
     int *dmap;
     char *dinv_text; /* [ncols][RAW_FIELD_BYTES]: first invalid fields */
     unsigned *dinv_len;
@@ -77,9 +77,9 @@ struct raw_input {
 namespace
 {
 
-size_t chunk_bytes_wanted(const gpu_backend *g)
+size_t segment_bytes_wanted(const gpu_backend *g)
 {
-    return g->cfg.raw_bytes ? g->cfg.raw_bytes : CHUNK_BYTES;
+    return g->cfg.raw_bytes ? g->cfg.raw_bytes : SEGMENT_BYTES;
 }
 
 int make_events(gpu_backend *g, raw_input *r)
@@ -96,12 +96,12 @@ int make_events(gpu_backend *g, raw_input *r)
     return 0;
 }
 
-/* Rows of the value buffer: every row of a chunk, unless memory is short
- * (CSV then stops at a chunk with more rows; binary chunks shrink). */
+/* Rows of the value buffer: every row of a segment, unless memory is short
+ * (CSV then stops at a segment with more rows; binary segments shrink). */
 size_t pick_ld(const raw_input *r, size_t free_b)
 {
-    size_t want = r->binary ? r->chunk_bytes / r->record_size
-                            : ((size_t)r->carry + r->chunk_bytes) / 2 + 1;
+    size_t want = r->binary ? r->segment_bytes / r->record_size
+                            : ((size_t)r->carry + r->segment_bytes) / 2 + 1;
     size_t per_row = (size_t)r->ncols * sizeof(double);
     /* two such buffers for CSV, and two of corrections half their size */
     size_t room = free_b / 16 / per_row;
@@ -117,29 +117,29 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     r->binary = f->binary;
     r->ncols = g->cfg.ncols;
     r->record_size = f->binary ? f->record_size : 1;
-    size_t want = chunk_bytes_wanted(g);
-    /* binary: an even number of records, so each chunk's values start
+    size_t want = segment_bytes_wanted(g);
+    /* binary: an even number of records, so each segment's values start
        16-byte aligned in the arena (the kernels load pairs) */
     size_t unit = r->record_size * (f->binary ? 2 : 1);
-    r->chunk_bytes = want >= unit ? want / unit * unit
-                                  : want / r->record_size * r->record_size;
-    if (r->chunk_bytes == 0)
-        r->chunk_bytes = r->record_size;
+    r->segment_bytes = want >= unit ? want / unit * unit
+                                    : want / r->record_size * r->record_size;
+    if (r->segment_bytes == 0)
+        r->segment_bytes = r->record_size;
     r->carry = f->binary
                    ? 0
-                   : (unsigned)(r->chunk_bytes < CARRY_MAX ? r->chunk_bytes
-                                                           : CARRY_MAX);
+                   : (unsigned)(r->segment_bytes < CARRY_MAX ? r->segment_bytes
+                                                             : CARRY_MAX);
     size_t free_b = 0, total_b = 0;
     CK(g, cudaMemGetInfo(&free_b, &total_b));
     r->ld = pick_ld(r, free_b);
-    if (r->binary && r->chunk_bytes / r->record_size > r->ld)
-        r->chunk_bytes = r->ld * r->record_size;
+    if (r->binary && r->segment_bytes / r->record_size > r->ld)
+        r->segment_bytes = r->ld * r->record_size;
     CK(g, cudaStreamCreateWithFlags(&r->cs, cudaStreamNonBlocking));
     /* Zeroed once: the parse loads whole 64-byte segments, the first and
-       last of a chunk's text partly outside it (F11: initcheck flagged
+       last of a segment's text partly outside it (F11: initcheck flagged
        those bytes, never used, as read uninitialised). */
     for (int b = 0; b < NBUF; b++) {
-        size_t bytes = r->carry + r->chunk_bytes + 128;
+        size_t bytes = r->carry + r->segment_bytes + 128;
         CK(g, cudaMalloc((void **)&r->dbuf[b], bytes));
         CK(g, cudaMemset(r->dbuf[b], 0, bytes));
     }
@@ -153,7 +153,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     CK(g, cudaHostGetDevicePointer((void **)&r->dstatus, r->hstatus, 0));
     CK(g, cudaMalloc((void **)&r->dcarry, r->carry + 1));
     CK(g, cudaMalloc((void **)&r->dcnt, ncols * CNT_N * sizeof(ull)));
-    CK(g, cudaMalloc((void **)&r->dcnt_chunk, ncols * CNT_N * sizeof(ull)));
+    CK(g, cudaMalloc((void **)&r->dcnt_segment, ncols * CNT_N * sizeof(ull)));
     CK(g, cudaMalloc((void **)&r->dinv_text, ncols * RAW_FIELD_BYTES));
     CK(g, cudaMalloc((void **)&r->dinv_len, ncols * sizeof(unsigned)));
     CK(g, cudaMalloc((void **)&r->dtype, ncols));
@@ -164,13 +164,13 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
         csv_args *a = &r->a;
         a->nsm = g->nsm;
         a->carry = r->carry;
-        a->n = (unsigned)r->chunk_bytes;
+        a->n = (unsigned)r->segment_bytes;
         size_t bytes = csv_scratch(a, NULL);
         CK(g, cudaMalloc(&r->dscratch, bytes));
         csv_scratch(a, r->dscratch);
         CK(g, cudaMalloc((void **)&r->dhard, HARD_CAP * sizeof(hard_entry)));
         CK(g, cudaMalloc((void **)&r->dnum, sizeof(num_format)));
-        g->kept.arena_count = &r->dstate->arena_used; /* counted there */
+        g->store.arena_count = &r->dstate->arena_used; /* counted there */
         CK(g, cudaMalloc((void **)&r->dmoved, ncols * r->ld * sizeof(double)));
         CK(g,
            cudaMalloc((void **)&r->dmoved_corr, ncols * r->ld * sizeof(int)));
@@ -237,7 +237,7 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->status = r->dstatus;
     a->carry_buf = r->dcarry;
     a->cnt = r->dcnt;
-    a->cnt_chunk = r->dcnt_chunk;
+    a->cnt_segment = r->dcnt_segment;
     a->inv_text = r->dinv_text;
     a->inv_len = r->dinv_len;
     a->hard = r->dhard;
@@ -245,16 +245,16 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->corr = r->dcorr;
     a->corr_on = r->dcorr_on;
     a->moved_corr = r->dmoved_corr;
-    a->keep = gpu_kept_on(g);
-    a->arena = g->kept.arena;
-    a->corr_arena = g->kept.carena;
-    a->arena_ld = g->kept.arena_ld;
+    a->keep = gpu_store_on(g);
+    a->arena = g->store.arena;
+    a->corr_arena = g->store.carena;
+    a->arena_ld = g->store.arena_ld;
     return 0;
 }
 
 int reset_state(gpu_backend *g, raw_input *r)
 {
-    /* a chunk the device stopped at may have left corrections behind (the
+    /* a segment the device stopped at may have left corrections behind (the
        uploads below wait for these) */
     size_t ncols = (size_t)r->ncols;
     CK(g, cudaMemsetAsync(r->dcorr, 0, ncols * r->ld * sizeof(int), g->st[0]));
@@ -263,7 +263,7 @@ int reset_state(gpu_backend *g, raw_input *r)
     memset(&st, 0, sizeof st);
     st.row_base = r->first_row;
     st.line_base = r->first_line;
-    st.arena_used = g->kept.arena_used;
+    st.arena_used = g->store.arena_used;
     memset(r->hstatus, 0, sizeof *r->hstatus);
     r->hstatus->arena_used = st.arena_used;
     size_t n = (size_t)r->ncols * CNT_N;
@@ -308,16 +308,16 @@ unsigned what_sums(unsigned what)
 }
 
 /* Room in the arena is made for the values as they are likely to come:
- * before the device has parsed a chunk of the input, for twice the rows
- * its head shows a byte; after, for a quarter more than the densest chunk
- * seen. A chunk denser than that is caught by the device itself
+ * before the device has parsed a segment of the input, for twice the rows
+ * its head shows a byte; after, for a quarter more than the densest segment
+ * seen. A segment denser than that is caught by the device itself
  * (RAW_ARENA_FULL: the host parses the rest of the input, -v says so), so
  * a guess costs speed, never an answer. */
 constexpr double ARENA_SLACK = 1.25;
 
 /* Rows to make room for, for bytes of input, given the most rows a whole
- * chunk has held so far (0: none parsed yet); never more than one row per
- * two bytes, nor than the device's row buffer (a chunk with more stops
+ * segment has held so far (0: none parsed yet); never more than one row per
+ * two bytes, nor than the device's row buffer (a segment with more stops
  * the device anyway). */
 ull rows_for(const raw_input *r, double bytes, ull most)
 {
@@ -326,17 +326,17 @@ ull rows_for(const raw_input *r, double bytes, ull most)
         cap = r->ld;
     if (!most && r->row_rate <= 0)
         return cap;
-    double n = most
-                   ? (double)most * ARENA_SLACK * bytes / (double)r->chunk_bytes
-                   : 2 * r->row_rate * bytes;
+    double n =
+        most ? (double)most * ARENA_SLACK * bytes / (double)r->segment_bytes
+             : 2 * r->row_rate * bytes;
     return (ull)n + 64 < cap ? (ull)n + 64 : cap;
 }
 
 /* Rows per input byte for what is left of the input: the denser of the
- * whole input so far and its densest chunk, else its head's. */
+ * whole input so far and its densest segment, else its head's. */
 double row_rate(const raw_input *r, ull used, ull consumed, ull most)
 {
-    double rate = most ? (double)most / (double)r->chunk_bytes : 0;
+    double rate = most ? (double)most / (double)r->segment_bytes : 0;
     if (used > r->arena_base && consumed) {
         double seen = (double)(used - r->arena_base) / (double)consumed;
         rate = seen > rate ? seen : rate;
@@ -344,23 +344,23 @@ double row_rate(const raw_input *r, ull used, ull consumed, ull most)
     return rate > 0 ? rate : r->row_rate;
 }
 
-/* Room in the arena for the chunk about to go (n bytes) and those still
+/* Room in the arena for the segment about to go (n bytes) and those still
  * in flight, made ahead of the device: the mapped status says how far it
  * got, so the device is waited for only to grow the arena, and the arena
  * then takes the rest of the input's likely rows. */
 int ensure_arena(gpu_backend *g, raw_input *r, size_t n)
 {
-    kept_store *k = &g->kept;
+    device_store *k = &g->store;
     const raw_status *s = r->hstatus;
-    ull done = s->chunks_done; /* first: the counts below are as new */
-    ull used = s->arena_used, most = s->chunk_rows_max;
-    ull ahead = (r->nsub - done) * rows_for(r, (double)r->chunk_bytes, most) +
+    ull done = s->segments_done; /* first: the counts below are as new */
+    ull used = s->arena_used, most = s->segment_rows_max;
+    ull ahead = (r->nsub - done) * rows_for(r, (double)r->segment_bytes, most) +
                 rows_for(r, (double)n, most);
     if (used + ahead <= k->arena_ld || !k->arena)
         return 0;
     CK(g, cudaStreamSynchronize(g->st[0]));
     used = s->arena_used;
-    most = s->chunk_rows_max;
+    most = s->segment_rows_max;
     ahead = rows_for(r, (double)n, most);
     if (used + ahead <= k->arena_ld)
         return 0;
@@ -371,7 +371,7 @@ int ensure_arena(gpu_backend *g, raw_input *r, size_t n)
     else if (!r->size_hint && want < 2 * (ull)k->arena_ld)
         want = 2 * (ull)k->arena_ld;
     k->arena_used = used;
-    if (gpu_kept_grow_arena(g, (size_t)(want - used)))
+    if (gpu_store_grow_arena(g, (size_t)(want - used)))
         return -1;
     r->a.arena = k->arena;
     r->a.corr_arena = k->carena;
@@ -380,12 +380,12 @@ int ensure_arena(gpu_backend *g, raw_input *r, size_t n)
 }
 
 /* The arena's first size for a CSV input: its likely rows (its head's
- * rate) and a quarter more, at least room for its first chunk as
- * rows_for makes it; for a stream of unknown size that first chunk's. */
+ * rate) and a quarter more, at least room for its first segment as
+ * rows_for makes it; for a stream of unknown size that first segment's. */
 size_t arena_first_rows(const raw_input *r)
 {
-    double first = (double)r->chunk_bytes;
-    if (r->size_hint && r->size_hint < r->chunk_bytes)
+    double first = (double)r->segment_bytes;
+    if (r->size_hint && r->size_hint < r->segment_bytes)
         first = (double)r->size_hint;
     ull want = rows_for(r, first, 0);
     ull likely = (ull)((double)r->size_hint * r->row_rate * ARENA_SLACK) + 64;
@@ -404,7 +404,7 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     csv_args a = r->a;
     a.buf = buf;
     a.n = (unsigned)n;
-    CK(g, csv_chunk_launch(&a, st));
+    CK(g, csv_segment_launch(&a, st));
     if (a.keep)
         CK(g, raw_keep_launch(&a, st));
     unsigned what = g->cfg.what;
@@ -430,19 +430,19 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     return 0;
 }
 
-/* Where a binary chunk's values go: the arena, a kept piece, or the
- * chunk buffer (*host: then on to the host store). *corr: where the
+/* Where a binary segment's values go: the arena, a kept piece, or the
+ * segment buffer (*host: then on to the host store). *corr: where the
  * kept rows' corrections go, or NULL. */
 int binary_target(gpu_backend *g, raw_input *r, size_t nrec, double **dst,
                   size_t *ld, int **corr, bool *host)
 {
-    kept_piece *keep = NULL;
+    store_piece *keep = NULL;
     *host = false;
     if (r->bin_keep) {
-        *dst = gpu_kept_span_rows(g, nrec, ld, corr);
+        *dst = gpu_store_span_rows(g, nrec, ld, corr);
         return 0;
     }
-    if (gpu_kept_piece(g, nrec, g->st[0], r->dcol, dst, &keep, host))
+    if (gpu_store_piece(g, nrec, g->st[0], r->dcol, dst, &keep, host))
         return -1;
     *ld = keep ? keep->ld : r->ld;
     *corr = keep ? keep->c : NULL;
@@ -461,7 +461,7 @@ int keep_binary(gpu_backend *g, raw_input *r, const double *dst, size_t ld,
                              r->ld * sizeof(int), nrec * sizeof(int),
                              (size_t)r->ncols, cudaMemcpyDeviceToDevice, st));
     if (host)
-        return gpu_kept_host_device(g, dst, ld, r->dcorr, r->ld, nrec, st);
+        return gpu_store_host_device(g, dst, ld, r->dcorr, r->ld, nrec, st);
     return 0;
 }
 
@@ -486,7 +486,7 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
                   r->dcorr,
                   r->ld,
                   r->dcorr_on};
-    CK(g, bin_chunk_launch(&b, st));
+    CK(g, bin_segment_launch(&b, st));
     if (keep_binary(g, r, dst, ld, corr, host, nrec))
         return -1;
     unsigned what = g->cfg.what;
@@ -586,7 +586,7 @@ void say_stop(int why, unsigned carry, char *out, size_t n)
         what = "a number only strtod rounds, too long or one too many to list";
         break;
     case RAW_TOO_MANY_ROWS:
-        what = "more rows in a chunk than the device buffer holds";
+        what = "more rows in a segment than the device buffer holds";
         break;
     case RAW_ARENA_FULL:
         what = "values kept to the end past the device's room";
@@ -633,7 +633,7 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
     if (!r->binary && take_hard(g, r, st.hard_n))
         return -1;
     if (!r->binary)
-        g->kept.arena_used = st.arena_used;
+        g->store.arena_used = st.arena_used;
     res->rows =
         r->binary ? r->next_row - r->first_row : st.row_base - r->first_row;
     res->lines = r->binary ? 0 : st.line_base - r->first_line;
@@ -673,11 +673,11 @@ void raw_release(gpu_backend *g)
             if (e[k])
                 cudaEventDestroy(e[k]);
     }
-    void *dev[] = {r->dcol,       r->dstate,      r->dcarry,  r->dcnt,
-                   r->dcnt_chunk, r->dmap,        r->dtype,   r->doffset,
-                   r->dscratch,   r->dhard,       r->dmoved,  r->dcorr,
-                   r->dcorr_on,   r->dmoved_corr, r->drepeat, r->dinv_text,
-                   r->dinv_len,   r->dnum};
+    void *dev[] = {r->dcol,         r->dstate,      r->dcarry,  r->dcnt,
+                   r->dcnt_segment, r->dmap,        r->dtype,   r->doffset,
+                   r->dscratch,     r->dhard,       r->dmoved,  r->dcorr,
+                   r->dcorr_on,     r->dmoved_corr, r->drepeat, r->dinv_text,
+                   r->dinv_len,     r->dnum};
     for (void *p : dev)
         cudaFree(p);
     if (r->hstatus)
@@ -689,9 +689,9 @@ void raw_release(gpu_backend *g)
 
 extern "C" {
 
-size_t gpu_raw_chunk_bytes(const gpu_backend *g)
+size_t gpu_raw_segment_bytes(const gpu_backend *g)
 {
-    return g->raw ? g->raw->chunk_bytes : chunk_bytes_wanted(g);
+    return g->raw ? g->raw->segment_bytes : segment_bytes_wanted(g);
 }
 
 int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
@@ -716,18 +716,18 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
         r->bin_keep = false;
         r->size_hint = f->size_hint;
         r->row_rate = f->row_rate;
-        r->arena_base = g->kept.arena_used;
-        bool keep = gpu_kept_on(g);
+        r->arena_base = g->store.arena_used;
+        bool keep = gpu_store_on(g);
         /* CSV: room for the rows the input likely holds, grown as the
            device finds more (ensure_arena); past the budget the device
            stops and the host goes on. Binary: the arena when the whole
            input fits, else pieces. */
         if (keep && !f->binary)
-            rc = gpu_kept_grow_arena(g, arena_first_rows(r));
-        bool even = (r->chunk_bytes / r->record_size) % 2 == 0;
+            rc = gpu_store_grow_arena(g, arena_first_rows(r));
+        bool even = (r->segment_bytes / r->record_size) % 2 == 0;
         if (keep && f->binary)
-            rc = gpu_kept_begin_span(g, f->size_hint / r->record_size, even,
-                                     &r->bin_keep);
+            rc = gpu_store_begin_span(g, f->size_hint / r->record_size, even,
+                                      &r->bin_keep);
     }
     if (!rc) {
         rc = f->binary ? upload_binary_map(g, r, f) : upload_csv_map(g, r, f);
@@ -744,9 +744,9 @@ int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, cs_error *e)
     raw_input *r = g->raw;
     int rc = 0;
     if (!r)
-        rc = failf(g, "GPU: raw chunk outside an input");
-    else if (n > r->chunk_bytes || (r->binary && n % r->record_size))
-        rc = failf(g, "GPU: raw chunk of %zu bytes", n);
+        rc = failf(g, "GPU: raw segment outside an input");
+    else if (n > r->segment_bytes || (r->binary && n % r->record_size))
+        rc = failf(g, "GPU: raw segment of %zu bytes", n);
     else if (n)
         rc = submit(g, r, bytes, n);
     return report(g, rc, e);
@@ -765,7 +765,7 @@ int gpu_raw_wait(gpu_backend *g, const void *bytes, int *stopped, cs_error *e)
         harvest_sub(g, s);
         if (g->failed)
             return report(g, -1, e);
-        *stopped = r->hstatus->stop && r->hstatus->stop_chunk <= s->index;
+        *stopped = r->hstatus->stop && r->hstatus->stop_segment <= s->index;
         return CS_OK;
     }
     *stopped = r && r->hstatus->stop;

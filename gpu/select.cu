@@ -1,4 +1,4 @@
-/* A pass after the input over the values kept on the device (kept.cuh):
+/* A pass after the input over the values kept on the device (device_store.cuh):
  * the counts and candidates of the quantile selection (quantile.h, after
  * Alabi et al., "Fast k-selection algorithms for graphics processing
  * units", 2012) and the bins of histograms whose edges are the final min
@@ -198,7 +198,7 @@ int bin_pass(gpu_backend *g, const gpu_pass_col *cols)
     if (!rc && cudaMemsetAsync(g->dbins, 0, nbins * sizeof *h, g->st[0]))
         rc = cuda_fail(g, "cudaMemsetAsync", cudaGetLastError());
     if (!rc)
-        rc = gpu_kept_visit(g, g->st[0], bin_range, NULL);
+        rc = gpu_store_visit(g, g->st[0], bin_range, NULL);
     if (!rc)
         rc = download(g, h, g->dbins, nbins * sizeof *h);
     for (int j = 0; !rc && j < ncols; j++) {
@@ -358,7 +358,7 @@ int select_pass(gpu_backend *g, const gpu_pass_col *cols)
     if (!rc && (p.any_shared || p.any_global)) {
         rc = upload_plan(g, &p);
         if (!rc)
-            rc = gpu_kept_visit(g, g->st[0], count_range, &p);
+            rc = gpu_store_visit(g, g->st[0], count_range, &p);
         if (!rc)
             rc = take_results(g, cols, &p);
     }

@@ -288,7 +288,7 @@ static uint64_t copy_field(int type, double *dst, const unsigned char *src,
 
 /* i64 and u64 fields: values, and corrections of rows [row0, row0 + n)
  * once the column has any. */
-static void copy_wide(int type, chunk *out, int c, size_t row0,
+static void copy_wide(int type, row_batch *out, int c, size_t row0,
                       const unsigned char *src, size_t n, size_t stride)
 {
     double *dst = out->col[c] + row0;
@@ -298,7 +298,7 @@ static void copy_wide(int type, chunk *out, int c, size_t row0,
         return;
     int any = corr_wide(type, out->corr[c] + row0, dst, src, n, stride);
     if (any && !out->has_corr[c])
-        chunk_corr_start(out, c, row0);
+        row_batch_corr_start(out, c, row0);
 }
 
 /* Records per pass: a block of input stays in L2 while each field of it is
@@ -306,7 +306,7 @@ static void copy_wide(int type, chunk *out, int c, size_t row0,
 #define BLOCK_BYTES ((size_t)128 << 10)
 
 void binary_decode(const binary_spec *s, const unsigned char *buf, size_t nrec,
-                   const int *map, int nmap, chunk *out)
+                   const int *map, int nmap, row_batch *out)
 {
     size_t rs = s->record_size;
     int nf = s->nfields < nmap ? s->nfields : nmap;

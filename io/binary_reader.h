@@ -41,6 +41,6 @@ int binary_spec_parse(const char *text, binary_spec *s, cs_error *e);
 /* Decodes nrec whole records from buf, appending them to out (which must
  * have room: out->cap - out->nrows >= nrec). map as in csv_parse_block. */
 void binary_decode(const binary_spec *s, const unsigned char *buf, size_t nrec,
-                   const int *map, int nmap, chunk *out);
+                   const int *map, int nmap, row_batch *out);
 
 #endif

@@ -15,9 +15,10 @@ static void plain_free(void *p, void *ctx)
     free(p);
 }
 
-static const chunk_alloc plain = {plain_alloc, plain_free, NULL};
+static const row_batch_alloc plain = {plain_alloc, plain_free, NULL};
 
-int chunk_init(chunk *c, int ncols, size_t cap, const chunk_alloc *a)
+int row_batch_init(row_batch *c, int ncols, size_t cap,
+                   const row_batch_alloc *a)
 {
     if (!a)
         a = &plain;
@@ -28,13 +29,13 @@ int chunk_init(chunk *c, int ncols, size_t cap, const chunk_alloc *a)
     size_t rows = cap ? cap : 1;
     c->col = calloc(n, sizeof *c->col);
     c->corr = calloc(n, sizeof *c->corr);
-    /* One block for the counter arrays keeps chunk_clear one memset. */
+    /* One block for the counter arrays keeps row_batch_clear one memset. */
     c->missing = calloc(5 * n, sizeof(uint64_t));
     /* Pages of corrections never used are never touched: no memory. */
     int32_t *corr = malloc(n * rows * sizeof *corr);
     if (!c->col || !c->corr || !c->missing || !corr) {
         free(corr);
-        chunk_free(c, a);
+        row_batch_free(c, a);
         return -1;
     }
     c->invalid = c->missing + n;
@@ -46,14 +47,14 @@ int chunk_init(chunk *c, int ncols, size_t cap, const chunk_alloc *a)
     for (int i = 0; i < ncols; i++) {
         c->col[i] = a->alloc((cap ? cap : 1) * sizeof(double), a->ctx);
         if (!c->col[i]) {
-            chunk_free(c, a);
+            row_batch_free(c, a);
             return -1;
         }
     }
     return 0;
 }
 
-void chunk_clear(chunk *c)
+void row_batch_clear(row_batch *c)
 {
     c->nrows = 0;
     c->repeats = 0;
@@ -62,7 +63,7 @@ void chunk_clear(chunk *c)
     memset(c->missing, 0, 5 * n * sizeof(uint64_t));
 }
 
-void chunk_free(chunk *c, const chunk_alloc *a)
+void row_batch_free(row_batch *c, const row_batch_alloc *a)
 {
     if (!a)
         a = &plain;
@@ -78,19 +79,19 @@ void chunk_free(chunk *c, const chunk_alloc *a)
     memset(c, 0, sizeof *c);
 }
 
-void chunk_corr_start(chunk *c, int col, size_t rows)
+void row_batch_corr_start(row_batch *c, int col, size_t rows)
 {
     memset(c->corr[col], 0, rows * sizeof(int32_t));
     c->has_corr[col] = 1;
 }
 
-void chunk_append_values(chunk *dst, const chunk *src)
+void row_batch_append_values(row_batch *dst, const row_batch *src)
 {
     size_t at = dst->nrows, n = src->nrows;
     for (int k = 0; k < dst->ncols; k++) {
         memcpy(dst->col[k] + at, src->col[k], n * sizeof(double));
         if (src->has_corr[k] && !dst->has_corr[k])
-            chunk_corr_start(dst, k, at);
+            row_batch_corr_start(dst, k, at);
         if (src->has_corr[k])
             memcpy(dst->corr[k] + at, src->corr[k], n * sizeof(int32_t));
         else if (dst->has_corr[k])

@@ -1,4 +1,4 @@
-/* A chunk is a batch of parsed rows, column by column: the unit every
+/* A row batch is a batch of parsed rows, column by column: the unit every
  * backend consumes. Readers fill it; a backend reduces it. A value that did
  * not enter the statistics (missing, invalid, NaN) is stored as NaN, and the
  * per-column counters say which it was: backends only skip NaN.
@@ -15,40 +15,41 @@
 
 /* Where the column arrays live: plain malloc, or page-locked memory that a
  * GPU backend supplies (so host-to-device copies run at full speed). */
-typedef struct chunk_alloc {
+typedef struct row_batch_alloc {
     void *(*alloc)(size_t bytes, void *ctx); /* NULL on failure */
     void (*free)(void *p, void *ctx);
     void *ctx;
-} chunk_alloc;
+} row_batch_alloc;
 
-typedef struct chunk {
+typedef struct row_batch {
     size_t nrows; /* rows held */
     size_t cap;   /* rows each column array can hold */
     int ncols;
     double **col;                      /* col[c][r] */
     int32_t **corr;                    /* corr[c][r], while has_corr[c];
-                                          plain memory, not chunk_alloc's */
+                                          plain memory, not row_batch_alloc's */
     uint64_t *has_corr;                /* per column: corr[c] is in use */
     uint64_t *missing, *invalid, *nan; /* per column, over the rows held */
     uint64_t *first_invalid;           /* per column: 1-based row in this
-                                          chunk of the first invalid field,
+                                          row batch of the first invalid field,
                                           0 when none */
     uint64_t repeats;     /* repeated header lines skipped (no rows) */
     uint64_t repeat_line; /* the first one's physical line, 0: none */
-} chunk;
+} row_batch;
 
 /* a == NULL means malloc. Returns 0, or -1 when out of memory. */
-int chunk_init(chunk *c, int ncols, size_t cap, const chunk_alloc *a);
-void chunk_clear(chunk *c); /* nrows and counters to zero */
-void chunk_free(chunk *c, const chunk_alloc *a);
+int row_batch_init(row_batch *c, int ncols, size_t cap,
+                   const row_batch_alloc *a);
+void row_batch_clear(row_batch *c); /* nrows and counters to zero */
+void row_batch_free(row_batch *c, const row_batch_alloc *a);
 
 /* Puts column col's corrections in use, those of rows [0, rows) zero
  * (rows <= cap): a reader calls it when a first nonzero correction
  * appears. */
-void chunk_corr_start(chunk *c, int col, size_t rows);
+void row_batch_corr_start(row_batch *c, int col, size_t rows);
 
 /* Appends src's values and corrections (not its counters) to dst, which
  * must have room for them. */
-void chunk_append_values(chunk *dst, const chunk *src);
+void row_batch_append_values(row_batch *dst, const row_batch *src);
 
 #endif

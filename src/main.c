@@ -133,8 +133,8 @@ static void read_hooks(engine_hooks *h)
     memset(h, 0, sizeof *h);
     if ((v = getenv("COLSTAT_GPU_PARSE")))
         h->host_parse = *v == '0';
-    if ((v = getenv("COLSTAT_GPU_CHUNK_ROWS")) && atol(v) > 0)
-        h->gpu_chunk_rows = (size_t)atol(v);
+    if ((v = getenv("COLSTAT_GPU_BATCH_ROWS")) && atol(v) > 0)
+        h->gpu_batch_rows = (size_t)atol(v);
     if ((v = getenv("COLSTAT_GPU_RAW_BYTES")) && atoll(v) > 0)
         h->gpu_raw_bytes = (size_t)atoll(v);
     if ((v = getenv("COLSTAT_GPU_KEEP_BYTES"))) {
@@ -240,18 +240,18 @@ static int write_result(const options *o, const engine_result *res, cs_error *e)
         cols[k].name = res->cols[k].name;
         cols[k].index = res->cols[k].index;
         stats_finalize(res->cols[k].st, &cols[k].s);
-        cols[k].h = (o->run.what & STAT_HIST) ? res->cols[k].h : NULL;
+        cols[k].h = (o->cfg.what & STAT_HIST) ? res->cols[k].h : NULL;
         /* the engine's quantiles: the median first, then the list */
         const qres *q = res->cols[k].q;
-        int median = (o->run.what & STAT_MEDIAN) != 0;
+        int median = (o->cfg.what & STAT_MEDIAN) != 0;
         cols[k].median = median && q ? q : NULL;
         cols[k].quant = q ? q + median : NULL;
-        cols[k].qf = o->run.quantiles;
+        cols[k].qf = o->cfg.quantiles;
         cols[k].nquant =
-            q && (o->run.what & STAT_QUANTILES) ? o->run.nquantiles : 0;
+            q && (o->cfg.what & STAT_QUANTILES) ? o->cfg.nquantiles : 0;
     }
     report_style st = style_for(o);
-    int bad = report_write(m, o->format, o->run.what, res->rows, cols,
+    int bad = report_write(m, o->format, o->cfg.what, res->rows, cols,
                            res->ncols, &st);
     bad |= fclose(m);
     free(cols);
@@ -291,7 +291,7 @@ static int list_columns(const options *o, cs_error *e)
     engine_sink sink = {say, &m};
     char **names;
     int n;
-    int rc = engine_list_columns(&o->run, &sink, &names, &n, e);
+    int rc = engine_list_columns(&o->cfg, &sink, &names, &n, e);
     for (int i = 0; rc == CS_OK && i < n; i++)
         printf("%s\n", names[i]);
     engine_names_free(names, n);
@@ -302,7 +302,7 @@ static int list_columns(const options *o, cs_error *e)
 /* --emit-state: the exact partial state instead of the report. */
 static int write_state(const options *o, const engine_result *res, cs_error *e)
 {
-    state_info info = {state_key(&o->run), o->run.what, 0, 0, 0, 0};
+    state_info info = {state_key(&o->cfg), o->cfg.what, 0, 0, 0, 0};
     const char *path = o->state_path;
     FILE *f = path ? fopen(path, "wb") : stdout;
     int rc = CS_OK;
@@ -325,28 +325,28 @@ static int merge(options *o, cs_error *e)
 {
     engine_result res;
     merge_ask ask = {
-        o->asked,          o->run.columns,  o->bins_set ? o->run.nbins : 0,
-        o->run.have_range, o->run.range_lo, o->run.range_hi};
+        o->asked,          o->cfg.columns,  o->bins_set ? o->cfg.nbins : 0,
+        o->cfg.have_range, o->cfg.range_lo, o->cfg.range_hi};
     int rc =
-        merge_states(o->run.files, o->run.nfiles, &ask, &res, &o->run.what, e);
+        merge_states(o->cfg.files, o->cfg.nfiles, &ask, &res, &o->cfg.what, e);
     if (rc == CS_OK)
         rc = write_result(o, &res, e);
     engine_result_free(&res);
     return rc;
 }
 
-static int run(options *o, cs_error *e)
+static int summarize(options *o, cs_error *e)
 {
     messages m = {0};
     m.buf = open_memstream(&m.text, &m.len);
     engine_sink sink = {say, &m};
     engine_result res;
     engine *eng = NULL;
-    read_hooks(&o->run.hooks);
+    read_hooks(&o->cfg.hooks);
     m.progress_tty = isatty(STDERR_FILENO);
-    o->run.tmpdir = getenv("TMPDIR");
-    o->run.progress = o->progress < 0 ? m.progress_tty : o->progress;
-    int rc = engine_run(&o->run, &sink, &eng, &res, e);
+    o->cfg.tmpdir = getenv("TMPDIR");
+    o->cfg.progress = o->progress < 0 ? m.progress_tty : o->progress;
+    int rc = engine_run(&o->cfg, &sink, &eng, &res, e);
     if (rc == CS_OK)
         rc = o->emit_state ? write_state(o, &res, e) : write_result(o, &res, e);
     flush_messages(&m);
@@ -374,15 +374,15 @@ static void print_error(const cs_error *e, int json)
 
 /* --mpi: every rank runs its share; rank 0 alone writes the result and
  * the one error line; every rank exits with the same status. */
-static int run_mpi(options *o, int *root, cs_error *e)
+static int summarize_mpi(options *o, int *root, cs_error *e)
 {
     messages m = {0};
     m.buf = open_memstream(&m.text, &m.len);
     engine_sink sink = {say, &m};
     engine_result res;
-    read_hooks(&o->run.hooks);
-    o->run.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
-    int rc = dist_mpi_run(&o->run, &sink, &res, root, e);
+    read_hooks(&o->cfg.hooks);
+    o->cfg.progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
+    int rc = dist_mpi_run(&o->cfg, &sink, &res, root, e);
     if (rc == CS_OK && *root)
         rc = o->emit_state ? write_state(o, &res, e) : write_result(o, &res, e);
     flush_messages(&m);
@@ -450,9 +450,9 @@ int main(int argc, char **argv)
     else if (rc == CS_OK && o.mpi) {
         if (!dist_mpi_built())
             hand_over_mpi(argv);
-        rc = run_mpi(&o, &root, &e);
+        rc = summarize_mpi(&o, &root, &e);
     } else if (rc == CS_OK)
-        rc = run(&o, &e);
+        rc = summarize(&o, &e);
     if (rc != CS_OK && root)
         print_error(&e, o.json_errors || options_json_errors(argc, argv));
     options_free(&o);

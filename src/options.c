@@ -99,11 +99,11 @@ static void set_defaults(options *o)
 {
     memset(o, 0, sizeof *o);
     o->action = ACT_RUN;
-    o->run.header = -1;
-    o->run.what = STAT_DEFAULT;
-    o->run.nbins = 256;
+    o->cfg.header = -1;
+    o->cfg.what = STAT_DEFAULT;
+    o->cfg.nbins = 256;
     o->format = FMT_TABLE;
-    o->run.device = ENGINE_AUTO;
+    o->cfg.device = ENGINE_AUTO;
     o->progress = -1;
     num_format_init(&o->num);
     o->layout = LAYOUT_AUTO;
@@ -210,9 +210,9 @@ static int opt_range(options *o, const char *arg, cs_error *e)
                        "--range: '%s' is not LO:HI with finite numbers", arg);
     if (!(lo < hi))
         return cs_fail(e, CS_EUSAGE, "", 0, "--range: '%s' needs LO < HI", arg);
-    o->run.have_range = 1;
-    o->run.range_lo = lo;
-    o->run.range_hi = hi;
+    o->cfg.have_range = 1;
+    o->cfg.range_lo = lo;
+    o->cfg.range_hi = hi;
     return CS_OK;
 }
 
@@ -225,7 +225,7 @@ static int opt_delimiter(options *o, const char *arg, cs_error *e)
                        "--delimiter: '%s' is not a single character "
                        "(other than a quote or line break; 'tab' for tab)",
                        arg);
-    o->run.delim = arg[0];
+    o->cfg.delim = arg[0];
     return CS_OK;
 }
 
@@ -273,7 +273,7 @@ static int opt_device(options *o, const char *arg, cs_error *e)
     if (i < 0)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--device: '%s' is not one of auto, cpu, gpu", arg);
-    o->run.device = devs[i];
+    o->cfg.device = devs[i];
     return CS_OK;
 }
 
@@ -355,10 +355,10 @@ static int flag_option(options *o, int c, unsigned *what)
         }
     switch (c) {
     case OPT_HEADER:
-        o->run.header = 1;
+        o->cfg.header = 1;
         return 1;
     case OPT_NO_HEADER:
-        o->run.header = 0;
+        o->cfg.header = 0;
         return 1;
     case OPT_TSV:
         o->format = FMT_TSV;
@@ -370,7 +370,7 @@ static int flag_option(options *o, int c, unsigned *what)
         o->format = FMT_JSON;
         return 1;
     case OPT_STRICT:
-        o->run.strict = 1;
+        o->cfg.strict = 1;
         return 1;
     case OPT_PROGRESS:
         o->progress = 1;
@@ -391,10 +391,10 @@ static int flag_option(options *o, int c, unsigned *what)
         o->json_errors = 1;
         return 1;
     case 'v':
-        o->run.verbose = 1;
+        o->cfg.verbose = 1;
         return 1;
     case 'W':
-        o->run.whitespace = 1;
+        o->cfg.whitespace = 1;
         return 1;
     case 'h':
         o->action = ACT_HELP;
@@ -416,8 +416,8 @@ static int opt_quantiles(options *o, const char *arg, unsigned *what,
         return e->status;
     qlist_free(&o->quantiles);
     o->quantiles = l;
-    o->run.quantiles = l.q;
-    o->run.nquantiles = l.n;
+    o->cfg.quantiles = l.q;
+    o->cfg.nquantiles = l.n;
     *what |= STAT_QUANTILES;
     return CS_OK;
 }
@@ -443,8 +443,8 @@ static int opt_memory(options *o, const char *arg, cs_error *e)
                        "--memory: '%s' is not a size (bytes, or a number "
                        "with k, M, G or T: 256M)",
                        arg);
-    o->run.memory_set = 1;
-    o->run.memory = (size_t)v;
+    o->cfg.memory_set = 1;
+    o->cfg.memory = (size_t)v;
     return CS_OK;
 }
 
@@ -459,7 +459,7 @@ static int opt_columns(options *o, const char *arg, cs_error *e)
         p[had++] = ',';
     memcpy(p + had, arg, n + 1);
     o->columns = p;
-    o->run.columns = p;
+    o->cfg.columns = p;
     return CS_OK;
 }
 
@@ -475,7 +475,7 @@ static int value_option(options *o, int c, const char *arg, unsigned *what,
     case 'c':
         return opt_columns(o, arg, e);
     case 'b':
-        o->run.binary = arg;
+        o->cfg.binary = arg;
         return CS_OK;
     case OPT_EMIT_STATE:
         o->emit_state = 1;
@@ -493,13 +493,13 @@ static int value_option(options *o, int c, const char *arg, unsigned *what,
         return opt_range(o, arg, e);
     case OPT_BINS:
         o->bins_set = 1;
-        if (parse_int(arg, 1, 1048576, &o->run.nbins))
+        if (parse_int(arg, 1, 1048576, &o->cfg.nbins))
             return cs_fail(e, CS_EUSAGE, "", 0,
                            "--bins: '%s' is not a number from 1 to 1048576",
                            arg);
         return CS_OK;
     case 'j':
-        if (parse_int(arg, 1, 1024, &o->run.threads))
+        if (parse_int(arg, 1, 1024, &o->cfg.threads))
             return cs_fail(e, CS_EUSAGE, "", 0,
                            "--threads: '%s' is not a number from 1 to 1024",
                            arg);
@@ -526,8 +526,8 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
 {
     int n = argc - optind;
     if (n <= 0) {
-        o->run.files = stdin_name;
-        o->run.nfiles = 1;
+        o->cfg.files = stdin_name;
+        o->cfg.nfiles = 1;
         return CS_OK;
     }
     const char **files = malloc((size_t)n * sizeof *files);
@@ -535,8 +535,8 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
         return cs_fail(e, CS_EUSAGE, "", 0, "out of memory");
     for (int i = 0; i < n; i++)
         files[i] = argv[optind + i];
-    o->run.files = files;
-    o->run.nfiles = n;
+    o->cfg.files = files;
+    o->cfg.nfiles = n;
     return CS_OK;
 }
 
@@ -548,8 +548,8 @@ static int check_mpi_options(const options *o, cs_error *e)
     if (o->merge)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--mpi and --merge: give one of them");
-    for (int i = 0; i < o->run.nfiles; i++)
-        if (!strcmp(o->run.files[i], "-"))
+    for (int i = 0; i < o->cfg.nfiles; i++)
+        if (!strcmp(o->cfg.files[i], "-"))
             return cs_fail(e, CS_EUSAGE, "", 0,
                            "--mpi reads named files, not standard input");
     return CS_OK;
@@ -560,25 +560,25 @@ static int text_options(options *o, cs_error *e)
 {
     const num_format *f = &o->num;
     int changed = f->nnull || f->thousands || f->decimal != '.';
-    if (o->run.binary && (changed || o->run.whitespace))
+    if (o->cfg.binary && (changed || o->cfg.whitespace))
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "%s applies to text input, not to -b",
-                       o->run.whitespace ? "-W"
+                       o->cfg.whitespace ? "-W"
                        : f->nnull        ? "--null"
                        : f->thousands    ? "--thousands"
                                          : "--decimal");
     if (f->thousands && f->thousands == f->decimal)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--thousands and --decimal are both '%c'", f->decimal);
-    if (o->run.whitespace && o->run.delim)
+    if (o->cfg.whitespace && o->cfg.delim)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "-W and --delimiter exclude each other");
     /* -W text has no quotes to protect a blank inside a number */
-    if (o->run.whitespace && (f->thousands == ' ' || f->thousands == '\t'))
+    if (o->cfg.whitespace && (f->thousands == ' ' || f->thousands == '\t'))
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--thousands: a blank separates the fields of -W "
                        "input");
-    o->run.num = changed ? &o->num : NULL;
+    o->cfg.num = changed ? &o->num : NULL;
     return CS_OK;
 }
 
@@ -591,12 +591,12 @@ static int check_state_options(const options *o, cs_error *e)
     if (o->emit_state && o->merge)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--emit-state and --merge: give one of them");
-    if (o->emit_state && (o->run.what & STAT_HIST) && !o->run.have_range)
+    if (o->emit_state && (o->cfg.what & STAT_HIST) && !o->cfg.have_range)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--emit-state: a histogram's edges need the whole "
                        "input; give --range LO:HI, or run the parts as one "
                        "(colstat FILE...)");
-    if (o->emit_state && (o->run.what & (STAT_MEDIAN | STAT_QUANTILES)))
+    if (o->emit_state && (o->cfg.what & (STAT_MEDIAN | STAT_QUANTILES)))
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--emit-state: quantiles need every value of the "
                        "whole input (--all includes the median); run the "
@@ -626,7 +626,7 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
             return e->status;
     }
     if (what)
-        o->run.what = what;
+        o->cfg.what = what;
     o->asked = what;
     if (text_options(o, e) != CS_OK)
         return e->status;
@@ -651,15 +651,15 @@ int options_json_errors(int argc, char **argv)
 void options_free(options *o)
 {
     qlist_free(&o->quantiles);
-    o->run.quantiles = NULL;
-    o->run.nquantiles = 0;
+    o->cfg.quantiles = NULL;
+    o->cfg.nquantiles = 0;
     free(o->columns);
     o->columns = NULL;
-    o->run.columns = NULL;
-    if (o->run.files != stdin_name)
-        free((void *)o->run.files);
-    o->run.files = NULL;
-    o->run.nfiles = 0;
+    o->cfg.columns = NULL;
+    if (o->cfg.files != stdin_name)
+        free((void *)o->cfg.files);
+    o->cfg.files = NULL;
+    o->cfg.nfiles = 0;
 }
 
 void options_usage(FILE *f)

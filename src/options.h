@@ -13,7 +13,7 @@ typedef enum opt_action { ACT_RUN, ACT_HELP, ACT_VERSION, ACT_LIST } opt_action;
 
 typedef struct options {
     opt_action action;
-    engine_config run; /* what the engine does; argv must outlive it */
+    engine_config cfg; /* what the engine does; argv must outlive it */
     qlist quantiles;   /* --quantiles; run.quantiles points into it */
     out_format format;
     int progress;  /* 1, 0, -1: when stderr is a terminal */

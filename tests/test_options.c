@@ -72,21 +72,21 @@ START_TEST(defaults)
     char *argv[] = {"colstat", NULL};
     ck_assert_int_eq(options_parse(1, argv, &o, &e), CS_OK);
     ck_assert_int_eq(o.action, ACT_RUN);
-    ck_assert_int_eq(o.run.nfiles, 1);
-    ck_assert_str_eq(o.run.files[0], "-");
-    ck_assert_ptr_null(o.run.columns);
-    ck_assert_int_eq(o.run.delim, 0);
-    ck_assert_int_eq(o.run.header, -1);
-    ck_assert_ptr_null(o.run.binary);
-    ck_assert_uint_eq(o.run.what, STAT_DEFAULT);
-    ck_assert_int_eq(o.run.nbins, 256);
-    ck_assert_int_eq(o.run.have_range, 0);
+    ck_assert_int_eq(o.cfg.nfiles, 1);
+    ck_assert_str_eq(o.cfg.files[0], "-");
+    ck_assert_ptr_null(o.cfg.columns);
+    ck_assert_int_eq(o.cfg.delim, 0);
+    ck_assert_int_eq(o.cfg.header, -1);
+    ck_assert_ptr_null(o.cfg.binary);
+    ck_assert_uint_eq(o.cfg.what, STAT_DEFAULT);
+    ck_assert_int_eq(o.cfg.nbins, 256);
+    ck_assert_int_eq(o.cfg.have_range, 0);
     ck_assert_int_eq(o.format, FMT_TABLE);
-    ck_assert_int_eq(o.run.device, ENGINE_AUTO);
-    ck_assert_int_eq(o.run.threads, 0);
-    ck_assert_int_eq(o.run.strict, 0);
+    ck_assert_int_eq(o.cfg.device, ENGINE_AUTO);
+    ck_assert_int_eq(o.cfg.threads, 0);
+    ck_assert_int_eq(o.cfg.strict, 0);
     ck_assert_int_eq(o.progress, -1);
-    ck_assert_int_eq(o.run.verbose, 0);
+    ck_assert_int_eq(o.cfg.verbose, 0);
     options_free(&o);
 }
 END_TEST
@@ -95,20 +95,20 @@ START_TEST(files_and_permutation)
 {
     options o;
     OK(&o, "a.csv", "--sum", "-", "b.csv.gz", "-j", "3");
-    ck_assert_int_eq(o.run.nfiles, 3);
-    ck_assert_str_eq(o.run.files[0], "a.csv");
-    ck_assert_str_eq(o.run.files[1], "-");
-    ck_assert_str_eq(o.run.files[2], "b.csv.gz");
-    ck_assert_uint_eq(o.run.what, STAT_SUM);
-    ck_assert_int_eq(o.run.threads, 3);
+    ck_assert_int_eq(o.cfg.nfiles, 3);
+    ck_assert_str_eq(o.cfg.files[0], "a.csv");
+    ck_assert_str_eq(o.cfg.files[1], "-");
+    ck_assert_str_eq(o.cfg.files[2], "b.csv.gz");
+    ck_assert_uint_eq(o.cfg.what, STAT_SUM);
+    ck_assert_int_eq(o.cfg.threads, 3);
     options_free(&o);
 
     OK(&o, "--max", "--", "--sum", "-j4");
-    ck_assert_int_eq(o.run.nfiles, 2);
-    ck_assert_str_eq(o.run.files[0], "--sum");
-    ck_assert_str_eq(o.run.files[1], "-j4");
-    ck_assert_uint_eq(o.run.what, STAT_MAX);
-    ck_assert_int_eq(o.run.threads, 0);
+    ck_assert_int_eq(o.cfg.nfiles, 2);
+    ck_assert_str_eq(o.cfg.files[0], "--sum");
+    ck_assert_str_eq(o.cfg.files[1], "-j4");
+    ck_assert_uint_eq(o.cfg.what, STAT_MAX);
+    ck_assert_int_eq(o.cfg.threads, 0);
     options_free(&o);
 }
 END_TEST
@@ -117,46 +117,46 @@ START_TEST(value_options)
 {
     options o;
     OK(&o, "-c", "2,4-6,price", "-b", "f64,i32", "--device", "gpu");
-    ck_assert_str_eq(o.run.columns, "2,4-6,price");
-    ck_assert_str_eq(o.run.binary, "f64,i32");
-    ck_assert_int_eq(o.run.device, ENGINE_GPU);
+    ck_assert_str_eq(o.cfg.columns, "2,4-6,price");
+    ck_assert_str_eq(o.cfg.binary, "f64,i32");
+    ck_assert_int_eq(o.cfg.device, ENGINE_GPU);
     options_free(&o);
 
     OK(&o, "--columns=x", "--binary=f32", "--device=cpu", "-j17");
-    ck_assert_str_eq(o.run.columns, "x");
-    ck_assert_str_eq(o.run.binary, "f32");
-    ck_assert_int_eq(o.run.device, ENGINE_CPU);
-    ck_assert_int_eq(o.run.threads, 17);
+    ck_assert_str_eq(o.cfg.columns, "x");
+    ck_assert_str_eq(o.cfg.binary, "f32");
+    ck_assert_int_eq(o.cfg.device, ENGINE_CPU);
+    ck_assert_int_eq(o.cfg.threads, 17);
     options_free(&o);
 
     OK(&o, "--threads=1024", "--device", "auto", "-cprice");
-    ck_assert_int_eq(o.run.threads, 1024);
-    ck_assert_int_eq(o.run.device, ENGINE_AUTO);
-    ck_assert_str_eq(o.run.columns, "price");
+    ck_assert_int_eq(o.cfg.threads, 1024);
+    ck_assert_int_eq(o.cfg.device, ENGINE_AUTO);
+    ck_assert_str_eq(o.cfg.columns, "price");
     options_free(&o);
 
     OK(&o, "--threads", "1", "--bins", "1", "--header", "--strict");
-    ck_assert_int_eq(o.run.threads, 1);
-    ck_assert_int_eq(o.run.nbins, 1);
-    ck_assert_int_eq(o.run.header, 1);
-    ck_assert_int_eq(o.run.strict, 1);
+    ck_assert_int_eq(o.cfg.threads, 1);
+    ck_assert_int_eq(o.cfg.nbins, 1);
+    ck_assert_int_eq(o.cfg.header, 1);
+    ck_assert_int_eq(o.cfg.strict, 1);
     options_free(&o);
 
     OK(&o, "--bins=1048576", "--header", "--no-header", "--progress", "-v");
-    ck_assert_int_eq(o.run.nbins, 1048576);
-    ck_assert_int_eq(o.run.header, 0);
+    ck_assert_int_eq(o.cfg.nbins, 1048576);
+    ck_assert_int_eq(o.cfg.header, 0);
     ck_assert_int_eq(o.progress, 1);
-    ck_assert_int_eq(o.run.verbose, 1);
+    ck_assert_int_eq(o.cfg.verbose, 1);
     options_free(&o);
 
     OK(&o, "--no-progress", "--verbose");
     ck_assert_int_eq(o.progress, 0);
-    ck_assert_int_eq(o.run.verbose, 1);
+    ck_assert_int_eq(o.cfg.verbose, 1);
     options_free(&o);
 
     /* -c again appends its list (issue 12) */
     OK(&o, "-c", "2,4-6", "--columns=/^temp_/", "-c!id");
-    ck_assert_str_eq(o.run.columns, "2,4-6,/^temp_/,!id");
+    ck_assert_str_eq(o.cfg.columns, "2,4-6,/^temp_/,!id");
     options_free(&o);
 }
 END_TEST
@@ -167,17 +167,17 @@ START_TEST(delimiters)
     static const char *const tabs[] = {"\\t", "tab", "TAB", "\t"};
     for (int i = 0; i < 4; i++) {
         OK(&o, "-d", tabs[i]);
-        ck_assert_int_eq(o.run.delim, '\t');
+        ck_assert_int_eq(o.cfg.delim, '\t');
         options_free(&o);
     }
     OK(&o, "--delimiter=;");
-    ck_assert_int_eq(o.run.delim, ';');
+    ck_assert_int_eq(o.cfg.delim, ';');
     options_free(&o);
     OK(&o, "-d|");
-    ck_assert_int_eq(o.run.delim, '|');
+    ck_assert_int_eq(o.cfg.delim, '|');
     options_free(&o);
     OK(&o, "--delimiter", ",");
-    ck_assert_int_eq(o.run.delim, ',');
+    ck_assert_int_eq(o.cfg.delim, ',');
     options_free(&o);
 }
 END_TEST
@@ -212,17 +212,17 @@ START_TEST(ranges)
 {
     options o;
     OK(&o, "--range=-5:5");
-    ck_assert_int_eq(o.run.have_range, 1);
-    ck_assert(o.run.range_lo == -5 && o.run.range_hi == 5);
+    ck_assert_int_eq(o.cfg.have_range, 1);
+    ck_assert(o.cfg.range_lo == -5 && o.cfg.range_hi == 5);
     options_free(&o);
     OK(&o, "--range", "-5:5");
-    ck_assert(o.run.range_lo == -5 && o.run.range_hi == 5);
-    ck_assert_uint_eq(o.run.what,
+    ck_assert(o.cfg.range_lo == -5 && o.cfg.range_hi == 5);
+    ck_assert_uint_eq(o.cfg.what,
                       STAT_DEFAULT); /* --range does not add --hist */
     options_free(&o);
     OK(&o, "--range", "-1e3:2.5e-1", "--bins", "10");
-    ck_assert(o.run.range_lo == -1e3 && o.run.range_hi == 0.25);
-    ck_assert_uint_eq(o.run.what, STAT_DEFAULT);
+    ck_assert(o.cfg.range_lo == -1e3 && o.cfg.range_hi == 0.25);
+    ck_assert_uint_eq(o.cfg.what, STAT_DEFAULT);
     options_free(&o);
 
     /* Random finite edges survive the trip through text. */
@@ -233,7 +233,7 @@ START_TEST(ranges)
         char arg[96];
         snprintf(arg, sizeof arg, "--range=%.17g:%.17g", a, b);
         OK(&o, arg);
-        ck_assert_msg(o.run.range_lo == a && o.run.range_hi == b, "%s", arg);
+        ck_assert_msg(o.cfg.range_lo == a && o.cfg.range_hi == b, "%s", arg);
         options_free(&o);
     }
 }
@@ -243,17 +243,17 @@ START_TEST(statistics)
 {
     options o;
     OK(&o, "--hist");
-    ck_assert_uint_eq(o.run.what, STAT_HIST);
+    ck_assert_uint_eq(o.cfg.what, STAT_HIST);
     options_free(&o);
     OK(&o, "-a");
-    ck_assert_uint_eq(o.run.what, STAT_ALL);
+    ck_assert_uint_eq(o.cfg.what, STAT_ALL);
     options_free(&o);
     OK(&o, "--all", "--sum");
-    ck_assert_uint_eq(o.run.what, STAT_ALL);
+    ck_assert_uint_eq(o.cfg.what, STAT_ALL);
     options_free(&o);
     OK(&o, "--bins", "7");
-    ck_assert_uint_eq(o.run.what, STAT_DEFAULT);
-    ck_assert_int_eq(o.run.nbins, 7);
+    ck_assert_uint_eq(o.cfg.what, STAT_DEFAULT);
+    ck_assert_int_eq(o.cfg.nbins, 7);
     options_free(&o);
 
     /* Random subsets: the flags given, and only they, replace the default. */
@@ -275,7 +275,7 @@ START_TEST(statistics)
         args[n] = NULL;
         cs_error e;
         ck_assert_int_eq(parse_v(&o, &e, args), CS_OK);
-        ck_assert_uint_eq(o.run.what, want ? want : STAT_DEFAULT);
+        ck_assert_uint_eq(o.cfg.what, want ? want : STAT_DEFAULT);
         options_free(&o);
     }
 }
@@ -285,15 +285,15 @@ START_TEST(clusters_and_prefixes)
 {
     options o;
     OK(&o, "-vj8", "-a", "--", "-afile");
-    ck_assert_int_eq(o.run.verbose, 1);
-    ck_assert_int_eq(o.run.threads, 8);
-    ck_assert_uint_eq(o.run.what, STAT_ALL);
-    ck_assert_int_eq(o.run.nfiles, 1);
-    ck_assert_str_eq(o.run.files[0], "-afile");
+    ck_assert_int_eq(o.cfg.verbose, 1);
+    ck_assert_int_eq(o.cfg.threads, 8);
+    ck_assert_uint_eq(o.cfg.what, STAT_ALL);
+    ck_assert_int_eq(o.cfg.nfiles, 1);
+    ck_assert_str_eq(o.cfg.files[0], "-afile");
     options_free(&o);
     OK(&o, "--verb", "--no-h");
-    ck_assert_int_eq(o.run.verbose, 1);
-    ck_assert_int_eq(o.run.header, 0);
+    ck_assert_int_eq(o.cfg.verbose, 1);
+    ck_assert_int_eq(o.cfg.header, 0);
     options_free(&o);
 }
 END_TEST
@@ -425,15 +425,15 @@ START_TEST(text_and_output_options)
 {
     options o;
     OK(&o, "a.csv");
-    ck_assert_int_eq(o.run.whitespace, 0);
-    ck_assert_ptr_null(o.run.num); /* the C format: nothing changed */
+    ck_assert_int_eq(o.cfg.whitespace, 0);
+    ck_assert_ptr_null(o.cfg.num); /* the C format: nothing changed */
     ck_assert_int_eq(o.digits, 0);
     ck_assert_int_eq(o.layout, LAYOUT_AUTO);
     options_free(&o);
     OK(&o, "-W", "--null", " NA, N/A ,,null,-,\\N", "--thousands=,",
        "--decimal", ".", "--digits", "6", "--layout=long");
-    ck_assert_int_eq(o.run.whitespace, 1);
-    ck_assert_ptr_eq(o.run.num, &o.num);
+    ck_assert_int_eq(o.cfg.whitespace, 1);
+    ck_assert_ptr_eq(o.cfg.num, &o.num);
     ck_assert_int_eq(o.num.nnull, 5);
     static const char *const want[] = {"NA", "N/A", "null", "-", "\\N"};
     for (int i = 0; i < 5; i++)

@@ -50,8 +50,6 @@ struct engine {
     int reread;     /* of those, passes that read the inputs again */
 };
 
-typedef struct engine run;
-
 int engine_cores(void)
 {
     cpu_set_t set;
@@ -66,14 +64,14 @@ static int threads_wanted(const engine_config *cfg)
     return cfg->threads > 0 ? cfg->threads : engine_cores();
 }
 
-static const engine_part *part_of(const run *r, int i)
+static const engine_part *part_of(const engine *r, int i)
 {
     return r->parts ? &r->parts[i] : NULL;
 }
 
 /* The shares from cfg->share, asked whatever rc says (the processes meet
  * there); the first error stays e's. */
-static int share_parts(run *r, int rc, cs_error *e)
+static int share_parts(engine *r, int rc, cs_error *e)
 {
     const engine_share *sh = r->cfg->share;
     if (!sh)
@@ -97,7 +95,7 @@ static csv_dialect dialect_of(const engine_config *cfg)
 }
 
 /* first: the input may be the one whose fields set the columns. */
-static int open_next(run *r, size_t head_bytes, int first, input **in,
+static int open_next(engine *r, size_t head_bytes, int first, input **in,
                      cs_error *e)
 {
     const engine_config *cfg = r->cfg;
@@ -108,14 +106,14 @@ static int open_next(run *r, size_t head_bytes, int first, input **in,
 
 /* Once the columns are known, an input none of which is this process's
  * share is not opened. */
-static int skip_next(const run *r)
+static int skip_next(const engine *r)
 {
     const engine_part *p = part_of(r, r->next);
     return p && p->lo == p->hi;
 }
 
 /* --device auto asks the policy, from the inputs' kinds and sizes. */
-static int auto_device(run *r, cs_error *e)
+static int auto_device(engine *r, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     probe_info *in = calloc((size_t)cfg->nfiles, sizeof *in);
@@ -134,7 +132,7 @@ static int auto_device(run *r, cs_error *e)
 
 /* Decided before the first byte is read, so that the GPU, when it is
  * used, opens on a thread of its own while the first input is read. */
-static int choose_device(run *r, cs_error *e)
+static int choose_device(engine *r, cs_error *e)
 {
     engine_device d = r->cfg->device;
     r->use_gpu = d == ENGINE_GPU || (d == ENGINE_AUTO && auto_device(r, e));
@@ -150,7 +148,7 @@ static int input_empty(const input *in)
 }
 
 /* Opens inputs until one shows its fields; *in is NULL when none does. */
-static int open_first(run *r, input **in, cs_error *e)
+static int open_first(engine *r, input **in, cs_error *e)
 {
     size_t head = r->bin ? BINARY_HEAD_BYTES : HEAD_BYTES;
     *in = NULL;
@@ -166,7 +164,7 @@ static int open_first(run *r, input **in, cs_error *e)
 }
 
 /* No input shows a field: an answer without columns is no answer. */
-static int all_empty(const run *r, cs_error *e)
+static int all_empty(const engine *r, cs_error *e)
 {
     const char *f = r->cfg->files[0];
     if (r->cfg->nfiles > 1)
@@ -176,7 +174,7 @@ static int all_empty(const run *r, cs_error *e)
 }
 
 /* Why the sample left out each column the table says it did. */
-static int why_left(run *r, const input *in, cs_error *e)
+static int why_left(engine *r, const input *in, cs_error *e)
 {
     const col_table *t = &r->table;
     r->left = calloc((size_t)(t->nleft ? t->nleft : 1), sizeof *r->left);
@@ -196,7 +194,7 @@ static int why_left(run *r, const input *in, cs_error *e)
     return CS_OK;
 }
 
-static int learn_columns(run *r, const input *in, cs_error *e)
+static int learn_columns(engine *r, const input *in, cs_error *e)
 {
     if (!in)
         return all_empty(r, e);
@@ -240,7 +238,7 @@ static int must_spill(const engine_config *cfg)
 }
 
 /* The quantiles every column selects: the median first, then the list. */
-static int quantile_list(run *r, cs_error *e)
+static int quantile_list(engine *r, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     size_t n = (cfg->what & STAT_QUANTILES) ? cfg->nquantiles : 0;
@@ -266,7 +264,7 @@ static int quantile_list(run *r, cs_error *e)
  * with 2 threads (max RSS over columns): 1.9 KB a column by default (300000
  * columns, 30 rows), 9.4 KB with --all (5000 columns); this estimates 2.5
  * and 10.6 KiB. */
-static size_t column_bytes(const run *r)
+static size_t column_bytes(const engine *r)
 {
     const engine_config *cfg = r->cfg;
     size_t t = (size_t)r->nthreads, hist = 8 * (size_t)cfg->nbins;
@@ -297,7 +295,7 @@ static void size_text(double bytes, char *buf, size_t cap)
 #define STATE_FLOOR ((size_t)64 << 20)
 #define DEFAULT_MEMORY "the default --memory (a quarter of the memory)"
 
-static int state_fits(const run *r, const input *in, cs_error *e)
+static int state_fits(const engine *r, const input *in, cs_error *e)
 {
     size_t budget =
         r->cfg->memory_set ? r->cfg->memory : engine_default_memory();
@@ -320,7 +318,7 @@ static int state_fits(const run *r, const input *in, cs_error *e)
 
 /* The GPU when chosen and it opens (else -v says why); a table without
  * columns needs no device. */
-static int start_backend(run *r, cs_error *e)
+static int start_backend(engine *r, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     backend_params p = {r->table.ncols,
@@ -348,7 +346,7 @@ static int start_backend(run *r, cs_error *e)
     return backend_cpu_open(&p, &r->be, e);
 }
 
-static int start_jobs(run *r, cs_error *e)
+static int start_jobs(engine *r, cs_error *e)
 {
     jobs_params p = {r->be,
                      r->nthreads,
@@ -371,7 +369,7 @@ static int start_jobs(run *r, cs_error *e)
  * against 1.9 s on 200 MB, bench/RESULTS.md), more cores with two
  * thirds of them inflating. The workers wait while no text is ready, so
  * the two overlap rather than compete. */
-static void decode_threads(run *r)
+static void decode_threads(engine *r)
 {
     const engine_hooks *h = &r->cfg->hooks;
     int n = r->nthreads;
@@ -382,7 +380,7 @@ static void decode_threads(run *r)
 }
 
 /* -v: how a compressed input was decoded. */
-static void say_decoded(run *r, const input *in)
+static void say_decoded(engine *r, const input *in)
 {
     char line[512];
     source_describe(in->src, line, sizeof line);
@@ -391,7 +389,7 @@ static void say_decoded(run *r, const input *in)
 }
 
 /* Feeds in, then each later input, one at a time. */
-static int feed_all(run *r, input *in, cs_error *e)
+static int feed_all(engine *r, input *in, cs_error *e)
 {
     int rc = CS_OK;
     while (in && rc == CS_OK) {
@@ -413,7 +411,7 @@ static int feed_all(run *r, input *in, cs_error *e)
 
 /* Every input once more, for a pass: the backend counts what the jobs
  * parse. The column table is the first reading's. */
-static int refeed(run *r, cs_error *e)
+static int refeed(engine *r, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     for (int i = 0; i < cfg->nfiles && e->status == CS_OK; i++) {
@@ -448,7 +446,7 @@ static void name_inputs(const engine_config *cfg, cs_error *e)
 
 /* One pass: counted over the values the backend kept, else over the
  * inputs read again. */
-static int one_pass(run *r, passes *ps, cs_error *e)
+static int one_pass(engine *r, passes *ps, cs_error *e)
 {
     const backend_ops *ops = r->be->ops;
     pass_plan *plan = passes_plan(ps);
@@ -474,7 +472,7 @@ static int one_pass(run *r, passes *ps, cs_error *e)
 /* Histograms without --range: edges from the final finite min and max
  * of st, the whole input's (infinities count as underflow and overflow),
  * none (NaN, printed as null) for a column without finite values. */
-static int hist_edges(run *r, const col_stats *st, engine_result *out,
+static int hist_edges(engine *r, const col_stats *st, engine_result *out,
                       cs_error *e)
 {
     for (int k = 0; k < out->nheld; k++) {
@@ -490,7 +488,7 @@ static int hist_edges(run *r, const col_stats *st, engine_result *out,
 /* The statistics the passes start from: this process's own, or under
  * --mpi every process's (cfg->collective), in *whole (freed by the
  * caller with stats_free each, then free). */
-static int whole_input(run *r, const engine_result *out, col_stats **whole,
+static int whole_input(engine *r, const engine_result *out, col_stats **whole,
                        cs_error *e)
 {
     const engine_collective *all = r->cfg->collective;
@@ -513,7 +511,7 @@ static void free_whole(col_stats *whole, int n)
 }
 
 /* nq quantiles a column, in the column table's order. */
-static int take_results(run *r, passes *ps, engine_result *out, cs_error *e)
+static int take_results(engine *r, passes *ps, engine_result *out, cs_error *e)
 {
     size_t n = (size_t)out->nheld;
     out->nq = r->nq;
@@ -530,7 +528,7 @@ static int take_results(run *r, passes *ps, engine_result *out, cs_error *e)
 
 /* The passes after the input, over every column the backend reduced:
  * quantiles and histograms whose edges are the final min and max. */
-static int select_values(run *r, engine_result *out, cs_error *e)
+static int select_values(engine *r, engine_result *out, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     int bins = (cfg->what & STAT_HIST) && !cfg->have_range;
@@ -572,7 +570,7 @@ int engine_holds_numbers(const col_stats *s)
 
 /* 1 when column k is reported, 0 when it is left out (named in out's
  * left), -1 when out of memory. */
-static int reported(run *r, int k, engine_result *out, cs_error *e)
+static int reported(engine *r, int k, engine_result *out, cs_error *e)
 {
     const col_table *t = &r->table;
     const col_stats *s = &out->held_st[k];
@@ -589,7 +587,7 @@ static int reported(run *r, int k, engine_result *out, cs_error *e)
 /* The reported columns in output order: the chosen ones as chosen, the
  * tentative ones (only the default has any, in field order as its chosen
  * ones are) merged in by field. */
-static int output_order(run *r, engine_result *out, cs_error *e)
+static int output_order(engine *r, engine_result *out, cs_error *e)
 {
     const col_table *t = &r->table;
     int i = 0, j = t->nfirm, n = 0, got = 0;
@@ -608,7 +606,7 @@ static int output_order(run *r, engine_result *out, cs_error *e)
 }
 
 /* The reported columns, pointing into the statistics out holds. */
-static int take_columns(run *r, engine_result *out, cs_error *e)
+static int take_columns(engine *r, engine_result *out, cs_error *e)
 {
     out->left = r->left;
     out->nleft = r->nleft;
@@ -638,7 +636,7 @@ static int take_columns(run *r, engine_result *out, cs_error *e)
     return e->status;
 }
 
-static int finish(run *r, engine_result *out, cs_error *e)
+static int finish(engine *r, engine_result *out, cs_error *e)
 {
     int n = r->table.ncols;
     size_t k1 = (size_t)(n ? n : 1);
@@ -655,7 +653,7 @@ static int finish(run *r, engine_result *out, cs_error *e)
 }
 
 /* Where each column's first invalid field is, into the result. */
-static int note_invalid(run *r, engine_result *res, cs_error *e)
+static int note_invalid(engine *r, engine_result *res, cs_error *e)
 {
     for (int i = 0; i < res->ncols; i++) {
         engine_column *c = &res->cols[i];
@@ -710,7 +708,7 @@ void engine_warn_invalid(const engine_result *res, const engine_sink *sink)
 
 /* Item 3: the repeated header lines, into the result: said once, by
  * whoever has every process's count (engine_warn_repeats). */
-static int take_repeats(run *r, engine_result *out, cs_error *e)
+static int take_repeats(engine *r, engine_result *out, cs_error *e)
 {
     const char *file = NULL;
     uint64_t line = 0;
@@ -735,7 +733,7 @@ void engine_warn_repeats(const engine_result *res, const engine_sink *sink)
               res->repeat_file ? res->repeat_file : "", res->repeat_line, text);
 }
 
-static void report_times(run *r, uint64_t rows)
+static void report_times(engine *r, uint64_t rows)
 {
     account *a = &r->acc;
     double total = account_now() - a->t_start, mb = (double)a->bytes_in / 1e6;
@@ -807,7 +805,7 @@ int engine_list_columns(const engine_config *cfg, const engine_sink *sink,
 {
     *names = NULL;
     *n = 0;
-    run *r = calloc(1, sizeof *r);
+    engine *r = calloc(1, sizeof *r);
     if (!r)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");
     r->cfg = cfg;
@@ -835,7 +833,7 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
                engine **handle, engine_result *out, cs_error *e)
 {
     memset(out, 0, sizeof *out);
-    run *r = calloc(1, sizeof *r);
+    engine *r = calloc(1, sizeof *r);
     *handle = r;
     if (!r)
         return cs_fail(e, CS_EDATA, "", 0, "out of memory");

@@ -23,7 +23,7 @@ typedef enum engine_device {
  * (ARCHITECTURE.md lists the variables); 0 means the default. */
 typedef struct engine_hooks {
     int host_parse;         /* COLSTAT_GPU_PARSE=0: the host parses */
-    size_t gpu_chunk_rows;  /* COLSTAT_GPU_CHUNK_ROWS */
+    size_t gpu_batch_rows;  /* COLSTAT_GPU_BATCH_ROWS */
     size_t gpu_raw_bytes;   /* COLSTAT_GPU_RAW_BYTES */
     int gpu_keep_set;       /* COLSTAT_GPU_KEEP_BYTES given: */
     size_t gpu_keep_bytes;  /*   device bytes for kept values */

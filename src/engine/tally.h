@@ -13,9 +13,9 @@
 
 #include "io/chunk.h"
 #include "io/error.h"
-#include "src/stats/kept.h"
 #include "src/stats/quantile.h"
 #include "src/stats/stats.h"
+#include "src/stats/value_store.h"
 
 typedef struct pass_col {
     const qsel *sel;  /* NULL: nothing to count in this column */
@@ -48,14 +48,15 @@ int tally_values(tally *t, int col, const double *d, const int32_t *r, size_t n,
                  cs_error *e);
 uint64_t tally_room(const tally *t, int col);
 
-/* Every column of a parsed chunk. */
-int tally_chunk(tally *t, const chunk *c, cs_error *e);
+/* Every column of a parsed row batch. */
+int tally_batch(tally *t, const row_batch *c, cs_error *e);
 
 /* t's findings into its plan; t is zero after. Not thread-safe: one
  * caller at a time for a plan. */
 int tally_add(tally *t, cs_error *e);
 
 /* Every value of k counted into p by up to nthreads threads. */
-int tally_kept(const pass_plan *p, const kept *k, int nthreads, cs_error *e);
+int tally_kept(const pass_plan *p, const value_store *k, int nthreads,
+               cs_error *e);
 
 #endif

@@ -5,34 +5,34 @@
 #include "src/engine/backend.h"
 #include "src/engine/jobs.h"
 
-/* The next chunk to fill: a backend that reduces at once reuses one; one
- * that keeps a job's chunks until job_done gets a fresh one each time. */
-static chunk *next_chunk(job *j)
+/* The next row batch to fill: a backend that reduces at once reuses one; one
+ * that keeps a job's row batches until job_done gets a fresh one each time. */
+static row_batch *next_batch(job *j)
 {
     const backend *be = j->params->be;
-    if (!be->keeps_chunks || j->ncks_used < j->ncks) {
-        chunk *c = &j->cks[be->keeps_chunks ? j->ncks_used : 0];
-        j->ncks_used++;
-        chunk_clear(c);
+    if (!be->keeps_batches || j->nbatches_used < j->nbatches) {
+        row_batch *c = &j->batches[be->keeps_batches ? j->nbatches_used : 0];
+        j->nbatches_used++;
+        row_batch_clear(c);
         return c;
     }
-    if (j->ncks == j->nck_cap) {
-        int cap = j->nck_cap ? 2 * j->nck_cap : 2;
-        chunk *p = realloc(j->cks, (size_t)cap * sizeof *p);
+    if (j->nbatches == j->nbatches_cap) {
+        int cap = j->nbatches_cap ? 2 * j->nbatches_cap : 2;
+        row_batch *p = realloc(j->batches, (size_t)cap * sizeof *p);
         if (!p)
             return NULL;
-        j->cks = p;
-        j->nck_cap = cap;
+        j->batches = p;
+        j->nbatches_cap = cap;
     }
-    chunk *c = &j->cks[j->ncks];
-    if (chunk_init(c, j->params->ncols, be->chunk_rows, NULL))
+    row_batch *c = &j->batches[j->nbatches];
+    if (row_batch_init(c, j->params->ncols, be->batch_rows, NULL))
         return NULL;
-    j->ncks++;
-    j->ncks_used++;
+    j->nbatches++;
+    j->nbatches_used++;
     return c;
 }
 
-static int chunk_full(job *j, const chunk *c)
+static int batch_full(job *j, const row_batch *c)
 {
     if (!j->repeats)
         j->repeat_line = c->repeat_line;
@@ -42,7 +42,7 @@ static int chunk_full(job *j, const chunk *c)
             j->first_invalid[k] = j->rows + c->first_invalid[k];
     backend *be = j->params->be;
     double t0 = account_now();
-    int rc = be->ops->chunk_done(be, j, c, &j->err);
+    int rc = be->ops->batch_done(be, j, c, &j->err);
     j->t_reduce += account_now() - t0;
     j->rows += c->nrows;
     return rc;
@@ -54,9 +54,9 @@ static void run_csv(job *j)
     size_t pos = 0;
     uint64_t line = j->first_line;
     while (pos < j->len) {
-        chunk *c = next_chunk(j);
+        row_batch *c = next_batch(j);
         if (!c) {
-            cs_fail(&j->err, CS_EDATA, "", 0, "out of memory for chunks");
+            cs_fail(&j->err, CS_EDATA, "", 0, "out of memory for row batches");
             return;
         }
         size_t used = 0;
@@ -66,7 +66,7 @@ static void run_csv(job *j)
                                  in->map, in->nmap, j->params->strict, in->name,
                                  c, &used, &lines, &j->err);
         j->t_parse += account_now() - t0;
-        if (rc != CS_OK || chunk_full(j, c) != CS_OK)
+        if (rc != CS_OK || batch_full(j, c) != CS_OK)
             return;
         if (used == 0) {
             cs_fail(&j->err, CS_EDATA, in->name, line,
@@ -90,9 +90,9 @@ static void run_binary(job *j)
     size_t rs = spec->record_size;
     size_t nrec = j->len / rs, done = 0;
     while (done < nrec) {
-        chunk *c = next_chunk(j);
+        row_batch *c = next_batch(j);
         if (!c) {
-            cs_fail(&j->err, CS_EDATA, "", 0, "out of memory for chunks");
+            cs_fail(&j->err, CS_EDATA, "", 0, "out of memory for row batches");
             return;
         }
         size_t k = nrec - done < c->cap ? nrec - done : c->cap;
@@ -100,7 +100,7 @@ static void run_binary(job *j)
         binary_decode(spec, (const unsigned char *)j->buf + done * rs, k,
                       j->in->map, j->in->nmap, c);
         j->t_parse += account_now() - t0;
-        if (chunk_full(j, c) != CS_OK)
+        if (batch_full(j, c) != CS_OK)
             return;
         done += k;
     }

@@ -10,7 +10,7 @@ runs only the cases whose name contains NAME, COLSTAT_E2E_JOBS=N runs N
 colstat processes at a time, 8 by default), and each one runs through
 `colstat --json -a` once with --device cpu (the reference: libcsv on the
 host) and several times with --device gpu -v, under COLSTAT_GPU_RAW_BYTES
-=64, 97, 1000, 4096, a random size and unset, so that raw chunk boundaries
+=64, 97, 1000, 4096, a random size and unset, so that raw segment boundaries
 fall inside quoted fields, between CR and LF, inside numbers and on record
 ends. Required, per GPU run:
 
@@ -24,7 +24,7 @@ ends. Required, per GPU run:
   and for a *regular* input the first: RFC 4180 quoting, LF, CRLF or both
   mixed, a UTF-8 BOM or not, ragged rows, empty fields, blanks around
   fields, no blank line except at the end, every record shorter than the raw
-  chunk size in use, numbers that Clinger's fast path or Eisel-Lemire decide
+  segment size in use, numbers that Clinger's fast path or Eisel-Lemire decide
   (no strtod fallback, except the 20-digit integers of integer columns that
   happen to need it: the device lists those for the host and goes on), no
   invalid field under --strict; gzip and stdin
@@ -50,13 +50,13 @@ NaN in any case, -0, 17 to 25 digit mantissas, exact halfway points between
 doubles and their neighbours, subnormals, 1e400); invalid words; --strict
 with and without an invalid field; blank and blanks-only lines in the middle
 and at the end; stray quotes (ab"c, "a"b); bare CRs; an unterminated quote
-at EOF; records longer than small chunks; the header line again between
+at EOF; records longer than small segments; the header line again between
 rows, also after a BOM (files joined by cat: no rows, and the count said on
 stderr must match). Some shapes name two columns alike, and some -c lists
 select a column twice (printed once). Some inputs are gzip-compressed
 (one or more members), some come on stdin, some cases name two files. Two
 large inputs (about 16 MB, 250k rows; COLSTAT_TEST_QUICK: 60k) run with
-the default chunk size, 4096 and 1 MiB, one of them turning irregular late
+the default row_batch size, 4096 and 1 MiB, one of them turning irregular late
 (a bare CR, a blank line, a stray quote or a hard number at 60-95%).
 
 The CPU run's JSON of inputs known exactly (and at most 5000 rows) is also
@@ -671,7 +671,7 @@ def gen_unterminated(rng, n, shape):
 
 
 def gen_long_records(rng, n, shape):
-    """Quoted fields of 100 to 6000 bytes: longer than small chunks."""
+    """Quoted fields of 100 to 6000 bytes: longer than small segments."""
     if all(c.kind != "text" for c in shape.cols):
         shape.cols.append(Col(rng, "text", shape.ncols + 1))
         shape.ncols += 1
@@ -768,7 +768,7 @@ GENERATORS = [gen_plain, gen_quoted, gen_ragged, gen_number_zoo, gen_invalid,
 class LargeDoc(Doc):
     """A Doc built fast: each column's fields drawn from a pool of a few
     thousand made by the same cell functions (repeated values also test
-    that min and max keep the first row across chunks)."""
+    that min and max keep the first row across segments)."""
 
     POOL = 3000
 
@@ -815,8 +815,8 @@ class LargeDoc(Doc):
 
 
 def gen_large(rng, n, late):
-    """A big regular input (several MB: many default-size chunks); with
-    late, one irregular thing at 60-95% of it, so the device parses chunks
+    """A big regular input (several MB: many default-size segments); with
+    late, one irregular thing at 60-95% of it, so the device parses segments
     and then hands over to the host."""
     shape = Shape(rng, kinds=["int", "int64", "dec", "dec", "text"], ncols=6)
     shape.bom, shape.odd_names = False, False
@@ -848,7 +848,7 @@ class Case:
         self.stdin, self.selected, self.hist = stdin, selected, hist
         self.shape = inputs[0].doc.shape
         self.raws = raws  # COLSTAT_GPU_RAW_BYTES per GPU run (None: unset)
-        self.crows = crows  # COLSTAT_GPU_CHUNK_ROWS per GPU run (None: unset)
+        self.crows = crows  # COLSTAT_GPU_BATCH_ROWS per GPU run (None: unset)
         if "--strict" in args:
             for i in inputs:
                 if not i.doc.verify and i.doc.status == 0:
@@ -944,7 +944,7 @@ def make_case(suite, rng, name, gens, nrows, shape=None, large=False):
         nb = rng.choice([1, 3, 1000])
         args += ["--bins", str(nb)]
         hist = (nb, hist[1])
-    if large:  # thousands of raw chunks at most: each is a round trip
+    if large:  # thousands of raw segments at most: each is a round trip
         raws = [None, 4096, 1 << 20]
         crows = [None, rng.choice([None, 65536]), None]
     else:
@@ -996,7 +996,7 @@ def plan(suite, rng):
 def base_env():
     env = dict(os.environ)
     env.pop("COLSTAT_GPU_RAW_BYTES", None)
-    env.pop("COLSTAT_GPU_CHUNK_ROWS", None)
+    env.pop("COLSTAT_GPU_BATCH_ROWS", None)
     return env
 
 
@@ -1005,12 +1005,12 @@ def env_for(raw, crows):
     if raw is not None:
         env["COLSTAT_GPU_RAW_BYTES"] = str(raw)
     if crows is not None:
-        env["COLSTAT_GPU_CHUNK_ROWS"] = str(crows)
+        env["COLSTAT_GPU_BATCH_ROWS"] = str(crows)
     return env
 
 
 def env_text(raw, crows):
-    return "COLSTAT_GPU_RAW_BYTES=%s COLSTAT_GPU_CHUNK_ROWS=%s" % (
+    return "COLSTAT_GPU_RAW_BYTES=%s COLSTAT_GPU_BATCH_ROWS=%s" % (
         "unset" if raw is None else raw, "unset" if crows is None else crows)
 
 
@@ -1242,13 +1242,13 @@ def check_gpu(suite, case, raw, crows, cpu, gpu, tally):
             continue
         expect = inp.doc.expect_gpu(raw)
         kind = "regular" if expect else ("irregular" if inp.doc.reasons
-                                         else "record >= raw chunk")
+                                         else "record >= raw segment")
         outcome = "parsed on the GPU" if line is None else \
             "stopped (%s)" % re.sub(r"[0-9]+", "N", reason)
         tally["%-20s %s" % (kind, outcome)] += 1
         tally["  %-28s %s" % (inp.doc.gen, "GPU" if line is None else "stopped")] += 1
         if expect and line is not None and grc == 0:
-            problems.append("regular input %s (longest record %d bytes, raw chunk %s): "
+            problems.append("regular input %s (longest record %d bytes, raw segment %s): "
                             "GPU parse stopped at line %d (%s), want parsed on the GPU" % (
                                 inp.display, inp.doc.max_record(),
                                 "default" if raw is None else raw, line, reason))

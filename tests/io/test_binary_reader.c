@@ -309,7 +309,7 @@ static int is_sentinel(double d)
     return u == SENTINEL;
 }
 
-/* Encodes nrec random records of layout l, decodes them into a chunk in a
+/* Encodes nrec random records of layout l, decodes them into a row batch in a
  * few calls with map, and compares every value and NaN count. */
 static void check_decode(test_rng *r, const layout *l, size_t nrec,
                          const int *map, int nmap, int ncols)
@@ -347,8 +347,8 @@ static void check_decode(test_rng *r, const layout *l, size_t nrec,
     /* Room for one row more than needed, and a column nothing maps to:
      * the decoder must write neither. */
     size_t pre = rng_below(r, 3);
-    chunk c;
-    ck_assert_int_eq(chunk_init(&c, ncols + 1, pre + nrec + 1, NULL), 0);
+    row_batch c;
+    ck_assert_int_eq(row_batch_init(&c, ncols + 1, pre + nrec + 1, NULL), 0);
     for (int j = 0; j <= ncols; j++)
         for (size_t i = 0; i < c.cap; i++)
             memcpy(&c.col[j][i], &SENTINEL, sizeof SENTINEL);
@@ -404,7 +404,7 @@ static void check_decode(test_rng *r, const layout *l, size_t nrec,
     for (size_t i = pre; i < pre + nrec; i++)
         if (!is_sentinel(c.col[ncols][i]))
             ck_abort_msg("unmapped column written at row %zu", i);
-    chunk_free(&c, NULL);
+    row_batch_free(&c, NULL);
     free(data);
     free(want);
     free(want_corr);

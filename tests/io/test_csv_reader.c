@@ -61,7 +61,7 @@ static void puts_(text *t, const char *s)
     put(t, s, strlen(s));
 }
 
-/* ---- what the reader produced, over all chunks ---- */
+/* ---- what the reader produced, over all row batches ---- */
 
 enum { MAXC = 8 };
 
@@ -69,7 +69,7 @@ typedef struct result {
     size_t rows;
     int ncols;
     double *v[MAXC];
-    int32_t *corr[MAXC]; /* 0 where the chunk kept no correction */
+    int32_t *corr[MAXC]; /* 0 where the row batch kept no correction */
     uint64_t missing[MAXC], invalid[MAXC], nan[MAXC], first_invalid[MAXC];
     uint64_t repeats, repeat_line; /* repeated headers skipped, the first */
 } result;
@@ -100,7 +100,7 @@ static void result_push(result *r, int c, double v, int32_t corr)
     r->corr[c][r->rows] = corr;
 }
 
-static void take_chunk(result *r, chunk *ch)
+static void take_batch(result *r, row_batch *ch)
 {
     for (size_t i = 0; i < ch->nrows; i++) {
         for (int c = 0; c < r->ncols; c++)
@@ -119,7 +119,7 @@ static void take_chunk(result *r, chunk *ch)
         if (!r->first_invalid[c] && ch->first_invalid[c])
             r->first_invalid[c] = base + ch->first_invalid[c];
     }
-    chunk_clear(ch);
+    row_batch_clear(ch);
 }
 
 static int same_double(double a, double b)
@@ -153,7 +153,7 @@ static void assert_same(const result *a, const result *b, uint64_t seed)
 
 typedef struct run_opts {
     size_t window;    /* bytes offered to csv_cut at a time; 0: all */
-    size_t cap;       /* chunk rows */
+    size_t cap;       /* row batch rows */
     int strict;       /* --strict: columns [0, strict) are */
     uint64_t *starts; /* if set: check csv_line_of_row against these */
     size_t nstarts;
@@ -177,10 +177,11 @@ static void check_row_lines(const csv_dialect *d, const char *blk, size_t k,
     }
 }
 
-/* Parses one cut block into r through a chunk of o->cap rows. */
+/* Parses one cut block into r through a row batch of o->cap rows. */
 static int parse_cut_block(const csv_dialect *d, const char *blk, size_t k,
                            uint64_t line, const int *map, int nmap,
-                           const run_opts *o, chunk *ch, result *r, cs_error *e)
+                           const run_opts *o, row_batch *ch, result *r,
+                           cs_error *e)
 {
     size_t off = 0;
     uint64_t at_line = line;
@@ -188,7 +189,7 @@ static int parse_cut_block(const csv_dialect *d, const char *blk, size_t k,
     check_row_lines(d, blk, k, line, row0, o);
     do {
         if (ch->nrows == ch->cap)
-            take_chunk(r, ch);
+            take_batch(r, ch);
         size_t consumed = 0;
         uint64_t lines = 0, nl = 0;
         static const char *const labels[] = {"'a'", "'b'", "'c'", "'d'",
@@ -215,8 +216,8 @@ static int run_reader(const csv_dialect *d, const char *buf, size_t n,
                       const run_opts *o, result *r, cs_error *e)
 {
     csv_cutter c;
-    chunk ch;
-    ck_assert_int_eq(chunk_init(&ch, ncols, o->cap, NULL), 0);
+    row_batch ch;
+    ck_assert_int_eq(row_batch_init(&ch, ncols, o->cap, NULL), 0);
     csv_cutter_init(&c, d, first_line);
     result_init(r, ncols);
     size_t pos = 0, window = o->window ? o->window : n + 1;
@@ -236,12 +237,12 @@ static int run_reader(const csv_dialect *d, const char *buf, size_t n,
         rc = parse_cut_block(d, buf + pos, k, line, map, nmap, o, &ch, r, e);
         pos += k;
     }
-    take_chunk(r, &ch);
-    chunk_free(&ch, NULL);
+    take_batch(r, &ch);
+    row_batch_free(&ch, NULL);
     return rc;
 }
 
-/* Parses s whole (one block, one chunk), all fields mapped in order. */
+/* Parses s whole (one block, one row batch), all fields mapped in order. */
 static int parse_all(const char *s, char delim, int ncols, result *r,
                      int strict, cs_error *e)
 {
@@ -572,15 +573,15 @@ START_TEST(unterminated_quote_line)
     ck_assert_uint_eq(e.line, 2);
     /* And the parser, when given an unterminated block directly. */
     memset(&e, 0, sizeof e);
-    chunk ch;
+    row_batch ch;
     size_t consumed;
     uint64_t lines;
-    ck_assert_int_eq(chunk_init(&ch, 2, 10, NULL), 0);
+    ck_assert_int_eq(row_batch_init(&ch, 2, 10, NULL), 0);
     ck_assert_int_eq(csv_parse_block(&d, s + 16, strlen(s) - 16, 24, map, 2, 0,
                                      "t", &ch, &consumed, &lines, &e),
                      CS_EDATA);
     ck_assert_uint_eq(e.line, 24);
-    chunk_free(&ch, NULL);
+    row_batch_free(&ch, NULL);
 }
 END_TEST
 
@@ -630,16 +631,16 @@ START_TEST(strict_error_line)
 }
 END_TEST
 
-START_TEST(chunk_full_resume)
+START_TEST(batch_full_resume)
 {
     const char *s = "1,2\r\n\r\n3,\"4\n\"\r\n5,6\r7,8\n9,10\n11";
     csv_dialect d = {.delim = ',', .header = 0};
     int map[2] = {1, 0};
-    chunk ch;
+    row_batch ch;
     cs_error e = {0};
     size_t consumed;
     uint64_t lines;
-    ck_assert_int_eq(chunk_init(&ch, 2, 2, NULL), 0);
+    ck_assert_int_eq(row_batch_init(&ch, 2, 2, NULL), 0);
     ck_assert_int_eq(csv_parse_block(&d, s, strlen(s), 5, map, 2, 0, "t", &ch,
                                      &consumed, &lines, &e),
                      CS_OK);
@@ -648,7 +649,7 @@ START_TEST(chunk_full_resume)
     ck_assert_uint_eq(lines, 4);
     NEAR(ch.col[1][1], 3);
     ck_assert(isnan(ch.col[0][1]));
-    chunk_clear(&ch);
+    row_batch_clear(&ch);
     ck_assert_int_eq(csv_parse_block(&d, s + 15, strlen(s) - 15, 9, map, 2, 0,
                                      "t", &ch, &consumed, &lines, &e),
                      CS_OK);
@@ -656,7 +657,7 @@ START_TEST(chunk_full_resume)
     ck_assert_uint_eq(consumed, 8); /* "5,6\r7,8\n": a bare CR ends a record */
     ck_assert_uint_eq(lines, 1);
     NEAR(ch.col[1][1], 7);
-    chunk_clear(&ch);
+    row_batch_clear(&ch);
     ck_assert_int_eq(csv_parse_block(&d, s + 23, strlen(s) - 23, 10, map, 2, 0,
                                      "t", &ch, &consumed, &lines, &e),
                      CS_OK);
@@ -665,13 +666,13 @@ START_TEST(chunk_full_resume)
     ck_assert_uint_eq(lines, 1);
     NEAR(ch.col[1][1], 11);
     ck_assert_uint_eq(ch.missing[0], 1);
-    /* A full chunk takes nothing. */
+    /* A full row batch takes nothing. */
     ck_assert_int_eq(csv_parse_block(&d, s, strlen(s), 5, map, 2, 0, "t", &ch,
                                      &consumed, &lines, &e),
                      CS_OK);
     ck_assert_uint_eq(consumed, 0);
     ck_assert_uint_eq(lines, 0);
-    chunk_free(&ch, NULL);
+    row_batch_free(&ch, NULL);
 }
 END_TEST
 
@@ -1027,7 +1028,7 @@ END_TEST
 /* Item 3: a line identical to the header (a BOM before it, CRLF or LF
  * after it) between records is no row; inside a quoted field it is text.
  * Records with header lines between them parse as the same records
- * without, for any cut and chunk size; rows map to their lines; the
+ * without, for any cut and row_batch size; rows map to their lines; the
  * skipped lines are counted and the first is located. */
 START_TEST(repeated_headers)
 {
@@ -1237,7 +1238,7 @@ END_TEST
 
 /* ---- -W and number formats ---- */
 
-/* Parses s whole as whitespace text (one block, one chunk), fields mapped
+/* Parses s whole as whitespace text (one block, one row batch), fields mapped
  * in order, numbers as f says (NULL: the C format). */
 static int parse_ws(const char *s, int ncols, const num_format *f, result *r,
                     int strict, cs_error *e)
@@ -1311,7 +1312,7 @@ END_TEST
 
 /* A reference for -W written here: lines at LF, fields at runs of space,
  * tab and CR, a pair of quotes around a field dropped, values by
- * parse_number; compared with the reader over random cuts and chunk
+ * parse_number; compared with the reader over random cuts and row batch
  * sizes, and csv_line_of_row with the lines of the records. */
 START_TEST(whitespace_random)
 {
@@ -1529,7 +1530,7 @@ static Suite *suite(void)
     tcase_add_test(tc, strict_error_line);
     tcase_add_test(tc, repeated_headers);
     tcase_add_test(tc, locate_fields);
-    tcase_add_test(tc, chunk_full_resume);
+    tcase_add_test(tc, batch_full_resume);
     tcase_add_test(tc, differential_random);
     tcase_add_test(tc, cut_agrees_with_libcsv);
     tcase_add_test(tc, whitespace_fixed);

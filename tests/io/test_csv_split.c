@@ -51,8 +51,8 @@ static size_t parse(const char *buf, size_t n, double *out)
 {
     csv_dialect d = {.delim = ',', .header = 0};
     int map[3] = {0, 1, 2};
-    chunk c;
-    ck_assert_int_eq(chunk_init(&c, 3, MAXROWS, NULL), 0);
+    row_batch c;
+    ck_assert_int_eq(row_batch_init(&c, 3, MAXROWS, NULL), 0);
     size_t used = 0;
     uint64_t lines = 0;
     cs_error e = {0};
@@ -63,7 +63,7 @@ static size_t parse(const char *buf, size_t n, double *out)
         for (int k = 0; k < 3; k++)
             out[3 * i + (size_t)k] = c.col[k][i];
     size_t rows = c.nrows;
-    chunk_free(&c, NULL);
+    row_batch_free(&c, NULL);
     return rows;
 }
 

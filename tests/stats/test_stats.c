@@ -128,7 +128,7 @@ typedef struct group {
     col_stats st;
 } group;
 
-/* Chunks reduced on their own with chunk-local rows, then adjacent groups
+/* Row batches reduced on their own with batch-local rows, then adjacent groups
  * merged in random order (a tree of merges), as the engine and a future
  * multi-process merge would do. */
 static void chunked(const double *v, size_t n, unsigned what, col_stats *out)
@@ -407,8 +407,8 @@ static void draw_column(icol *c)
     }
 }
 
-/* The column's statistics: in chunks split at random points, each with
- * its corrections (or NULL where they are all 0, as a chunk without any
+/* The column's statistics: in row batches split at random points, each with
+ * its corrections (or NULL where they are all 0, as a row batch without any
  * passes them), merged in random tree order. */
 static void reduce_column(const icol *c, unsigned what, col_stats *out)
 {

@@ -1,6 +1,6 @@
 /* The kept values (kept.h): blocks per column, in memory or in a
  * temporary file past the store's budget. */
-#include "src/stats/kept.h"
+#include "src/stats/value_store.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,11 +31,11 @@ typedef struct column {
     size_t nb, capb;
 } column;
 
-struct kept {
+struct value_store {
     int ncols;
     column *col;
     int limited;
-    kept_limits lim;
+    vstore_limits lim;
     size_t memory;
     uint64_t values;
     int dropped;
@@ -44,9 +44,9 @@ struct kept {
     char dir[256];
 };
 
-kept *kept_new(int ncols, const kept_limits *lim)
+value_store *vstore_new(int ncols, const vstore_limits *lim)
 {
-    kept *k = calloc(1, sizeof *k);
+    value_store *k = calloc(1, sizeof *k);
     if (k)
         k->col = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof *k->col);
     if (!k || !k->col) {
@@ -98,7 +98,7 @@ static int add_block(column *c)
 }
 
 /* Room for n more values (and corrections when the block has them). */
-static int reserve(kept *k, block *b, size_t n)
+static int reserve(value_store *k, block *b, size_t n)
 {
     if (b->cap - b->n >= n)
         return 0;
@@ -122,7 +122,7 @@ static int reserve(kept *k, block *b, size_t n)
 }
 
 /* The block takes corrections from now on, its earlier ones 0. */
-static int start_corrections(kept *k, block *b)
+static int start_corrections(value_store *k, block *b)
 {
     b->r = calloc(b->cap ? b->cap : 1, sizeof *b->r);
     if (!b->r)
@@ -149,7 +149,7 @@ static size_t numbers_in(const double *d, size_t n)
     return m;
 }
 
-static void free_all(kept *k)
+static void free_all(value_store *k)
 {
     for (int j = 0; j < k->ncols; j++) {
         for (size_t i = 0; i < k->col[j].nb; i++)
@@ -160,7 +160,7 @@ static void free_all(kept *k)
     k->values = 0;
 }
 
-static int open_file(kept *k, cs_error *e)
+static int open_file(value_store *k, cs_error *e)
 {
     char path[300];
     snprintf(path, sizeof path, "%s/colstat-XXXXXX", k->dir);
@@ -174,7 +174,7 @@ static int open_file(kept *k, cs_error *e)
     return CS_OK;
 }
 
-static int write_all(kept *k, const void *p, size_t bytes, cs_error *e)
+static int write_all(value_store *k, const void *p, size_t bytes, cs_error *e)
 {
     const char *c = p;
     while (bytes) {
@@ -196,7 +196,7 @@ static int write_all(kept *k, const void *p, size_t bytes, cs_error *e)
 }
 
 /* The block's values go to the file and leave memory. */
-static int spill_block(kept *k, block *b, cs_error *e)
+static int spill_block(value_store *k, block *b, cs_error *e)
 {
     if (k->fd < 0 && open_file(k, e) != CS_OK)
         return e->status;
@@ -216,7 +216,7 @@ static int spill_block(kept *k, block *b, cs_error *e)
 
 /* Past the budget: the column's growing block goes to the file once it is
  * large, or everything is dropped. */
-static int enforce(kept *k, int col, cs_error *e)
+static int enforce(value_store *k, int col, cs_error *e)
 {
     if (!k->limited || k->memory <= k->lim.budget)
         return CS_OK;
@@ -232,8 +232,8 @@ static int enforce(kept *k, int col, cs_error *e)
     return spill_block(k, b, e);
 }
 
-int kept_add(kept *k, int col, const double *d, const int32_t *r, size_t n,
-             cs_error *e)
+int vstore_add(value_store *k, int col, const double *d, const int32_t *r,
+               size_t n, cs_error *e)
 {
     column *c = &k->col[col];
     if (n == 0 || k->dropped)
@@ -277,7 +277,7 @@ static void shrink(block *b)
 
 /* A block arriving in a limited store: it fits in memory, or goes to the
  * file, or (dropped) is freed. Memory it does not use is given back. */
-static int take_block(kept *k, block *b, cs_error *e)
+static int take_block(value_store *k, block *b, cs_error *e)
 {
     if (k->dropped) {
         block_free(b);
@@ -301,7 +301,7 @@ static int take_block(kept *k, block *b, cs_error *e)
 /* Blocks from another store go after the column's growing block, which
  * then grows no more: past the budget it goes to the file whatever its
  * size, or each merge would leave one more tail in memory. */
-static int settle_tail(kept *k, column *c, cs_error *e)
+static int settle_tail(value_store *k, column *c, cs_error *e)
 {
     if (!k->limited || !k->lim.spill || k->dropped || c->nb == 0 ||
         k->memory <= k->lim.budget || c->b[c->nb - 1].in_file)
@@ -309,7 +309,7 @@ static int settle_tail(kept *k, column *c, cs_error *e)
     return spill_block(k, &c->b[c->nb - 1], e);
 }
 
-int kept_move(kept *dst, kept *src, cs_error *e)
+int vstore_move(value_store *dst, value_store *src, cs_error *e)
 {
     for (int j = 0; j < src->ncols; j++) {
         column *d = &dst->col[j];
@@ -346,32 +346,32 @@ int kept_move(kept *dst, kept *src, cs_error *e)
     return rc;
 }
 
-int kept_dropped(const kept *k)
+int vstore_dropped(const value_store *k)
 {
     return k->dropped;
 }
 
-size_t kept_memory(const kept *k)
+size_t vstore_memory(const value_store *k)
 {
     return k->memory;
 }
 
-uint64_t kept_spilled(const kept *k)
+uint64_t vstore_spilled(const value_store *k)
 {
     return k->file_end;
 }
 
-uint64_t kept_values(const kept *k)
+uint64_t vstore_values(const value_store *k)
 {
     return k->values;
 }
 
-size_t kept_nblocks(const kept *k, int col)
+size_t vstore_nblocks(const value_store *k, int col)
 {
     return k->col[col].nb;
 }
 
-static int read_all(const kept *k, void *p, size_t bytes, uint64_t off,
+static int read_all(const value_store *k, void *p, size_t bytes, uint64_t off,
                     cs_error *e)
 {
     char *c = p;
@@ -390,7 +390,7 @@ static int read_all(const kept *k, void *p, size_t bytes, uint64_t off,
     return CS_OK;
 }
 
-static int buf_reserve(kept_buf *buf, size_t n)
+static int buf_reserve(vstore_buf *buf, size_t n)
 {
     if (buf->cap >= n)
         return 0;
@@ -406,8 +406,8 @@ static int buf_reserve(kept_buf *buf, size_t n)
     return 0;
 }
 
-int kept_read(const kept *k, int col, size_t i, kept_buf *buf, const double **d,
-              const int32_t **r, size_t *n, cs_error *e)
+int vstore_read(const value_store *k, int col, size_t i, vstore_buf *buf,
+                const double **d, const int32_t **r, size_t *n, cs_error *e)
 {
     const block *b = &k->col[col].b[i];
     *n = b->n;
@@ -428,14 +428,14 @@ int kept_read(const kept *k, int col, size_t i, kept_buf *buf, const double **d,
     return CS_OK;
 }
 
-void kept_buf_free(kept_buf *b)
+void vstore_buf_free(vstore_buf *b)
 {
     free(b->d);
     free(b->r);
     memset(b, 0, sizeof *b);
 }
 
-void kept_free(kept *k)
+void vstore_free(value_store *k)
 {
     if (!k)
         return;

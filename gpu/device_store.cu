@@ -1,4 +1,4 @@
-/* The kept-values store (kept.cuh). */
+/* The kept-values store (device_store.cuh). */
 #include "backend.cuh"
 
 #include <stdlib.h>
@@ -17,39 +17,39 @@ bool keeping(const gpu_backend *g)
 /* Device bytes of one row of every column: values, corrections. */
 size_t row_bytes(const gpu_backend *g)
 {
-    size_t per = sizeof(double) + (g->kept.corr ? sizeof(int) : 0);
+    size_t per = sizeof(double) + (g->store.corr ? sizeof(int) : 0);
     return (size_t)g->cfg.ncols * per;
 }
 
 /* Rows of device memory the budget still allows. */
 size_t room(const gpu_backend *g)
 {
-    const kept_store *k = &g->kept;
+    const device_store *k = &g->store;
     return k->budget > k->used ? (k->budget - k->used) / row_bytes(g) : 0;
 }
 
-kept_piece *new_piece(gpu_backend *g)
+store_piece *new_piece(gpu_backend *g)
 {
-    kept_store *k = &g->kept;
+    device_store *k = &g->store;
     if (k->npieces == k->cappieces) {
         size_t cap = k->cappieces ? 2 * k->cappieces : 64;
-        kept_piece *p =
-            static_cast<kept_piece *>(realloc(k->pieces, cap * sizeof *p));
+        store_piece *p =
+            static_cast<store_piece *>(realloc(k->pieces, cap * sizeof *p));
         if (!p)
             return NULL;
         k->pieces = p;
         k->cappieces = cap;
     }
-    kept_piece *p = &k->pieces[k->npieces++];
+    store_piece *p = &k->pieces[k->npieces++];
     memset(p, 0, sizeof *p);
     return p;
 }
 
 /* A device piece of n rows, or false when it does not fit (then the
  * budget closes: later pieces go to the host too). */
-bool device_piece(gpu_backend *g, size_t n, cudaStream_t st, kept_piece *p)
+bool device_piece(gpu_backend *g, size_t n, cudaStream_t st, store_piece *p)
 {
-    kept_store *k = &g->kept;
+    device_store *k = &g->store;
     p->n = n;
     p->ld = (n + 1) & ~(size_t)1;
     size_t nv = (size_t)g->cfg.ncols * p->ld;
@@ -79,51 +79,51 @@ int host_status(gpu_backend *g, int rc, const cs_error *e)
 {
     if (rc != CS_OK)
         return failf(g, "GPU: %s", e->msg);
-    if (kept_dropped(g->kept.host))
-        g->kept.dropped = true;
+    if (vstore_dropped(g->store.host))
+        g->store.dropped = true;
     return 0;
 }
 
 } // namespace
 
-int gpu_kept_open(gpu_backend *g)
+int gpu_store_open(gpu_backend *g)
 {
-    kept_store *k = &g->kept;
+    device_store *k = &g->store;
     k->corr = (g->cfg.what & (STAT_MEDIAN | STAT_QUANTILES)) != 0;
     if (!keeping(g))
         return 0;
-    kept_limits lim = {g->cfg.memory, g->cfg.spill, g->cfg.tmpdir};
-    k->host = kept_new(g->cfg.ncols, &lim);
+    vstore_limits lim = {g->cfg.memory, g->cfg.spill, g->cfg.tmpdir};
+    k->host = vstore_new(g->cfg.ncols, &lim);
     return k->host ? 0 : failf(g, "GPU: out of host memory");
 }
 
-size_t gpu_kept_values_bytes(const gpu_backend *g)
+size_t gpu_store_values_bytes(const gpu_backend *g)
 {
-    const kept_store *k = &g->kept;
+    const device_store *k = &g->store;
     size_t rows = k->arena ? (size_t)k->arena_used : 0;
     for (size_t i = 0; i < k->npieces; i++)
         rows += k->pieces[i].n;
     return rows * row_bytes(g);
 }
 
-bool gpu_kept_on(const gpu_backend *g)
+bool gpu_store_on(const gpu_backend *g)
 {
-    return keeping(g) && !g->kept.dropped;
+    return keeping(g) && !g->store.dropped;
 }
 
-int gpu_kept_piece(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
-                   double **dst, kept_piece **keep, bool *host)
+int gpu_store_piece(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
+                    double **dst, store_piece **keep, bool *host)
 {
     *dst = buf;
     *keep = NULL;
     *host = false;
-    if (!gpu_kept_on(g))
+    if (!gpu_store_on(g))
         return 0;
-    kept_piece *p = new_piece(g);
+    store_piece *p = new_piece(g);
     if (!p)
         return failf(g, "GPU: out of host memory");
     if (!device_piece(g, n, st, p)) {
-        g->kept.npieces--;
+        g->store.npieces--;
         *host = true;
         return 0;
     }
@@ -132,18 +132,18 @@ int gpu_kept_piece(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
     return 0;
 }
 
-int gpu_kept_host_rows(gpu_backend *g, int col, const double *d, const int *r,
-                       size_t n)
+int gpu_store_host_rows(gpu_backend *g, int col, const double *d, const int *r,
+                        size_t n)
 {
     cs_error e = {};
-    int rc = kept_add(g->kept.host, col, d, r, n, &e);
+    int rc = vstore_add(g->store.host, col, d, r, n, &e);
     return host_status(g, rc, &e);
 }
 
-int gpu_kept_host_device(gpu_backend *g, const double *d, size_t ld,
-                         const int *c, size_t cld, size_t n, cudaStream_t st)
+int gpu_store_host_device(gpu_backend *g, const double *d, size_t ld,
+                          const int *c, size_t cld, size_t n, cudaStream_t st)
 {
-    kept_store *k = &g->kept;
+    device_store *k = &g->store;
     size_t ncols = (size_t)g->cfg.ncols;
     if (k->hrows < n) {
         free(k->hbuf);
@@ -163,15 +163,15 @@ int gpu_kept_host_device(gpu_backend *g, const double *d, size_t ld,
                                 st));
     CK(g, cudaStreamSynchronize(st));
     for (size_t j = 0; j < ncols && !k->dropped; j++)
-        if (gpu_kept_host_rows(g, (int)j, k->hbuf + j * n,
-                               c ? k->hcbuf + j * n : NULL, n))
+        if (gpu_store_host_rows(g, (int)j, k->hbuf + j * n,
+                                c ? k->hcbuf + j * n : NULL, n))
             return -1;
     return 0;
 }
 
-int gpu_kept_grow_arena(gpu_backend *g, size_t rows)
+int gpu_store_grow_arena(gpu_backend *g, size_t rows)
 {
-    kept_store *k = &g->kept;
+    device_store *k = &g->store;
     size_t ncols = (size_t)g->cfg.ncols, left = room(g);
     size_t want = rows ? rows : left / 4;
     want = k->arena_used + want;
@@ -217,35 +217,35 @@ int gpu_kept_grow_arena(gpu_backend *g, size_t rows)
     return 0;
 }
 
-int gpu_kept_begin_span(gpu_backend *g, size_t rows, bool even_chunks,
-                        bool *in_arena)
+int gpu_store_begin_span(gpu_backend *g, size_t rows, bool even_batches,
+                         bool *in_arena)
 {
-    kept_store *k = &g->kept;
+    device_store *k = &g->store;
     *in_arena = false;
-    if (!gpu_kept_on(g) || rows == 0)
+    if (!gpu_store_on(g) || rows == 0)
         return 0;
     unsigned long long at = (k->arena_used + 1) & ~1ull;
     size_t gap = (size_t)(at - k->arena_used);
-    if (!even_chunks || rows + gap > room(g))
+    if (!even_batches || rows + gap > room(g))
         return 0;
-    if (gpu_kept_grow_arena(g, rows + gap))
+    if (gpu_store_grow_arena(g, rows + gap))
         return -1;
     if (!k->arena || at + rows > k->arena_ld)
         return 0;
-    kept_span *s = static_cast<kept_span *>(
+    store_span *s = static_cast<store_span *>(
         realloc(k->spans, (size_t)(k->nspans + 1) * sizeof *s));
     if (!s)
         return failf(g, "GPU: out of host memory");
     k->spans = s;
-    k->spans[k->nspans++] = kept_span{at, 0};
+    k->spans[k->nspans++] = store_span{at, 0};
     k->arena_used = at;
     *in_arena = true;
     return 0;
 }
 
-double *gpu_kept_span_rows(gpu_backend *g, size_t n, size_t *ld, int **corr)
+double *gpu_store_span_rows(gpu_backend *g, size_t n, size_t *ld, int **corr)
 {
-    kept_store *k = &g->kept;
+    device_store *k = &g->store;
     double *p = k->arena + k->arena_used;
     *corr = k->carena ? k->carena + k->arena_used : NULL;
     *ld = k->arena_ld;
@@ -254,11 +254,11 @@ double *gpu_kept_span_rows(gpu_backend *g, size_t n, size_t *ld, int **corr)
     return p;
 }
 
-int gpu_kept_add_host(gpu_backend *g, int col, double v, int corr)
+int gpu_store_add_host(gpu_backend *g, int col, double v, int corr)
 {
-    kept_store *k = &g->kept;
+    device_store *k = &g->store;
     size_t ncols = (size_t)g->cfg.ncols;
-    if (gpu_kept_on(g) && gpu_kept_host_rows(g, col, &v, &corr, 1))
+    if (gpu_store_on(g) && gpu_store_host_rows(g, col, &v, &corr, 1))
         return -1;
     if (!(g->cfg.what & STAT_HIST) || !g->cfg.have_range)
         return 0; /* a --range histogram bins these at the end */
@@ -282,18 +282,18 @@ int gpu_kept_add_host(gpu_backend *g, int col, double v, int corr)
     return 0;
 }
 
-void gpu_kept_host(const gpu_backend *g, int col, const double **v, size_t *n)
+void gpu_store_host(const gpu_backend *g, int col, const double **v, size_t *n)
 {
-    const kept_store *k = &g->kept;
+    const device_store *k = &g->store;
     *v = k->hv ? k->hv[col] : NULL;
     *n = k->hv ? k->hn[col] : 0;
 }
 
-int gpu_kept_visit(gpu_backend *g, cudaStream_t st, kept_fn fn, void *ctx)
+int gpu_store_visit(gpu_backend *g, cudaStream_t st, store_fn fn, void *ctx)
 {
-    kept_store *k = &g->kept;
+    device_store *k = &g->store;
     for (size_t i = 0; i < k->npieces; i++) {
-        kept_piece *p = &k->pieces[i];
+        store_piece *p = &k->pieces[i];
         if (fn(g, p->d, p->c, p->ld, p->n, NULL, st, ctx))
             return -1;
     }
@@ -311,9 +311,9 @@ int gpu_kept_visit(gpu_backend *g, cudaStream_t st, kept_fn fn, void *ctx)
     return 0;
 }
 
-void gpu_kept_release(gpu_backend *g)
+void gpu_store_release(gpu_backend *g)
 {
-    kept_store *k = &g->kept;
+    device_store *k = &g->store;
     for (size_t i = 0; i < k->npieces; i++) {
         cudaFree(k->pieces[i].d);
         cudaFree(k->pieces[i].c);
@@ -322,7 +322,7 @@ void gpu_kept_release(gpu_backend *g)
     cudaFree(k->arena);
     cudaFree(k->carena);
     free(k->spans);
-    kept_free(k->host);
+    vstore_free(k->host);
     free(k->hbuf);
     free(k->hcbuf);
     for (int j = 0; k->hv && j < g->cfg.ncols; j++)

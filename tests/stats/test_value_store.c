@@ -1,4 +1,4 @@
-/* The kept values (src/stats/kept.h): whatever the limits, every value
+/* The kept values (src/stats/value_store.h): whatever the limits, every value
  * (NaN left out) comes back in order with its correction, from memory or
  * from the temporary file; past a budget without a file the store drops
  * everything and says so; a file that cannot be made is an error. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/stats/kept.h"
+#include "src/stats/value_store.h"
 #include "tests/testlib.h"
 
 enum { COLS = 3 };
@@ -20,7 +20,7 @@ typedef struct column {
     size_t n;
 } column;
 
-/* Values with NaN among them; corrections in stretches (a chunk's column
+/* Values with NaN among them; corrections in stretches (a row batch's column
  * has them or not). */
 static void make(test_rng *g, column *c, size_t n)
 {
@@ -48,18 +48,18 @@ static size_t expected(const column *c, double *d, int32_t *r)
     return m;
 }
 
-static void read_back(const kept *k, int col, const column *c)
+static void read_back(const value_store *k, int col, const column *c)
 {
     double *wd = malloc((c->n ? c->n : 1) * sizeof *wd);
     int32_t *wr = malloc((c->n ? c->n : 1) * sizeof *wr);
     size_t m = expected(c, wd, wr), at = 0;
-    kept_buf buf = {0};
+    vstore_buf buf = {0};
     cs_error e = {0};
-    for (size_t b = 0; b < kept_nblocks(k, col); b++) {
+    for (size_t b = 0; b < vstore_nblocks(k, col); b++) {
         const double *d;
         const int32_t *r;
         size_t n;
-        ck_assert_int_eq(kept_read(k, col, b, &buf, &d, &r, &n, &e), CS_OK);
+        ck_assert_int_eq(vstore_read(k, col, b, &buf, &d, &r, &n, &e), CS_OK);
         ck_assert(at + n <= m);
         for (size_t i = 0; i < n; i++, at++) {
             ck_assert(bits_of(d[i]) == bits_of(wd[at]));
@@ -67,24 +67,24 @@ static void read_back(const kept *k, int col, const column *c)
         }
     }
     ck_assert_uint_eq(at, m);
-    kept_buf_free(&buf);
+    vstore_buf_free(&buf);
     free(wd);
     free(wr);
 }
 
-/* Values into the run's store through job stores (kept_move) and
- * directly (kept_add), in random pieces; returns the store. */
-static kept *fill(test_rng *g, column *cols, const kept_limits *lim)
+/* Values into the run's store through job stores (vstore_move) and
+ * directly (vstore_add), in random pieces; returns the store. */
+static value_store *fill(test_rng *g, column *cols, const vstore_limits *lim)
 {
     cs_error e = {0};
-    kept *run = kept_new(COLS, lim);
+    value_store *run = vstore_new(COLS, lim);
     ck_assert_ptr_nonnull(run);
     size_t done = 0, n = cols[0].n;
     while (done < n) {
         size_t len = 1 + rng_below(g, 40000);
         len = len > n - done ? n - done : len;
         int direct = rng_below(g, 3) == 0;
-        kept *job = direct ? run : kept_new(COLS, NULL);
+        value_store *job = direct ? run : vstore_new(COLS, NULL);
         for (size_t at = done; at < done + len;) {
             size_t piece = 1 + rng_below(g, 9000);
             piece = piece > done + len - at ? done + len - at : piece;
@@ -92,17 +92,17 @@ static kept *fill(test_rng *g, column *cols, const kept_limits *lim)
                 int with_r = rng_below(g, 2) != 0;
                 for (size_t i = at; i < at + piece; i++)
                     with_r |= cols[k].r[i] != 0; /* NULL: all 0 */
-                ck_assert_int_eq(kept_add(job, k, cols[k].d + at,
-                                          with_r ? cols[k].r + at : NULL, piece,
-                                          &e),
+                ck_assert_int_eq(vstore_add(job, k, cols[k].d + at,
+                                            with_r ? cols[k].r + at : NULL,
+                                            piece, &e),
                                  CS_OK);
             }
             at += piece;
         }
         if (!direct) {
-            ck_assert_int_eq(kept_move(run, job, &e), CS_OK);
-            ck_assert_uint_eq(kept_values(job), 0);
-            kept_free(job);
+            ck_assert_int_eq(vstore_move(run, job, &e), CS_OK);
+            ck_assert_uint_eq(vstore_values(job), 0);
+            vstore_free(job);
         }
         done += len;
     }
@@ -120,29 +120,29 @@ START_TEST(in_memory_spilled_dropped)
     /* A growing block starts with room for up to 4096 values (kept.c's
      * FIRST_CAP) and doubles: without the first block's room, a short
      * column (seed 103, QUICK) passed "big" and was dropped. */
-    kept_limits big = {all * 4 + (size_t)COLS * 4096 * 12, 0, NULL};
-    kept_limits spill = {rng_below(&g, all / 2 + 1), 1, NULL};
-    kept_limits drop = {rng_below(&g, all / 4 + 1), 0, NULL};
-    const kept_limits *lims[] = {NULL, &big, &spill, &drop};
+    vstore_limits big = {all * 4 + (size_t)COLS * 4096 * 12, 0, NULL};
+    vstore_limits spill = {rng_below(&g, all / 2 + 1), 1, NULL};
+    vstore_limits drop = {rng_below(&g, all / 4 + 1), 0, NULL};
+    const vstore_limits *lims[] = {NULL, &big, &spill, &drop};
     for (int l = 0; l < 4; l++) {
-        kept *k = fill(&g, cols, lims[l]);
-        if (lims[l] == &drop && !kept_dropped(k))
-            ck_assert_uint_le(kept_memory(k), drop.budget);
-        if (kept_dropped(k)) {
+        value_store *k = fill(&g, cols, lims[l]);
+        if (lims[l] == &drop && !vstore_dropped(k))
+            ck_assert_uint_le(vstore_memory(k), drop.budget);
+        if (vstore_dropped(k)) {
             ck_assert(lims[l] == &drop);
-            ck_assert_uint_eq(kept_memory(k), 0);
+            ck_assert_uint_eq(vstore_memory(k), 0);
             for (int c = 0; c < COLS; c++)
-                ck_assert_uint_eq(kept_nblocks(k, c), 0);
+                ck_assert_uint_eq(vstore_nblocks(k, c), 0);
         } else {
             for (int c = 0; c < COLS; c++)
                 read_back(k, c, &cols[c]);
         }
         if (lims[l] == &spill) /* past it: the growing tails, at most */
-            ck_assert_uint_le(kept_memory(k),
+            ck_assert_uint_le(vstore_memory(k),
                               spill.budget + COLS * ((size_t)1 << 16) * 24);
         if (lims[l] == NULL || lims[l] == &big)
-            ck_assert_uint_eq(kept_spilled(k), 0);
-        kept_free(k);
+            ck_assert_uint_eq(vstore_spilled(k), 0);
+        vstore_free(k);
     }
     for (int k = 0; k < COLS; k++) {
         free(cols[k].d);
@@ -157,15 +157,15 @@ START_TEST(spills_when_over)
     column c[COLS];
     for (int k = 0; k < COLS; k++)
         make(&g, &c[k], 200000);
-    kept_limits lim = {1000, 1, NULL};
-    kept *k = fill(&g, c, &lim);
-    ck_assert(kept_spilled(k) > 0 && !kept_dropped(k));
+    vstore_limits lim = {1000, 1, NULL};
+    value_store *k = fill(&g, c, &lim);
+    ck_assert(vstore_spilled(k) > 0 && !vstore_dropped(k));
     for (int j = 0; j < COLS; j++) {
         read_back(k, j, &c[j]);
         free(c[j].d);
         free(c[j].r);
     }
-    kept_free(k);
+    vstore_free(k);
 }
 END_TEST
 
@@ -175,32 +175,32 @@ END_TEST
 START_TEST(nan_makes_no_room)
 {
     cs_error e = {0};
-    kept_limits lim = {0, 1, NULL};
-    kept *k = kept_new(1, &lim);
+    vstore_limits lim = {0, 1, NULL};
+    value_store *k = vstore_new(1, &lim);
     ck_assert_ptr_nonnull(k);
     size_t n = ((size_t)1 << 16) - 2, nan = 200000;
     double *d = malloc((n + nan) * sizeof *d);
     ck_assert_ptr_nonnull(d);
     for (size_t i = 0; i < n + nan; i++)
         d[i] = i < n ? (double)i : NAN;
-    ck_assert_int_eq(kept_add(k, 0, d, NULL, n, &e), CS_OK);
-    ck_assert_int_eq(kept_add(k, 0, d + n - 1, NULL, 1 + nan, &e), CS_OK);
-    ck_assert_uint_eq(kept_values(k), n + 1);
-    ck_assert_uint_eq(kept_spilled(k), 0); /* a tail below the spill size */
-    ck_assert_uint_le(kept_memory(k), ((size_t)1 << 16) * 24);
-    kept_free(k);
+    ck_assert_int_eq(vstore_add(k, 0, d, NULL, n, &e), CS_OK);
+    ck_assert_int_eq(vstore_add(k, 0, d + n - 1, NULL, 1 + nan, &e), CS_OK);
+    ck_assert_uint_eq(vstore_values(k), n + 1);
+    ck_assert_uint_eq(vstore_spilled(k), 0); /* a tail below the spill size */
+    ck_assert_uint_le(vstore_memory(k), ((size_t)1 << 16) * 24);
+    vstore_free(k);
     free(d);
 }
 END_TEST
 
 /* Past the budget, a column's tail in memory followed by another store's
- * blocks (kept_move) grows no more and goes to the file: merges must not
+ * blocks (vstore_move) grows no more and goes to the file: merges must not
  * leave a tail in memory each (they did). */
 START_TEST(merges_leave_no_tails)
 {
     cs_error e = {0};
-    kept_limits lim = {0, 1, NULL};
-    kept *k = kept_new(1, &lim);
+    vstore_limits lim = {0, 1, NULL};
+    value_store *k = vstore_new(1, &lim);
     ck_assert_ptr_nonnull(k);
     enum { ROUNDS = 40, DIRECT = 30000, MOVED = 10 };
     static double d[DIRECT];
@@ -208,55 +208,55 @@ START_TEST(merges_leave_no_tails)
     for (int round = 0; round < ROUNDS; round++) {
         for (int i = 0; i < DIRECT; i++)
             d[i] = (double)(want + (uint64_t)i);
-        ck_assert_int_eq(kept_add(k, 0, d, NULL, DIRECT, &e), CS_OK);
+        ck_assert_int_eq(vstore_add(k, 0, d, NULL, DIRECT, &e), CS_OK);
         want += DIRECT;
-        kept *job = kept_new(1, NULL);
+        value_store *job = vstore_new(1, NULL);
         ck_assert_ptr_nonnull(job);
         for (int i = 0; i < MOVED; i++)
             d[i] = (double)(want + (uint64_t)i);
-        ck_assert_int_eq(kept_add(job, 0, d, NULL, MOVED, &e), CS_OK);
-        ck_assert_int_eq(kept_move(k, job, &e), CS_OK);
-        kept_free(job);
+        ck_assert_int_eq(vstore_add(job, 0, d, NULL, MOVED, &e), CS_OK);
+        ck_assert_int_eq(vstore_move(k, job, &e), CS_OK);
+        vstore_free(job);
         want += MOVED;
-        ck_assert_uint_le(kept_memory(k), ((size_t)1 << 16) * 24);
+        ck_assert_uint_le(vstore_memory(k), ((size_t)1 << 16) * 24);
     }
-    ck_assert_uint_eq(kept_values(k), want);
-    kept_buf buf = {0};
+    ck_assert_uint_eq(vstore_values(k), want);
+    vstore_buf buf = {0};
     uint64_t at = 0;
-    for (size_t b = 0; b < kept_nblocks(k, 0); b++) {
+    for (size_t b = 0; b < vstore_nblocks(k, 0); b++) {
         const double *v;
         const int32_t *r;
         size_t n;
-        ck_assert_int_eq(kept_read(k, 0, b, &buf, &v, &r, &n, &e), CS_OK);
+        ck_assert_int_eq(vstore_read(k, 0, b, &buf, &v, &r, &n, &e), CS_OK);
         for (size_t i = 0; i < n; i++, at++)
             ck_assert(v[i] == (double)at); /* every value, in order */
     }
     ck_assert_uint_eq(at, want);
-    kept_buf_free(&buf);
-    kept_free(k);
+    vstore_buf_free(&buf);
+    vstore_free(k);
 }
 END_TEST
 
 START_TEST(no_place_for_the_file)
 {
-    kept_limits lim = {0, 1, "/nonexistent/colstat-test"};
-    kept *k = kept_new(1, &lim);
-    kept *job = kept_new(1, NULL);
+    vstore_limits lim = {0, 1, "/nonexistent/colstat-test"};
+    value_store *k = vstore_new(1, &lim);
+    value_store *job = vstore_new(1, NULL);
     cs_error e = {0};
     double v[1000];
     for (int i = 0; i < 1000; i++)
         v[i] = i;
-    ck_assert_int_eq(kept_add(job, 0, v, NULL, 1000, &e), CS_OK);
-    ck_assert_int_eq(kept_move(k, job, &e), CS_EDATA);
+    ck_assert_int_eq(vstore_add(job, 0, v, NULL, 1000, &e), CS_OK);
+    ck_assert_int_eq(vstore_move(k, job, &e), CS_EDATA);
     ck_assert_ptr_nonnull(strstr(e.msg, "temporary file"));
-    kept_free(job);
-    kept_free(k);
+    vstore_free(job);
+    vstore_free(k);
 }
 END_TEST
 
 int main(void)
 {
-    seed = test_seed("test_kept");
+    seed = test_seed("test_value_store");
     Suite *s = suite_create("kept");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
