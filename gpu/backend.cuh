@@ -29,6 +29,7 @@ struct gpu_backend {
     int nsm, nb2, maxblocks;
     char err[256]; /* the first error; later calls repeat it */
     bool failed;
+    bool nomem; /* the failure was host memory running out */
     size_t rows, ld;
     size_t mem_total, kept_room; /* the device's memory; the kept values'
                                     budget as opened */
@@ -60,6 +61,8 @@ struct gpu_backend {
 
 /* Records the first error (later ones are dropped); returns -1. */
 int failf(gpu_backend *g, const char *fmt, ...);
+/* failf for host memory that ran out: CS_ENOMEM once reported. */
+int fail_nomem(gpu_backend *g);
 int cuda_fail(gpu_backend *g, const char *what, cudaError_t e);
 /* rc, with why filled from the first error when rc is not 0 */
 int report(const gpu_backend *g, int rc, cs_error *e);

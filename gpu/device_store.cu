@@ -94,7 +94,7 @@ int gpu_store_open(gpu_backend *g)
         return 0;
     vstore_limits lim = {g->cfg.memory, g->cfg.spill, g->cfg.tmpdir};
     k->host = vstore_new(g->cfg.ncols, &lim);
-    return k->host ? 0 : failf(g, "GPU: out of host memory");
+    return k->host ? 0 : fail_nomem(g);
 }
 
 size_t gpu_store_values_bytes(const gpu_backend *g)
@@ -121,7 +121,7 @@ int gpu_store_piece(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
         return 0;
     store_piece *p = new_piece(g);
     if (!p)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     if (!device_piece(g, n, st, p)) {
         g->store.npieces--;
         *host = true;
@@ -152,7 +152,7 @@ int gpu_store_host_device(gpu_backend *g, const double *d, size_t ld,
         k->hcbuf = static_cast<int *>(malloc(ncols * n * sizeof(int)));
         k->hrows = k->hbuf && k->hcbuf ? n : 0;
         if (!k->hrows)
-            return failf(g, "GPU: out of host memory");
+            return fail_nomem(g);
     }
     CK(g, cudaMemcpy2DAsync(k->hbuf, n * sizeof(double), d, ld * sizeof(double),
                             n * sizeof(double), ncols, cudaMemcpyDeviceToHost,
@@ -235,7 +235,7 @@ int gpu_store_begin_span(gpu_backend *g, size_t rows, bool even_batches,
     store_span *s = static_cast<store_span *>(
         realloc(k->spans, (size_t)(k->nspans + 1) * sizeof *s));
     if (!s)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     k->spans = s;
     k->spans[k->nspans++] = store_span{at, 0};
     k->arena_used = at;
@@ -267,14 +267,14 @@ int gpu_store_add_host(gpu_backend *g, int col, double v, int corr)
         k->hn = static_cast<size_t *>(calloc(ncols, sizeof(size_t)));
         k->hcap = static_cast<size_t *>(calloc(ncols, sizeof(size_t)));
         if (!k->hv || !k->hn || !k->hcap)
-            return failf(g, "GPU: out of host memory");
+            return fail_nomem(g);
     }
     if (k->hn[col] == k->hcap[col]) {
         size_t cap = k->hcap[col] ? 2 * k->hcap[col] : 16;
         double *p =
             static_cast<double *>(realloc(k->hv[col], cap * sizeof(double)));
         if (!p)
-            return failf(g, "GPU: out of host memory");
+            return fail_nomem(g);
         k->hv[col] = p;
         k->hcap[col] = cap;
     }

@@ -46,6 +46,13 @@ int failf(gpu_backend *g, const char *fmt, ...)
     return -1;
 }
 
+int fail_nomem(gpu_backend *g)
+{
+    if (!g->failed)
+        g->nomem = true;
+    return failf(g, "GPU: out of host memory");
+}
+
 int cuda_fail(gpu_backend *g, const char *what, cudaError_t e)
 {
     return failf(g, "GPU: %s: %s", what, cudaGetErrorString(e));
@@ -55,7 +62,7 @@ int report(const gpu_backend *g, int rc, cs_error *e)
 {
     if (!rc)
         return CS_OK;
-    return cs_fail(e, CS_EDATA, "", 0, "%s",
+    return cs_fail(e, g->nomem ? CS_ENOMEM : CS_EDATA, "", 0, "%s",
                    g->failed ? g->err : "GPU: unknown error");
 }
 
@@ -65,12 +72,12 @@ int add_extra(gpu_backend *g, int col, double v, int32_t corr, uint64_t row)
     if (!g->extra) {
         g->extra = static_cast<col_stats *>(calloc(ncols, sizeof *g->extra));
         if (!g->extra)
-            return failf(g, "GPU: out of host memory");
+            return fail_nomem(g);
         for (size_t j = 0; j < ncols; j++)
             stats_init(&g->extra[j]);
     }
     if (stats_add_values(&g->extra[col], &v, &corr, 1, row, g->cfg.what))
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     return gpu_store_add_host(g, col, v, corr);
 }
 
@@ -152,7 +159,7 @@ int upload_empty_states(gpu_backend *g)
     int ncols = g->cfg.ncols;
     dev_col *h = static_cast<dev_col *>(malloc((size_t)ncols * sizeof *h));
     if (!h)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     for (int j = 0; j < ncols; j++)
         dev_col_empty(&h[j]);
     int rc = 0;
@@ -168,7 +175,7 @@ int upload_scales(gpu_backend *g, const double *lo, const double *hi)
     hist_scale *h =
         static_cast<hist_scale *>(malloc((size_t)ncols * sizeof *h));
     if (!h)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     for (int j = 0; j < ncols; j++)
         h[j] = hist_scale_make(lo[j], hi[j], g->cfg.nbins);
     int rc = upload(g, g->dscales, h, (size_t)ncols * sizeof *h);
@@ -189,7 +196,7 @@ int alloc_hist(gpu_backend *g)
         return 0;
     double *lo = static_cast<double *>(malloc(2 * ncols * sizeof(double)));
     if (!lo)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     for (size_t j = 0; j < ncols; j++) {
         lo[j] = g->cfg.lo;
         lo[ncols + j] = g->cfg.hi;
@@ -249,7 +256,7 @@ int setup(gpu_backend *g)
     }
     g->hcorr_on = static_cast<int *>(calloc((size_t)ncols, sizeof(int)));
     if (!g->hcorr_on)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     if (upload_empty_states(g))
         return -1;
     if ((g->cfg.what & STAT_HIST) && alloc_hist(g))
@@ -281,10 +288,21 @@ int setup(gpu_backend *g)
     if (gpu_store_open(g))
         return -1;
     /* a first launch proves the kernels load on this device */
-    reduce_args a = {
-        g->dbuf[0],     g->ld,        0,           1,    1,           1,
-        g->dstate[0],   g->dpart[0],  1,           NULL, g->dcorr[0], g->ld,
-        g->dcorr_on[0], g->dipart[0], g->cfg.terms};
+    reduce_args a = {.col = g->dbuf[0],
+                     .ld = g->ld,
+                     .n = 0,
+                     .first_row = 1,
+                     .sums = 1,
+                     .squares = 1,
+                     .state = g->dstate[0],
+                     .part = g->dpart[0],
+                     .nblocks = 1,
+                     .dyn = NULL,
+                     .corr = g->dcorr[0],
+                     .corr_ld = g->ld,
+                     .corr_on = g->dcorr_on[0],
+                     .ipart = g->dipart[0],
+                     .terms = g->cfg.terms};
     CK(g, reduce_launch(&a, ncols, g->st[0]));
     CK(g, cudaStreamSynchronize(g->st[0]));
     gpu_open_phase_done(g, GPU_OPEN_LAUNCH);
@@ -403,21 +421,21 @@ int submit_piece(gpu_backend *g, const row_batch *c, size_t off, size_t n,
     CK(g, cudaEventRecord(sl->copied, st));
     g->h2d_bytes += (uint64_t)n * (uint64_t)ncols * sizeof(double);
     unsigned what = g->cfg.what;
-    reduce_args a = {dst,
-                     ld,
-                     n,
-                     first_row,
-                     (what & (STAT_SUM | STAT_MEAN | STAT_STD)) != 0,
-                     (what & STAT_STD) != 0,
-                     g->dstate[s],
-                     g->dpart[s],
-                     reduce_grid(g->nsm, n),
-                     NULL,
-                     corr ? g->dcorr[s] : NULL,
-                     g->ld,
-                     g->dcorr_on[s],
-                     g->dipart[s],
-                     g->cfg.terms};
+    reduce_args a = {.col = dst,
+                     .ld = ld,
+                     .n = n,
+                     .first_row = first_row,
+                     .sums = (what & (STAT_SUM | STAT_MEAN | STAT_STD)) != 0,
+                     .squares = (what & STAT_STD) != 0,
+                     .state = g->dstate[s],
+                     .part = g->dpart[s],
+                     .nblocks = reduce_grid(g->nsm, n),
+                     .dyn = NULL,
+                     .corr = corr ? g->dcorr[s] : NULL,
+                     .corr_ld = g->ld,
+                     .corr_on = g->dcorr_on[s],
+                     .ipart = g->dipart[s],
+                     .terms = g->cfg.terms};
     CK(g, reduce_launch(&a, ncols, st));
     CK(g, cudaEventRecord(sl->reduced, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
@@ -493,7 +511,7 @@ int fetch_hists(gpu_backend *g, hist *hists)
     unsigned long long *h = static_cast<unsigned long long *>(
         malloc((size_t)ncols * per * sizeof *h));
     if (!h)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     if (download(g, h, g->dbins, (size_t)ncols * per * sizeof *h)) {
         free(h);
         return -1;
@@ -501,7 +519,7 @@ int fetch_hists(gpu_backend *g, hist *hists)
     int rc = 0;
     for (int j = 0; j < ncols; j++) {
         if (hist_init(&hists[j], nbins, g->cfg.lo, g->cfg.hi)) {
-            rc = failf(g, "GPU: out of host memory");
+            rc = fail_nomem(g);
             hists[j].bins = NULL;
             continue;
         }
@@ -530,7 +548,7 @@ int finish(gpu_backend *g, col_stats *out, hist *hists)
         static_cast<col_stats *>(malloc((size_t)ncols * sizeof *cs));
     int rc = 0;
     if (!h || !cs)
-        rc = failf(g, "GPU: out of host memory");
+        rc = fail_nomem(g);
     for (int s = 0; s < 2 && !rc; s++)
         rc = download(g, h + (size_t)s * ncols, g->dstate[s], bytes);
     int made = 0;
@@ -538,13 +556,13 @@ int finish(gpu_backend *g, col_stats *out, hist *hists)
         if (to_stats(&h[j], &h[ncols + j], &cs[j]) ||
             (g->extra && /* ties to the lower row, whichever side */
              stats_merge(&cs[j], &g->extra[j], 0)))
-            rc = failf(g, "GPU: out of host memory");
+            rc = fail_nomem(g);
     }
     if (!rc && (g->cfg.what & STAT_HIST) && g->cfg.have_range && hists)
         rc = fetch_hists(g, hists);
     for (int j = 0; !rc && j < ncols; j++)
         if (stats_merge(&out[j], &cs[j], 0))
-            rc = failf(g, "GPU: out of host memory");
+            rc = fail_nomem(g);
     for (int j = 0; j < made; j++)
         stats_free(&cs[j]);
     free(h);
@@ -615,7 +633,7 @@ int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e)
     *out = NULL;
     gpu_backend *g = static_cast<gpu_backend *>(calloc(1, sizeof *g));
     if (!g)
-        return cs_fail(e, CS_EDATA, "", 0, "GPU: out of host memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "GPU: out of host memory");
     g->cfg = *cfg;
     g->alloc = row_batch_alloc{pinned_alloc, pinned_free, g};
     int rc = 0;

@@ -92,7 +92,7 @@ struct raw_status {
     volatile int stop;
     volatile ull stop_segment;
     /* As of segment segments_done (written before it): the arena's rows, the
-       input bytes consumed, and the most rows one row_batch kept, so that the
+       input bytes consumed, and the most rows one segment kept, so that the
        host grows the arena ahead of the device without waiting for it. */
     volatile ull arena_used, consumed, segment_rows_max;
 };

@@ -2,7 +2,7 @@
  * are, on a copy stream of their own, into NBUF device buffers; stream 0
  * parses each (gpu/csv_kernel.cu or gpu/binary_kernel.cu) and reduces it
  * with the fused kernels, into stream 0's state. The copy of segment i+1
- * overlaps the kernels of row_batch i; a buffer is refilled only once the
+ * overlaps the kernels of segment i; a buffer is refilled only once the
  * kernels that read it are done. Everything the parse learns (rows, lines,
  * the carried record, why it stopped) stays on the device, so nothing
  * waits for the host between segments. */
@@ -135,9 +135,9 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     if (r->binary && r->segment_bytes / r->record_size > r->ld)
         r->segment_bytes = r->ld * r->record_size;
     CK(g, cudaStreamCreateWithFlags(&r->cs, cudaStreamNonBlocking));
-    /* Zeroed once: the parse loads whole 64-byte segments, the first and
-       last of a segment's text partly outside it (F11: initcheck flagged
-       those bytes, never used, as read uninitialised). */
+    /* Zeroed once: the parse loads whole 64-byte words, the first and
+       last of a segment's text partly outside it (compute-sanitizer's
+       initcheck would flag those bytes, never used, as uninitialised). */
     for (int b = 0; b < NBUF; b++) {
         size_t bytes = r->carry + r->segment_bytes + 128;
         CK(g, cudaMalloc((void **)&r->dbuf[b], bytes));
@@ -185,7 +185,7 @@ int upload_binary_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     unsigned char *type = static_cast<unsigned char *>(calloc(ncols, 1));
     unsigned short *off =
         static_cast<unsigned short *>(calloc(ncols, sizeof *off));
-    int rc = type && off ? 0 : failf(g, "GPU: out of host memory");
+    int rc = type && off ? 0 : fail_nomem(g);
     r->wide = false;
     for (int i = 0; !rc && i < f->nmap; i++)
         if (f->map[i] >= 0) {
@@ -269,7 +269,7 @@ int reset_state(gpu_backend *g, raw_input *r)
     size_t n = (size_t)r->ncols * CNT_N;
     ull *cnt = static_cast<ull *>(calloc(n, sizeof *cnt));
     if (!cnt)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     for (size_t i = 0; i < n; i++)
         cnt[i] = cnt_takes_min((int)(i % CNT_N)) ? ~0ull : 0;
     int rc = upload(g, r->dstate, &st, sizeof st);
@@ -408,21 +408,21 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     if (a.keep)
         CK(g, raw_keep_launch(&a, st));
     unsigned what = g->cfg.what;
-    reduce_args ra = {r->dcol,
-                      r->ld,
-                      r->ld,
-                      0,
-                      (int)what_sums(what),
-                      (what & STAT_STD) != 0,
-                      g->dstate[0],
-                      g->dpart[0],
-                      blocks(g, r->ld),
-                      r->dstate->n_row0,
-                      r->dcorr,
-                      r->ld,
-                      r->dcorr_on,
-                      g->dipart[0],
-                      g->cfg.terms};
+    reduce_args ra = {.col = r->dcol,
+                      .ld = r->ld,
+                      .n = r->ld,
+                      .first_row = 0,
+                      .sums = (int)what_sums(what),
+                      .squares = (what & STAT_STD) != 0,
+                      .state = g->dstate[0],
+                      .part = g->dpart[0],
+                      .nblocks = blocks(g, r->ld),
+                      .dyn = r->dstate->n_row0,
+                      .corr = r->dcorr,
+                      .corr_ld = r->ld,
+                      .corr_on = r->dcorr_on,
+                      .ipart = g->dipart[0],
+                      .terms = g->cfg.terms};
     CK(g, reduce_launch(&ra, r->ncols, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
         CK(g, hist_launch(r->dcol, r->ld, r->ld, r->ncols, g->cfg.nbins,
@@ -474,37 +474,37 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
     bool host;
     if (binary_target(g, r, nrec, &dst, &ld, &corr, &host))
         return -1;
-    bin_args b = {reinterpret_cast<const unsigned char *>(buf),
-                  nrec,
-                  r->record_size,
-                  r->dtype,
-                  r->doffset,
-                  r->ncols,
-                  dst,
-                  ld,
-                  r->dcnt,
-                  r->dcorr,
-                  r->ld,
-                  r->dcorr_on};
+    bin_args b = {.buf = reinterpret_cast<const unsigned char *>(buf),
+                  .nrec = nrec,
+                  .record_size = r->record_size,
+                  .type = r->dtype,
+                  .offset = r->doffset,
+                  .ncols = r->ncols,
+                  .col = dst,
+                  .ld = ld,
+                  .cnt = r->dcnt,
+                  .corr = r->dcorr,
+                  .corr_ld = r->ld,
+                  .corr_on = r->dcorr_on};
     CK(g, bin_segment_launch(&b, st));
     if (keep_binary(g, r, dst, ld, corr, host, nrec))
         return -1;
     unsigned what = g->cfg.what;
-    reduce_args ra = {dst,
-                      ld,
-                      nrec,
-                      r->next_row,
-                      (int)what_sums(what),
-                      (what & STAT_STD) != 0,
-                      g->dstate[0],
-                      g->dpart[0],
-                      blocks(g, nrec),
-                      NULL,
-                      r->wide ? r->dcorr : NULL,
-                      r->ld,
-                      r->dcorr_on,
-                      g->dipart[0],
-                      g->cfg.terms};
+    reduce_args ra = {.col = dst,
+                      .ld = ld,
+                      .n = nrec,
+                      .first_row = r->next_row,
+                      .sums = (int)what_sums(what),
+                      .squares = (what & STAT_STD) != 0,
+                      .state = g->dstate[0],
+                      .part = g->dpart[0],
+                      .nblocks = blocks(g, nrec),
+                      .dyn = NULL,
+                      .corr = r->wide ? r->dcorr : NULL,
+                      .corr_ld = r->ld,
+                      .corr_on = r->dcorr_on,
+                      .ipart = g->dipart[0],
+                      .terms = g->cfg.terms};
     r->next_row += nrec;
     CK(g, reduce_launch(&ra, r->ncols, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
@@ -549,7 +549,7 @@ int take_hard(gpu_backend *g, raw_input *r, unsigned n)
         return 0;
     hard_entry *h = static_cast<hard_entry *>(malloc(n * sizeof *h));
     if (!h)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     int rc = download(g, h, r->dhard, n * sizeof *h);
     for (unsigned i = 0; !rc && i < n; i++) {
         double v = 0;
@@ -608,7 +608,7 @@ int end_input(gpu_backend *g, raw_input *r, gpu_raw_result *res, char *tail,
     size_t n = (size_t)r->ncols * CNT_N;
     ull *cnt = static_cast<ull *>(malloc(n * sizeof *cnt));
     if (!cnt)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     int rc = download(g, cnt, r->dcnt, n * sizeof *cnt);
     int texts = 0;
     for (int c = 0; !rc && c < r->ncols; c++) {
@@ -703,7 +703,7 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
     if (!g->raw) {
         g->raw = static_cast<raw_input *>(calloc(1, sizeof *g->raw));
         gpu_open_phase_start(g);
-        rc = g->raw ? setup(g, g->raw, f) : failf(g, "GPU: out of host memory");
+        rc = g->raw ? setup(g, g->raw, f) : fail_nomem(g);
         gpu_open_phase_done(g, GPU_OPEN_RAW);
     } else if (g->raw->binary != f->binary) {
         rc = failf(g, "GPU: raw inputs of two kinds");

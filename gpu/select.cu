@@ -188,7 +188,7 @@ int bin_pass(gpu_backend *g, const gpu_pass_col *cols)
     hist_scale *sc =
         static_cast<hist_scale *>(malloc((size_t)ncols * sizeof *sc));
     ull *h = static_cast<ull *>(malloc(nbins * sizeof *h));
-    int rc = sc && h ? 0 : failf(g, "GPU: out of host memory");
+    int rc = sc && h ? 0 : fail_nomem(g);
     for (int j = 0; !rc && j < ncols; j++)
         sc[j] = cols[j].h ? hist_scale_make(cols[j].h->lo, cols[j].h->hi,
                                             g->cfg.nbins)
@@ -224,7 +224,7 @@ int plan(gpu_backend *g, const gpu_pass_col *cols, device_pass *p)
     p->ncols = ncols;
     p->hcols = static_cast<sel_col *>(calloc((size_t)ncols, sizeof *p->hcols));
     if (!p->hcols)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     unsigned nr = 0;
     for (int j = 0; j < ncols; j++) {
         size_t n = 0;
@@ -235,7 +235,7 @@ int plan(gpu_backend *g, const gpu_pass_col *cols, device_pass *p)
     p->hranges =
         static_cast<qsel_range *>(malloc((nr ? nr : 1) * sizeof *p->hranges));
     if (!p->hranges)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     for (int j = 0; j < ncols; j++) {
         sel_col *c = &p->hcols[j];
         size_t n = 0;
@@ -306,7 +306,7 @@ int take_results(gpu_backend *g, const gpu_pass_col *cols, device_pass *p)
     ull *ext = static_cast<ull *>(malloc(2 * nr * sizeof(ull)));
     sel_cand *cand =
         static_cast<sel_cand *>(malloc((found ? found : 1) * sizeof(sel_cand)));
-    int rc = counts && ext && cand ? 0 : failf(g, "GPU: out of host memory");
+    int rc = counts && ext && cand ? 0 : fail_nomem(g);
     if (!rc && p->nbins)
         rc = download(g, counts, p->a.counts, p->nbins * sizeof *counts);
     if (!rc)

@@ -24,7 +24,7 @@ static int bz_open(codec_in *in, void **state, cs_error *e)
 {
     bz_state *b = calloc(1, sizeof *b);
     if (!b)
-        return cs_fail(e, CS_EDATA, in->name, 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, in->name, 0, "out of memory");
     *state = b;
     return CS_OK;
 }
@@ -33,7 +33,7 @@ static int bz_fail(const codec_in *in, int ret, cs_error *e)
 {
     const char *what = "unknown error";
     if (ret == BZ_MEM_ERROR) {
-        cs_fail(e, CS_EDATA, in->name, 0, "out of memory in bzip2 decoder");
+        cs_fail(e, CS_ENOMEM, in->name, 0, "out of memory in bzip2 decoder");
         return -1;
     }
     if (ret == BZ_DATA_ERROR)

@@ -26,7 +26,7 @@ static int xz_open(codec_in *in, void **state, cs_error *e)
 {
     xz_state *x = calloc(1, sizeof *x);
     if (!x)
-        return cs_fail(e, CS_EDATA, in->name, 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, in->name, 0, "out of memory");
     lzma_stream init = LZMA_STREAM_INIT;
     x->s = init;
     *state = x;
@@ -38,7 +38,7 @@ static int xz_fail(const codec_in *in, lzma_ret ret, cs_error *e)
     const char *what;
     switch (ret) {
     case LZMA_MEM_ERROR:
-        cs_fail(e, CS_EDATA, in->name, 0, "out of memory in xz decoder");
+        cs_fail(e, CS_ENOMEM, in->name, 0, "out of memory in xz decoder");
         return -1;
     case LZMA_UNSUPPORTED_CHECK:
         what = "an integrity check of a kind liblzma cannot verify";

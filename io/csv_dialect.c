@@ -342,7 +342,7 @@ static int head_from_sample(const char *buf, size_t n, int at_eof,
 {
     int header = d->header;
     if (s->oom)
-        return cs_fail(e, CS_EDATA, file, 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, file, 0, "out of memory");
     if (s->records == 0 && !at_eof)
         return cs_fail(e, CS_EDATA, file, 1,
                        "the first record does not end within %zu bytes", n);
@@ -353,7 +353,7 @@ static int head_from_sample(const char *buf, size_t n, int at_eof,
             return CS_EDATA;
     }
     if (s->records > 0 && fill_names(h, s, header) != 0)
-        return cs_fail(e, CS_EDATA, file, 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, file, 0, "out of memory");
     h->skip_bytes = bom + (header ? s->first_end : 0);
     for (size_t i = bom; i < h->skip_bytes; i++)
         h->skip_lines += buf[i] == '\n';

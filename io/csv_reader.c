@@ -292,7 +292,7 @@ static size_t before_repeat(const block *b, const char *buf, size_t at,
     return nl ? (size_t)(nl - buf) + 1 - at : 0;
 }
 
-/* Feeds records from buf[*pos, n) until the block or the row_batch ends;
+/* Feeds records from buf[*pos, n) until the block or the row batch ends;
  * *line is the physical line at *pos. */
 static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
                       size_t *pos, uint64_t *line)
@@ -519,7 +519,7 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     }
     struct csv_parser p;
     if (csv_init(&p, CSV_APPEND_NULL) != 0)
-        return cs_fail(e, CS_EDATA, file, first_line, "out of memory");
+        return cs_fail(e, CS_ENOMEM, file, first_line, "out of memory");
     csv_set_delim(&p, (unsigned char)b.delim);
     int rc = feed_lines(&p, &b, buf, n, &pos, &line);
     b.line = line;

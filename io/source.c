@@ -198,7 +198,7 @@ int source_open_cfg(const char *path, const source_config *cfg, source **out,
     *out = NULL;
     source *s = calloc(1, sizeof *s);
     if (!s)
-        return cs_fail(e, CS_EDATA, path, 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, path, 0, "out of memory");
     s->in.fd = -1;
     s->in.refill = refill;
     s->in.cap = IN_CAP;
@@ -206,7 +206,7 @@ int source_open_cfg(const char *path, const source_config *cfg, source **out,
     s->in.buf = malloc(IN_CAP);
     if (!s->name || !s->in.buf) {
         source_close(s);
-        return cs_fail(e, CS_EDATA, path, 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, path, 0, "out of memory");
     }
     s->in.name = s->name;
     if (cfg) {
@@ -258,7 +258,7 @@ static int check_head(source *s, cs_error *e)
     s->head_checked = 1;
     s->head = malloc(MAGIC_HEAD);
     if (!s->head)
-        return cs_fail(e, CS_EDATA, source_name(s), 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, source_name(s), 0, "out of memory");
     for (;;) {
         ssize_t r =
             s->codec->read(s->codec_state, &s->in, s->head + s->head_len,

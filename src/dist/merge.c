@@ -121,7 +121,9 @@ int merge_states(const char *const *paths, int n, const merge_ask *ask,
         rc = engine_select_columns(out, ask->columns, e);
     *what = ask->what ? ask->what : first.what;
     free(first.key);
-    if (rc != CS_OK)
+    if (rc == CS_OK)
+        engine_result_finalize(out);
+    else
         engine_result_free(out);
     return rc;
 }

@@ -67,8 +67,8 @@ static void share_node(engine_config *cfg, world *w)
 
 /* The rank's node-local index modulo the node's GPUs picks its GPU, set
  * before anything opens CUDA, so that --device and auto then see one;
- * the ranks that pick the same one share its memory. */
-static void choose_gpu(engine_config *cfg, world w)
+ * the ranks that pick the same one share its memory (m->gpu_sharers). */
+static void choose_gpu(const engine_config *cfg, engine_mpi *m, world w)
 {
     int local = w.local;
     const char *vis = getenv("CUDA_VISIBLE_DEVICES");
@@ -87,7 +87,7 @@ static void choose_gpu(engine_config *cfg, world w)
         snprintf(pick, sizeof pick, "%d", local % n);
     }
     setenv("CUDA_VISIBLE_DEVICES", pick, 1);
-    cfg->gpu_sharers = w.nlocal / n + (local % n < w.nlocal % n);
+    m->gpu_sharers = w.nlocal / n + (local % n < w.nlocal % n);
 }
 
 /* Threads to summarise this rank's tail with (-1: it has none): while
@@ -119,7 +119,7 @@ static int plan(const engine_config *cfg, world w, int well, engine_part **out,
     memset(&own, 0, sizeof own);
     own.input = -1;
     if (well && (!parts || !in || !x0 || !x1 || !tails))
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (rc == CS_OK && cfg->binary)
         rc = binary_spec_parse(cfg->binary, &spec, e);
     for (int i = 0; rc == CS_OK && i < n; i++)
@@ -225,7 +225,7 @@ static int pack(const engine_config *cfg, engine_result *r, packed *p,
     FILE *v = open_memstream(&p->invalid, &p->invalid_len);
     state_info info = {state_key(cfg), cfg->what, 0, 0, 0, 0};
     int rc = s && v && info.key ? state_write(s, &info, r, e)
-                                : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+                                : cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int k = 0; v && k < r->ncols; k++)
         if (r->cols[k].invalid_file)
             fprintf(v, "%d%c%llu%c%s%c%s%c", k, 0,
@@ -238,7 +238,7 @@ static int pack(const engine_config *cfg, engine_result *r, packed *p,
                 r->repeat_file ? r->repeat_file : "", 0,
                 (unsigned long long)r->repeats, 0);
     if ((s && fclose(s)) | (v && fclose(v)))
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     p->none = r->none;
     p->verbose = cfg->verbose;
     p->ncols = r->ncols;
@@ -246,7 +246,7 @@ static int pack(const engine_config *cfg, engine_result *r, packed *p,
     for (int k = 0; p->tentative && k < r->ncols; k++)
         p->tentative[k] = (unsigned char)r->cols[k].tentative;
     if (rc == CS_OK && (!p->tentative || keep_own(r, p)))
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     free(info.key);
     return rc;
 }
@@ -296,16 +296,18 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     planner pl = {cfg, says, w, NULL, 0};
     engine_share share = {plan_parts, &pl};
     engine_config c = *cfg;
-    c.share = &share;
-    c.invalid_to_result = 1;
-    c.keep_tentative = 1;
+    engine_mpi m = *cfg->mpi;
+    c.mpi = &m;
+    m.share = &share;
+    m.invalid_to_result = 1;
+    m.keep_tentative = 1;
     c.progress = c.progress && w.rank == 0;
     engine *run = NULL;
     engine_result r;
     memset(&r, 0, sizeof r);
     mpi_collective mc = {0, 0};
     engine_collective all = mpi_collective_of(&mc);
-    c.collective = &all;
+    m.collective = &all;
     int rc = engine_run(&c, says, &run, &r, e);
     if (!pl.asked) { /* the run ended before it planned: meet the others */
         cs_error ignored = {0};
@@ -332,7 +334,7 @@ static int merge_ranks(const char *states, const int *len, const int *at, int n,
         state_info info;
         FILE *f = fmemopen((void *)(states + at[r]), (size_t)len[r], "rb");
         if (!f)
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         rc = state_read(f, "(rank's state)", &info, r ? &part : out, e);
         fclose(f);
         free(info.key);
@@ -354,7 +356,7 @@ static int add_repeats(engine_result *out, unsigned long long line,
         return CS_OK;
     out->repeat_line = line;
     if (!(out->repeat_file = strdup(file)))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     return CS_OK;
 }
 
@@ -378,7 +380,7 @@ static int place_invalid(const char *v, const int *len, const int *at, int n,
                 c->invalid_line = line;
                 if (!(c->invalid_file = strdup(file)) ||
                     !(c->invalid_text = strdup(p)))
-                    return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+                    return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
             }
             p += strlen(p) + 1;
         }
@@ -478,7 +480,7 @@ static int conclude(world w, int rc, packed *p, const engine_sink *sink,
         if (first >= 0)
             *e = errs[first];
         rc = first >= 0 ? e->status
-             : got      ? cs_fail(e, CS_EDATA, "", 0, "out of memory")
+             : got      ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory")
                         : merge_ranks(states, len, len + w.n, w.n, out, e);
         if (rc == CS_OK)
             rc = attach_own(out, p, e);
@@ -517,14 +519,18 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
     *root = w.rank == 0;
     engine_config c = *cfg;
     w.jobs = cfg->threads;
+    engine_mpi m = {0};
+    c.mpi = &m;
     share_node(&c, &w);
-    choose_gpu(&c, w);
+    choose_gpu(&c, &m, w);
     packed p = {0};
     int rc = run_share(&c, sink, w, &p, e);
     rc = conclude(w, rc, &p, sink, out, e);
     MPI_Comm_free(&w.node);
     free_packed(&p);
-    if (rc != CS_OK)
+    if (rc == CS_OK)
+        engine_result_finalize(out);
+    else
         engine_result_free(out);
     e->status = rc;
     return rc;

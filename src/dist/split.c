@@ -25,7 +25,7 @@ static int csv_dialect_of(source *s, const csv_dialect *base, split_input *in,
 {
     char *buf = malloc(SPLIT_HEAD);
     if (!buf)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     size_t n = in->size < SPLIT_HEAD ? (size_t)in->size : SPLIT_HEAD;
     int rc = source_pread(s, buf, n, 0, e) < 0 ? CS_EDATA : CS_OK;
     if (rc == CS_OK) {
@@ -245,7 +245,7 @@ static void *summarize_piece(void *arg)
     piece *p = arg;
     char *buf = block_alloc(SPLIT_BLOCK);
     csv_summarize(p->d, "", 0, &p->s);
-    p->rc = buf ? CS_OK : cs_fail(&p->e, CS_EDATA, "", 0, "out of memory");
+    p->rc = buf ? CS_OK : cs_fail(&p->e, CS_ENOMEM, "", 0, "out of memory");
     for (uint64_t at = p->x0; p->rc == CS_OK && at < p->x1;) {
         size_t n =
             p->x1 - at < SPLIT_BLOCK ? (size_t)(p->x1 - at) : SPLIT_BLOCK;
@@ -318,7 +318,7 @@ int split_boundary(const char *path, const split_input *in, uint64_t x,
     source *src = NULL;
     char *buf = block_alloc(SPLIT_BLOCK);
     int rc = buf ? source_open(path, &src, e)
-                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+                 : cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     while (rc == CS_OK && x < in->size) {
         uint64_t left = in->size - x;
         size_t n = left < SPLIT_BLOCK ? (size_t)left : SPLIT_BLOCK;

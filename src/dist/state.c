@@ -174,7 +174,7 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
     int rc = CS_OK;
     const char *big = too_big(info, r, body.n);
     if (body.oom || all.oom)
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     else if (big)
         rc =
             cs_fail(e, CS_EDATA, "", 0, "cannot make a partial state: %s", big);
@@ -617,7 +617,7 @@ int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
         /* the column's statistics are dst's own, in its held arrays */
         ptrdiff_t at = dst->cols[k].st - dst->held_st;
         if (stats_merge(&dst->held_st[at], src->cols[k].st, dst->rows))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         if (dst->held_h[at].bins)
             hist_merge(&dst->held_h[at], src->cols[k].h);
     }

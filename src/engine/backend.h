@@ -1,6 +1,6 @@
 /* The backend interface: what the driver, the jobs and the feed call to
- * reduce rows into statistics. The CPU (cpu.c) and the GPU (gpu.c, the
- * only file that includes gpu/gpu.h) implement it.
+ * reduce rows into statistics. The CPU (cpu.c) and the GPU (gpu.c, with
+ * gpu_pack.c the only files that include gpu/gpu.h) implement it.
  *
  * Rows reach a backend two ways. Rows the host parsed come in jobs: on a
  * worker thread each parsed row batch goes to batch_done and, after the last,
@@ -134,7 +134,7 @@ typedef struct backend_params {
     int spill;          /* past memory, spill to a file (an input cannot
                            be read twice), else read the inputs again */
     const char *tmpdir; /* where the file goes */
-    int gpu_sharers;    /* engine_config.gpu_sharers */
+    int gpu_sharers;    /* engine_mpi.gpu_sharers */
     const engine_hooks *hooks;
     account *acc;
 } backend_params;

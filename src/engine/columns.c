@@ -22,7 +22,7 @@ typedef struct sel {
 
 static int oom(cs_error *e)
 {
-    return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
 }
 
 static void mark(sel *s, int f, int neg)

@@ -19,13 +19,13 @@
 #define CPU_BLOCK (1u << 20)
 #define CPU_BINARY_BLOCK (4u << 20)
 #define CPU_BATCH_ROWS 8192
-/* ... but no more than CPU_BATCH_VALUES values a row batch (F4: 8192 rows of
- * 100000 columns took 400 MB a job): wide tables get fewer rows. */
+/* ... but no more than CPU_BATCH_VALUES values a row batch (8192 rows of
+ * 100000 columns would take 400 MB a job): wide tables get fewer rows. */
 #define CPU_BATCH_VALUES (1u << 20)
 #define CPU_BATCH_MIN_ROWS 16
 /* A job's state is a col_stats a column: a job reads at least
  * CPU_BYTES_PER_COLUMN bytes a column, so that its state stays within a
- * few times its bytes (F4: 100000 columns, 40 MB of state a job). */
+ * few times its bytes (100000 columns: 40 MB of state a job). */
 #define CPU_BYTES_PER_COLUMN 64
 
 typedef struct cpu_jstate {
@@ -137,7 +137,7 @@ static int count_batch(cpu_backend *cb, cpu_jstate *pt, const row_batch *c,
                        cs_error *e)
 {
     if (!pt->tally && !(pt->tally = tally_new(cb->p.ncols)))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory counting a pass");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory counting a pass");
     if (!pt->tally_set && tally_reset(pt->tally, cb->plan, e) != CS_OK)
         return e->status;
     pt->tally_set = 1;
@@ -161,7 +161,7 @@ static int cpu_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
     if (cb->plan)
         return count_batch(cb, pt, c, e);
     if (reduce(c, j->rows + 1, pt->st, cb->p.what))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int k = 0; pt->h && k < c->ncols; k++)
         hist_add_values(&pt->h[k], c->col[k], c->nrows);
     if (pt->keep && atomic_load_explicit(&cb->keeping, memory_order_relaxed))
@@ -180,7 +180,7 @@ static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
         return pt->tally_set ? tally_add(pt->tally, e) : CS_OK;
     for (int k = 0; k < cb->p.ncols; k++) {
         if (stats_merge(&cb->merged.st[k], &pt->st[k], first_row - 1))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         if (pt->h)
             hist_merge(&cb->merged.h[k], &pt->h[k]);
     }
@@ -279,7 +279,7 @@ int backend_cpu_open(const backend_params *p, backend **out, cs_error *e)
     *out = NULL;
     cpu_backend *c = calloc(1, sizeof *c);
     if (!c)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     c->p = *p;
     c->need_values = stats_need_values(p->what, p->have_range);
     atomic_init(&c->keeping, 1);
@@ -296,7 +296,7 @@ int backend_cpu_open(const backend_params *p, backend **out, cs_error *e)
     vstore_limits lim = {p->memory, p->spill, p->tmpdir};
     if (jstate_make(c, &c->merged, &lim)) {
         cpu_close(&c->base);
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     *out = &c->base;
     return CS_OK;

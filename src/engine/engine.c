@@ -38,8 +38,9 @@ struct engine {
     int nleft;
     int *order; /* the reported columns, in output order */
     int use_gpu;
-    gpu_opener *opener; /* opening the GPU while the first input is read */
-    const engine_part *parts; /* cfg->parts, or cfg->share's */
+    gpu_opener *opener;    /* opening the GPU while the first input is read */
+    const engine_mpi *mpi; /* cfg->mpi, or none's */
+    const engine_part *parts; /* mpi->parts, or mpi->share's */
     backend *be;
     jobs *js;
     feed fd;
@@ -49,6 +50,9 @@ struct engine {
     unsigned npass; /* passes run after the input */
     int reread;     /* of those, passes that read the inputs again */
 };
+
+/* Without --mpi: every input whole, this process alone. */
+static const engine_mpi no_mpi;
 
 int engine_cores(void)
 {
@@ -69,11 +73,11 @@ static const engine_part *part_of(const engine *r, int i)
     return r->parts ? &r->parts[i] : NULL;
 }
 
-/* The shares from cfg->share, asked whatever rc says (the processes meet
+/* The shares from mpi->share, asked whatever rc says (the processes meet
  * there); the first error stays e's. */
 static int share_parts(engine *r, int rc, cs_error *e)
 {
-    const engine_share *sh = r->cfg->share;
+    const engine_share *sh = r->mpi->share;
     if (!sh)
         return rc;
     cs_error mine = {0};
@@ -118,7 +122,7 @@ static int auto_device(engine *r, cs_error *e)
     const engine_config *cfg = r->cfg;
     probe_info *in = calloc((size_t)cfg->nfiles, sizeof *in);
     if (!in)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int i = 0; i < cfg->nfiles; i++)
         probe_path(cfg->files[i], &in[i]);
     policy_params p = {r->nthreads, backend_gpu_present(&cfg->hooks),
@@ -179,7 +183,7 @@ static int why_left(engine *r, const input *in, cs_error *e)
     const col_table *t = &r->table;
     r->left = calloc((size_t)(t->nleft ? t->nleft : 1), sizeof *r->left);
     if (!r->left)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int i = 0; i < t->nleft; i++) {
         char why[256];
         engine_left *l = &r->left[r->nleft++];
@@ -189,7 +193,7 @@ static int why_left(engine *r, const input *in, cs_error *e)
             snprintf(why, sizeof why, "text");
         l->index = t->left[i] + 1;
         if (!(l->label = strdup(t->left_labels[i])) || !(l->why = strdup(why)))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     return CS_OK;
 }
@@ -248,7 +252,7 @@ static int quantile_list(engine *r, cs_error *e)
         return CS_OK;
     r->q = malloc(r->nq * sizeof *r->q);
     if (!r->q)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (median)
         r->q[0] = (qfrac){5, 1};
     if (n)
@@ -321,20 +325,21 @@ static int state_fits(const engine *r, const input *in, cs_error *e)
 static int start_backend(engine *r, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
-    backend_params p = {r->table.ncols,
-                        cfg->what,
-                        cfg->nbins,
-                        cfg->have_range,
-                        cfg->range_lo,
-                        cfg->range_hi,
-                        r->bin,
-                        r->nthreads,
-                        cfg->memory_set ? cfg->memory : engine_default_memory(),
-                        r->spill = must_spill(cfg),
-                        cfg->tmpdir,
-                        cfg->gpu_sharers,
-                        &cfg->hooks,
-                        &r->acc};
+    backend_params p = {.ncols = r->table.ncols,
+                        .what = cfg->what,
+                        .nbins = cfg->nbins,
+                        .have_range = cfg->have_range,
+                        .range_lo = cfg->range_lo,
+                        .range_hi = cfg->range_hi,
+                        .spec = r->bin,
+                        .nthreads = r->nthreads,
+                        .memory = cfg->memory_set ? cfg->memory
+                                                  : engine_default_memory(),
+                        .spill = r->spill = must_spill(cfg),
+                        .tmpdir = cfg->tmpdir,
+                        .gpu_sharers = r->mpi->gpu_sharers,
+                        .hooks = &cfg->hooks,
+                        .acc = &r->acc};
     if (r->use_gpu && r->table.ncols > 0) {
         cs_error why = {0};
         if (backend_gpu_open(&p, r->opener, &r->be, &why) == CS_OK)
@@ -452,7 +457,7 @@ static int one_pass(engine *r, passes *ps, cs_error *e)
     pass_plan *plan = passes_plan(ps);
     int all = 0;
     if (!plan)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory for the quantiles");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the quantiles");
     if (ops->pass_begin(r->be, plan, e) != CS_OK ||
         ops->pass_kept(r->be, &all, e) != CS_OK)
         return e->status;
@@ -461,7 +466,7 @@ static int one_pass(engine *r, passes *ps, cs_error *e)
     r->reread += !all;
     if (ops->pass_end(r->be, e) != CS_OK)
         return e->status;
-    const engine_collective *every = r->cfg->collective;
+    const engine_collective *every = r->mpi->collective;
     if (every && every->sum(every->ctx, plan, e) != CS_OK)
         return e->status;
     if (passes_narrow(ps, e) != CS_OK)
@@ -480,24 +485,24 @@ static int hist_edges(engine *r, const col_stats *st, engine_result *out,
         stats_hist_edges(&st[k], &lo, &hi);
         hist_free(&out->held_h[k]);
         if (hist_init(&out->held_h[k], r->cfg->nbins, lo, hi))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory for --hist");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for --hist");
     }
     return CS_OK;
 }
 
 /* The statistics the passes start from: this process's own, or under
- * --mpi every process's (cfg->collective), in *whole (freed by the
+ * --mpi every process's (mpi->collective), in *whole (freed by the
  * caller with stats_free each, then free). */
 static int whole_input(engine *r, const engine_result *out, col_stats **whole,
                        cs_error *e)
 {
-    const engine_collective *all = r->cfg->collective;
+    const engine_collective *all = r->mpi->collective;
     *whole = NULL;
     if (!all)
         return CS_OK;
     size_t n = (size_t)(out->nheld > 0 ? out->nheld : 1);
     if (!(*whole = malloc(n * sizeof **whole)))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int k = 0; k < out->nheld; k++)
         stats_init(&(*whole)[k]);
     return all->whole(all->ctx, out->nheld, out->held_st, *whole, e);
@@ -519,7 +524,7 @@ static int take_results(engine *r, passes *ps, engine_result *out, cs_error *e)
         return CS_OK;
     out->held_q = calloc(n ? n * r->nq : 1, sizeof *out->held_q);
     if (!out->held_q)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i < r->nq; i++)
             passes_result(ps, (int)k, i, &out->held_q[k * r->nq + i]);
@@ -574,7 +579,7 @@ static int reported(engine *r, int k, engine_result *out, cs_error *e)
 {
     const col_table *t = &r->table;
     const col_stats *s = &out->held_st[k];
-    if (k < t->nfirm || engine_holds_numbers(s) || r->cfg->keep_tentative)
+    if (k < t->nfirm || engine_holds_numbers(s) || r->mpi->keep_tentative)
         return 1;
     uint64_t line;
     const char *text = NULL;
@@ -616,7 +621,7 @@ static int take_columns(engine *r, engine_result *out, cs_error *e)
         return e->status;
     out->cols = calloc((size_t)(n ? n : 1), sizeof *out->cols);
     if (!out->cols)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int i = 0; i < n; i++) {
         int k = r->order[i];
         engine_column *c = &out->cols[i];
@@ -628,7 +633,7 @@ static int take_columns(engine *r, engine_result *out, cs_error *e)
         out->ncols = i + 1;
         if (!(c->name = strdup(r->table.names[k])) ||
             !(c->label = strdup(r->table.labels[k])))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     out->none = r->none;
     if (n == 0)
@@ -645,7 +650,7 @@ static int finish(engine *r, engine_result *out, cs_error *e)
     out->held_h = calloc(k1, sizeof *out->held_h);
     r->order = malloc(k1 * sizeof *r->order);
     if (!out->held_st || !out->held_h || !r->order)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     out->nheld = n;
     for (int k = 0; k < n; k++)
         stats_init(&out->held_st[k]);
@@ -665,7 +670,7 @@ static int note_invalid(engine *r, engine_result *res, cs_error *e)
         c->invalid_line = line;
         if (!(c->invalid_file = strdup(file)) ||
             !(c->invalid_text = strdup(text ? text : "")))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     return CS_OK;
 }
@@ -715,7 +720,7 @@ static int take_repeats(engine *r, engine_result *out, cs_error *e)
     out->repeats = jobs_repeats(r->js, &file, &line);
     out->repeat_line = line;
     if (out->repeats && file && !(out->repeat_file = strdup(file)))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     return CS_OK;
 }
 
@@ -793,10 +798,10 @@ static int copy_names(const input *in, char ***names, int *n, cs_error *e)
 {
     *names = calloc((size_t)in->nfields + 1, sizeof **names);
     if (!*names)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (*n = 0; *n < in->nfields; ++*n)
         if (!((*names)[*n] = strdup(in->names[*n])))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     return CS_OK;
 }
 
@@ -807,7 +812,7 @@ int engine_list_columns(const engine_config *cfg, const engine_sink *sink,
     *n = 0;
     engine *r = calloc(1, sizeof *r);
     if (!r)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     r->cfg = cfg;
     account_init(&r->acc, sink, 0, 0);
     /* the head alone is read: one thread inflates it */
@@ -836,9 +841,10 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     engine *r = calloc(1, sizeof *r);
     *handle = r;
     if (!r)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     r->cfg = cfg;
-    r->parts = cfg->parts;
+    r->mpi = cfg->mpi ? cfg->mpi : &no_mpi;
+    r->parts = r->mpi->parts;
     account_init(&r->acc, sink, cfg->verbose, cfg->progress);
     r->nthreads = threads_wanted(cfg);
     if (cfg->binary && binary_spec_parse(cfg->binary, &r->spec, e) != CS_OK)
@@ -866,7 +872,7 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         input_release(in);
     if (r->js)
         rc = jobs_drain(r->js, e);
-    if (r->js) /* their memory is the results' now (F4: wide tables) */
+    if (r->js) /* their memory is the results' now (wide tables) */
         jobs_trim(r->js);
     account_progress_end(&r->acc);
     if (rc == CS_OK)
@@ -880,16 +886,24 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         rc = note_invalid(r, out, e);
     if (rc == CS_OK)
         rc = take_repeats(r, out, e);
-    if (rc == CS_OK && !cfg->invalid_to_result) {
+    if (rc == CS_OK && !r->mpi->invalid_to_result) {
         engine_warn_invalid(out, sink);
         engine_warn_repeats(out, sink);
         engine_say_left(out, sink);
     }
     if (rc == CS_OK)
         report_times(r, out->rows);
-    if (rc != CS_OK)
+    if (rc == CS_OK)
+        engine_result_finalize(out);
+    else
         engine_result_free(out);
     return rc;
+}
+
+void engine_result_finalize(engine_result *r)
+{
+    for (int k = 0; r->cols && k < r->ncols; k++)
+        stats_finalize(r->cols[k].st, &r->cols[k].sum);
 }
 
 void engine_result_free(engine_result *res)

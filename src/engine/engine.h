@@ -82,6 +82,25 @@ typedef struct engine_collective {
     void *ctx;
 } engine_collective;
 
+/* What only --mpi (src/dist/mpi_run.c) sets. */
+typedef struct engine_mpi {
+    const engine_part *parts;  /* [nfiles], or NULL: every input whole */
+    const engine_share *share; /* non-NULL: parts from there instead */
+    /* Processes using this process's GPU at once (the ranks of a node
+     * that took the same one); its memory is divided among them. 0 or 1:
+     * alone. */
+    int gpu_sharers;
+    /* The first invalid field of each column, the repeated header lines
+     * and the columns left out go into the result instead of messages
+     * (--mpi says them once, after merging: engine_warn_invalid,
+     * engine_warn_repeats, engine_say_left) */
+    int invalid_to_result;
+    const engine_collective *collective; /* NULL: this process alone */
+    /* Every tentative column is reported, marked, so that the rule
+     * (engine_holds_numbers) is applied to every process's merged counts */
+    int keep_tentative;
+} engine_mpi;
+
 typedef struct engine_config {
     const char *const *files; /* "-" is standard input */
     int nfiles;
@@ -104,21 +123,8 @@ typedef struct engine_config {
     int verbose;  /* -v lines to the sink */
     int progress; /* progress lines to the sink */
     engine_hooks hooks;
-    const engine_part *parts;  /* [nfiles], or NULL: every input whole */
-    const engine_share *share; /* non-NULL: parts from there instead */
-    /* Processes using this process's GPU at once (--mpi: the ranks of a
-     * node that took the same one); its memory is divided among them.
-     * 0 or 1: alone. */
-    int gpu_sharers;
-    /* The first invalid field of each column, the repeated header lines
-     * and the columns left out go into the result instead of messages
-     * (--mpi says them once, after merging: engine_warn_invalid,
-     * engine_warn_repeats, engine_say_left) */
-    int invalid_to_result;
-    const engine_collective *collective; /* NULL: this process alone */
-    /* --mpi: every tentative column is reported, marked, so that the rule
-     * (engine_holds_numbers) is applied to every process's merged counts */
-    int keep_tentative;
+    const struct engine_mpi *mpi; /* NULL without --mpi: every input whole,
+                                     this process alone */
 
     /* How the text is read: -W, and --null, --thousands, --decimal (NULL:
        empty fields are missing, numbers are in the C locale's form) */
@@ -145,8 +151,10 @@ typedef struct engine_column {
     int index;   /* 1-based field of the input */
     char *label; /* as messages name it: 'name', or 'name' (#index) */
     const col_stats *st;
-    const hist *h; /* with STAT_HIST; bins NULL otherwise */
-    const qres *q; /* engine_result.nq quantiles, or NULL */
+    col_summary sum; /* st finalized, once every merge is done: what a
+                        report shows (engine_result_finalize) */
+    const hist *h;   /* with STAT_HIST; bins NULL otherwise */
+    const qres *q;   /* engine_result.nq quantiles, or NULL */
     /* where its first invalid field is, and the field (malloc'ed; NULL
        when none): with invalid_to_result, the caller warns */
     char *invalid_file;
@@ -224,7 +232,7 @@ void engine_warn_invalid(const engine_result *r, const engine_sink *sink);
 
 /* A tentative column (label, 1-based index) not reported: added to r's
  * left, with why from its statistics and first invalid field (NULL when
- * none). Returns CS_OK, or CS_EDATA when out of memory. */
+ * none). Returns CS_OK, or CS_ENOMEM when out of memory. */
 int engine_leave_out(engine_result *r, const char *label, int index,
                      const col_stats *st, const char *invalid, cs_error *e);
 
@@ -236,6 +244,11 @@ void engine_say_left(const engine_result *r, const engine_sink *sink);
 /* The warning for r's repeated header lines, if any. */
 void engine_warn_repeats(const engine_result *r, const engine_sink *sink);
 void engine_result_free(engine_result *r);
+
+/* Finalizes every column's statistics into its sum. engine_run, and
+ * what merges results (--merge, --mpi), call it last, before handing the
+ * result back. */
+void engine_result_finalize(engine_result *r);
 
 /* Keeps the columns of r that the -c list selects (columns.h's grammar:
  * indices are the input's fields, as engine_column.index), in the list's

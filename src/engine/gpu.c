@@ -14,6 +14,7 @@
 
 #include "gpu/gpu.h"
 #include "src/engine/backend.h"
+#include "src/engine/gpu_pack.h"
 #include "src/engine/stage.h"
 
 /* Bytes per job the host parses for the device: fewer, larger copies. */
@@ -21,7 +22,7 @@
 #define GPU_CSV_BLOCK (8u << 20)
 #define GPU_BATCH_ROWS 65536
 /* ... and no more values than this in a row batch or a staging slot: fewer
- * rows for a wide table (F4), at least 16. */
+ * rows for a wide table, at least 16. */
 #define GPU_BATCH_VALUES ((size_t)1 << 22)
 
 typedef struct gpu_jstate {
@@ -87,7 +88,7 @@ int backend_gpu_prepare(gpu_opener **out, cs_error *e)
     gpu_opener *o = calloc(1, sizeof *o);
     *out = o;
     if (!o)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (pthread_create(&o->thread, NULL, prepare_main, o) != 0)
         o->joined = 1; /* gpu_open makes the context itself */
     return CS_OK;
@@ -157,7 +158,7 @@ static int count_batch(gpu_engine *g, gpu_jstate *pt, const row_batch *c,
                        cs_error *e)
 {
     if (!pt->tally && !(pt->tally = tally_new(g->p.ncols)))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory counting a pass");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory counting a pass");
     if (!pt->tally_set && tally_reset(pt->tally, g->plan, e) != CS_OK)
         return e->status;
     pt->tally_set = 1;
@@ -419,7 +420,7 @@ static int gpu_finish_run(backend *b, col_stats *out, hist *h, cs_error *e)
     const backend_params *p = &g->p;
     for (int k = 0; k < p->ncols; k++)
         if (stats_merge(&out[k], &g->counts[k], 0))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     double t0 = account_now();
     int binned = (p->what & STAT_HIST) && p->have_range;
     if (gpu_finish(g->dev, out, binned ? h : NULL, e))
@@ -445,18 +446,8 @@ static int gpu_pass_kept(backend *b, int *all, cs_error *e)
         return CS_OK;
     gpu_pass_col *cols = calloc((size_t)p->ncols + 1, sizeof *cols);
     if (!cols)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    for (int k = 0; k < p->ncols; k++) {
-        pass_col *pc = &p->col[k];
-        cols[k] = (gpu_pass_col){.sel = pc->sel,
-                                 .counts = pc->counts,
-                                 .kmin = pc->kmin,
-                                 .kmax = pc->kmax,
-                                 .cand = pc->cand,
-                                 .room = pc->room,
-                                 .ncand = &pc->ncand,
-                                 .h = pc->h};
-    }
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    gpu_pack_pass(p, cols);
     int rc = gpu_pass(g->dev, cols, e);
     free(cols);
     const value_store *host = gpu_host_values(g->dev);
@@ -579,7 +570,7 @@ static int make_counts(gpu_engine *g, cs_error *e)
     if (!g->counts || !g->raw.missing || !g->raw.invalid || !g->raw.nan ||
         !g->raw.first_invalid_line || !g->raw.first_invalid_text ||
         !g->raw.first_invalid_len)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (size_t k = 0; k < n; k++)
         stats_init(&g->counts[k]);
     return CS_OK;
@@ -595,11 +586,21 @@ static int open_device(gpu_engine *g, gpu_opener *opener, cs_error *e)
     }
     const backend_params *p = &g->p;
     const engine_hooks *h = p->hooks;
-    gpu_config cfg = {p->ncols,          p->what,          p->nbins,
-                      p->have_range,     p->range_lo,      p->range_hi,
-                      h->gpu_batch_rows, h->gpu_raw_bytes, h->gpu_keep_set,
-                      h->gpu_keep_bytes, h->gpu_terms,     p->memory,
-                      p->spill,          p->tmpdir,        p->gpu_sharers};
+    gpu_config cfg = {.ncols = p->ncols,
+                      .what = p->what,
+                      .nbins = p->nbins,
+                      .have_range = p->have_range,
+                      .lo = p->range_lo,
+                      .hi = p->range_hi,
+                      .batch_rows = h->gpu_batch_rows,
+                      .raw_bytes = h->gpu_raw_bytes,
+                      .keep_set = h->gpu_keep_set,
+                      .keep_bytes = h->gpu_keep_bytes,
+                      .terms = h->gpu_terms,
+                      .memory = p->memory,
+                      .spill = p->spill,
+                      .tmpdir = p->tmpdir,
+                      .sharers = p->gpu_sharers};
     double t0 = account_now();
     int rc = gpu_open(&cfg, &g->dev, e);
     g->t_open = account_now() - t0;
@@ -612,7 +613,7 @@ int backend_gpu_open(const backend_params *p, gpu_opener *opener, backend **out,
     *out = NULL;
     gpu_engine *g = calloc(1, sizeof *g);
     if (!g)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->p = *p;
     pthread_mutex_init(&g->stage_mu, NULL);
     pthread_mutex_init(&g->alloc_mu, NULL);

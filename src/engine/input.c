@@ -58,13 +58,13 @@ static int binary_fields(input *in, cs_error *e)
     in->names = calloc((size_t)n, sizeof *in->names);
     in->numeric = malloc((size_t)n);
     if (!in->names || !in->numeric)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     in->nfields = n;
     memset(in->numeric, 1, (size_t)n);
     for (int i = 0; i < n; i++) {
         in->names[i] = malloc(16);
         if (!in->names[i])
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         snprintf(in->names[i], 16, "%d", i + 1);
     }
     return CS_OK;
@@ -75,7 +75,7 @@ static int read_head(input *in, size_t n, account *acc, cs_error *e)
 {
     char *p = realloc(in->head, n ? n : 1);
     if (!p)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     in->head = p;
     size_t had = in->head_len;
     double t0 = account_now();
@@ -158,7 +158,7 @@ static size_t after_line_end(const char *p, size_t n)
     return last ? (size_t)(last - p) + 1 : 0;
 }
 
-/* F3: the head grows (doubling) until it holds a few whole records, so
+/* The head grows (doubling) until it holds a few whole records, so
  * that a first record (a header of 150000 names) longer than the first
  * read is read whole, as the same record later in the input would be.
  * Records are counted again only when new bytes end a line (a long
@@ -173,7 +173,7 @@ static int grow_head(input *in, account *acc, cs_error *e)
         size_t end = after_line_end(in->head, in->head_len);
         if (in->head_eof || end > last_end) {
             if ((got = head_records(in)) < 0)
-                return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+                return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
             last_end = end;
         }
         if (got >= HEAD_RECORDS || in->head_eof)
@@ -209,7 +209,7 @@ static int keep_header_line(input *in, size_t end, cs_error *e)
         memchr(in->head + at, '\r', end - at))
         return CS_OK;
     if (!(in->header_line = malloc(end - at + 1)))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     memcpy(in->header_line, in->head + at, end - at);
     in->header_line[end - at] = '\0';
     in->dialect.repeat = in->header_line;
@@ -248,14 +248,14 @@ static int sample_counts(input *in, unsigned *num, unsigned *bad, cs_error *e)
 {
     if (csv_sample(in->head, in->head_len, in->head_eof, &in->dialect, 0,
                    INT32_MAX, in->nfields, num, bad, in->why) < 0)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (in->head_eof || !source_can_pread(in->src))
         return CS_OK;
     uint64_t from = in->data_off + in->head_len;
     uint64_t size = source_file_size(in->src);
     char *w = malloc(WINDOW_BYTES);
     if (!w)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     int rc = CS_OK;
     for (int k = 1; k <= WINDOWS && rc == CS_OK && size > from; k++) {
         uint64_t at = from + (size - from) * (uint64_t)k / WINDOWS;
@@ -267,7 +267,7 @@ static int sample_counts(input *in, unsigned *num, unsigned *bad, cs_error *e)
             rc = e->status;
         else if (csv_sample(w, n, at + n == size, &in->dialect, 1, INT32_MAX,
                             in->nfields, num, bad, in->why) < 0)
-            rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     free(w);
     return rc;
@@ -290,7 +290,7 @@ static int sample_fields(input *in, account *acc, cs_error *e)
     in->why = calloc(n, sizeof *in->why);
     int rc = num && bad && in->why
                  ? sample_counts(in, num, bad, e)
-                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+                 : cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int f = 0; rc == CS_OK && f < in->nfields; f++) {
         in->numeric[f] = num[f] > bad[f]              ? CSV_NUMBERS
                          : num[f] == 0 && bad[f] == 0 ? CSV_UNSEEN
@@ -338,14 +338,14 @@ int input_open(const char *path, const source_config *scfg,
     *out = NULL;
     input *in = calloc(1, sizeof *in);
     if (!in)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     in->refs = 1;
     in->spec = spec;
     in->dialect = dialect;
     in->first_line = 1;
     int rc = source_open_cfg(path, scfg, &in->src, e);
     if (rc == CS_OK && !(in->name = strdup(source_name(in->src))))
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (rc == CS_OK && spec)
         in->by_range =
             source_can_pread(in->src) && source_file_size(in->src) > 0;
@@ -380,7 +380,7 @@ int input_map(input *in, const col_table *t, cs_error *e)
     in->nmap = nmap;
     in->map = malloc((size_t)(nmap ? nmap : 1) * sizeof *in->map);
     if (!in->map)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     col_fields f = {in->names, in->numeric,      in->nfields, in->named,
                     in->name,  in->spec != NULL, in->why};
     return columns_map(t, &f, nmap, in->map, e);

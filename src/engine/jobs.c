@@ -62,7 +62,7 @@ static job *job_new(jobs *js, cs_error *e)
     backend *be = js->p.be;
     job *j = calloc(1, sizeof *j);
     if (!j) {
-        cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         return NULL;
     }
     j->params = &js->p;
@@ -80,7 +80,7 @@ static job *job_new(jobs *js, cs_error *e)
     }
     if (!ok) {
         job_free(js, j);
-        cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         return NULL;
     }
     js->njobs++;
@@ -106,10 +106,10 @@ int jobs_start(const jobs_params *p, jobs **out, cs_error *e)
     *out = NULL;
     jobs *js = calloc(1, sizeof *js);
     if (!js)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     js->p = *p;
     /* Enough to keep every worker busy while the main thread feeds; fewer
-     * where each job's state is large (a wide table, F4), but never fewer
+     * where each job's state is large (a wide table), but never fewer
      * than one per worker and one being fed. */
     js->max_jobs = 2 * p->nthreads + 2;
     size_t each = p->be->jstate_bytes;
@@ -204,7 +204,7 @@ static void note_invalid(jobs *js, const job *j)
  * is merged; the first error in input order is the one kept. An error the
  * main thread met (reading, cutting, opening the next input) lies past
  * every job in flight, whose bytes it had already handed out: a job's
- * error, retired later, replaces it (F10: else thread timing decided). */
+ * error, retired later, replaces it (else thread timing would decide). */
 static int retire_one(jobs *js, cs_error *e)
 {
     job *j = js->ring[js->ring_head];
@@ -276,7 +276,7 @@ job *jobs_get(jobs *js, input *in, size_t bytes, cs_error *e)
     job_reset(js, j);
     if (job_reserve(j, bytes)) {
         jobs_put(js, j);
-        cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         return NULL;
     }
     input_hold(in);

@@ -14,7 +14,7 @@
 #define RAW_PIECE (1u << 20) /* what one pread asks for */
 
 typedef struct slot_info {
-    uint64_t index; /* row_batch held; valid when full */
+    uint64_t index; /* segment held; valid when full */
     uint64_t at;    /* its offset in the input */
     size_t len;
     int full;
@@ -80,7 +80,7 @@ static int make_ring(rawfeed *rf, cs_error *e)
         return CS_OK;
     rf->slot_bytes = rf->be->bytes->slot_bytes(rf->be);
     rf->slot = calloc(RAW_SLOTS, sizeof *rf->slot);
-    return rf->slot ? CS_OK : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    return rf->slot ? CS_OK : cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
 }
 
 /* Slot k, made if it is not yet; NULL (e filled) when memory is short.
@@ -88,7 +88,7 @@ static int make_ring(rawfeed *rf, cs_error *e)
 static char *slot_at(rawfeed *rf, int k, cs_error *e)
 {
     if (!rf->slot[k] && !(rf->slot[k] = slot_alloc(rf->be, rf->slot_bytes)))
-        cs_fail(e, CS_EDATA, "", 0, "out of page-locked memory for the GPU");
+        cs_fail(e, CS_ENOMEM, "", 0, "out of page-locked memory for the GPU");
     return rf->slot[k];
 }
 
@@ -342,7 +342,7 @@ static int put_back(pump *p, const input *in, const char *tail, size_t tail_len,
             need += p->info[i % RAW_SLOTS].len;
     char *b = malloc(need ? need : 1);
     if (!b)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     memcpy(b, tail, tail_len);
     size_t at = tail_len;
     for (uint64_t i = p->recycled; i < p->nsegments; i++) {
@@ -370,7 +370,7 @@ static int end_input(rawfeed *rf, const input *in, bytes_result *r, char *tail,
     r->first_invalid_text = calloc(n, sizeof *r->first_invalid_text);
     int rc = r->first_invalid_line && r->first_invalid_text
                  ? CS_OK
-                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+                 : cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (rc == CS_OK)
         rc = be->bytes->end(be, r, tail, tail_len, e);
     account_stream(rf->acc, account_now() - t0, r->consumed);
@@ -482,7 +482,7 @@ int rawfeed_csv(rawfeed *rf, input *in, raw_rest *rest, cs_error *e)
         plain ? pump_file(&p, in->name, e) : pump_stream(&p, in, &rest->eof, e);
     char *tail = rc == CS_OK ? malloc(p.segment + 1) : NULL;
     if (rc == CS_OK && !tail)
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     bytes_result r;
     memset(&r, 0, sizeof r);
     size_t tail_len = 0;

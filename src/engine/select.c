@@ -55,7 +55,7 @@ static int keep(engine_result *r, const col_table *t, cs_error *e)
     if (!cols || !taken) {
         free(cols);
         free(taken);
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     int n = 0;
     for (int j = 0; j < t->nfirm; j++) {
@@ -92,7 +92,7 @@ int engine_select_columns(engine_result *r, const char *list, cs_error *e)
     col_table t;
     memset(&t, 0, sizeof t);
     int rc = fields_of(r, &in, &names, &numeric)
-                 ? cs_fail(e, CS_EDATA, "", 0, "out of memory")
+                 ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory")
                  : columns_learn(&t, list, &in, e);
     if (rc == CS_OK)
         rc = keep(r, &t, e);

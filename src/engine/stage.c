@@ -19,14 +19,14 @@ int stage_open(int ncols, size_t rows, const row_batch_alloc *a, stage **out,
     *out = NULL;
     stage *s = calloc(1, sizeof *s);
     if (!s)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     s->alloc = a;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
     *out = s;
     for (int i = 0; i < STAGE_SLOTS; i++) {
         if (row_batch_init(&s->slot[i], ncols, rows, a))
-            return cs_fail(e, CS_EDATA, "", 0,
+            return cs_fail(e, CS_ENOMEM, "", 0,
                            "out of page-locked memory for the GPU");
         s->owner[i] = (uint64_t)i;
     }

@@ -39,7 +39,7 @@ struct tally {
 
 static int out_of_memory(cs_error *e)
 {
-    return cs_fail(e, CS_EDATA, "", 0, "out of memory counting a pass");
+    return cs_fail(e, CS_ENOMEM, "", 0, "out of memory counting a pass");
 }
 
 tally *tally_new(int ncols)

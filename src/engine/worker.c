@@ -56,7 +56,7 @@ static void run_csv(job *j)
     while (pos < j->len) {
         row_batch *c = next_batch(j);
         if (!c) {
-            cs_fail(&j->err, CS_EDATA, "", 0, "out of memory for row batches");
+            cs_fail(&j->err, CS_ENOMEM, "", 0, "out of memory for row batches");
             return;
         }
         size_t used = 0;
@@ -92,7 +92,7 @@ static void run_binary(job *j)
     while (done < nrec) {
         row_batch *c = next_batch(j);
         if (!c) {
-            cs_fail(&j->err, CS_EDATA, "", 0, "out of memory for row batches");
+            cs_fail(&j->err, CS_ENOMEM, "", 0, "out of memory for row batches");
             return;
         }
         size_t k = nrec - done < c->cap ? nrec - done : c->cap;

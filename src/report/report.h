@@ -32,7 +32,7 @@ typedef struct report_style {
     int bigint_string;
 } report_style;
 
-/* The version of the JSON documents' schema (DESIGN.md), their first key:
+/* The version of the JSON documents' schema (doc/CONTRACT.md), their first key:
  * raised when a key changes meaning or goes, not when one is added. */
 #define REPORT_SCHEMA_VERSION 1
 

@@ -1,4 +1,4 @@
-/* The kept values (kept.h): blocks per column, in memory or in a
+/* The kept values (value_store.h): blocks per column, in memory or in a
  * temporary file past the store's budget. */
 #include "src/stats/value_store.h"
 
@@ -80,7 +80,7 @@ static void block_free(block *b)
 
 static int out_of_memory(cs_error *e)
 {
-    return cs_fail(e, CS_EDATA, "", 0, "out of memory for kept values");
+    return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for kept values");
 }
 
 static int add_block(column *c)

@@ -31,7 +31,7 @@ ends. Required, per GPU run:
   inputs included (the device sees the inflated bytes). Irregular inputs
   may go either way; how often each happened is tallied and printed.
 
-Numbers in other formats (issue 12): gen_formats writes them with a
+Numbers in other formats: gen_formats writes them with a
 decimal comma, thousands separators (quoted where they hold the
 delimiter; hard numbers of 17 to 25 digits grouped too, which the host
 rounds from the device's list with the same format) and null spellings,
@@ -56,7 +56,7 @@ stderr must match). Some shapes name two columns alike, and some -c lists
 select a column twice (printed once). Some inputs are gzip-compressed
 (one or more members), some come on stdin, some cases name two files. Two
 large inputs (about 16 MB, 250k rows; COLSTAT_TEST_QUICK: 60k) run with
-the default row_batch size, 4096 and 1 MiB, one of them turning irregular late
+the default segment size, 4096 and 1 MiB, one of them turning irregular late
 (a bare CR, a blank line, a stray quote or a hard number at 60-95%).
 
 The CPU run's JSON of inputs known exactly (and at most 5000 rows) is also
@@ -300,7 +300,7 @@ class Shape:
         self.odd_names = rng.random() < 0.15  # quoted names with delimiters
         self.fmt = None  # harness.NumFormat: --decimal, --thousands, --null
         self.ws = False  # -W text
-        # two columns of one name (issue 11.1): kept apart by index
+        # two columns of one name: kept apart by index
         self.dup_name = self.ncols > 1 and rng.random() < 0.15
 
     def numeric(self):
@@ -680,7 +680,7 @@ def gen_long_records(rng, n, shape):
 
 def gen_repeat_headers(rng, n, shape):
     """Regular: the header line again between rows, also after a BOM or
-    with another line end (files joined by cat or zcat: item 3), no rows."""
+    with another line end (files joined by cat or zcat), no rows."""
     shape.header = True
     return Doc(rng, shape, n, {"repeat": some_rows(rng, n, rng.randint(1, 5))})
 
@@ -862,7 +862,7 @@ class Case:
         if selected is None and not any(i.doc.rows for i in inputs) \
                 and self.status == 0:
             # The default columns of no data: "no column holds numbers",
-            # an error, not an empty table (issue 11.4).
+            # an error, not an empty table.
             self.status = 1
         if selected is not None and not self.shape.header and not inputs[0].doc.rows:
             # No first record, so no columns: colstat answers an empty file
@@ -929,7 +929,7 @@ def make_case(suite, rng, name, gens, nrows, shape=None, large=False):
         if selected == list(range(1, shape.ncols + 1)) and shape.ncols > 1 \
                 and rng.random() < 0.5:
             spelled = ["1-%d" % shape.ncols]
-        if rng.random() < 0.3:  # selected again: printed once (item 1)
+        if rng.random() < 0.3:  # selected again: printed once
             spelled.append(rng.choice(spelled))
         args += ["-c", ",".join(spelled)]
     if strict:

@@ -6,8 +6,8 @@ run through `colstat --device cpu` and `--device gpu` with every statistic,
 with and without --range, and the outputs are compared byte for byte; among
 them integer columns past 2^53 (CSV, and binary i64 and u64), which both
 keep exact; files joined by cat (the header again between records, no
-rows: issue 11.3), from a file and from a pipe; columns selected twice and
-two columns of one name (11.1). Without a usable GPU the test is skipped
+rows), from a file and from a pipe; columns selected twice and
+two columns of one name. Without a usable GPU the test is skipped
 (exit 77); --selfcheck runs without one: the CPU at one thread against the
 CPU at its default, the same bytes required. Seed: COLSTAT_SEED or
 fresh."""

@@ -267,20 +267,20 @@ START_TEST(jobs_merge_as_whole)
     size_t budgets[] = {(size_t)1 << 40, test_rand(&rng) % (n * 8 * COLS),
                         test_rand(&rng) % 4096};
     size_t budget = budgets[test_rand(&rng) % 3];
-    backend_params p = {COLS,
-                        STAT_ALL | STAT_QUANTILES,
-                        1 + (int)(test_rand(&rng) % 300),
-                        ranged,
-                        -1e5,
-                        1e5,
-                        NULL,
-                        1 + (int)(test_rand(&rng) % 4),
-                        budget,
-                        (int)(test_rand(&rng) % 2),
-                        NULL,
-                        0,
-                        &hooks,
-                        &acc};
+    backend_params p = {.ncols = COLS,
+                        .what = STAT_ALL | STAT_QUANTILES,
+                        .nbins = 1 + (int)(test_rand(&rng) % 300),
+                        .have_range = ranged,
+                        .range_lo = -1e5,
+                        .range_hi = 1e5,
+                        .spec = NULL,
+                        .nthreads = 1 + (int)(test_rand(&rng) % 4),
+                        .memory = budget,
+                        .spill = (int)(test_rand(&rng) % 2),
+                        .tmpdir = NULL,
+                        .gpu_sharers = 0,
+                        .hooks = &hooks,
+                        .acc = &acc};
     static const qfrac pool[] = {{0, 0},  {1, 0},   {5, 1},  {1, 2},
                                  {99, 2}, {999, 3}, {25, 2}, {123456789, 9}};
     qfrac q[8];

@@ -79,7 +79,7 @@ static void field(text *t, test_rng *r)
 }
 
 /* The header, and the text as it is once more between rows (files joined
- * by cat: item 3). */
+ * by cat). */
 static const char header[] = "a,b,c";
 static int repeats_made;
 
@@ -509,7 +509,7 @@ START_TEST(device_hands_over)
 }
 END_TEST
 
-/* F10: with an invalid field (--strict) in the first input and an
+/* With an invalid field (--strict) in the first input and an
  * unterminated quote in the second, the first error in input order is
  * reported, however the threads run. The worker holding the first input's
  * job is held back until the main thread has met the quote: before the

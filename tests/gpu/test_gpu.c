@@ -17,6 +17,7 @@
 
 #ifdef COLSTAT_HAVE_GPU
 #include "gpu/gpu.h"
+#include "src/engine/gpu_pack.h"
 #include "src/engine/passes.h"
 #include "src/stats/stats.h"
 
@@ -288,17 +289,7 @@ static void run_passes(gpu_backend *g, int nc, const col_stats *gs, hist *h,
     while (!passes_done(ps)) {
         pass_plan *p = passes_plan(ps);
         gpu_pass_col cols[4];
-        for (int j = 0; j < nc; j++) {
-            pass_col *pc = &p->col[j];
-            cols[j] = (gpu_pass_col){.sel = pc->sel,
-                                     .counts = pc->counts,
-                                     .kmin = pc->kmin,
-                                     .kmax = pc->kmax,
-                                     .cand = pc->cand,
-                                     .room = pc->room,
-                                     .ncand = &pc->ncand,
-                                     .h = pc->h};
-        }
+        gpu_pack_pass(p, cols);
         ck_assert_msg(gpu_store_all(g), "%s: values not all kept", name);
         ck_assert_msg(gpu_pass(g, cols, &why) == 0, "%s: pass: %s", name,
                       why.msg);
@@ -388,10 +379,21 @@ static void run(const run_spec *sp)
             hi = t;
         }
     }
-    gpu_config cfg = {
-        nc,         sp->what,    sp->nbins,  sp->have_range, lo,
-        hi,         hook_rows,   0,          hook_keep,      hook_keep_bytes,
-        hook_terms, host_memory, host_spill, NULL,           0};
+    gpu_config cfg = {.ncols = nc,
+                      .what = sp->what,
+                      .nbins = sp->nbins,
+                      .have_range = sp->have_range,
+                      .lo = lo,
+                      .hi = hi,
+                      .batch_rows = hook_rows,
+                      .raw_bytes = 0,
+                      .keep_set = hook_keep,
+                      .keep_bytes = hook_keep_bytes,
+                      .terms = hook_terms,
+                      .memory = host_memory,
+                      .spill = host_spill,
+                      .tmpdir = NULL,
+                      .sharers = 0};
     gpu_backend *g;
     ck_assert_msg(gpu_open(&cfg, &g, &why) == 0, "%s: open: %s", sp->name,
                   why.msg);
@@ -716,8 +718,21 @@ int main(void)
     quick = getenv("COLSTAT_TEST_QUICK") != NULL;
 
     cs_error why = {0};
-    gpu_config probe = {1, STAT_COUNT, 0, 0, 0, 0,    0, 0,
-                        0, 0,          0, 0, 0, NULL, 0};
+    gpu_config probe = {.ncols = 1,
+                        .what = STAT_COUNT,
+                        .nbins = 0,
+                        .have_range = 0,
+                        .lo = 0,
+                        .hi = 0,
+                        .batch_rows = 0,
+                        .raw_bytes = 0,
+                        .keep_set = 0,
+                        .keep_bytes = 0,
+                        .terms = 0,
+                        .memory = 0,
+                        .spill = 0,
+                        .tmpdir = NULL,
+                        .sharers = 0};
     gpu_backend *g;
     if (gpu_open(&probe, &g, &why) != 0) {
         fprintf(stderr, "test_gpu: %s\n", why.msg);

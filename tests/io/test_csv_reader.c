@@ -1028,7 +1028,7 @@ END_TEST
 /* Item 3: a line identical to the header (a BOM before it, CRLF or LF
  * after it) between records is no row; inside a quoted field it is text.
  * Records with header lines between them parse as the same records
- * without, for any cut and row_batch size; rows map to their lines; the
+ * without, for any cut and row batch size; rows map to their lines; the
  * skipped lines are counted and the first is located. */
 START_TEST(repeated_headers)
 {

@@ -1,0 +1,15 @@
+/* What a run writes on stdout: the report, or --emit-state's state. */
+#ifndef COLSTAT_SRC_CLI_OUTPUT_H
+#define COLSTAT_SRC_CLI_OUTPUT_H
+
+#include "io/error.h"
+#include "src/engine/engine.h"
+#include "src/options.h"
+
+/* The report of res as o asks. */
+int write_result(const options *o, const engine_result *res, cs_error *e);
+
+/* --emit-state: the exact partial state instead of the report. */
+int write_state(const options *o, const engine_result *res, cs_error *e);
+
+#endif
