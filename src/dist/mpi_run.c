@@ -302,13 +302,13 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     m.invalid_to_result = 1;
     m.keep_tentative = 1;
     c.progress = c.progress && w.rank == 0;
-    engine *run = NULL;
+    engine *eng = NULL;
     engine_result r;
     memset(&r, 0, sizeof r);
     mpi_collective mc = {0, 0};
     engine_collective all = mpi_collective_of(&mc);
     m.collective = &all;
-    int rc = engine_run(&c, says, &run, &r, e);
+    int rc = engine_run(&c, says, &eng, &r, e);
     if (!pl.asked) { /* the run ended before it planned: meet the others */
         cs_error ignored = {0};
         plan(cfg, w, 0, &pl.parts, &ignored);
@@ -318,7 +318,7 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
         rc = pack(&c, &r, p, e);
     if (mc.others) /* the first error in input order is another rank's */
         rc = CS_OK;
-    engine_close(run);
+    engine_close(eng);
     engine_result_free(&r);
     free(pl.parts);
     return rc;

@@ -208,10 +208,10 @@ typedef struct engine engine;
  * engine_result_free), or the status of e (*out is then empty). The run
  * stays open, its backend too, until engine_close: the caller writes the
  * result first, so that whoever reads it never waits for a GPU's teardown.
- * *run is the caller's to close, also after an error. */
-int engine_run(const engine_config *cfg, const engine_sink *sink, engine **run,
-               engine_result *out, cs_error *e);
-void engine_close(engine *run); /* NULL does nothing */
+ * *handle is the caller's to close, also after an error. */
+int engine_run(const engine_config *cfg, const engine_sink *sink,
+               engine **handle, engine_result *out, cs_error *e);
+void engine_close(engine *eng); /* NULL does nothing */
 
 /* --list-columns: the field names of the first input that shows fields,
  * as a run names them (after the header is detected: "1", "2"... without
