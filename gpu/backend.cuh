@@ -87,8 +87,8 @@ int download(gpu_backend *g, void *dst, const void *src, size_t bytes);
 slot *take_slot(gpu_backend *g);
 void harvest(gpu_backend *g, slot *sl);
 
-/* Adds value v (correction corr, io/chunk.h) of row (absolute) to column
- * col's host-parsed extras, merged with the device's statistics and
+/* Adds value v (correction corr, io/base/row_batch.h) of row (absolute) to
+ * column col's host-parsed extras, merged with the device's statistics and
  * histograms by gpu_finish. */
 int add_extra(gpu_backend *g, int col, double v, int32_t corr, uint64_t row);
 

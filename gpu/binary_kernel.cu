@@ -1,5 +1,5 @@
 /* Binary records on the device: fixed-width little-endian fields into
- * column values, with the same conversions as io/binary_reader.c
+ * column values, with the same conversions as io/binary/binary_reader.c
  * (integers round to the nearest double, i64 and u64 with the exact
  * correction beside it; a float NaN counts as nan). */
 #include "raw.cuh"
@@ -7,7 +7,7 @@
 #include <math.h>
 
 extern "C" {
-#include "io/binary_reader.h"
+#include "io/binary/binary_reader.h"
 }
 
 namespace

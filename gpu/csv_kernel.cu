@@ -226,7 +226,7 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
         atomicAdd(counter(k, c, CNT_INVALID), 1ull);
         atomicMin(counter(k, c, CNT_FIRST_LINE), line);
         /* where it is, for the warning that shows it: blanks around it
-           left out, as io/csv_reader.c's csv_show_field does */
+           left out, as io/csv/csv_reader.c's csv_show_field does */
         while (s < e && (*s == ' ' || *s == '\t'))
             s++;
         while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
@@ -321,7 +321,7 @@ __device__ int parse_record(const csv_args &a, const counters &k, const char *s,
 }
 
 /* Whether record [s, e) (its CR and LF left out) repeats the header, as
- * io/csv_cut.c's csv_repeat_at decides on the host. */
+ * io/csv/csv_cut.c's csv_repeat_at decides on the host. */
 __device__ bool repeats_header(const csv_args &a, const char *s, const char *e)
 {
     unsigned n = (unsigned)(e - s);

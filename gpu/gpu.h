@@ -23,9 +23,9 @@
 extern "C" { /* the C headers carry no extern "C" of their own */
 #endif
 
-#include "io/chunk.h"
-#include "io/error.h"
-#include "io/parse_number.h"
+#include "io/base/error.h"
+#include "io/base/row_batch.h"
+#include "io/num/parse_number.h"
 #include "src/stats/quantile.h"
 #include "src/stats/stats.h"
 #include "src/stats/value_store.h"
@@ -158,7 +158,7 @@ typedef struct gpu_raw_format {
                        device (--strict) */
     num_format num; /* CSV: how its numbers are written */
     /* binary: record size, and per field its type code and byte offset
-       (io/binary_reader.h's spec) */
+       (io/binary/binary_reader.h's spec) */
     size_t record_size;
     const unsigned char *type;
     const unsigned short *offset;
@@ -167,7 +167,7 @@ typedef struct gpu_raw_format {
     uint64_t size_hint; /* bytes of the input when known, else 0 */
     double row_rate;    /* CSV: rows a byte as its head shows (0: unknown): the
                            device sizes its room for kept values from it */
-    /* CSV: the header line (io/csv_reader.h's csv_dialect.repeat): a
+    /* CSV: the header line (io/csv/csv_reader.h's csv_dialect.repeat): a
        record identical to it is no row */
     const char *repeat;
     size_t repeat_len;
@@ -231,7 +231,7 @@ int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
 /* For tests: parses n fields (text + off[i], len[i] bytes) on the device
  * as parse_number_fmt would with format fmt; kind[i] gets a num_kind, or 4
  * where only the host's exact fallback can round it, val[i] the value and
- * corr[i] its integer correction (io/parse_number.h). */
+ * corr[i] its integer correction (io/num/parse_number.h). */
 int gpu_parse_fields(const char *text, size_t text_len, const size_t *off,
                      const size_t *len, size_t n, const num_format *fmt,
                      int *kind, double *val, int32_t *corr, cs_error *e);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 extern "C" {
-#include "io/parse_number.h"
+#include "io/num/parse_number.h"
 }
 
 typedef unsigned long long ull;
@@ -128,8 +128,8 @@ struct csv_args {
     unsigned char *row_flag; /* record is a row (not blank) */
     unsigned *row_of;        /* record -> row, when blank lines intervene */
     double *moved;           /* [ncols][ld]: rows while compacting */
-    /* the integer corrections (io/chunk.h): nonzero ones written, and the
-       column flagged; the reductions clear both */
+    /* the integer corrections (io/base/row_batch.h): nonzero ones written, and
+       the column flagged; the reductions clear both */
     int *corr, *corr_on; /* [ncols][ld], [ncols] */
     int *moved_corr;     /* [ncols][ld]: their rows while compacting */
     void *scan_tmp;

@@ -7,8 +7,8 @@
  * the carried record, why it stopped) stays on the device, so nothing
  * waits for the host between segments. */
 extern "C" {
-#include "io/binary_reader.h"
-#include "io/parse_number.h"
+#include "io/binary/binary_reader.h"
+#include "io/num/parse_number.h"
 #include "src/stats/stats.h"
 }
 #include "backend.cuh"

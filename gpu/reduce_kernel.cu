@@ -1,8 +1,9 @@
 /* The fused reduction: one pass over each column of a batch gives the
  * count, the exact sum (and sum of squares), the extrema with their first
  * row and the integrality flag. Batches that carry integer corrections
- * (io/chunk.h) get a second pass over those: their sum, the squares' cross
- * terms and the integer view's extrema, as src/stats/stats.c computes them.
+ * (io/base/row_batch.h) get a second pass over those: their sum, the squares'
+ * cross terms and the integer view's extrema, as src/stats/stats.c computes
+ * them.
  *
  * Exact sums follow S. Collange, D. Defour, S. Graillat, R. Iakymchuk,
  * "Numerical reproducibility for the parallel reduction on multi- and

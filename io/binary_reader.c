@@ -1,4 +1,4 @@
-#include "binary_reader.h"
+#include "io/binary/binary_reader.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -2,15 +2,15 @@
  * "f64", "f64x3" or "i32,u8,f64": comma-separated types among i8 u8 i16
  * u16 i32 u32 i64 u64 f32 f64, each optionally repeated with xN. Fields
  * are packed (no padding). Integers stay exact: i64 and u64 past 2^53 as
- * the nearest double plus a correction (chunk.h); a float NaN counts as
+ * the nearest double plus a correction (row_batch.h); a float NaN counts as
  * nan. */
-#ifndef COLSTAT_IO_BINARY_READER_H
-#define COLSTAT_IO_BINARY_READER_H
+#ifndef COLSTAT_IO_BINARY_BINARY_READER_H
+#define COLSTAT_IO_BINARY_BINARY_READER_H
 
 #include <stddef.h>
 
-#include "chunk.h"
-#include "error.h"
+#include "io/base/error.h"
+#include "io/base/row_batch.h"
 
 #define BINARY_MAX_FIELDS 1024
 

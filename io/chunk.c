@@ -1,4 +1,4 @@
-#include "chunk.h"
+#include "io/base/row_batch.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,8 +7,8 @@
  * parse_number_corr: integers up to 2^64 stay exact). Corrections are rare,
  * so a column's are kept only from its first nonzero one on: until then
  * has_corr[c] is 0 and corr[c] is not read. */
-#ifndef COLSTAT_IO_CHUNK_H
-#define COLSTAT_IO_CHUNK_H
+#ifndef COLSTAT_IO_BASE_ROW_BATCH_H
+#define COLSTAT_IO_BASE_ROW_BATCH_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "io/codec.h"
+#include "io/codec/codec.h"
 
 typedef struct bz_state {
     bz_stream z;

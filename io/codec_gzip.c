@@ -1,4 +1,4 @@
-/* gzip (RFC 1952) through colstat's parallel decoder (io/gzip_parallel.h):
+/* gzip (RFC 1952) through colstat's parallel decoder (io/gzip/gzip.h):
  * a regular file is read with pread by every decoding thread, a pipe in
  * order as its bytes arrive; with one thread, the one-thread inflater
  * (ISA-L where built, zlib otherwise). Members, padding and trailing
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "io/codec.h"
-#include "io/gzip_parallel.h"
+#include "io/codec/codec.h"
+#include "io/gzip/gzip.h"
 
 typedef struct gz_state {
     gzp *g;
@@ -24,7 +24,7 @@ static int gz_open(codec_in *in, void **state, cs_error *e)
     if (!s)
         return cs_fail(e, CS_ENOMEM, in->name, 0,
                        "cannot start gzip decoder: out of memory");
-    gzp_config cfg = {.threads = in->threads, .chunk = in->chunk};
+    gzp_config cfg = {.threads = in->threads, .piece_bytes = in->gzip_piece};
     s->head_len = in->len - in->pos;
     s->total0 = in->total;
     /* The descriptor's offset is just past the head: gzp_open_fd counts
@@ -41,7 +41,7 @@ static int gz_open(codec_in *in, void **state, cs_error *e)
     return CS_OK;
 }
 
-/* A regular file must not change size while read (io/source.c checks the
+/* A regular file must not change size while read (io/source/source.c checks the
  * same for its own reads): pieces read with pread never see bytes
  * appended after the size taken at open. */
 static int check_size(const codec_in *in, cs_error *e)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/codec.h"
+#include "io/codec/codec.h"
 
 typedef struct xz_state {
     lzma_stream s;

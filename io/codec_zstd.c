@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <zstd.h>
 
-#include "io/codec.h"
+#include "io/codec/codec.h"
 
 typedef struct zs_state {
     ZSTD_DStream *d;

@@ -1,13 +1,13 @@
 /* The head of a CSV file: its dialect (delimiter, header or not), field
  * names, and which fields hold numbers, from the first records. */
-#include "csv_reader.h"
+#include "io/csv/csv_reader.h"
 
 #include <csv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse_number.h"
+#include "io/num/parse_number.h"
 
 enum { SAMPLE_RECORDS = 100 };
 

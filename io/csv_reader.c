@@ -7,14 +7,14 @@
  * call and parsing stops exactly when the row batch is full. Inside a batch the
  * current line is unknown; the rare message that needs it finds it by
  * parsing the block again line by line. */
-#include "csv_reader.h"
+#include "io/csv/csv_reader.h"
 
 #include <csv.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "parse_number.h"
+#include "io/num/parse_number.h"
 
 /* Rare paths stay out of the per-field callback's frame. */
 #if defined(__GNUC__)

@@ -9,15 +9,15 @@
  * The engine reads a file as: detect the dialect on its first bytes, read
  * the head (header names, numeric sample), then cut the rest of the stream
  * into record-aligned blocks that worker threads parse independently. */
-#ifndef COLSTAT_IO_CSV_READER_H
-#define COLSTAT_IO_CSV_READER_H
+#ifndef COLSTAT_IO_CSV_CSV_READER_H
+#define COLSTAT_IO_CSV_CSV_READER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chunk.h"
-#include "error.h"
-#include "parse_number.h"
+#include "io/base/error.h"
+#include "io/base/row_batch.h"
+#include "io/num/parse_number.h"
 
 typedef struct csv_dialect {
     char delim;            /* 0: detect among , TAB ; | */

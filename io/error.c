@@ -1,4 +1,4 @@
-#include "error.h"
+#include "io/base/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
  *   colstat: FILE:LINE: message     (": LINE" omitted when line is 0,
  *                                    "FILE: " omitted when file is empty)
  * Nothing below main prints or exits. */
-#ifndef COLSTAT_IO_ERROR_H
-#define COLSTAT_IO_ERROR_H
+#ifndef COLSTAT_IO_BASE_ERROR_H
+#define COLSTAT_IO_BASE_ERROR_H
 
 #ifdef __cplusplus
 extern "C" {

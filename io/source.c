@@ -1,4 +1,4 @@
-#include "io/source.h"
+#include "io/source/source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/codec.h"
-#include "io/magic.h"
+#include "io/codec/codec.h"
+#include "io/codec/magic.h"
 
 /* Input is read in large blocks: few syscalls, and a decoder rarely stops
  * for input. */
@@ -160,7 +160,7 @@ static int probe_fd(source *s, cs_error *e)
     return CS_OK;
 }
 
-/* The format is known by its magic bytes (io/magic.c), never by the name,
+/* The format is known by its magic bytes (io/codec/magic.c), never by the name,
  * so pipes and misnamed files work. A pipe may deliver a byte at a time,
  * hence the loop. */
 static int sniff(source *s, cs_error *e)
@@ -211,7 +211,7 @@ int source_open_cfg(const char *path, const source_config *cfg, source **out,
     s->in.name = s->name;
     if (cfg) {
         s->in.threads = cfg->threads;
-        s->in.chunk = cfg->gzip_chunk;
+        s->in.gzip_piece = cfg->gzip_piece;
     }
     if (open_fd(s, path, e) != CS_OK || probe_fd(s, e) != CS_OK ||
         sniff(s, e) != CS_OK) {

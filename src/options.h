@@ -2,7 +2,7 @@
 #ifndef COLSTAT_SRC_OPTIONS_H
 #define COLSTAT_SRC_OPTIONS_H
 
-#include "io/error.h"
+#include "io/base/error.h"
 #include "src/engine/engine.h"
 #include "src/report/report.h"
 #include "src/stats/quantile.h"

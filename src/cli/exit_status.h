@@ -2,7 +2,7 @@
 #ifndef COLSTAT_SRC_CLI_EXIT_STATUS_H
 #define COLSTAT_SRC_CLI_EXIT_STATUS_H
 
-#include "io/error.h"
+#include "io/base/error.h"
 
 /* Standard output written whole, or the error; a reader that closed it
  * early (| head) is no error. */

@@ -31,8 +31,8 @@ void read_hooks(engine_hooks *h)
     }
     if ((v = getenv("COLSTAT_SPILL")))
         h->spill = *v == '1';
-    if ((v = getenv("COLSTAT_GZIP_CHUNK")) && atoll(v) > 0)
-        h->gzip_chunk = (size_t)atoll(v);
+    if ((v = getenv("COLSTAT_GZIP_PIECE")) && atoll(v) > 0)
+        h->gzip_piece = (size_t)atoll(v);
     if ((v = getenv("COLSTAT_GZIP_THREADS")) && atoi(v) > 0)
         h->gzip_threads = atoi(v);
     if ((v = getenv("COLSTAT_RECORD_LIMIT")) && atoll(v) > 0)

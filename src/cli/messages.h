@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "io/error.h"
+#include "io/base/error.h"
 #include "src/engine/engine.h"
 
 /* Seconds between progress lines that go to a file or a pipe. */

@@ -2,7 +2,7 @@
 #ifndef COLSTAT_SRC_CLI_OUTPUT_H
 #define COLSTAT_SRC_CLI_OUTPUT_H
 
-#include "io/error.h"
+#include "io/base/error.h"
 #include "src/engine/engine.h"
 #include "src/options.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/binary_reader.h"
+#include "io/binary/binary_reader.h"
 #include "src/dist/mpi_collective.h"
 #include "src/dist/split.h"
 #include "src/dist/state.h"

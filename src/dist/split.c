@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/source.h"
+#include "io/source/source.h"
 
 /* Bytes read at once while summarising or looking for a boundary. */
 #define SPLIT_BLOCK ((size_t)1 << 20)
@@ -210,7 +210,7 @@ static const char *last_term(const char *buf, size_t n)
  * terminator every lane is either inside a quoted field (and stays there)
  * or between records, where the last terminator puts it back: the block's
  * summary is its head's (through the first terminator) then its tail's
- * (after the last). io/csv_cut.c's table is the proof; tests/dist/
+ * (after the last). io/csv/csv_cut.c's table is the proof; tests/dist/
  * test_split.c checks it against csv_summarize. */
 void split_summarize_block(const csv_dialect *d, const char *buf, size_t n,
                            csv_summary *s)

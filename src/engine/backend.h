@@ -21,9 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/binary_reader.h"
-#include "io/chunk.h"
-#include "io/error.h"
+#include "io/base/error.h"
+#include "io/base/row_batch.h"
+#include "io/binary/binary_reader.h"
 #include "src/engine/account.h"
 #include "src/engine/jobs.h"
 #include "src/engine/tally.h"

@@ -17,8 +17,8 @@
 #ifndef COLSTAT_SRC_COLUMNS_H
 #define COLSTAT_SRC_COLUMNS_H
 
-#include "io/csv_reader.h"
-#include "io/error.h"
+#include "io/base/error.h"
+#include "io/csv/csv_reader.h"
 
 /* The output columns: learned from the first input that shows its fields,
  * then matched in every input. Columns [0, nfirm) are the chosen ones in
@@ -39,7 +39,7 @@ typedef struct col_table {
 } col_table;
 
 /* A field sample (numeric[f]) says one of CSV_TEXT, CSV_NUMBERS,
- * CSV_UNSEEN (io/csv_reader.h). named: the names come from a header line
+ * CSV_UNSEEN (io/csv/csv_reader.h). named: the names come from a header line
  * (messages then suggest --header when a name is not found). */
 typedef struct col_fields {
     char *const *names;

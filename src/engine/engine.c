@@ -381,7 +381,7 @@ static void decode_threads(engine *r)
     if (!r->use_gpu)
         n = n <= 2 ? 1 : (2 * n + 2) / 3;
     r->src_cfg.threads = (unsigned)(h->gzip_threads > 0 ? h->gzip_threads : n);
-    r->src_cfg.gzip_chunk = h->gzip_chunk;
+    r->src_cfg.gzip_piece = h->gzip_piece;
 }
 
 /* -v: how a compressed input was decoded. */

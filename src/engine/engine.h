@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/error.h"
-#include "io/parse_number.h"
+#include "io/base/error.h"
+#include "io/num/parse_number.h"
 #include "src/stats/quantile.h"
 #include "src/stats/stats.h"
 
@@ -33,7 +33,7 @@ typedef struct engine_hooks {
     int qsel_bits;          /* COLSTAT_QSEL=BITS,CANDIDATES: the quantile */
     size_t qsel_candidates; /*   selection's bins and budget (0: default) */
     int spill;              /* COLSTAT_SPILL=1: files spill as streams do */
-    size_t gzip_chunk;      /* COLSTAT_GZIP_CHUNK: compressed bytes a piece */
+    size_t gzip_piece;      /* COLSTAT_GZIP_PIECE: compressed bytes a piece */
     int gzip_threads;       /* COLSTAT_GZIP_THREADS: threads inflating */
     size_t record_limit;    /* COLSTAT_RECORD_LIMIT: the longest record */
 } engine_hooks;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/parse_number.h"
+#include "io/num/parse_number.h"
 
 /* The head grows until it holds HEAD_RECORDS whole records (a header and
  * data to detect it by) or the whole input, but past the record limit
@@ -97,7 +97,7 @@ static int read_head(input *in, size_t n, account *acc, cs_error *e)
 
 /* JSON read as CSV would fail further on with a misleading message
  * (an unterminated quoted field, one field a line): it is refused by name
- * here, with what to do instead, as io/magic.c refuses Parquet. */
+ * here, with what to do instead, as io/codec/magic.c refuses Parquet. */
 static int refuse_json(const input *in, cs_error *e)
 {
     int kind = csv_json_kind(in->head, in->head_len);

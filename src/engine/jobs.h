@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/binary_reader.h"
-#include "io/chunk.h"
-#include "io/error.h"
+#include "io/base/error.h"
+#include "io/base/row_batch.h"
+#include "io/binary/binary_reader.h"
 #include "src/engine/account.h"
 #include "src/engine/input.h"
 #include "src/engine/workq.h"
@@ -78,7 +78,7 @@ void jobs_trim(jobs *js);
 uint64_t jobs_rows(const jobs *js);
 void jobs_add_rows(jobs *js, uint64_t n);
 
-/* Repeated header lines skipped so far (io/csv_reader.h, repeat), and
+/* Repeated header lines skipped so far (io/csv/csv_reader.h, repeat), and
  * where the first was (file NULL: none); jobs_add_repeats adds those a
  * backend skipped itself. */
 uint64_t jobs_repeats(const jobs *js, const char **file, uint64_t *line);

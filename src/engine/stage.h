@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/chunk.h"
-#include "io/error.h"
+#include "io/base/error.h"
+#include "io/base/row_batch.h"
 
 #define STAGE_SLOTS 8
 #define STAGE_INFLIGHT 2 /* < STAGE_SLOTS - 1 */

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/chunk.h"
-#include "io/error.h"
+#include "io/base/error.h"
+#include "io/base/row_batch.h"
 #include "src/stats/quantile.h"
 #include "src/stats/stats.h"
 #include "src/stats/value_store.h"

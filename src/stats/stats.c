@@ -30,7 +30,7 @@ void stats_free(col_stats *s)
 }
 
 /* v is an integer of magnitude at most 2^64 (the integer view's range, as
- * io/number_core.h's num_int_double). Below 2^52, adding and subtracting
+ * io/num/number_core.h's num_int_double). Below 2^52, adding and subtracting
  * 2^52 rounds |v| to an integer; above it every double is one. Written
  * without branches so the hot loop stays branch-light. */
 static inline int is_int_range(double v)

@@ -33,11 +33,11 @@ static inline int stats_need_values(unsigned what, int have_range)
            ((what & STAT_HIST) && !have_range);
 }
 
-/* A value is a double d plus an integer correction r (io/chunk.h, after
- * io/parse_number.h's parse_number_corr): an integer v with |v| <= 2^64 is
- * d + r exactly, d its nearest double, |r| <= 1024. CORR_NOT_INT marks a
- * value whose d is an integer although the value is no such integer
- * (io/parse_number.h defines the same). A column whose every value is such
+/* A value is a double d plus an integer correction r (io/base/row_batch.h,
+ * after io/num/parse_number.h's parse_number_corr): an integer v with |v| <=
+ * 2^64 is d + r exactly, d its nearest double, |r| <= 1024. CORR_NOT_INT marks
+ * a value whose d is an integer although the value is no such integer
+ * (io/num/parse_number.h defines the same). A column whose every value is such
  * an integer reports the integer view: exact sum, mean and std from exact
  * integer sums, extremes as exact integers with their first row. Any other
  * column reports the doubles. */

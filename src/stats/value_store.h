@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/error.h"
+#include "io/base/error.h"
 
 typedef struct value_store value_store;
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/csv_reader.h"
+#include "io/csv/csv_reader.h"
 #include "src/engine/columns.h"
 #include "tests/testlib.h"
 

@@ -1,6 +1,6 @@
 /* GPU backend (gpu/gpu.h) against the CPU path (stats_add_values +
  * stats_merge, hist_add_values): every statistic must be bit-identical,
- * the integer view of batches that carry corrections (io/chunk.h) too.
+ * the integer view of batches that carry corrections (io/base/row_batch.h) too.
  * Histograms without a range and quantiles come from the passes after
  * finish (src/engine/passes.h) over the device's kept values (gpu_pass)
  * and its host store, against the histogram of the CPU and a sort.

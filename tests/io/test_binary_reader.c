@@ -1,4 +1,4 @@
-/* io/binary_reader: spec parsing (good and bad, sizes and offsets) and
+/* io/binary/binary_reader: spec parsing (good and bad, sizes and offsets) and
  * decoding of random little-endian records of mixed types. The expected
  * doubles are computed independently of the decoder: bytes are written
  * with shifts (no memcpy, no host byte order), integers are rounded through
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/binary_reader.h"
+#include "io/binary/binary_reader.h"
 
 #include "tests/testlib.h"
 
@@ -280,7 +280,7 @@ static u128 integer_of(double a)
     return e >= 53 ? m << (e - 53) : m >> (53 - e);
 }
 
-/* The correction of an integer field (chunk.h): its exact value minus the
+/* The correction of an integer field (row_batch.h): its exact value minus the
  * double expect() gives. */
 static int64_t expect_corr(int t, uint64_t bits, double d)
 {

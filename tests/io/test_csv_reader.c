@@ -1,4 +1,4 @@
-/* Tests of io/csv_reader: fixed cases for each CSV feature, and a
+/* Tests of io/csv/csv_reader: fixed cases for each CSV feature, and a
  * randomized differential test against a small RFC 4180 reference parser
  * written here (state machine + strtod). */
 #include <check.h>
@@ -11,8 +11,8 @@
 #include <strings.h>
 #include <time.h>
 
-#include "io/csv_reader.h"
-#include "io/parse_number.h"
+#include "io/csv/csv_reader.h"
+#include "io/num/parse_number.h"
 #include "tests/testlib.h"
 
 static unsigned long long rng_state;
@@ -796,7 +796,7 @@ static int digits(const char *s, size_t *i)
     return *i > k;
 }
 
-/* Syntax of the contract of io/parse_number.h, value from strtod. */
+/* Syntax of the contract of io/num/parse_number.h, value from strtod. */
 static ref_kind ref_number(const char *s, double *v)
 {
     while (*s == ' ' || *s == '\t')

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/csv_reader.h"
+#include "io/csv/csv_reader.h"
 #include "tests/testlib.h"
 
 #define MAXROWS 4000

@@ -1,4 +1,4 @@
-/* io/source: plain files, gzip (single, multi-member, padded), damaged
+/* io/source/source: plain files, gzip (single, multi-member, padded), damaged
  * gzip, zstd, xz and bzip2 (several streams, fillers and padding between
  * them, cut, damaged, followed by garbage, through pipes), formats
  * refused by their magic, nested compression, files that change size
@@ -26,7 +26,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "io/source.h"
+#include "io/source/source.h"
 
 #include "tests/testlib.h"
 
@@ -34,7 +34,7 @@ static uint64_t g_seed;
 static int g_quick;
 /* How compressed input is decoded: one thread in the "core" case; in the
  * "parallel" case gzip by 2 to 4 threads with pieces of 1 to 16 KiB, so
- * that every gzip test also runs through io/gzip_parallel.h's pieces. */
+ * that every gzip test also runs through io/gzip/gzip.h's pieces. */
 static source_config g_cfg;
 static char g_dir[] = "/tmp/colstat_test_source_XXXXXX";
 
@@ -1473,7 +1473,7 @@ static void parallel_cfg(void)
 {
     test_rng r = rng_for(g_seed, 99);
     g_cfg.threads = 2 + (unsigned)rng_below(&r, 3);
-    g_cfg.gzip_chunk = (size_t)1024 << rng_below(&r, 5);
+    g_cfg.gzip_piece = (size_t)1024 << rng_below(&r, 5);
 }
 
 static Suite *source_suite(void)
