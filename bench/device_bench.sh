@@ -64,7 +64,7 @@ print(json.load(open(sys.argv[1]))["inputs"][sys.argv[2]]["path"])' \
     echo "== -v profile: colstat --device cpu -a $b $p" | tee -a "$OUT/profile.txt"
     "$B/colstat" -v --device cpu -a $b "$p" 2>&1 >/dev/null | tee -a "$OUT/profile.txt"
     if [ $f = f64 ] && [ -x "$B/colstat_stage_bench" ]; then
-        echo "== overlap (issue 3): bench/overlap.py on $p" | tee -a "$OUT/profile.txt"
+        echo "== overlap: bench/overlap.py on $p" | tee -a "$OUT/profile.txt"
         python3 bench/overlap.py "$B/colstat" "$B/colstat_stage_bench" "$p" 5 2>&1 |
             tee -a "$OUT/profile.txt"
     fi

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 16's measure on a host of two GPUs, with what bounds it: the
+# The measure on a host of two GPUs, with what bounds it: the
 # host (CPUs, NUMA, GPU links), the page-cache copy by destination offset
 # (colstat_pread_bench), the launcher's own cost, two plain colstat
 # processes at once (one per GPU) against one, every stage's -v times for

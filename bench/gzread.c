@@ -1,7 +1,7 @@
 /* colstat_gzread: the zlib-alone floor for gzip input. Inflates FILE with
  * gzopen/gzbuffer/gzread into one fixed buffer, parses nothing, and prints
  * the number of inflated bytes. bench/run times it beside colstat on the
- * same .gz file: colstat should take at most 1.1x its time (issue 5).
+ * same .gz file: colstat should take at most 1.1x its time.
  * Concatenated gzip members are read through, as gzread does. Errors (open
  * failure, corrupt data, truncated stream, input that is not gzip) are one
  * line, "colstat_gzread: FILE: what", and exit status 1. */

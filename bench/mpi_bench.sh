@@ -1,6 +1,6 @@
 #!/bin/bash
 # --mpi against one rank, in the same run, on one big CSV in the page cache
-# (issue 16's measure: on a host of two GPUs, `mpirun -n 2` should reach
+# (the measure: on a host of two GPUs, `mpirun -n 2` should reach
 # 1.7x the throughput of `-n 1`), and DuckDB with every core when it can be
 # imported (WHEELS: a folder of carried wheels to install it from). Usage (from the repository root, on the GPU host):
 #   bench/mpi_bench.sh [SIZE] [RANKS]      # default 32G, 2

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What --null, --thousands, --decimal and -W cost the CPU backend (issue 12).
+"""What --null, --thousands, --decimal and -W cost the CPU backend.
 
 usage: bench/options_cost.py --data DIR [--colstat PATH] [--before PATH]
                              [--runs N] [--threads N]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 3's overlap figure: does colstat's GPU pipeline on a binary file run
+"""The overlap figure: does colstat's GPU pipeline on a binary file run
 at the speed of its slowest stage?
 
 The stages, each alone, on the same file and with colstat's ring shape
@@ -68,7 +68,7 @@ def main():
           "the rest" % (med["total"], med["open"], med["pinned"]))
     print("stages alone: read %.4f s, copy %.4f s, kernels %.4f s; slowest: %s" % (
         stages["read"], stages["copy"], stages["kernels"], slow))
-    print("issue 3 overlap: stream %.4f s = %.2fx the slowest stage alone "
+    print("overlap: stream %.4f s = %.2fx the slowest stage alone "
           "(target <= 1.15x): %s" % (med["stream"], ratio,
                                      "met" if ratio <= 1.15 else "NOT met"))
 

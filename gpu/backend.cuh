@@ -1,5 +1,5 @@
 /* The GPU backend's state and the helpers its files share, internal to
- * gpu/: gpu_backend.cu (value chunks, the finish) and raw_input.cu (bytes
+ * gpu/: gpu_backend.cu (value batches, the finish) and raw_input.cu (bytes
  * the device parses) drive the same streams, states and histograms. */
 #ifndef COLSTAT_GPU_BACKEND_CUH
 #define COLSTAT_GPU_BACKEND_CUH
@@ -15,7 +15,7 @@ constexpr size_t RESERVE_BYTES = 512u << 20; /* left free on the device */
 constexpr const char NO_GPU[] = "no usable GPU: ";
 
 /* Events of one piece of work on one stream. c is set on the last piece
- * of a chunk: gpu_batch_wait waits on its copy. */
+ * of a batch: gpu_batch_wait waits on its copy. */
 struct slot {
     cudaEvent_t start, copied, reduced, binned;
     const row_batch *c;
@@ -29,12 +29,13 @@ struct gpu_backend {
     int nsm, nb2, maxblocks;
     char err[256]; /* the first error; later calls repeat it */
     bool failed;
+    bool nomem; /* the failure was host memory running out */
     size_t rows, ld;
     size_t mem_total, kept_room; /* the device's memory; the kept values'
                                     budget as opened */
     cudaStream_t st[2];
     double *dbuf[2];
-    int *dcorr[2];    /* the chunks' corrections: [ncols][ld] */
+    int *dcorr[2];    /* the batches' corrections: [ncols][ld] */
     int *dcorr_on[2]; /* [ncols] */
     int *hcorr_on;    /* [ncols], host: the flags of a submission */
     dev_col *dstate[2];
@@ -44,7 +45,7 @@ struct gpu_backend {
     hist_scale *dscales;
     slot slots[NSLOTS];
     int next_slot;
-    unsigned long long nchunks;
+    unsigned long long nbatches;
     double h2d_ms, kernel_ms, hist_ms;
     double context_s;
     double open_s[GPU_OPEN_NPHASES];
@@ -60,6 +61,8 @@ struct gpu_backend {
 
 /* Records the first error (later ones are dropped); returns -1. */
 int failf(gpu_backend *g, const char *fmt, ...);
+/* failf for host memory that ran out: CS_ENOMEM once reported. */
+int fail_nomem(gpu_backend *g);
 int cuda_fail(gpu_backend *g, const char *what, cudaError_t e);
 /* rc, with why filled from the first error when rc is not 0 */
 int report(const gpu_backend *g, int rc, cs_error *e);

@@ -1,6 +1,6 @@
-/* CSV on the device: one chunk of raw bytes into column values.
+/* CSV on the device: one segment of raw bytes into column values.
  *
- * A chunk's text is the record carried over from the previous chunk plus
+ * A segment's text is the record carried over from the previous segment plus
  * the new bytes, so it starts outside quotes. Which LFs end records is
  * then a matter of quote parity: an LF ends a record when an even number
  * of quotes precede it. Each 64-byte segment is summarised as a two-state
@@ -17,7 +17,7 @@
  * dropped, blank lines are no records, doubled quotes inside quotes).
  * Parity and the grammar agree exactly when every quote stands where RFC
  * 4180 puts it; a thread that meets a lax step or a bare CR stops the
- * device at this chunk, and the host (libcsv, the reference) parses from
+ * device at this segment, and the host (libcsv, the reference) parses from
  * its start. */
 #include "raw.cuh"
 
@@ -55,7 +55,7 @@ __device__ __forceinline__ void stop_here(raw_state *st, int why)
     atomicCAS(&st->stop_now, 0, why);
 }
 
-/* Copies the carried record in front of the new bytes; resets the chunk's
+/* Copies the carried record in front of the new bytes; resets the segment's
  * fields of the state. */
 __global__ void stitch_kernel(csv_args a)
 {
@@ -381,7 +381,7 @@ __device__ __forceinline__ bool compacting(const csv_args &a)
 {
     const raw_state *st = a.st;
     return !st->stop && !st->stop_now && st->first_blank < st->nonblank_end &&
-           st->nonblank_end <= a.ld; /* else the chunk stops */
+           st->nonblank_end <= a.ld; /* else the segment stops */
 }
 
 constexpr int SCAN_THREADS = 1024;
@@ -454,7 +454,7 @@ __global__ void move_back_kernel(csv_args a)
         }
 }
 
-/* One thread: judges the chunk, then either stops the device here or
+/* One thread: judges the segment, then either stops the device here or
  * advances rows, lines and bytes past its last whole record. */
 __global__ void end_kernel(csv_args a)
 {
@@ -474,13 +474,13 @@ __global__ void end_kernel(csv_args a)
     if (!why && a.keep && (!a.arena || st->arena_used + rows > a.arena_ld))
         why = RAW_ARENA_FULL;
     if (why) {
-        st->hard_n = st->hard_at; /* the host parses this chunk again */
+        st->hard_n = st->hard_at; /* the host parses this segment again */
         st->stop = why;
-        st->stop_segment = st->chunk;
+        st->stop_segment = st->segment;
         st->n_row0[0] = 0;
-        a.status->stop_segment = st->chunk;
+        a.status->stop_segment = st->segment;
         a.status->stop = why;
-        st->chunk++;
+        st->segment++;
         return;
     }
     st->n_row0[0] = rows;
@@ -498,18 +498,18 @@ __global__ void end_kernel(csv_args a)
     st->consumed += end;
     st->line_base += nrec + (nrec ? a.rec_inlf[nrec - 1] : 0);
     st->carry_len = len - end;
-    st->chunk++;
+    st->segment++;
     a.status->arena_used = st->arena_used;
     a.status->consumed = st->consumed;
     if (rows > st->segment_rows_max)
         st->segment_rows_max = rows;
     a.status->segment_rows_max = st->segment_rows_max;
     __threadfence_system(); /* the host reads segments_done first */
-    a.status->segments_done = st->chunk;
+    a.status->segments_done = st->segment;
 }
 
-/* Keeps the new carry and adds the chunk's counters to the totals, unless
- * the device stopped at this chunk. */
+/* Keeps the new carry and adds the segment's counters to the totals, unless
+ * the device stopped at this segment. */
 __global__ void commit_kernel(csv_args a)
 {
     raw_state *st = a.st;
@@ -558,7 +558,7 @@ __global__ void keep_kernel(csv_args a)
     }
 }
 
-/* This chunk's counters: zero, and no first line yet. */
+/* This segment's counters: zero, and no first line yet. */
 __global__ void reset_kernel(ull *cnt, int ncols)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < ncols * CNT_N;
@@ -606,7 +606,7 @@ size_t csv_scratch(csv_args *a, void *base)
 cudaError_t csv_segment_launch(const csv_args *a, cudaStream_t s)
 {
     unsigned nseg = seg_count(a);
-    /* the small per-chunk kernels loop over what they find: a grid that
+    /* the small per-segment kernels loop over what they find: a grid that
        fills the device once, not one sized for the largest carry */
     unsigned spread = (unsigned)a->nsm * 2;
     reset_kernel<<<spread, THREADS, 0, s>>>(a->cnt_segment, a->ncols);

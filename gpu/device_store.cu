@@ -217,7 +217,7 @@ int gpu_store_grow_arena(gpu_backend *g, size_t rows)
     return 0;
 }
 
-int gpu_store_begin_span(gpu_backend *g, size_t rows, bool even_chunks,
+int gpu_store_begin_span(gpu_backend *g, size_t rows, bool even_batches,
                          bool *in_arena)
 {
     device_store *k = &g->store;
@@ -226,7 +226,7 @@ int gpu_store_begin_span(gpu_backend *g, size_t rows, bool even_chunks,
         return 0;
     unsigned long long at = (k->arena_used + 1) & ~1ull;
     size_t gap = (size_t)(at - k->arena_used);
-    if (!even_chunks || rows + gap > room(g))
+    if (!even_batches || rows + gap > room(g))
         return 0;
     if (gpu_store_grow_arena(g, rows + gap))
         return -1;

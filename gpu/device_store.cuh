@@ -1,8 +1,8 @@
 /* Values kept for statistics computed once the input ends (quantiles,
  * histogram edges from the final min and max; gpu.h), internal to gpu/:
  * one store per backend, whatever way the values came.
- *   - pieces: device memory of their own, for rows of value chunks the
- *     host parsed and binary chunks the arena could not take;
+ *   - pieces: device memory of their own, for rows of value batches the
+ *     host parsed and binary batches the arena could not take;
  *   - the arena: one device allocation, grown between inputs, that raw
  *     input appends to: CSV rows at places the device counts itself,
  *     binary inputs at places the host knows (spans);
@@ -65,7 +65,7 @@ size_t gpu_store_values_bytes(const gpu_backend *g);
 /* Whether values are kept (still: not dropped). */
 bool gpu_store_on(const gpu_backend *g);
 
-/* Where n rows of a chunk's values go: a kept piece (*keep) when they fit
+/* Where n rows of a batch's values go: a kept piece (*keep) when they fit
  * the device's budget, else buf; *host: they belong in the host store
  * (the caller hands them over: gpu_store_host_rows, gpu_store_host_device). */
 int gpu_store_piece(gpu_backend *g, size_t n, cudaStream_t st, double *buf,
@@ -86,9 +86,9 @@ int gpu_store_host_device(gpu_backend *g, const double *d, size_t ld,
 int gpu_store_grow_arena(gpu_backend *g, size_t rows);
 
 /* A binary input of rows rows: *in_arena when all of them fit the arena
- * (one allocation instead of one per chunk), starting 16-byte aligned;
- * even_chunks: every chunk holds an even number of rows. */
-int gpu_store_begin_span(gpu_backend *g, size_t rows, bool even_chunks,
+ * (one allocation instead of one per batch), starting 16-byte aligned;
+ * even_batches: every batch holds an even number of rows. */
+int gpu_store_begin_span(gpu_backend *g, size_t rows, bool even_batches,
                          bool *in_arena);
 /* The next n rows of the current span; *corr: their corrections (NULL
  * without). */

@@ -1,10 +1,10 @@
 /* The GPU backend: the only way into gpu/. Plain C, no CUDA type. It
- * reduces chunks on the device, two streams deep (the copy of one chunk
+ * reduces batches on the device, two streams deep (the copy of one batch
  * overlaps the kernels of the previous one), and hands back the same
  * col_stats and hist the CPU backend makes, so results are bit-identical.
  * The engine keeps the missing/invalid/nan counters; the GPU computes the
  * value statistics (count, sum, sum of squares, min/max with row, int-ness,
- * the integer view of chunks' corrections) and the histogram.
+ * the integer view of batches' corrections) and the histogram.
  *
  * Statistics that need every value once the input ended (quantiles,
  * histograms without a fixed range: stats_need_values) keep the values:
@@ -39,7 +39,7 @@ typedef struct gpu_config {
     int have_range; /* else the histogram spans the true min and max */
     double lo, hi;
     /* For tests and benchmarks; 0 means the default. */
-    size_t batch_rows; /* rows of a value chunk on the device */
+    size_t batch_rows; /* rows of a value batch on the device */
     size_t raw_bytes;  /* bytes of a raw row_batch */
     int keep_set;      /* keep_bytes given: */
     size_t keep_bytes; /*   device bytes for values kept to the end */
@@ -93,11 +93,11 @@ int gpu_prepare(cs_error *e);
  * CUDA...). Every other function returns CS_OK or CS_EDATA (e filled). */
 int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e);
 
-/* Page-locked allocator for the chunks g will be given. Its functions may
+/* Page-locked allocator for the batches g will be given. Its functions may
  * be called from several threads at once. */
 const row_batch_alloc *gpu_row_batch_alloc(gpu_backend *g);
 
-/* Rows per chunk, chosen from the device's free memory. */
+/* Rows per batch, chosen from the device's free memory. */
 size_t gpu_batch_rows(const gpu_backend *g);
 
 /* Starts reducing c, whose first row is first_row (1-based over the whole
@@ -143,13 +143,13 @@ int gpu_pass(gpu_backend *g, const gpu_pass_col *cols, cs_error *e);
 
 /* Raw input: the device parses the bytes itself (CSV or binary records)
  * and feeds the same reductions, with no parsed values crossing the bus.
- * One input at a time, between gpu_raw_begin and gpu_raw_end; chunks of
- * it go in input order. CSV chunks may end anywhere: the device carries
- * an incomplete last record over to the next chunk. Whatever the device
+ * One input at a time, between gpu_raw_begin and gpu_raw_end; segments of
+ * it go in input order. CSV segments may end anywhere: the device carries
+ * an incomplete last record over to the next segment. Whatever the device
  * cannot parse exactly as the host would (a quote outside the RFC 4180
  * places, a bare CR, a blank line between records, a record longer than
  * the carry, an invalid field under --strict, ...) stops the device at
- * the start of the chunk holding it: gpu_raw_end then says how far it got,
+ * the start of the segment holding it: gpu_raw_end then says how far it got,
  * and the host parses the rest. */
 typedef struct gpu_raw_format {
     int binary;     /* else CSV */
@@ -195,7 +195,7 @@ typedef struct gpu_raw_result {
     unsigned *first_invalid_len;
 } gpu_raw_result;
 
-/* Bytes each raw chunk may hold (a multiple of a binary record). */
+/* Bytes each raw segment may hold (a multiple of a binary record). */
 size_t gpu_raw_segment_bytes(const gpu_backend *g);
 
 /* Starts an input whose first row is first_row (absolute, 1-based) and,
@@ -209,13 +209,13 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
 int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, cs_error *e);
 
 /* Blocks until the device no longer reads bytes; *stopped says whether
- * the device stopped at or before that chunk (else the input up to its
+ * the device stopped at or before that segment (else the input up to its
  * end was parsed). */
 int gpu_raw_wait(gpu_backend *g, const void *bytes, int *stopped, cs_error *e);
 
 /* Waits (spinning: the copy engine must not wait for a thread to wake)
  * until the bytes are on the device, so that their buffer may be refilled;
- * *stopped says whether the device has stopped on any chunk so far. For a
+ * *stopped says whether the device has stopped on any segment so far. For a
  * file, where the host can re-read from where the device stopped; a
  * stream needs gpu_raw_wait's exact answer. */
 int gpu_raw_copied(gpu_backend *g, const void *bytes, int *stopped,
@@ -224,7 +224,7 @@ int gpu_raw_copied(gpu_backend *g, const void *bytes, int *stopped,
 /* Ends the input: waits for the device and fills r. The bytes after
  * r->consumed that the device holds (the carried record, at most
  * gpu_raw_segment_bytes) go to tail, *tail_len of them; the caller has the
- * bytes of the chunks it submitted after those. */
+ * bytes of the segments it submitted after those. */
 int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
                 cs_error *e);
 

@@ -1,10 +1,11 @@
 /* The GPU backend behind gpu.h: device buffers, two streams, events, and
  * the hand-back of partial states to the host merge (src/stats/stats.c).
  *
- * Chunk i goes to stream i % 2 and to that stream's buffer and state, so
- * the copy of one chunk overlaps the kernels of the other and no two
+ * Batch i goes to stream i % 2 and to that stream's buffer and state, so
+ * the copy of one batch overlaps the kernels of the other and no two
  * launches in flight touch the same state. Statistics that need every
- * value keep them (kept.cuh) for the passes after gpu_finish (select.cu). */
+ * value keep them (device_store.cuh) for the passes after gpu_finish
+ * (select.cu). */
 #include "backend.cuh"
 
 #include <math.h>
@@ -45,6 +46,13 @@ int failf(gpu_backend *g, const char *fmt, ...)
     return -1;
 }
 
+int fail_nomem(gpu_backend *g)
+{
+    if (!g->failed)
+        g->nomem = true;
+    return failf(g, "GPU: out of host memory");
+}
+
 int cuda_fail(gpu_backend *g, const char *what, cudaError_t e)
 {
     return failf(g, "GPU: %s: %s", what, cudaGetErrorString(e));
@@ -54,7 +62,7 @@ int report(const gpu_backend *g, int rc, cs_error *e)
 {
     if (!rc)
         return CS_OK;
-    return cs_fail(e, CS_EDATA, "", 0, "%s",
+    return cs_fail(e, g->nomem ? CS_ENOMEM : CS_EDATA, "", 0, "%s",
                    g->failed ? g->err : "GPU: unknown error");
 }
 
@@ -64,13 +72,13 @@ int add_extra(gpu_backend *g, int col, double v, int32_t corr, uint64_t row)
     if (!g->extra) {
         g->extra = static_cast<col_stats *>(calloc(ncols, sizeof *g->extra));
         if (!g->extra)
-            return failf(g, "GPU: out of host memory");
+            return fail_nomem(g);
         for (size_t j = 0; j < ncols; j++)
             stats_init(&g->extra[j]);
     }
     if (stats_add_values(&g->extra[col], &v, &corr, 1, row, g->cfg.what))
-        return failf(g, "GPU: out of host memory");
-    return gpu_kept_add_host(g, col, v, corr);
+        return fail_nomem(g);
+    return gpu_store_add_host(g, col, v, corr);
 }
 
 namespace
@@ -151,7 +159,7 @@ int upload_empty_states(gpu_backend *g)
     int ncols = g->cfg.ncols;
     dev_col *h = static_cast<dev_col *>(malloc((size_t)ncols * sizeof *h));
     if (!h)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     for (int j = 0; j < ncols; j++)
         dev_col_empty(&h[j]);
     int rc = 0;
@@ -167,7 +175,7 @@ int upload_scales(gpu_backend *g, const double *lo, const double *hi)
     hist_scale *h =
         static_cast<hist_scale *>(malloc((size_t)ncols * sizeof *h));
     if (!h)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     for (int j = 0; j < ncols; j++)
         h[j] = hist_scale_make(lo[j], hi[j], g->cfg.nbins);
     int rc = upload(g, g->dscales, h, (size_t)ncols * sizeof *h);
@@ -188,7 +196,7 @@ int alloc_hist(gpu_backend *g)
         return 0;
     double *lo = static_cast<double *>(malloc(2 * ncols * sizeof(double)));
     if (!lo)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     for (size_t j = 0; j < ncols; j++) {
         lo[j] = g->cfg.lo;
         lo[ncols + j] = g->cfg.hi;
@@ -222,7 +230,7 @@ int setup(gpu_backend *g)
     CK(g, cudaMemGetInfo(&free_b, &total_b));
     gpu_open_phase_done(g, GPU_OPEN_QUERY);
     int ncols = g->cfg.ncols;
-    g->rows = pick_rows(ncols, free_b, g->cfg.chunk_rows);
+    g->rows = pick_rows(ncols, free_b, g->cfg.batch_rows);
     g->ld = (g->rows + 1) & ~(size_t)1;
     size_t buf = (size_t)ncols * g->ld * sizeof(double);
     if (4 * buf > free_b)
@@ -248,7 +256,7 @@ int setup(gpu_backend *g)
     }
     g->hcorr_on = static_cast<int *>(calloc((size_t)ncols, sizeof(int)));
     if (!g->hcorr_on)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     if (upload_empty_states(g))
         return -1;
     if ((g->cfg.what & STAT_HIST) && alloc_hist(g))
@@ -265,25 +273,36 @@ int setup(gpu_backend *g)
         g->cfg.sharers > 1 ? total_b / (size_t)g->cfg.sharers : total_b;
     size_t room = free_b < mine ? free_b : mine;
     size_t taken = 2 * buf + RESERVE_BYTES + total_b / 16;
-    g->kept.budget = room > taken ? room - taken : 0;
+    g->store.budget = room > taken ? room - taken : 0;
     /* A GPU is shared: values kept to the end take at most half of what
      * was free at opening, and at most --memory; the store grows as the
-     * values come (gpu/kept.cuh), so this is a ceiling, not a grab. */
-    if (g->kept.budget > room / 2)
-        g->kept.budget = room / 2;
-    if (g->cfg.memory && g->kept.budget > g->cfg.memory)
-        g->kept.budget = g->cfg.memory;
+     * values come (gpu/device_store.cuh), so this is a ceiling, not a grab. */
+    if (g->store.budget > room / 2)
+        g->store.budget = room / 2;
+    if (g->cfg.memory && g->store.budget > g->cfg.memory)
+        g->store.budget = g->cfg.memory;
     if (g->cfg.keep_set)
-        g->kept.budget = g->cfg.keep_bytes;
+        g->store.budget = g->cfg.keep_bytes;
     g->mem_total = total_b;
-    g->kept_room = g->kept.budget;
-    if (gpu_kept_open(g))
+    g->kept_room = g->store.budget;
+    if (gpu_store_open(g))
         return -1;
     /* a first launch proves the kernels load on this device */
-    reduce_args a = {
-        g->dbuf[0],     g->ld,        0,           1,    1,           1,
-        g->dstate[0],   g->dpart[0],  1,           NULL, g->dcorr[0], g->ld,
-        g->dcorr_on[0], g->dipart[0], g->cfg.terms};
+    reduce_args a = {.col = g->dbuf[0],
+                     .ld = g->ld,
+                     .n = 0,
+                     .first_row = 1,
+                     .sums = 1,
+                     .squares = 1,
+                     .state = g->dstate[0],
+                     .part = g->dpart[0],
+                     .nblocks = 1,
+                     .dyn = NULL,
+                     .corr = g->dcorr[0],
+                     .corr_ld = g->ld,
+                     .corr_on = g->dcorr_on[0],
+                     .ipart = g->dipart[0],
+                     .terms = g->cfg.terms};
     CK(g, reduce_launch(&a, ncols, g->st[0]));
     CK(g, cudaStreamSynchronize(g->st[0]));
     gpu_open_phase_done(g, GPU_OPEN_LAUNCH);
@@ -325,7 +344,7 @@ namespace
 
 /* The corrections of the piece's columns that carry any, and the flags
  * saying which: *any when there is one. */
-int copy_corr(gpu_backend *g, const chunk *c, size_t off, size_t n, int s,
+int copy_corr(gpu_backend *g, const row_batch *c, size_t off, size_t n, int s,
               bool *any)
 {
     cudaStream_t st = g->st[s];
@@ -350,8 +369,8 @@ int copy_corr(gpu_backend *g, const chunk *c, size_t off, size_t n, int s,
 
 /* The piece's corrections into its kept twin: a column without any
  * keeps zeros. */
-int keep_corr(gpu_backend *g, const chunk *c, size_t off, size_t n,
-              const kept_piece *keep, cudaStream_t st)
+int keep_corr(gpu_backend *g, const row_batch *c, size_t off, size_t n,
+              const store_piece *keep, cudaStream_t st)
 {
     for (int j = 0; keep && keep->c && j < g->cfg.ncols; j++) {
         int *dst = keep->c + (size_t)j * keep->ld;
@@ -364,25 +383,25 @@ int keep_corr(gpu_backend *g, const chunk *c, size_t off, size_t n,
     return 0;
 }
 
-/* Rows past the device's budget go to the host store, from the chunk. */
-int keep_on_host(gpu_backend *g, const chunk *c, size_t off, size_t n)
+/* Rows past the device's budget go to the host store, from the batch. */
+int keep_on_host(gpu_backend *g, const row_batch *c, size_t off, size_t n)
 {
-    for (int j = 0; j < g->cfg.ncols && gpu_kept_on(g); j++)
-        if (gpu_kept_host_rows(g, j, c->col[j] + off,
-                               c->has_corr[j] ? c->corr[j] + off : NULL, n))
+    for (int j = 0; j < g->cfg.ncols && gpu_store_on(g); j++)
+        if (gpu_store_host_rows(g, j, c->col[j] + off,
+                                c->has_corr[j] ? c->corr[j] + off : NULL, n))
             return -1;
     return 0;
 }
 
-int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
+int submit_piece(gpu_backend *g, const row_batch *c, size_t off, size_t n,
                  unsigned long long first_row, int s, bool last)
 {
     cudaStream_t st = g->st[s];
     int ncols = g->cfg.ncols;
     double *dst;
-    kept_piece *keep;
+    store_piece *keep;
     bool host;
-    if (gpu_kept_piece(g, n, st, g->dbuf[s], &dst, &keep, &host))
+    if (gpu_store_piece(g, n, st, g->dbuf[s], &dst, &keep, &host))
         return -1;
     if (host && keep_on_host(g, c, off, n))
         return -1;
@@ -402,21 +421,21 @@ int submit_piece(gpu_backend *g, const chunk *c, size_t off, size_t n,
     CK(g, cudaEventRecord(sl->copied, st));
     g->h2d_bytes += (uint64_t)n * (uint64_t)ncols * sizeof(double);
     unsigned what = g->cfg.what;
-    reduce_args a = {dst,
-                     ld,
-                     n,
-                     first_row,
-                     (what & (STAT_SUM | STAT_MEAN | STAT_STD)) != 0,
-                     (what & STAT_STD) != 0,
-                     g->dstate[s],
-                     g->dpart[s],
-                     reduce_grid(g->nsm, n),
-                     NULL,
-                     corr ? g->dcorr[s] : NULL,
-                     g->ld,
-                     g->dcorr_on[s],
-                     g->dipart[s],
-                     g->cfg.terms};
+    reduce_args a = {.col = dst,
+                     .ld = ld,
+                     .n = n,
+                     .first_row = first_row,
+                     .sums = (what & (STAT_SUM | STAT_MEAN | STAT_STD)) != 0,
+                     .squares = (what & STAT_STD) != 0,
+                     .state = g->dstate[s],
+                     .part = g->dpart[s],
+                     .nblocks = reduce_grid(g->nsm, n),
+                     .dyn = NULL,
+                     .corr = corr ? g->dcorr[s] : NULL,
+                     .corr_ld = g->ld,
+                     .corr_on = g->dcorr_on[s],
+                     .ipart = g->dipart[s],
+                     .terms = g->cfg.terms};
     CK(g, reduce_launch(&a, ncols, st));
     CK(g, cudaEventRecord(sl->reduced, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
@@ -492,7 +511,7 @@ int fetch_hists(gpu_backend *g, hist *hists)
     unsigned long long *h = static_cast<unsigned long long *>(
         malloc((size_t)ncols * per * sizeof *h));
     if (!h)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     if (download(g, h, g->dbins, (size_t)ncols * per * sizeof *h)) {
         free(h);
         return -1;
@@ -500,7 +519,7 @@ int fetch_hists(gpu_backend *g, hist *hists)
     int rc = 0;
     for (int j = 0; j < ncols; j++) {
         if (hist_init(&hists[j], nbins, g->cfg.lo, g->cfg.hi)) {
-            rc = failf(g, "GPU: out of host memory");
+            rc = fail_nomem(g);
             hists[j].bins = NULL;
             continue;
         }
@@ -511,7 +530,7 @@ int fetch_hists(gpu_backend *g, hist *hists)
         hists[j].overflow = b[nbins + 1];
         const double *v; /* the hard numbers, which only the host rounds */
         size_t n;
-        gpu_kept_host(g, j, &v, &n);
+        gpu_store_host(g, j, &v, &n);
         hist_add_values(&hists[j], v, n);
     }
     free(h);
@@ -529,7 +548,7 @@ int finish(gpu_backend *g, col_stats *out, hist *hists)
         static_cast<col_stats *>(malloc((size_t)ncols * sizeof *cs));
     int rc = 0;
     if (!h || !cs)
-        rc = failf(g, "GPU: out of host memory");
+        rc = fail_nomem(g);
     for (int s = 0; s < 2 && !rc; s++)
         rc = download(g, h + (size_t)s * ncols, g->dstate[s], bytes);
     int made = 0;
@@ -537,13 +556,13 @@ int finish(gpu_backend *g, col_stats *out, hist *hists)
         if (to_stats(&h[j], &h[ncols + j], &cs[j]) ||
             (g->extra && /* ties to the lower row, whichever side */
              stats_merge(&cs[j], &g->extra[j], 0)))
-            rc = failf(g, "GPU: out of host memory");
+            rc = fail_nomem(g);
     }
     if (!rc && (g->cfg.what & STAT_HIST) && g->cfg.have_range && hists)
         rc = fetch_hists(g, hists);
     for (int j = 0; !rc && j < ncols; j++)
         if (stats_merge(&out[j], &cs[j], 0))
-            rc = failf(g, "GPU: out of host memory");
+            rc = fail_nomem(g);
     for (int j = 0; j < made; j++)
         stats_free(&cs[j]);
     free(h);
@@ -557,7 +576,7 @@ void release(gpu_backend *g)
         if (g->st[s])
             cudaStreamSynchronize(g->st[s]);
     raw_release(g);
-    gpu_kept_release(g);
+    gpu_store_release(g);
     free(g->hcorr_on);
     for (int s = 0; s < 2; s++) {
         cudaFree(g->dbuf[s]);
@@ -614,9 +633,9 @@ int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e)
     *out = NULL;
     gpu_backend *g = static_cast<gpu_backend *>(calloc(1, sizeof *g));
     if (!g)
-        return cs_fail(e, CS_EDATA, "", 0, "GPU: out of host memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "GPU: out of host memory");
     g->cfg = *cfg;
-    g->alloc = chunk_alloc{pinned_alloc, pinned_free, g};
+    g->alloc = row_batch_alloc{pinned_alloc, pinned_free, g};
     int rc = 0;
     if (cfg->ncols < 1 || cfg->ncols > 65535)
         rc = failf(g, "GPU: unsupported column count %d", cfg->ncols);
@@ -635,39 +654,40 @@ int gpu_open(const gpu_config *cfg, gpu_backend **out, cs_error *e)
     return 0;
 }
 
-int gpu_kept_all(const gpu_backend *g)
+int gpu_store_all(const gpu_backend *g)
 {
-    return gpu_kept_on(g);
+    return gpu_store_on(g);
 }
 
-const kept *gpu_host_values(const gpu_backend *g)
+const value_store *gpu_host_values(const gpu_backend *g)
 {
-    return gpu_kept_on(g) ? g->kept.host : NULL;
+    return gpu_store_on(g) ? g->store.host : NULL;
 }
 
-const chunk_alloc *gpu_chunk_alloc(gpu_backend *g)
+const row_batch_alloc *gpu_row_batch_alloc(gpu_backend *g)
 {
     return &g->alloc;
 }
 
-size_t gpu_chunk_rows(const gpu_backend *g)
+size_t gpu_batch_rows(const gpu_backend *g)
 {
     return g->rows;
 }
 
-int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, cs_error *e)
+int gpu_submit(gpu_backend *g, const row_batch *c, uint64_t first_row,
+               cs_error *e)
 {
     if (g->failed)
         return report(g, -1, e);
     if (c->ncols != g->cfg.ncols)
         return report(g,
-                      failf(g, "GPU: chunk has %d columns, expected %d",
+                      failf(g, "GPU: batch has %d columns, expected %d",
                             c->ncols, g->cfg.ncols),
                       e);
-    int s = (int)(g->nchunks++ & 1);
+    int s = (int)(g->nbatches++ & 1);
     size_t off = 0;
     int rc = 0;
-    do { /* a chunk larger than the buffers goes in pieces */
+    do { /* a batch larger than the buffers goes in pieces */
         size_t k = c->nrows - off < g->rows ? c->nrows - off : g->rows;
         rc =
             submit_piece(g, c, off, k, first_row + off, s, off + k == c->nrows);
@@ -676,7 +696,7 @@ int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, cs_error *e)
     return report(g, rc, e);
 }
 
-int gpu_chunk_wait(gpu_backend *g, const chunk *c, cs_error *err)
+int gpu_batch_wait(gpu_backend *g, const row_batch *c, cs_error *err)
 {
     if (g->failed)
         return report(g, -1, err);
@@ -713,13 +733,13 @@ void gpu_get_times(const gpu_backend *g, gpu_times *t)
     t->h2d_bytes = g->h2d_bytes;
     t->context_s = g->context_s;
     memcpy(t->open_s, g->open_s, sizeof t->open_s);
-    t->kept_device = g->kept.peak;
-    t->kept_values = gpu_kept_values_bytes(g);
+    t->kept_device = g->store.peak;
+    t->kept_values = gpu_store_values_bytes(g);
     t->kept_room = g->kept_room;
     t->device_memory = g->mem_total;
-    t->kept_host = g->kept.host ? kept_memory(g->kept.host) : 0;
-    t->kept_file = g->kept.host ? kept_spilled(g->kept.host) : 0;
-    t->kept_dropped = g->kept.dropped;
+    t->kept_host = g->store.host ? vstore_memory(g->store.host) : 0;
+    t->kept_file = g->store.host ? vstore_spilled(g->store.host) : 0;
+    t->kept_dropped = g->store.dropped;
     cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
         snprintf(t->device, sizeof t->device, "%.127s", prop.name);

@@ -56,7 +56,7 @@ struct dev_iext {
 /* Values a launch may give one column: keeps digits inside int64. */
 #define DEV_MAX_ROWS_PER_LAUNCH (1ull << 27)
 
-/* Blocks per column of the corrections' kernel: it runs only on chunks
+/* Blocks per column of the corrections' kernel: it runs only on batches
  * that carry corrections, and otherwise returns at once. */
 #define DEV_CORR_BLOCKS 128
 
@@ -70,7 +70,7 @@ struct reduce_args {
     dev_ext *part;     /* [ncols][nblocks] */
     int nblocks;       /* blocks per column (grid x) */
     /* device {n, first_row} that replace n and first_row when set: the
-       rows of a chunk the device parsed are unknown to the host (n is
+       rows of a batch the device parsed are unknown to the host (n is
        then only the bound the grid is sized for) */
     const unsigned long long *dyn;
     /* corrections (io/base/row_batch.h), NULL when the chunk can carry none:

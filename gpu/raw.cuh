@@ -1,6 +1,6 @@
 /* Raw input on the device, internal to gpu/: the state that runs from one
- * chunk of an input to the next (rows, lines, the carried record, why the
- * device stopped), and the kernels that turn a chunk of bytes into column
+ * segment of an input to the next (rows, lines, the carried record, why the
+ * device stopped), and the kernels that turn a segment of bytes into column
  * values. gpu/raw_input.cu drives them; gpu.h is the public side. */
 #ifndef COLSTAT_GPU_RAW_CUH
 #define COLSTAT_GPU_RAW_CUH
@@ -32,14 +32,14 @@ enum raw_stop {
  * adds it to the statistics at the end (gpu_backend.cu, finish). */
 #define HARD_TEXT 248 /* tests/e2e_gpu_csv.py knows it */
 struct hard_entry {
-    ull row; /* absolute, once its chunk is done; the record before */
+    ull row; /* absolute, once its segment is done; the record before */
     unsigned col, len;
     char text[HARD_TEXT];
 };
 #define HARD_CAP 65536 /* per input; more stops the device */
 
-/* Per column counters, as the host's chunk keeps them. CNT_FIRST_KEY
- * (this chunk's only) locates the first invalid field in the chunk's
+/* Per column counters, as the host's row batch keeps them. CNT_FIRST_KEY
+ * (this segment's only) locates the first invalid field in the segment's
  * text: offset << 17 | doubled quotes in it << 16 | its length (at most
  * 65535); both FIRST counters take the least. */
 enum {
@@ -60,29 +60,29 @@ __host__ __device__ inline bool cnt_takes_min(int i)
  * shows it (40 bytes of text, doubled quotes among them). */
 #define RAW_FIELD_BYTES 96
 
-/* Device-resident; one per backend. Fields marked (chunk) are rewritten
- * for every chunk. */
+/* Device-resident; one per backend. Fields marked (segment) are rewritten
+ * for every segment. */
 struct raw_state {
     ull row_base;  /* absolute row of the next row */
     ull line_base; /* physical line of the carry's first byte */
     ull consumed;  /* input bytes before the carry */
-    ull n_row0[2]; /* (chunk) rows, first row: the reductions read these */
-    ull chunk;     /* index of the chunk being parsed */
+    ull n_row0[2]; /* (segment) rows, first row: the reductions read these */
+    ull segment;   /* index of the segment being parsed */
     ull stop_segment;
     ull arena_used;       /* rows kept for an end-of-input histogram */
-    ull segment_rows_max; /* the most rows of one chunk so far */
-    ull keep_at;          /* (chunk) where this chunk's rows go in the arena */
+    ull segment_rows_max; /* the most rows of one segment so far */
+    ull keep_at; /* (segment) where this segment's rows go in the arena */
     unsigned carry_len;
-    unsigned text_start, text_len; /* (chunk) text = buf + text_start */
-    unsigned nrec;                 /* (chunk) LFs outside quotes */
-    unsigned first_blank;          /* (chunk) lowest blank record, or ~0 */
-    unsigned nonblank_end;         /* (chunk) 1 + highest other record */
-    unsigned rows;                 /* (chunk) records that are rows */
-    unsigned end_off;              /* (chunk) just past the last record */
-    int stop, stop_now;            /* enum raw_stop: sticky, (chunk) */
-    unsigned hard_n, hard_at;      /* entries listed; (chunk) before it */
-    unsigned repeats_segment;      /* (chunk) repeated header lines */
-    ull repeat_line_segment;       /* (chunk) the first one's line, or ~0 */
+    unsigned text_start, text_len; /* (segment) text = buf + text_start */
+    unsigned nrec;                 /* (segment) LFs outside quotes */
+    unsigned first_blank;          /* (segment) lowest blank record, or ~0 */
+    unsigned nonblank_end;         /* (segment) 1 + highest other record */
+    unsigned rows;                 /* (segment) records that are rows */
+    unsigned end_off;              /* (segment) just past the last record */
+    int stop, stop_now;            /* enum raw_stop: sticky, (segment) */
+    unsigned hard_n, hard_at;      /* entries listed; (segment) before it */
+    unsigned repeats_segment;      /* (segment) repeated header lines */
+    ull repeat_line_segment;       /* (segment) the first one's line, or ~0 */
     ull repeats, repeat_line;      /* the input's, the first one's line */
 };
 
@@ -91,16 +91,16 @@ struct raw_status {
     volatile ull segments_done;
     volatile int stop;
     volatile ull stop_segment;
-    /* As of chunk segments_done (written before it): the arena's rows, the
-       input bytes consumed, and the most rows one chunk kept, so that the
+    /* As of segment segments_done (written before it): the arena's rows, the
+       input bytes consumed, and the most rows one segment kept, so that the
        host grows the arena ahead of the device without waiting for it. */
     volatile ull arena_used, consumed, segment_rows_max;
 };
 
 struct csv_args {
-    char *buf;      /* [carry region][chunk bytes][64 bytes of padding] */
+    char *buf;      /* [carry region][segment bytes][64 bytes of padding] */
     unsigned carry; /* carry region bytes: the longest carried record */
-    unsigned n;     /* chunk bytes after the carry region */
+    unsigned n;     /* segment bytes after the carry region */
     char delim;
     int strict;            /* columns below it: an invalid field stops the
                               device */
@@ -117,7 +117,7 @@ struct csv_args {
     raw_state *st;
     raw_status *status;     /* device view of the mapped status */
     char *carry_buf;        /* [carry] */
-    ull *cnt, *cnt_segment; /* [ncols][CNT_N]: totals, this chunk's */
+    ull *cnt, *cnt_segment; /* [ncols][CNT_N]: totals, this segment's */
     /* per column: the first invalid field's first bytes, and its length
        (bit 31: doubled quotes in it), written with the totals */
     char *inv_text; /* [ncols][RAW_FIELD_BYTES] */
@@ -143,16 +143,16 @@ struct csv_args {
     size_t arena_ld;
 };
 
-/* Device bytes of scratch for chunks of carry + n bytes; fills a's scratch
+/* Device bytes of scratch for segments of carry + n bytes; fills a's scratch
  * pointers from base when base is not NULL. */
 size_t csv_scratch(csv_args *a, void *base);
 
-/* Parses one chunk into a->col, and leaves the rows and first row in
+/* Parses one segment into a->col, and leaves the rows and first row in
  * st->n_row0 for the reductions (0 rows once the device stopped). */
 cudaError_t csv_segment_launch(const csv_args *a, cudaStream_t s);
 
 /* Before the reductions (which clear the corrections): copies this
- * chunk's rows, and their corrections, into the arena. */
+ * segment's rows, and their corrections, into the arena. */
 cudaError_t raw_keep_launch(const csv_args *a, cudaStream_t s);
 
 /* Binary records: n whole records of record_size bytes into columns, i64

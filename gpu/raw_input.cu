@@ -1,11 +1,11 @@
-/* Raw input (gpu.h's gpu_raw_*): chunks of bytes go to the device as they
+/* Raw input (gpu.h's gpu_raw_*): segments of bytes go to the device as they
  * are, on a copy stream of their own, into NBUF device buffers; stream 0
  * parses each (gpu/csv_kernel.cu or gpu/binary_kernel.cu) and reduces it
- * with the fused kernels, into stream 0's state. The copy of chunk i+1
- * overlaps the kernels of chunk i; a buffer is refilled only once the
+ * with the fused kernels, into stream 0's state. The copy of segment i+1
+ * overlaps the kernels of segment i; a buffer is refilled only once the
  * kernels that read it are done. Everything the parse learns (rows, lines,
  * the carried record, why it stopped) stays on the device, so nothing
- * waits for the host between chunks. */
+ * waits for the host between segments. */
 extern "C" {
 #include "io/binary/binary_reader.h"
 #include "io/num/parse_number.h"
@@ -23,10 +23,10 @@ static_assert(RAW_FIELD_BYTES == GPU_FIELD_BYTES, "one size, two names");
 namespace
 {
 
-constexpr int NBUF = 3;                  /* device byte buffers */
-constexpr int NRAW = 64;                 /* chunks tracked in flight */
-constexpr size_t CHUNK_BYTES = 8u << 20; /* what page-cache reads like */
-constexpr unsigned CARRY_MAX = 1u << 20; /* the longest carried record */
+constexpr int NBUF = 3;                    /* device byte buffers */
+constexpr int NRAW = 64;                   /* segments tracked in flight */
+constexpr size_t SEGMENT_BYTES = 8u << 20; /* what page-cache reads like */
+constexpr unsigned CARRY_MAX = 1u << 20;   /* the longest carried record */
 
 struct raw_sub {
     cudaEvent_t start, copied, kstart, done;
@@ -39,7 +39,7 @@ struct raw_sub {
 
 struct raw_input {
     int binary, ncols;
-    size_t record_size, chunk_bytes;
+    size_t record_size, segment_bytes;
     unsigned carry;
     cudaStream_t cs; /* copies */
     char *dbuf[NBUF];
@@ -79,7 +79,7 @@ namespace
 
 size_t segment_bytes_wanted(const gpu_backend *g)
 {
-    return g->cfg.raw_bytes ? g->cfg.raw_bytes : CHUNK_BYTES;
+    return g->cfg.raw_bytes ? g->cfg.raw_bytes : SEGMENT_BYTES;
 }
 
 int make_events(gpu_backend *g, raw_input *r)
@@ -96,12 +96,12 @@ int make_events(gpu_backend *g, raw_input *r)
     return 0;
 }
 
-/* Rows of the value buffer: every row of a chunk, unless memory is short
- * (CSV then stops at a chunk with more rows; binary chunks shrink). */
+/* Rows of the value buffer: every row of a segment, unless memory is short
+ * (CSV then stops at a segment with more rows; binary segments shrink). */
 size_t pick_ld(const raw_input *r, size_t free_b)
 {
-    size_t want = r->binary ? r->chunk_bytes / r->record_size
-                            : ((size_t)r->carry + r->chunk_bytes) / 2 + 1;
+    size_t want = r->binary ? r->segment_bytes / r->record_size
+                            : ((size_t)r->carry + r->segment_bytes) / 2 + 1;
     size_t per_row = (size_t)r->ncols * sizeof(double);
     /* two such buffers for CSV, and two of corrections half their size */
     size_t room = free_b / 16 / per_row;
@@ -118,28 +118,28 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     r->ncols = g->cfg.ncols;
     r->record_size = f->binary ? f->record_size : 1;
     size_t want = segment_bytes_wanted(g);
-    /* binary: an even number of records, so each chunk's values start
+    /* binary: an even number of records, so each segment's values start
        16-byte aligned in the arena (the kernels load pairs) */
     size_t unit = r->record_size * (f->binary ? 2 : 1);
-    r->chunk_bytes = want >= unit ? want / unit * unit
-                                  : want / r->record_size * r->record_size;
-    if (r->chunk_bytes == 0)
-        r->chunk_bytes = r->record_size;
+    r->segment_bytes = want >= unit ? want / unit * unit
+                                    : want / r->record_size * r->record_size;
+    if (r->segment_bytes == 0)
+        r->segment_bytes = r->record_size;
     r->carry = f->binary
                    ? 0
-                   : (unsigned)(r->chunk_bytes < CARRY_MAX ? r->chunk_bytes
-                                                           : CARRY_MAX);
+                   : (unsigned)(r->segment_bytes < CARRY_MAX ? r->segment_bytes
+                                                             : CARRY_MAX);
     size_t free_b = 0, total_b = 0;
     CK(g, cudaMemGetInfo(&free_b, &total_b));
     r->ld = pick_ld(r, free_b);
-    if (r->binary && r->chunk_bytes / r->record_size > r->ld)
-        r->chunk_bytes = r->ld * r->record_size;
+    if (r->binary && r->segment_bytes / r->record_size > r->ld)
+        r->segment_bytes = r->ld * r->record_size;
     CK(g, cudaStreamCreateWithFlags(&r->cs, cudaStreamNonBlocking));
-    /* Zeroed once: the parse loads whole 64-byte segments, the first and
-       last of a chunk's text partly outside it (F11: initcheck flagged
-       those bytes, never used, as read uninitialised). */
+    /* Zeroed once: the parse loads whole 64-byte words, the first and
+       last of a segment's text partly outside it (compute-sanitizer's
+       initcheck would flag those bytes, never used, as uninitialised). */
     for (int b = 0; b < NBUF; b++) {
-        size_t bytes = r->carry + r->chunk_bytes + 128;
+        size_t bytes = r->carry + r->segment_bytes + 128;
         CK(g, cudaMalloc((void **)&r->dbuf[b], bytes));
         CK(g, cudaMemset(r->dbuf[b], 0, bytes));
     }
@@ -164,7 +164,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
         csv_args *a = &r->a;
         a->nsm = g->nsm;
         a->carry = r->carry;
-        a->n = (unsigned)r->chunk_bytes;
+        a->n = (unsigned)r->segment_bytes;
         size_t bytes = csv_scratch(a, NULL);
         CK(g, cudaMalloc(&r->dscratch, bytes));
         csv_scratch(a, r->dscratch);
@@ -254,7 +254,7 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
 
 int reset_state(gpu_backend *g, raw_input *r)
 {
-    /* a chunk the device stopped at may have left corrections behind (the
+    /* a segment the device stopped at may have left corrections behind (the
        uploads below wait for these) */
     size_t ncols = (size_t)r->ncols;
     CK(g, cudaMemsetAsync(r->dcorr, 0, ncols * r->ld * sizeof(int), g->st[0]));
@@ -308,16 +308,16 @@ unsigned what_sums(unsigned what)
 }
 
 /* Room in the arena is made for the values as they are likely to come:
- * before the device has parsed a chunk of the input, for twice the rows
- * its head shows a byte; after, for a quarter more than the densest chunk
- * seen. A chunk denser than that is caught by the device itself
+ * before the device has parsed a segment of the input, for twice the rows
+ * its head shows a byte; after, for a quarter more than the densest segment
+ * seen. A segment denser than that is caught by the device itself
  * (RAW_ARENA_FULL: the host parses the rest of the input, -v says so), so
  * a guess costs speed, never an answer. */
 constexpr double ARENA_SLACK = 1.25;
 
 /* Rows to make room for, for bytes of input, given the most rows a whole
- * chunk has held so far (0: none parsed yet); never more than one row per
- * two bytes, nor than the device's row buffer (a chunk with more stops
+ * segment has held so far (0: none parsed yet); never more than one row per
+ * two bytes, nor than the device's row buffer (a segment with more stops
  * the device anyway). */
 ull rows_for(const raw_input *r, double bytes, ull most)
 {
@@ -326,17 +326,17 @@ ull rows_for(const raw_input *r, double bytes, ull most)
         cap = r->ld;
     if (!most && r->row_rate <= 0)
         return cap;
-    double n = most
-                   ? (double)most * ARENA_SLACK * bytes / (double)r->chunk_bytes
-                   : 2 * r->row_rate * bytes;
+    double n =
+        most ? (double)most * ARENA_SLACK * bytes / (double)r->segment_bytes
+             : 2 * r->row_rate * bytes;
     return (ull)n + 64 < cap ? (ull)n + 64 : cap;
 }
 
 /* Rows per input byte for what is left of the input: the denser of the
- * whole input so far and its densest chunk, else its head's. */
+ * whole input so far and its densest segment, else its head's. */
 double row_rate(const raw_input *r, ull used, ull consumed, ull most)
 {
-    double rate = most ? (double)most / (double)r->chunk_bytes : 0;
+    double rate = most ? (double)most / (double)r->segment_bytes : 0;
     if (used > r->arena_base && consumed) {
         double seen = (double)(used - r->arena_base) / (double)consumed;
         rate = seen > rate ? seen : rate;
@@ -344,7 +344,7 @@ double row_rate(const raw_input *r, ull used, ull consumed, ull most)
     return rate > 0 ? rate : r->row_rate;
 }
 
-/* Room in the arena for the chunk about to go (n bytes) and those still
+/* Room in the arena for the segment about to go (n bytes) and those still
  * in flight, made ahead of the device: the mapped status says how far it
  * got, so the device is waited for only to grow the arena, and the arena
  * then takes the rest of the input's likely rows. */
@@ -354,7 +354,7 @@ int ensure_arena(gpu_backend *g, raw_input *r, size_t n)
     const raw_status *s = r->hstatus;
     ull done = s->segments_done; /* first: the counts below are as new */
     ull used = s->arena_used, most = s->segment_rows_max;
-    ull ahead = (r->nsub - done) * rows_for(r, (double)r->chunk_bytes, most) +
+    ull ahead = (r->nsub - done) * rows_for(r, (double)r->segment_bytes, most) +
                 rows_for(r, (double)n, most);
     if (used + ahead <= k->arena_ld || !k->arena)
         return 0;
@@ -380,12 +380,12 @@ int ensure_arena(gpu_backend *g, raw_input *r, size_t n)
 }
 
 /* The arena's first size for a CSV input: its likely rows (its head's
- * rate) and a quarter more, at least room for its first chunk as
- * rows_for makes it; for a stream of unknown size that first chunk's. */
+ * rate) and a quarter more, at least room for its first segment as
+ * rows_for makes it; for a stream of unknown size that first segment's. */
 size_t arena_first_rows(const raw_input *r)
 {
-    double first = (double)r->chunk_bytes;
-    if (r->size_hint && r->size_hint < r->chunk_bytes)
+    double first = (double)r->segment_bytes;
+    if (r->size_hint && r->size_hint < r->segment_bytes)
         first = (double)r->size_hint;
     ull want = rows_for(r, first, 0);
     ull likely = (ull)((double)r->size_hint * r->row_rate * ARENA_SLACK) + 64;
@@ -408,21 +408,21 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     if (a.keep)
         CK(g, raw_keep_launch(&a, st));
     unsigned what = g->cfg.what;
-    reduce_args ra = {r->dcol,
-                      r->ld,
-                      r->ld,
-                      0,
-                      (int)what_sums(what),
-                      (what & STAT_STD) != 0,
-                      g->dstate[0],
-                      g->dpart[0],
-                      blocks(g, r->ld),
-                      r->dstate->n_row0,
-                      r->dcorr,
-                      r->ld,
-                      r->dcorr_on,
-                      g->dipart[0],
-                      g->cfg.terms};
+    reduce_args ra = {.col = r->dcol,
+                      .ld = r->ld,
+                      .n = r->ld,
+                      .first_row = 0,
+                      .sums = (int)what_sums(what),
+                      .squares = (what & STAT_STD) != 0,
+                      .state = g->dstate[0],
+                      .part = g->dpart[0],
+                      .nblocks = blocks(g, r->ld),
+                      .dyn = r->dstate->n_row0,
+                      .corr = r->dcorr,
+                      .corr_ld = r->ld,
+                      .corr_on = r->dcorr_on,
+                      .ipart = g->dipart[0],
+                      .terms = g->cfg.terms};
     CK(g, reduce_launch(&ra, r->ncols, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
         CK(g, hist_launch(r->dcol, r->ld, r->ld, r->ncols, g->cfg.nbins,
@@ -430,8 +430,8 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     return 0;
 }
 
-/* Where a binary chunk's values go: the arena, a kept piece, or the
- * chunk buffer (*host: then on to the host store). *corr: where the
+/* Where a binary segment's values go: the arena, a kept piece, or the
+ * segment buffer (*host: then on to the host store). *corr: where the
  * kept rows' corrections go, or NULL. */
 int binary_target(gpu_backend *g, raw_input *r, size_t nrec, double **dst,
                   size_t *ld, int **corr, bool *host)
@@ -474,37 +474,37 @@ int launch_binary(gpu_backend *g, raw_input *r, const char *buf, size_t n)
     bool host;
     if (binary_target(g, r, nrec, &dst, &ld, &corr, &host))
         return -1;
-    bin_args b = {reinterpret_cast<const unsigned char *>(buf),
-                  nrec,
-                  r->record_size,
-                  r->dtype,
-                  r->doffset,
-                  r->ncols,
-                  dst,
-                  ld,
-                  r->dcnt,
-                  r->dcorr,
-                  r->ld,
-                  r->dcorr_on};
+    bin_args b = {.buf = reinterpret_cast<const unsigned char *>(buf),
+                  .nrec = nrec,
+                  .record_size = r->record_size,
+                  .type = r->dtype,
+                  .offset = r->doffset,
+                  .ncols = r->ncols,
+                  .col = dst,
+                  .ld = ld,
+                  .cnt = r->dcnt,
+                  .corr = r->dcorr,
+                  .corr_ld = r->ld,
+                  .corr_on = r->dcorr_on};
     CK(g, bin_segment_launch(&b, st));
     if (keep_binary(g, r, dst, ld, corr, host, nrec))
         return -1;
     unsigned what = g->cfg.what;
-    reduce_args ra = {dst,
-                      ld,
-                      nrec,
-                      r->next_row,
-                      (int)what_sums(what),
-                      (what & STAT_STD) != 0,
-                      g->dstate[0],
-                      g->dpart[0],
-                      blocks(g, nrec),
-                      NULL,
-                      r->wide ? r->dcorr : NULL,
-                      r->ld,
-                      r->dcorr_on,
-                      g->dipart[0],
-                      g->cfg.terms};
+    reduce_args ra = {.col = dst,
+                      .ld = ld,
+                      .n = nrec,
+                      .first_row = r->next_row,
+                      .sums = (int)what_sums(what),
+                      .squares = (what & STAT_STD) != 0,
+                      .state = g->dstate[0],
+                      .part = g->dpart[0],
+                      .nblocks = blocks(g, nrec),
+                      .dyn = NULL,
+                      .corr = r->wide ? r->dcorr : NULL,
+                      .corr_ld = r->ld,
+                      .corr_on = r->dcorr_on,
+                      .ipart = g->dipart[0],
+                      .terms = g->cfg.terms};
     r->next_row += nrec;
     CK(g, reduce_launch(&ra, r->ncols, st));
     if ((what & STAT_HIST) && g->cfg.have_range)
@@ -586,7 +586,7 @@ void say_stop(int why, unsigned carry, char *out, size_t n)
         what = "a number only strtod rounds, too long or one too many to list";
         break;
     case RAW_TOO_MANY_ROWS:
-        what = "more rows in a chunk than the device buffer holds";
+        what = "more rows in a segment than the device buffer holds";
         break;
     case RAW_ARENA_FULL:
         what = "values kept to the end past the device's room";
@@ -691,7 +691,7 @@ extern "C" {
 
 size_t gpu_raw_segment_bytes(const gpu_backend *g)
 {
-    return g->raw ? g->raw->chunk_bytes : segment_bytes_wanted(g);
+    return g->raw ? g->raw->segment_bytes : segment_bytes_wanted(g);
 }
 
 int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
@@ -724,7 +724,7 @@ int gpu_raw_begin(gpu_backend *g, const gpu_raw_format *f, uint64_t first_row,
            input fits, else pieces. */
         if (keep && !f->binary)
             rc = gpu_store_grow_arena(g, arena_first_rows(r));
-        bool even = (r->chunk_bytes / r->record_size) % 2 == 0;
+        bool even = (r->segment_bytes / r->record_size) % 2 == 0;
         if (keep && f->binary)
             rc = gpu_store_begin_span(g, f->size_hint / r->record_size, even,
                                       &r->bin_keep);
@@ -744,9 +744,9 @@ int gpu_raw_submit(gpu_backend *g, const void *bytes, size_t n, cs_error *e)
     raw_input *r = g->raw;
     int rc = 0;
     if (!r)
-        rc = failf(g, "GPU: raw chunk outside an input");
-    else if (n > r->chunk_bytes || (r->binary && n % r->record_size))
-        rc = failf(g, "GPU: raw chunk of %zu bytes", n);
+        rc = failf(g, "GPU: raw segment outside an input");
+    else if (n > r->segment_bytes || (r->binary && n % r->record_size))
+        rc = failf(g, "GPU: raw segment of %zu bytes", n);
     else if (n)
         rc = submit(g, r, bytes, n);
     return report(g, rc, e);

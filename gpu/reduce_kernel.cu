@@ -1,6 +1,6 @@
-/* The fused reduction: one pass over each column of a chunk gives the
+/* The fused reduction: one pass over each column of a batch gives the
  * count, the exact sum (and sum of squares), the extrema with their first
- * row and the integrality flag. Chunks that carry integer corrections
+ * row and the integrality flag. Batches that carry integer corrections
  * (io/base/row_batch.h) get a second pass over those: their sum, the squares'
  * cross terms and the integer view's extrema, as src/stats/stats.c computes
  * them.
@@ -538,7 +538,7 @@ __device__ dev_iext iext_block(dev_iext e)
  * view's extrema, CORR_NOT_INT beside an integral double clearing all_int.
  * A correction counts only beside an integral double of at most 2^64.
  * Each one read is cleared, and the finish kernel clears corr_on: the
- * buffers are zero between chunks. */
+ * buffers are zero between batches. */
 template <bool SQUARES>
 __global__ void __launch_bounds__(THREADS) corr_kernel(const reduce_args a)
 {

@@ -1,4 +1,4 @@
-/* A pass after the input over the values kept on the device (kept.cuh):
+/* A pass after the input over the values kept on the device (device_store.cuh):
  * the counts and candidates of the quantile selection (quantile.h, after
  * Alabi et al., "Fast k-selection algorithms for graphics processing
  * units", 2012) and the bins of histograms whose edges are the final min
@@ -188,7 +188,7 @@ int bin_pass(gpu_backend *g, const gpu_pass_col *cols)
     hist_scale *sc =
         static_cast<hist_scale *>(malloc((size_t)ncols * sizeof *sc));
     ull *h = static_cast<ull *>(malloc(nbins * sizeof *h));
-    int rc = sc && h ? 0 : failf(g, "GPU: out of host memory");
+    int rc = sc && h ? 0 : fail_nomem(g);
     for (int j = 0; !rc && j < ncols; j++)
         sc[j] = cols[j].h ? hist_scale_make(cols[j].h->lo, cols[j].h->hi,
                                             g->cfg.nbins)
@@ -198,7 +198,7 @@ int bin_pass(gpu_backend *g, const gpu_pass_col *cols)
     if (!rc && cudaMemsetAsync(g->dbins, 0, nbins * sizeof *h, g->st[0]))
         rc = cuda_fail(g, "cudaMemsetAsync", cudaGetLastError());
     if (!rc)
-        rc = gpu_kept_visit(g, g->st[0], bin_range, NULL);
+        rc = gpu_store_visit(g, g->st[0], bin_range, NULL);
     if (!rc)
         rc = download(g, h, g->dbins, nbins * sizeof *h);
     for (int j = 0; !rc && j < ncols; j++) {
@@ -224,7 +224,7 @@ int plan(gpu_backend *g, const gpu_pass_col *cols, device_pass *p)
     p->ncols = ncols;
     p->hcols = static_cast<sel_col *>(calloc((size_t)ncols, sizeof *p->hcols));
     if (!p->hcols)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     unsigned nr = 0;
     for (int j = 0; j < ncols; j++) {
         size_t n = 0;
@@ -235,7 +235,7 @@ int plan(gpu_backend *g, const gpu_pass_col *cols, device_pass *p)
     p->hranges =
         static_cast<qsel_range *>(malloc((nr ? nr : 1) * sizeof *p->hranges));
     if (!p->hranges)
-        return failf(g, "GPU: out of host memory");
+        return fail_nomem(g);
     for (int j = 0; j < ncols; j++) {
         sel_col *c = &p->hcols[j];
         size_t n = 0;
@@ -306,7 +306,7 @@ int take_results(gpu_backend *g, const gpu_pass_col *cols, device_pass *p)
     ull *ext = static_cast<ull *>(malloc(2 * nr * sizeof(ull)));
     sel_cand *cand =
         static_cast<sel_cand *>(malloc((found ? found : 1) * sizeof(sel_cand)));
-    int rc = counts && ext && cand ? 0 : failf(g, "GPU: out of host memory");
+    int rc = counts && ext && cand ? 0 : fail_nomem(g);
     if (!rc && p->nbins)
         rc = download(g, counts, p->a.counts, p->nbins * sizeof *counts);
     if (!rc)
@@ -358,7 +358,7 @@ int select_pass(gpu_backend *g, const gpu_pass_col *cols)
     if (!rc && (p.any_shared || p.any_global)) {
         rc = upload_plan(g, &p);
         if (!rc)
-            rc = gpu_kept_visit(g, g->st[0], count_range, &p);
+            rc = gpu_store_visit(g, g->st[0], count_range, &p);
         if (!rc)
             rc = take_results(g, cols, &p);
     }

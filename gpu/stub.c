@@ -28,25 +28,26 @@ static int unreachable(cs_error *e)
     return cs_fail(e, CS_EDATA, "", 0, "internal error: %s", no_cuda);
 }
 
-const chunk_alloc *gpu_chunk_alloc(gpu_backend *g)
+const row_batch_alloc *gpu_row_batch_alloc(gpu_backend *g)
 {
     (void)g;
     return NULL;
 }
 
-size_t gpu_chunk_rows(const gpu_backend *g)
+size_t gpu_batch_rows(const gpu_backend *g)
 {
     (void)g;
     return 0;
 }
 
-int gpu_submit(gpu_backend *g, const chunk *c, uint64_t first_row, cs_error *e)
+int gpu_submit(gpu_backend *g, const row_batch *c, uint64_t first_row,
+               cs_error *e)
 {
     (void)g, (void)c, (void)first_row;
     return unreachable(e);
 }
 
-int gpu_chunk_wait(gpu_backend *g, const chunk *c, cs_error *e)
+int gpu_batch_wait(gpu_backend *g, const row_batch *c, cs_error *e)
 {
     (void)g, (void)c;
     return unreachable(e);
@@ -58,13 +59,13 @@ int gpu_finish(gpu_backend *g, col_stats *out, hist *hists, cs_error *e)
     return unreachable(e);
 }
 
-int gpu_kept_all(const gpu_backend *g)
+int gpu_store_all(const gpu_backend *g)
 {
     (void)g;
     return 0;
 }
 
-const kept *gpu_host_values(const gpu_backend *g)
+const value_store *gpu_host_values(const gpu_backend *g)
 {
     (void)g;
     return NULL;
@@ -76,7 +77,7 @@ int gpu_pass(gpu_backend *g, const gpu_pass_col *cols, cs_error *e)
     return unreachable(e);
 }
 
-size_t gpu_raw_chunk_bytes(const gpu_backend *g)
+size_t gpu_raw_segment_bytes(const gpu_backend *g)
 {
     (void)g;
     return 0;

@@ -548,7 +548,7 @@ static int opt_columns(options *o, const char *arg, cs_error *e)
     size_t had = o->columns ? strlen(o->columns) : 0, n = strlen(arg);
     char *p = realloc(o->columns, had + 1 + n + 1);
     if (!p)
-        return cs_fail(e, CS_EUSAGE, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (had)
         p[had++] = ',';
     name_unescape_list(arg, p + had);
@@ -633,7 +633,7 @@ static int take_files(options *o, int argc, char **argv, cs_error *e)
     }
     const char **files = malloc((size_t)n * sizeof *files);
     if (!files)
-        return cs_fail(e, CS_EUSAGE, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int i = 0; i < n; i++)
         files[i] = argv[optind + i];
     o->cfg.files = files;

@@ -1,6 +1,6 @@
-/* options_parse against the CLI of DESIGN.md: every option in its short,
- * long and --opt=value forms, defaults, combinations, and bad values,
- * which must give CS_EUSAGE with a message naming option and value. */
+/* options_parse against the CLI of the man page (man/colstat.1): every option
+ * in its short, long and --opt=value forms, defaults, combinations, and bad
+ * values, which must give CS_EUSAGE with a message naming option and value. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -166,7 +166,7 @@ START_TEST(value_options)
     ck_assert_int_eq(o.cfg.verbose, 1);
     options_free(&o);
 
-    /* -c again appends its list (issue 12) */
+    /* -c again appends its list */
     OK(&o, "-c", "2,4-6", "--columns=/^temp_/", "-c!id");
     ck_assert_str_eq(o.cfg.columns, "2,4-6,/^temp_/,!id");
     options_free(&o);

@@ -83,10 +83,10 @@ void pipeline(unsigned what, const char *label)
         printf("pipeline: %s\n", why.msg);
         return;
     }
-    size_t rows = gpu_chunk_rows(g);
-    chunk ring[3];
+    size_t rows = gpu_batch_rows(g);
+    row_batch ring[3];
     for (int k = 0; k < 3; k++) {
-        if (chunk_init(&ring[k], ncols, rows, gpu_chunk_alloc(g))) {
+        if (row_batch_init(&ring[k], ncols, rows, gpu_row_batch_alloc(g))) {
             printf("pipeline: no pinned memory\n");
             return;
         }
@@ -98,8 +98,8 @@ void pipeline(unsigned what, const char *label)
     }
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < nchunks; i++) {
-        chunk *c = &ring[i % 3];
-        if (i >= 3 && gpu_chunk_wait(g, c, &why))
+        row_batch *c = &ring[i % 3];
+        if (i >= 3 && gpu_batch_wait(g, c, &why))
             printf("pipeline: %s\n", why.msg);
         if (gpu_submit(g, c, 1 + (uint64_t)i * rows, &why))
             printf("pipeline: %s\n", why.msg);
@@ -128,7 +128,7 @@ void pipeline(unsigned what, const char *label)
     for (int j = 0; j < ncols; j++)
         stats_free(&out[j]);
     for (int k = 0; k < 3; k++)
-        chunk_free(&ring[k], gpu_chunk_alloc(g));
+        row_batch_free(&ring[k], gpu_row_batch_alloc(g));
     gpu_close(g);
 }
 

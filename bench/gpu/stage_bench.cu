@@ -36,7 +36,7 @@ double now()
 
 struct ring {
     int fd, readers, slots;
-    size_t chunk, size, nchunks, per_chunk; /* pieces a chunk */
+    size_t chunk, size, nchunks, per_chunk; /* pieces a row_batch */
     std::vector<char *> slot;
     char *dbuf[NBUF];
     cudaStream_t cs;

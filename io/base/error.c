@@ -19,3 +19,8 @@ int cs_fail(cs_error *e, int status, const char *file, unsigned long long line,
     va_end(ap);
     return status;
 }
+
+int cs_exit_status(int status)
+{
+    return status == CS_ENOMEM ? CS_EDATA : status;
+}

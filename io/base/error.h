@@ -14,6 +14,8 @@ enum cs_status {
     CS_OK = 0,
     CS_EDATA = 1,  /* bad data or unreadable input: exit status 1 */
     CS_EUSAGE = 2, /* bad command line: exit status 2 */
+    CS_ENOMEM = 3, /* out of memory: exit status 1, as a run that could not
+                      finish; told apart so that no one reads it as bad data */
 };
 
 typedef struct cs_error {
@@ -30,6 +32,9 @@ int cs_fail(cs_error *e, int status, const char *file, unsigned long long line,
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+
+/* The process's exit status for an error status (CS_ENOMEM exits 1). */
+int cs_exit_status(int status);
 
 #ifdef __cplusplus
 }

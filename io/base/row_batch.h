@@ -1,4 +1,4 @@
-/* A chunk is a batch of parsed rows, column by column: the unit every
+/* A row batch is a batch of parsed rows, column by column: the unit every
  * backend consumes. Readers fill it; a backend reduces it. A value that did
  * not enter the statistics (missing, invalid, NaN) is stored as NaN, and the
  * per-column counters say which it was: backends only skip NaN.
@@ -33,7 +33,7 @@ typedef struct row_batch {
     uint64_t *has_corr;                /* per column: corr[c] is in use */
     uint64_t *missing, *invalid, *nan; /* per column, over the rows held */
     uint64_t *first_invalid;           /* per column: 1-based row in this
-                                          chunk of the first invalid field,
+                                          row batch of the first invalid field,
                                           0 when none */
     uint64_t repeats;        /* repeated header lines skipped (no rows) */
     uint64_t repeat_line;    /* the first one's physical line, 0: none */

@@ -26,7 +26,7 @@ static int zs_open(codec_in *in, void **state, cs_error *e)
         z->d = ZSTD_createDStream();
     if (!z || !z->d) {
         free(z);
-        return cs_fail(e, CS_EDATA, in->name, 0,
+        return cs_fail(e, CS_ENOMEM, in->name, 0,
                        "cannot start zstd decoder: out of memory");
     }
     /* Windows up to 2 GiB (zstd --long=31), not only the default 128

@@ -1,10 +1,10 @@
-/* Parsing a record-aligned CSV block into a chunk, with libcsv.
+/* Parsing a record-aligned CSV block into a row batch, with libcsv.
  *
  * The block is fed to libcsv in batches of whole lines shorter than the
- * room left in the chunk (a batch of w bytes ends at most w records, so it
- * cannot overfill it). Near the end of the chunk the input is fed one line
+ * room left in the row batch (a batch of w bytes ends at most w records, so it
+ * cannot overfill it). Near the end of the row batch the input is fed one line
  * at a time, then up to each CR or LF, so that at most one record ends per
- * call and parsing stops exactly when the chunk is full. Inside a batch the
+ * call and parsing stops exactly when the row batch is full. Inside a batch the
  * current line is unknown; the rare message that needs it finds it by
  * parsing the block again line by line. */
 #include "io/csv/csv_reader.h"
@@ -36,13 +36,13 @@ typedef struct block {
     int nscan;        /* fields read: those mapped, and the keys */
     chunk_keys *keys; /* out->keys */
     int field;        /* index of the next field of the current record */
-    size_t row;       /* chunk row being filled */
+    size_t row;       /* row being filled */
     uint64_t line;    /* physical line being fed, 0 inside a batch */
     const csv_strict *strict;
     const char *file;
     cs_error *e;
     int failed;
-    size_t row0;    /* chunk row of the block's first record */
+    size_t row0;    /* row of the block's first record */
     size_t err_row; /* with line 0: where the strict error was found */
     int err_field;
     int err_pending; /* e->line still to be found */
@@ -135,7 +135,7 @@ static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
 }
 
 /* A nonzero correction (rare: kept out of the callback's frame). The
- * first of a column zeroes its corrections up to the chunk's capacity, so
+ * first of a column zeroes its corrections up to the row batch's capacity, so
  * that the rows without one need no write. */
 static COLD void put_corr(block *b, int c, int32_t r)
 {
@@ -313,7 +313,7 @@ static int feed(struct csv_parser *p, block *b, const char *s, size_t n)
     return b->failed ? CS_EDATA : CS_OK;
 }
 
-/* Feeds one line, or less near the end of the chunk; returns its length. */
+/* Feeds one line, or less near the end of the row batch; returns its length. */
 static size_t feed_line(struct csv_parser *p, block *b, const char *buf,
                         size_t n, size_t at, int *rc)
 {
@@ -342,7 +342,7 @@ static size_t before_repeat(const block *b, const char *buf, size_t at,
     return nl ? (size_t)(nl - buf) + 1 - at : 0;
 }
 
-/* Feeds records from buf[*pos, n) until the block or the chunk ends;
+/* Feeds records from buf[*pos, n) until the block or the row batch ends;
  * *line is the physical line at *pos. */
 static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
                       size_t *pos, uint64_t *line)

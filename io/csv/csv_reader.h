@@ -1,4 +1,4 @@
-/* CSV (RFC 4180) into chunks, over libcsv. Quoted fields may hold
+/* CSV (RFC 4180) into row batches, over libcsv. Quoted fields may hold
  * delimiters, doubled quotes and newlines; CRLF or LF; a UTF-8 BOM; ragged
  * rows (missing trailing fields count as missing, extra ones are ignored).
  * Or whitespace-separated text (-W): a record is a line, its fields the
@@ -143,7 +143,7 @@ void csv_cutter_init(csv_cutter *c, const csv_dialect *d, uint64_t first_line);
 size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
                const char *file, cs_error *e);
 
-/* --strict: the chunk columns [0, ncols) in which an invalid field is an
+/* --strict: the row batch columns [0, ncols) in which an invalid field is an
  * error, and how a message names each ("'price'"). */
 typedef struct csv_strict {
     int ncols;
@@ -175,7 +175,7 @@ size_t csv_first_record(const csv_dialect *d, const char *buf, size_t n,
                         int state);
 
 /* Parses a record-aligned block into out, appending rows. map[f] is the
- * chunk column for field f (f < nmap), or -1 to skip it. first_line is the
+ * row batch column for field f (f < nmap), or -1 to skip it. first_line is the
  * physical line of buf[0]. Stops early, at a record boundary, when out is
  * full: *consumed and *lines say how far it got (bytes, physical lines).
  * An invalid field in a strict column is an error (CS_EDATA, e names its

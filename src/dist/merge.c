@@ -221,6 +221,8 @@ int merge_states(const char *const *paths, int n, const merge_ask *ask,
     held_free(&h);
     if (rc == CS_OK && ask->columns)
         rc = engine_select_columns(out, ask->columns, e);
+    if (rc == CS_OK)
+        engine_result_finalize(out);
     if (rc != CS_OK) {
         engine_result_free(out);
         free(info->key);

@@ -31,7 +31,7 @@ static int stop_error(const mpi_collective *c, int ready, cs_error *e)
     if (ready < 0)
         return cs_fail(e, CS_EDATA, "", 0,
                        "--mpi: the ranks found different columns");
-    return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
 }
 
 void mpi_collective_close(mpi_collective *c, int ok)
@@ -109,7 +109,7 @@ static int whole(void *ctx, int ncols, const col_stats *st, col_stats *all,
     free(x);
     if (ready <= 0)
         return stop_error(c, ready, e);
-    return bad ? cs_fail(e, CS_EDATA, "", 0, "out of memory") : CS_OK;
+    return bad ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory") : CS_OK;
 }
 
 /* ---- A pass's sums ------------------------------------------------- */

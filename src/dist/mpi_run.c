@@ -67,8 +67,8 @@ static void share_node(engine_config *cfg, world *w)
 
 /* The rank's node-local index modulo the node's GPUs picks its GPU, set
  * before anything opens CUDA, so that --device and auto then see one;
- * the ranks that pick the same one share its memory. */
-static void choose_gpu(engine_config *cfg, world w)
+ * the ranks that pick the same one share its memory (m->gpu_sharers). */
+static void choose_gpu(const engine_config *cfg, engine_mpi *m, world w)
 {
     int local = w.local;
     const char *vis = getenv("CUDA_VISIBLE_DEVICES");
@@ -87,7 +87,7 @@ static void choose_gpu(engine_config *cfg, world w)
         snprintf(pick, sizeof pick, "%d", local % n);
     }
     setenv("CUDA_VISIBLE_DEVICES", pick, 1);
-    cfg->gpu_sharers = w.nlocal / n + (local % n < w.nlocal % n);
+    m->gpu_sharers = w.nlocal / n + (local % n < w.nlocal % n);
 }
 
 /* Threads to summarise this rank's tail with (-1: it has none): while
@@ -296,17 +296,19 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     planner pl = {cfg, says, w, NULL, 0};
     engine_share share = {plan_parts, &pl};
     engine_config c = *cfg;
-    c.share = &share;
-    c.invalid_to_result = 1;
-    c.keep_tentative = 1;
+    engine_mpi m = *cfg->mpi;
+    c.mpi = &m;
+    m.share = &share;
+    m.invalid_to_result = 1;
+    m.keep_tentative = 1;
     c.progress = c.progress && w.rank == 0;
-    engine *run = NULL;
+    engine *eng = NULL;
     engine_result r;
     memset(&r, 0, sizeof r);
     mpi_collective mc = {0, 0};
     engine_collective all = mpi_collective_of(&mc);
-    c.collective = &all;
-    int rc = engine_run(&c, says, &run, &r, e);
+    m.collective = &all;
+    int rc = engine_run(&c, says, &eng, &r, e);
     if (!pl.asked) { /* the run ended before it planned: meet the others */
         cs_error ignored = {0};
         plan(cfg, w, 0, &pl.parts, &ignored);
@@ -316,7 +318,7 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
         rc = pack(&c, &r, p, e);
     if (mc.others) /* the first error in input order is another rank's */
         rc = CS_OK;
-    engine_close(run);
+    engine_close(eng);
     engine_result_free(&r);
     free(pl.parts);
     return rc;
@@ -517,14 +519,18 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
     *root = w.rank == 0;
     engine_config c = *cfg;
     w.jobs = cfg->threads;
+    engine_mpi m = {0};
+    c.mpi = &m;
     share_node(&c, &w);
-    choose_gpu(&c, w);
+    choose_gpu(&c, &m, w);
     packed p = {0};
     int rc = run_share(&c, sink, w, &p, e);
     rc = conclude(w, rc, &p, sink, out, e);
     MPI_Comm_free(&w.node);
     free_packed(&p);
-    if (rc != CS_OK)
+    if (rc == CS_OK)
+        engine_result_finalize(out);
+    else
         engine_result_free(out);
     e->status = rc;
     return rc;

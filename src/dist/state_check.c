@@ -264,7 +264,7 @@ int state_check(const state_info *info, const engine_result *r,
 {
     int dup = 0;
     if (indices_repeat(r, &dup))
-        return cs_fail(e, CS_EDATA, name, 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, name, 0, "out of memory");
     if (dup)
         return cs_fail(e, CS_EDATA, name, 0,
                        "a state that no colstat run gives: two columns of "

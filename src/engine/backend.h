@@ -1,9 +1,9 @@
 /* The backend interface: what the driver, the jobs and the feed call to
- * reduce rows into statistics. The CPU (cpu.c) and the GPU (gpu.c, the
- * only file that includes gpu/gpu.h) implement it.
+ * reduce rows into statistics. The CPU (cpu.c) and the GPU (gpu.c, with
+ * gpu_pack.c the only files that include gpu/gpu.h) implement it.
  *
  * Rows reach a backend two ways. Rows the host parsed come in jobs: on a
- * worker thread each parsed chunk goes to batch_done and, after the last,
+ * worker thread each parsed row batch goes to batch_done and, after the last,
  * the job to job_done; on the main thread, in input order, to retire. A
  * backend that parses raw bytes itself also offers `bytes`: the feed
  * (rawfeed.c) sends it an input's bytes in order and continues on the host
@@ -13,7 +13,7 @@
  * value (quantiles; histograms without --range): a backend counts each
  * pass over the values it kept, or, when it could not keep them all
  * (past --memory, for input it can read again), over every input fed
- * once more: then batch_done counts each chunk into the job's tally and
+ * once more: then batch_done counts each row batch into the job's tally and
  * retire adds it to the plan (tally.h). */
 #ifndef COLSTAT_SRC_ENGINE_BACKEND_H
 #define COLSTAT_SRC_ENGINE_BACKEND_H
@@ -81,9 +81,9 @@ typedef struct backend_bytes_ops {
 typedef struct backend_ops {
     /* A job's state: made once per job, reset before each use. */
     void *(*jstate_new)(backend *b);
-    void (*jstate_reset)(backend *b, void *part);
-    void (*jstate_free)(backend *b, void *part);
-    /* Worker thread: chunk c of job j, whose first row is row j->rows + 1
+    void (*jstate_reset)(backend *b, void *state);
+    void (*jstate_free)(backend *b, void *state);
+    /* Worker thread: row batch c of job j, whose first row is row j->rows + 1
      * of the job (j->jstate is the backend's). */
     int (*batch_done)(backend *b, job *j, const row_batch *c, cs_error *e);
     /* Worker thread: the job is parsed (e, the job's error, may be set
@@ -117,9 +117,9 @@ struct backend {
     const char *name;               /* "cpu", "gpu" */
     size_t block_bytes;             /* input bytes per job */
     size_t batch_rows;              /* rows per parsed row_batch */
-    int keeps_batches;              /* a job keeps every chunk until job_done */
-    const row_batch_alloc *alloc;   /* memory it reads fastest (NULL: malloc) */
-    size_t jstate_bytes; /* what one job's part holds, about (0: little) */
+    int keeps_batches; /* a job keeps every row batch until job_done */
+    const row_batch_alloc *alloc; /* memory it reads fastest (NULL: malloc) */
+    size_t jstate_bytes; /* what one job's state holds, about (0: little) */
 };
 
 typedef struct backend_params {
@@ -134,7 +134,7 @@ typedef struct backend_params {
     int spill;          /* past memory, spill to a file (an input cannot
                            be read twice), else read the inputs again */
     const char *tmpdir; /* where the file goes */
-    int gpu_sharers;    /* engine_config.gpu_sharers */
+    int gpu_sharers;    /* engine_mpi.gpu_sharers */
     const engine_hooks *hooks;
     account *acc;
 } backend_params;

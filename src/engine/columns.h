@@ -53,7 +53,7 @@ typedef struct col_fields {
 
 /* Resolves list (NULL: the default) against the first input's fields
  * into t. Returns CS_OK, or CS_EUSAGE naming the item that does not
- * resolve (CS_EDATA when out of memory). */
+ * resolve (CS_ENOMEM when out of memory). */
 int columns_learn(col_table *t, const char *list, const col_fields *in,
                   cs_error *e);
 void columns_free(col_table *t);

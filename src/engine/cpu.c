@@ -1,8 +1,8 @@
-/* The CPU backend: each worker reduces its job's chunks into the job's own
+/* The CPU backend: each worker reduces its job's row batches into the job's own
  * state as they are parsed (the values are still in cache); retiring merges
  * job states in input order into the run's. Statistics that need every
  * value (quantiles, histograms without a fixed range) keep the values
- * (src/stats/kept.h) within --memory, spilling past it for a stream; the
+ * (src/stats/value_store.h) within --memory, spilling past it for a stream; the
  * passes after finish count the kept values with threads, or, when they
  * were dropped, the jobs of every input fed again. */
 #include <stdatomic.h>
@@ -10,42 +10,42 @@
 #include <string.h>
 
 #include "src/engine/backend.h"
-#include "src/stats/kept.h"
+#include "src/stats/value_store.h"
 
 /* Bytes per job: enough that per-job costs vanish, few enough per thread
  * to keep every core busy and memory low; binary decoding is cheap, so its
- * jobs are larger. Rows per chunk: small enough to stay in cache until
+ * jobs are larger. Rows per row batch: small enough to stay in cache until
  * reduced. */
 #define CPU_BLOCK (1u << 20)
 #define CPU_BINARY_BLOCK (4u << 20)
-#define CPU_CHUNK_ROWS 8192
-/* ... but no more than CPU_CHUNK_VALUES values a chunk (F4: 8192 rows of
- * 100000 columns took 400 MB a job): wide tables get fewer rows. */
-#define CPU_CHUNK_VALUES (1u << 20)
-#define CPU_CHUNK_MIN_ROWS 16
+#define CPU_BATCH_ROWS 8192
+/* ... but no more than CPU_BATCH_VALUES values a row batch (8192 rows of
+ * 100000 columns would take 400 MB a job): wide tables get fewer rows. */
+#define CPU_BATCH_VALUES (1u << 20)
+#define CPU_BATCH_MIN_ROWS 16
 /* A job's state is a col_stats a column: a job reads at least
  * CPU_BYTES_PER_COLUMN bytes a column, so that its state stays within a
- * few times its bytes (F4: 100000 columns, 40 MB of state a job). */
+ * few times its bytes (100000 columns: 40 MB of state a job). */
 #define CPU_BYTES_PER_COLUMN 64
 
-typedef struct cpu_part {
+typedef struct cpu_jstate {
     col_stats *st;
-    hist *h;       /* --range */
-    kept *keep;    /* values needed at the end */
-    tally *tally;  /* a pass's counts, made at the first pass */
-    int tally_set; /* reset for the current pass */
-} cpu_part;
+    hist *h;           /* --range */
+    value_store *keep; /* values needed at the end */
+    tally *tally;      /* a pass's counts, made at the first pass */
+    int tally_set;     /* reset for the current pass */
+} cpu_jstate;
 
 typedef struct cpu_backend {
     backend base; /* first: the engine sees this */
     backend_params p;
     int need_values;
-    cpu_part run;       /* the merged state; run.keep within --memory */
+    cpu_jstate merged;  /* the merged state; run.keep within --memory */
     atomic_int keeping; /* workers still keep values */
     pass_plan *plan;    /* the pass being counted, or NULL */
 } cpu_backend;
 
-static void part_clear(const cpu_backend *c, cpu_part *pt)
+static void jstate_clear(const cpu_backend *c, cpu_jstate *pt)
 {
     for (int k = 0; pt->st && k < c->p.ncols; k++) {
         stats_free(&pt->st[k]);
@@ -58,7 +58,7 @@ static void part_clear(const cpu_backend *c, cpu_part *pt)
     pt->tally_set = 0;
 }
 
-static void part_release(const cpu_backend *c, cpu_part *pt)
+static void jstate_release(const cpu_backend *c, cpu_jstate *pt)
 {
     for (int k = 0; pt->st && k < c->p.ncols; k++)
         stats_free(&pt->st[k]);
@@ -66,12 +66,13 @@ static void part_release(const cpu_backend *c, cpu_part *pt)
         hist_free(&pt->h[k]);
     free(pt->h);
     free(pt->st);
-    kept_free(pt->keep);
+    vstore_free(pt->keep);
     tally_free(pt->tally);
 }
 
 /* lim: the run's limits, NULL for a job's store. */
-static int part_make(const cpu_backend *c, cpu_part *pt, const kept_limits *lim)
+static int jstate_make(const cpu_backend *c, cpu_jstate *pt,
+                       const vstore_limits *lim)
 {
     const backend_params *p = &c->p;
     size_t n = (size_t)(p->ncols ? p->ncols : 1);
@@ -87,36 +88,36 @@ static int part_make(const cpu_backend *c, cpu_part *pt, const kept_limits *lim)
             ok = hist_init(&pt->h[k], p->nbins, p->range_lo, p->range_hi) == 0;
     }
     if (ok && c->need_values)
-        ok = (pt->keep = kept_new(p->ncols, lim)) != NULL;
-    part_clear(c, pt);
+        ok = (pt->keep = vstore_new(p->ncols, lim)) != NULL;
+    jstate_clear(c, pt);
     return ok ? 0 : -1;
 }
 
-static void *cpu_part_new(backend *b)
+static void *cpu_jstate_new(backend *b)
 {
     cpu_backend *c = (cpu_backend *)b;
-    cpu_part *pt = malloc(sizeof *pt);
-    if (pt && part_make(c, pt, NULL)) {
-        part_release(c, pt);
+    cpu_jstate *pt = malloc(sizeof *pt);
+    if (pt && jstate_make(c, pt, NULL)) {
+        jstate_release(c, pt);
         free(pt);
         return NULL;
     }
     return pt;
 }
 
-static void cpu_part_reset(backend *b, void *part)
+static void cpu_jstate_reset(backend *b, void *state)
 {
-    part_clear((cpu_backend *)b, part);
+    jstate_clear((cpu_backend *)b, state);
 }
 
-static void cpu_part_free(backend *b, void *part)
+static void cpu_jstate_free(backend *b, void *state)
 {
-    part_release((cpu_backend *)b, part);
-    free(part);
+    jstate_release((cpu_backend *)b, state);
+    free(state);
 }
 
 /* Values, then the fields that did not enter, of each column. */
-static int reduce(const chunk *c, uint64_t first_row, col_stats *s,
+static int reduce(const row_batch *c, uint64_t first_row, col_stats *s,
                   unsigned what)
 {
     int rc = 0;
@@ -132,38 +133,39 @@ static int reduce(const chunk *c, uint64_t first_row, col_stats *s,
 }
 
 /* A pass over the input read again: the job counts into its tally. */
-static int count_chunk(cpu_backend *cb, cpu_part *pt, const chunk *c,
+static int count_batch(cpu_backend *cb, cpu_jstate *pt, const row_batch *c,
                        cs_error *e)
 {
     if (!pt->tally && !(pt->tally = tally_new(cb->p.ncols)))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory counting a pass");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory counting a pass");
     if (!pt->tally_set && tally_reset(pt->tally, cb->plan, e) != CS_OK)
         return e->status;
     pt->tally_set = 1;
-    return tally_chunk(pt->tally, c, e);
+    return tally_batch(pt->tally, c, e);
 }
 
-static int keep_chunk(cpu_part *pt, const chunk *c, cs_error *e)
+static int keep_batch(cpu_jstate *pt, const row_batch *c, cs_error *e)
 {
     for (int k = 0; k < c->ncols; k++)
-        if (kept_add(pt->keep, k, c->col[k], c->has_corr[k] ? c->corr[k] : NULL,
-                     c->nrows, e) != CS_OK)
+        if (vstore_add(pt->keep, k, c->col[k],
+                       c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
+                       e) != CS_OK)
             return e->status;
     return CS_OK;
 }
 
-static int cpu_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
+static int cpu_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
     cpu_backend *cb = (cpu_backend *)b;
-    cpu_part *pt = j->part;
+    cpu_jstate *pt = j->jstate;
     if (cb->plan)
-        return count_chunk(cb, pt, c, e);
+        return count_batch(cb, pt, c, e);
     if (reduce(c, j->rows + 1, pt->st, cb->p.what))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int k = 0; pt->h && k < c->ncols; k++)
         hist_add_values(&pt->h[k], c->col[k], c->nrows);
     if (pt->keep && atomic_load_explicit(&cb->keeping, memory_order_relaxed))
-        return keep_chunk(pt, c, e);
+        return keep_batch(pt, c, e);
     return CS_OK;
 }
 
@@ -171,20 +173,20 @@ static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
                       cs_error *e)
 {
     cpu_backend *cb = (cpu_backend *)b;
-    cpu_part *pt = j->part;
+    cpu_jstate *pt = j->jstate;
     if (abandon)
         return e->status;
     if (cb->plan)
         return pt->tally_set ? tally_add(pt->tally, e) : CS_OK;
     for (int k = 0; k < cb->p.ncols; k++) {
-        if (stats_merge(&cb->run.st[k], &pt->st[k], first_row - 1))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        if (stats_merge(&cb->merged.st[k], &pt->st[k], first_row - 1))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         if (pt->h)
-            hist_merge(&cb->run.h[k], &pt->h[k]);
+            hist_merge(&cb->merged.h[k], &pt->h[k]);
     }
-    if (!pt->keep || kept_move(cb->run.keep, pt->keep, e) != CS_OK)
+    if (!pt->keep || vstore_move(cb->merged.keep, pt->keep, e) != CS_OK)
         return e->status;
-    if (kept_dropped(cb->run.keep)) /* past --memory: the passes re-read */
+    if (vstore_dropped(cb->merged.keep)) /* past --memory: the passes re-read */
         atomic_store(&cb->keeping, 0);
     return CS_OK;
 }
@@ -196,14 +198,14 @@ static int cpu_finish(backend *b, col_stats *out, hist *h, cs_error *e)
     (void)e;
     for (int k = 0; k < p->ncols; k++) { /* moved: out[k] is empty */
         stats_free(&out[k]);
-        out[k] = c->run.st[k];
-        stats_init(&c->run.st[k]);
+        out[k] = c->merged.st[k];
+        stats_init(&c->merged.st[k]);
     }
     if (!(p->what & STAT_HIST) || !p->have_range)
         return CS_OK;
     for (int k = 0; k < p->ncols; k++) {
-        h[k] = c->run.h[k]; /* moved: the caller frees it */
-        c->run.h[k].bins = NULL;
+        h[k] = c->merged.h[k]; /* moved: the caller frees it */
+        c->merged.h[k].bins = NULL;
     }
     return CS_OK;
 }
@@ -218,10 +220,10 @@ static int cpu_pass_begin(backend *b, pass_plan *p, cs_error *e)
 static int cpu_pass_kept(backend *b, int *all, cs_error *e)
 {
     cpu_backend *c = (cpu_backend *)b;
-    *all = c->run.keep && !kept_dropped(c->run.keep);
+    *all = c->merged.keep && !vstore_dropped(c->merged.keep);
     if (!*all)
         return CS_OK;
-    return tally_kept(c->plan, c->run.keep, c->p.nthreads, e);
+    return tally_kept(c->plan, c->merged.keep, c->p.nthreads, e);
 }
 
 static int cpu_pass_end(backend *b, cs_error *e)
@@ -234,10 +236,10 @@ static void cpu_describe(backend *b, account *acc)
 {
     cpu_backend *c = (cpu_backend *)b;
     account_say(acc, "reduce  %8.3f s  thread time", acc->t[ACC_REDUCE]);
-    const kept *k = c->run.keep;
+    const value_store *k = c->merged.keep;
     if (!k)
         return;
-    if (kept_dropped(k))
+    if (vstore_dropped(k))
         account_say(acc,
                     "kept    none: the values passed --memory (%.1f MB); "
                     "the passes read the input again",
@@ -246,23 +248,23 @@ static void cpu_describe(backend *b, account *acc)
         account_say(acc,
                     "kept    %llu values: %.1f MB in memory, %.1f MB in a "
                     "temporary file",
-                    (unsigned long long)kept_values(k),
-                    (double)kept_memory(k) / 1e6,
-                    (double)kept_spilled(k) / 1e6);
+                    (unsigned long long)vstore_values(k),
+                    (double)vstore_memory(k) / 1e6,
+                    (double)vstore_spilled(k) / 1e6);
 }
 
 static void cpu_close(backend *b)
 {
     cpu_backend *c = (cpu_backend *)b;
-    part_release(c, &c->run);
+    jstate_release(c, &c->merged);
     free(c);
 }
 
 static const backend_ops cpu_ops = {
-    .part_new = cpu_part_new,
-    .part_reset = cpu_part_reset,
-    .part_free = cpu_part_free,
-    .chunk_done = cpu_chunk_done,
+    .jstate_new = cpu_jstate_new,
+    .jstate_reset = cpu_jstate_reset,
+    .jstate_free = cpu_jstate_free,
+    .batch_done = cpu_batch_done,
     .retire = cpu_retire,
     .finish = cpu_finish,
     .pass_begin = cpu_pass_begin,
@@ -277,13 +279,13 @@ int backend_cpu_open(const backend_params *p, backend **out, cs_error *e)
     *out = NULL;
     cpu_backend *c = calloc(1, sizeof *c);
     if (!c)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     c->p = *p;
     c->need_values = stats_need_values(p->what, p->have_range);
     atomic_init(&c->keeping, 1);
-    size_t rows = CPU_CHUNK_VALUES / (size_t)(p->ncols ? p->ncols : 1);
-    rows = rows > CPU_CHUNK_ROWS       ? CPU_CHUNK_ROWS
-           : rows < CPU_CHUNK_MIN_ROWS ? CPU_CHUNK_MIN_ROWS
+    size_t rows = CPU_BATCH_VALUES / (size_t)(p->ncols ? p->ncols : 1);
+    rows = rows > CPU_BATCH_ROWS       ? CPU_BATCH_ROWS
+           : rows < CPU_BATCH_MIN_ROWS ? CPU_BATCH_MIN_ROWS
                                        : rows;
     size_t block = p->spec ? CPU_BINARY_BLOCK : CPU_BLOCK;
     if (block < (size_t)p->ncols * CPU_BYTES_PER_COLUMN)
@@ -291,10 +293,10 @@ int backend_cpu_open(const backend_params *p, backend **out, cs_error *e)
     c->base =
         (backend){&cpu_ops, NULL, "cpu", block,
                   rows,     0,    NULL,  (size_t)p->ncols * sizeof(col_stats)};
-    kept_limits lim = {p->memory, p->spill, p->tmpdir};
-    if (part_make(c, &c->run, &lim)) {
+    vstore_limits lim = {p->memory, p->spill, p->tmpdir};
+    if (jstate_make(c, &c->merged, &lim)) {
         cpu_close(&c->base);
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     *out = &c->base;
     return CS_OK;

@@ -40,8 +40,9 @@ struct engine {
     int nleft;
     int *order; /* the reported columns, in output order */
     int use_gpu;
-    gpu_opener *opener; /* opening the GPU while the first input is read */
-    const engine_part *parts; /* cfg->parts, or cfg->share's */
+    gpu_opener *opener;    /* opening the GPU while the first input is read */
+    const engine_mpi *mpi; /* cfg->mpi, or none's */
+    const engine_part *parts; /* mpi->parts, or mpi->share's */
     backend *be;
     jobs *js;
     feed fd;
@@ -52,7 +53,8 @@ struct engine {
     int reread;     /* of those, passes that read the inputs again */
 };
 
-typedef struct engine run;
+/* Without --mpi: every input whole, this process alone. */
+static const engine_mpi no_mpi;
 
 int engine_cores(void)
 {
@@ -68,16 +70,16 @@ static int threads_wanted(const engine_config *cfg)
     return cfg->threads > 0 ? cfg->threads : engine_cores();
 }
 
-static const engine_part *part_of(const run *r, int i)
+static const engine_part *part_of(const engine *r, int i)
 {
     return r->parts ? &r->parts[i] : NULL;
 }
 
-/* The shares from cfg->share, asked whatever rc says (the processes meet
+/* The shares from mpi->share, asked whatever rc says (the processes meet
  * there); the first error stays e's. */
-static int share_parts(run *r, int rc, cs_error *e)
+static int share_parts(engine *r, int rc, cs_error *e)
 {
-    const engine_share *sh = r->cfg->share;
+    const engine_share *sh = r->mpi->share;
     if (!sh)
         return rc;
     cs_error mine = {0};
@@ -99,8 +101,8 @@ static csv_dialect dialect_of(const engine_config *cfg)
 }
 
 /* Input i opened, its fields named by --names where given. */
-static int open_named(run *r, int i, size_t head_bytes, int first, input **in,
-                      cs_error *e)
+static int open_named(engine *r, int i, size_t head_bytes, int first,
+                      input **in, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     int rc = input_open(cfg->files[i], &r->src_cfg, r->bin, dialect_of(cfg),
@@ -114,7 +116,7 @@ static int open_named(run *r, int i, size_t head_bytes, int first, input **in,
 }
 
 /* first: the input may be the one whose fields set the columns. */
-static int open_next(run *r, size_t head_bytes, int first, input **in,
+static int open_next(engine *r, size_t head_bytes, int first, input **in,
                      cs_error *e)
 {
     int i = r->next++;
@@ -123,14 +125,14 @@ static int open_next(run *r, size_t head_bytes, int first, input **in,
 
 /* Once the columns are known, an input none of which is this process's
  * share is not opened. */
-static int skip_next(const run *r)
+static int skip_next(const engine *r)
 {
     const engine_part *p = part_of(r, r->next);
     return p && p->lo == p->hi;
 }
 
 /* --device auto asks the policy, from the inputs' kinds and sizes. */
-static int auto_device(run *r, cs_error *e)
+static int auto_device(engine *r, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     probe_info *in = calloc((size_t)cfg->nfiles, sizeof *in);
@@ -149,7 +151,7 @@ static int auto_device(run *r, cs_error *e)
 
 /* Decided before the first byte is read, so that the GPU, when it is
  * used, opens on a thread of its own while the first input is read. */
-static int choose_device(run *r, cs_error *e)
+static int choose_device(engine *r, cs_error *e)
 {
     engine_device d = r->cfg->device;
     if (r->cfg->group_by) {
@@ -171,7 +173,7 @@ static int input_empty(const input *in)
 }
 
 /* Opens inputs until one shows its fields; *in is NULL when none does. */
-static int open_first(run *r, input **in, cs_error *e)
+static int open_first(engine *r, input **in, cs_error *e)
 {
     size_t head = r->bin ? BINARY_HEAD_BYTES : HEAD_BYTES;
     *in = NULL;
@@ -187,7 +189,7 @@ static int open_first(run *r, input **in, cs_error *e)
 }
 
 /* No input shows a field: an answer without columns is no answer. */
-static int all_empty(const run *r, cs_error *e)
+static int all_empty(const engine *r, cs_error *e)
 {
     const char *f = r->cfg->files[0];
     if (r->cfg->nfiles > 1)
@@ -197,7 +199,7 @@ static int all_empty(const run *r, cs_error *e)
 }
 
 /* Why the sample left out each column the table says it did. */
-static int why_left(run *r, const input *in, cs_error *e)
+static int why_left(engine *r, const input *in, cs_error *e)
 {
     const col_table *t = &r->table;
     r->left = calloc((size_t)(t->nleft ? t->nleft : 1), sizeof *r->left);
@@ -218,7 +220,7 @@ static int why_left(run *r, const input *in, cs_error *e)
 }
 
 /* --group-by: the key columns, which the default columns leave out. */
-static int learn_keys(run *r, const col_fields *f, cs_error *e)
+static int learn_keys(engine *r, const col_fields *f, cs_error *e)
 {
     if (columns_learn(&r->keys, r->cfg->group_by, f, e) != CS_OK) {
         /* the list's grammar is -c's, and so are its messages */
@@ -235,7 +237,7 @@ static int learn_keys(run *r, const col_fields *f, cs_error *e)
     return CS_OK;
 }
 
-static int learn_columns(run *r, const input *in, cs_error *e)
+static int learn_columns(engine *r, const input *in, cs_error *e)
 {
     if (!in)
         return all_empty(r, e);
@@ -280,7 +282,7 @@ static int must_spill(const engine_config *cfg)
 }
 
 /* The quantiles every column selects: the median first, then the list. */
-static int quantile_list(run *r, cs_error *e)
+static int quantile_list(engine *r, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     size_t n = (cfg->what & STAT_QUANTILES) ? cfg->nquantiles : 0;
@@ -306,7 +308,7 @@ static int quantile_list(run *r, cs_error *e)
  * with 2 threads (max RSS over columns): 1.9 KB a column by default (300000
  * columns, 30 rows), 9.4 KB with --all (5000 columns); this estimates 2.5
  * and 10.6 KiB. */
-static size_t column_bytes(const run *r)
+static size_t column_bytes(const engine *r)
 {
     const engine_config *cfg = r->cfg;
     size_t t = (size_t)r->nthreads, hist = 8 * (size_t)cfg->nbins;
@@ -337,7 +339,7 @@ static void size_text(double bytes, char *buf, size_t cap)
 #define STATE_FLOOR ((size_t)64 << 20)
 #define DEFAULT_MEMORY "the default --memory (a quarter of the memory)"
 
-static int state_fits(const run *r, const input *in, cs_error *e)
+static int state_fits(const engine *r, const input *in, cs_error *e)
 {
     size_t budget =
         r->cfg->memory_set ? r->cfg->memory : engine_default_memory();
@@ -360,23 +362,24 @@ static int state_fits(const run *r, const input *in, cs_error *e)
 
 /* The GPU when chosen and it opens (else -v says why); a table without
  * columns needs no device. */
-static int start_backend(run *r, cs_error *e)
+static int start_backend(engine *r, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
-    backend_params p = {r->table.ncols,
-                        cfg->what,
-                        cfg->nbins,
-                        cfg->have_range,
-                        cfg->range_lo,
-                        cfg->range_hi,
-                        r->bin,
-                        r->nthreads,
-                        cfg->memory_set ? cfg->memory : engine_default_memory(),
-                        r->spill = must_spill(cfg),
-                        cfg->tmpdir,
-                        cfg->gpu_sharers,
-                        &cfg->hooks,
-                        &r->acc};
+    backend_params p = {.ncols = r->table.ncols,
+                        .what = cfg->what,
+                        .nbins = cfg->nbins,
+                        .have_range = cfg->have_range,
+                        .range_lo = cfg->range_lo,
+                        .range_hi = cfg->range_hi,
+                        .spec = r->bin,
+                        .nthreads = r->nthreads,
+                        .memory = cfg->memory_set ? cfg->memory
+                                                  : engine_default_memory(),
+                        .spill = r->spill = must_spill(cfg),
+                        .tmpdir = cfg->tmpdir,
+                        .gpu_sharers = r->mpi->gpu_sharers,
+                        .hooks = &cfg->hooks,
+                        .acc = &r->acc};
     if (cfg->group_by)
         return backend_group_open(&p, &r->be, e);
     if (r->use_gpu && r->table.ncols > 0) {
@@ -390,7 +393,7 @@ static int start_backend(run *r, cs_error *e)
     return backend_cpu_open(&p, &r->be, e);
 }
 
-static int start_jobs(run *r, cs_error *e)
+static int start_jobs(engine *r, cs_error *e)
 {
     jobs_params p = {r->be,
                      r->nthreads,
@@ -413,7 +416,7 @@ static int start_jobs(run *r, cs_error *e)
  * against 1.9 s on 200 MB, bench/RESULTS.md), more cores with two
  * thirds of them inflating. The workers wait while no text is ready, so
  * the two overlap rather than compete. */
-static void decode_threads(run *r)
+static void decode_threads(engine *r)
 {
     const engine_hooks *h = &r->cfg->hooks;
     int n = r->nthreads;
@@ -424,7 +427,7 @@ static void decode_threads(run *r)
 }
 
 /* -v: how a compressed input was decoded. */
-static void say_decoded(run *r, const input *in)
+static void say_decoded(engine *r, const input *in)
 {
     char line[512];
     source_describe(in->src, line, sizeof line);
@@ -433,7 +436,7 @@ static void say_decoded(run *r, const input *in)
 }
 
 /* Feeds in, then each later input, one at a time. */
-static int feed_all(run *r, input *in, cs_error *e)
+static int feed_all(engine *r, input *in, cs_error *e)
 {
     int rc = CS_OK;
     while (in && rc == CS_OK) {
@@ -456,7 +459,7 @@ static int feed_all(run *r, input *in, cs_error *e)
 
 /* Every input once more, for a pass: the backend counts what the jobs
  * parse. The column table is the first reading's. */
-static int refeed(run *r, cs_error *e)
+static int refeed(engine *r, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     for (int i = 0; i < cfg->nfiles && e->status == CS_OK; i++) {
@@ -489,7 +492,7 @@ static void name_inputs(const engine_config *cfg, cs_error *e)
 
 /* One pass: counted over the values the backend kept, else over the
  * inputs read again. */
-static int one_pass(run *r, passes *ps, cs_error *e)
+static int one_pass(engine *r, passes *ps, cs_error *e)
 {
     const backend_ops *ops = r->be->ops;
     pass_plan *plan = passes_plan(ps);
@@ -504,7 +507,7 @@ static int one_pass(run *r, passes *ps, cs_error *e)
     r->reread += !all;
     if (ops->pass_end(r->be, e) != CS_OK)
         return e->status;
-    const engine_collective *every = r->cfg->collective;
+    const engine_collective *every = r->mpi->collective;
     if (every && every->sum(every->ctx, plan, e) != CS_OK)
         return e->status;
     if (passes_narrow(ps, e) != CS_OK)
@@ -515,7 +518,7 @@ static int one_pass(run *r, passes *ps, cs_error *e)
 /* Histograms without --range: edges from the final finite min and max
  * of st, the whole input's (infinities count as underflow and overflow),
  * none (NaN, printed as null) for a column without finite values. */
-static int hist_edges(run *r, const col_stats *st, engine_result *out,
+static int hist_edges(engine *r, const col_stats *st, engine_result *out,
                       cs_error *e)
 {
     for (int k = 0; k < out->nheld; k++) {
@@ -529,12 +532,12 @@ static int hist_edges(run *r, const col_stats *st, engine_result *out,
 }
 
 /* The statistics the passes start from: this process's own, or under
- * --mpi every process's (cfg->collective), in *whole (freed by the
+ * --mpi every process's (mpi->collective), in *whole (freed by the
  * caller with stats_free each, then free). */
-static int whole_input(run *r, const engine_result *out, col_stats **whole,
+static int whole_input(engine *r, const engine_result *out, col_stats **whole,
                        cs_error *e)
 {
-    const engine_collective *all = r->cfg->collective;
+    const engine_collective *all = r->mpi->collective;
     *whole = NULL;
     if (!all)
         return CS_OK;
@@ -554,7 +557,7 @@ static void free_whole(col_stats *whole, int n)
 }
 
 /* nq quantiles a column, in the column table's order. */
-static int take_results(run *r, passes *ps, engine_result *out, cs_error *e)
+static int take_results(engine *r, passes *ps, engine_result *out, cs_error *e)
 {
     size_t n = (size_t)out->nheld;
     out->nq = r->nq;
@@ -571,7 +574,7 @@ static int take_results(run *r, passes *ps, engine_result *out, cs_error *e)
 
 /* The passes after the input, over every column the backend reduced:
  * quantiles and histograms whose edges are the final min and max. */
-static int select_values(run *r, engine_result *out, cs_error *e)
+static int select_values(engine *r, engine_result *out, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     int bins = (cfg->what & STAT_HIST) && !cfg->have_range;
@@ -613,11 +616,11 @@ int engine_holds_numbers(const col_stats *s)
 
 /* 1 when column k is reported, 0 when it is left out (named in out's
  * left), -1 when out of memory. */
-static int reported(run *r, int k, engine_result *out, cs_error *e)
+static int reported(engine *r, int k, engine_result *out, cs_error *e)
 {
     const col_table *t = &r->table;
     const col_stats *s = &out->held_st[k];
-    if (k < t->nfirm || engine_holds_numbers(s) || r->cfg->keep_tentative)
+    if (k < t->nfirm || engine_holds_numbers(s) || r->mpi->keep_tentative)
         return 1;
     uint64_t line;
     const char *text = NULL;
@@ -630,7 +633,7 @@ static int reported(run *r, int k, engine_result *out, cs_error *e)
 /* The reported columns in output order: the chosen ones as chosen, the
  * tentative ones (only the default has any, in field order as its chosen
  * ones are) merged in by field. */
-static int output_order(run *r, engine_result *out, cs_error *e)
+static int output_order(engine *r, engine_result *out, cs_error *e)
 {
     const col_table *t = &r->table;
     int i = 0, j = t->nfirm, n = 0, got = 0;
@@ -649,7 +652,7 @@ static int output_order(run *r, engine_result *out, cs_error *e)
 }
 
 /* The reported columns, pointing into the statistics out holds. */
-static int take_columns(run *r, engine_result *out, cs_error *e)
+static int take_columns(engine *r, engine_result *out, cs_error *e)
 {
     out->left = r->left;
     out->nleft = r->nleft;
@@ -680,7 +683,7 @@ static int take_columns(run *r, engine_result *out, cs_error *e)
     return e->status;
 }
 
-static int finish(run *r, engine_result *out, cs_error *e)
+static int finish(engine *r, engine_result *out, cs_error *e)
 {
     int n = r->table.ncols;
     size_t k1 = (size_t)(n ? n : 1);
@@ -698,7 +701,7 @@ static int finish(run *r, engine_result *out, cs_error *e)
 
 /* --group-by: the groups, in order, with their quantiles and
  * histograms. */
-static int take_groups(run *r, engine_result *out, cs_error *e)
+static int take_groups(engine *r, engine_result *out, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     groups_params p = {
@@ -709,7 +712,7 @@ static int take_groups(run *r, engine_result *out, cs_error *e)
 }
 
 /* Where each column's first invalid field is, into the result. */
-static int note_invalid(run *r, engine_result *res, cs_error *e)
+static int note_invalid(engine *r, engine_result *res, cs_error *e)
 {
     for (int i = 0; i < res->ncols; i++) {
         engine_column *c = &res->cols[i];
@@ -764,7 +767,7 @@ void engine_warn_invalid(const engine_result *res, const engine_sink *sink)
 
 /* Item 3: the repeated header lines, into the result: said once, by
  * whoever has every process's count (engine_warn_repeats). */
-static int take_repeats(run *r, engine_result *out, cs_error *e)
+static int take_repeats(engine *r, engine_result *out, cs_error *e)
 {
     const char *file = NULL;
     uint64_t line = 0;
@@ -789,7 +792,7 @@ void engine_warn_repeats(const engine_result *res, const engine_sink *sink)
               res->repeat_file ? res->repeat_file : "", res->repeat_line, text);
 }
 
-static void report_times(run *r, uint64_t rows)
+static void report_times(engine *r, uint64_t rows)
 {
     account *a = &r->acc;
     double total = account_now() - a->t_start, mb = (double)a->bytes_in / 1e6;
@@ -862,7 +865,7 @@ int engine_list_columns(const engine_config *cfg, const engine_sink *sink,
 {
     *names = NULL;
     *n = 0;
-    run *r = calloc(1, sizeof *r);
+    engine *r = calloc(1, sizeof *r);
     if (!r)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     r->cfg = cfg;
@@ -890,12 +893,13 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
                engine **handle, engine_result *out, cs_error *e)
 {
     memset(out, 0, sizeof *out);
-    run *r = calloc(1, sizeof *r);
+    engine *r = calloc(1, sizeof *r);
     *handle = r;
     if (!r)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     r->cfg = cfg;
-    r->parts = cfg->parts;
+    r->mpi = cfg->mpi ? cfg->mpi : &no_mpi;
+    r->parts = r->mpi->parts;
     account_init(&r->acc, sink, cfg->verbose, cfg->progress);
     r->nthreads = threads_wanted(cfg);
     if (cfg->binary && binary_spec_parse(cfg->binary, &r->spec, e) != CS_OK)
@@ -923,7 +927,7 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         input_release(in);
     if (r->js)
         rc = jobs_drain(r->js, e);
-    if (r->js) /* their memory is the results' now (F4: wide tables) */
+    if (r->js) /* their memory is the results' now (wide tables) */
         jobs_trim(r->js);
     account_progress_end(&r->acc);
     if (rc == CS_OK)
@@ -939,16 +943,41 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         rc = note_invalid(r, out, e);
     if (rc == CS_OK)
         rc = take_repeats(r, out, e);
-    if (rc == CS_OK && !cfg->invalid_to_result) {
+    if (rc == CS_OK && !r->mpi->invalid_to_result) {
         engine_warn_invalid(out, sink);
         engine_warn_repeats(out, sink);
         engine_say_left(out, sink);
     }
     if (rc == CS_OK)
         report_times(r, out->rows);
-    if (rc != CS_OK)
+    if (rc == CS_OK)
+        engine_result_finalize(out);
+    else
         engine_result_free(out);
     return rc;
+}
+
+/* Every group's statistics finalized; sums stays NULL when out of
+ * memory (the report then fails with CS_ENOMEM, not a partial table). */
+static void finalize_groups(engine_groups *gs)
+{
+    size_t nh = (size_t)gs->nheld;
+    if (!gs->n || !nh || gs->sums)
+        return;
+    gs->sums = malloc(gs->n * nh * sizeof *gs->sums);
+    for (size_t i = 0; gs->sums && i < gs->n; i++) {
+        for (size_t h = 0; h < nh; h++)
+            stats_finalize(&gs->g[i].st[h], &gs->sums[i * nh + h]);
+        gs->g[i].sum = &gs->sums[i * nh];
+    }
+}
+
+void engine_result_finalize(engine_result *r)
+{
+    for (int k = 0; r->cols && k < r->ncols; k++)
+        stats_finalize(r->cols[k].st, &r->cols[k].sum);
+    if (r->groups)
+        finalize_groups(r->groups);
 }
 
 void engine_result_free(engine_result *res)

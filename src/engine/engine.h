@@ -83,6 +83,25 @@ typedef struct engine_collective {
     void *ctx;
 } engine_collective;
 
+/* What only --mpi (src/dist/mpi_run.c) sets. */
+typedef struct engine_mpi {
+    const engine_part *parts;  /* [nfiles], or NULL: every input whole */
+    const engine_share *share; /* non-NULL: parts from there instead */
+    /* Processes using this process's GPU at once (the ranks of a node
+     * that took the same one); its memory is divided among them. 0 or 1:
+     * alone. */
+    int gpu_sharers;
+    /* The first invalid field of each column, the repeated header lines
+     * and the columns left out go into the result instead of messages
+     * (--mpi says them once, after merging: engine_warn_invalid,
+     * engine_warn_repeats, engine_say_left) */
+    int invalid_to_result;
+    const engine_collective *collective; /* NULL: this process alone */
+    /* Every tentative column is reported, marked, so that the rule
+     * (engine_holds_numbers) is applied to every process's merged counts */
+    int keep_tentative;
+} engine_mpi;
+
 typedef struct engine_config {
     const char *const *files; /* "-" is standard input */
     int nfiles;
@@ -108,21 +127,8 @@ typedef struct engine_config {
     int verbose;  /* -v lines to the sink */
     int progress; /* progress lines to the sink */
     engine_hooks hooks;
-    const engine_part *parts;  /* [nfiles], or NULL: every input whole */
-    const engine_share *share; /* non-NULL: parts from there instead */
-    /* Processes using this process's GPU at once (--mpi: the ranks of a
-     * node that took the same one); its memory is divided among them.
-     * 0 or 1: alone. */
-    int gpu_sharers;
-    /* The first invalid field of each column, the repeated header lines
-     * and the columns left out go into the result instead of messages
-     * (--mpi says them once, after merging: engine_warn_invalid,
-     * engine_warn_repeats, engine_say_left) */
-    int invalid_to_result;
-    const engine_collective *collective; /* NULL: this process alone */
-    /* --mpi: every tentative column is reported, marked, so that the rule
-     * (engine_holds_numbers) is applied to every process's merged counts */
-    int keep_tentative;
+    const struct engine_mpi *mpi; /* NULL without --mpi: every input whole,
+                                     this process alone */
 
     /* How the text is read: -W, and --null, --thousands, --decimal (NULL:
        empty fields are missing, numbers are in the C locale's form) */
@@ -149,8 +155,10 @@ typedef struct engine_column {
     int index;   /* 1-based field of the input */
     char *label; /* as messages name it: 'name', or 'name' (#index) */
     const col_stats *st;
-    const hist *h; /* with STAT_HIST; bins NULL otherwise */
-    const qres *q; /* engine_result.nq quantiles, or NULL */
+    col_summary sum; /* st finalized, once every merge is done: what a
+                        report shows (engine_result_finalize) */
+    const hist *h;   /* with STAT_HIST; bins NULL otherwise */
+    const qres *q;   /* engine_result.nq quantiles, or NULL */
     /* where its first invalid field is, and the field (malloc'ed; NULL
        when none): with invalid_to_result, the caller warns */
     char *invalid_file;
@@ -164,11 +172,12 @@ typedef struct engine_column {
  * in the held columns' order (engine_column.held). */
 typedef struct engine_group {
     uint64_t rows;
-    const char **key;      /* [nkeys]: the key fields' texts, NULL: missing */
-    const size_t *key_len; /* [nkeys] */
-    const col_stats *st;   /* [nheld] */
-    const hist *h;         /* [nheld] with STAT_HIST, else NULL */
-    const qres *q;         /* [nheld * nq], or NULL */
+    const char **key;       /* [nkeys]: the key fields' texts, NULL: missing */
+    const size_t *key_len;  /* [nkeys] */
+    const col_stats *st;    /* [nheld] */
+    const col_summary *sum; /* [nheld]: st finalized (engine_result_finalize) */
+    const hist *h;          /* [nheld] with STAT_HIST, else NULL */
+    const qres *q;          /* [nheld * nq], or NULL */
 } engine_group;
 
 /* The groups in the answer's order: ascending by key, key column by key
@@ -185,6 +194,7 @@ typedef struct engine_groups {
     size_t *key_lens;
     hist *h;
     qres *q;
+    col_summary *sums; /* [n * nheld], or NULL until finalized */
     int nheld;
 } engine_groups;
 
@@ -234,10 +244,10 @@ typedef struct engine engine;
  * engine_result_free), or the status of e (*out is then empty). The run
  * stays open, its backend too, until engine_close: the caller writes the
  * result first, so that whoever reads it never waits for a GPU's teardown.
- * *run is the caller's to close, also after an error. */
-int engine_run(const engine_config *cfg, const engine_sink *sink, engine **run,
-               engine_result *out, cs_error *e);
-void engine_close(engine *run); /* NULL does nothing */
+ * *handle is the caller's to close, also after an error. */
+int engine_run(const engine_config *cfg, const engine_sink *sink,
+               engine **handle, engine_result *out, cs_error *e);
+void engine_close(engine *eng); /* NULL does nothing */
 
 /* --list-columns: the field names of the first input that shows fields,
  * as a run names them (after the header is detected: "1", "2"... without
@@ -258,7 +268,7 @@ void engine_warn_invalid(const engine_result *r, const engine_sink *sink);
 
 /* A tentative column (label, 1-based index) not reported: added to r's
  * left, with why from its statistics and first invalid field (NULL when
- * none). Returns CS_OK, or CS_EDATA when out of memory. */
+ * none). Returns CS_OK, or CS_ENOMEM when out of memory. */
 int engine_leave_out(engine_result *r, const char *label, int index,
                      const col_stats *st, const char *invalid, cs_error *e);
 
@@ -270,6 +280,11 @@ void engine_say_left(const engine_result *r, const engine_sink *sink);
 /* The warning for r's repeated header lines, if any. */
 void engine_warn_repeats(const engine_result *r, const engine_sink *sink);
 void engine_result_free(engine_result *r);
+
+/* Finalizes every column's statistics into its sum. engine_run, and
+ * what merges results (--merge, --mpi), call it last, before handing the
+ * result back. */
+void engine_result_finalize(engine_result *r);
 
 /* Keeps the columns of r that the -c list selects (columns.h's grammar:
  * indices are the input's fields, as engine_column.index), in the list's

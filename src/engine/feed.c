@@ -116,7 +116,7 @@ static int load_block(feed *f, cutting *ct, job *j, size_t *len, size_t *n,
         size_t max = ct->in->spec ? SIZE_MAX / 2 : ct->c.max_record + 1;
         size_t grow = j->cap * 2 < max ? j->cap * 2 : max;
         if (grow <= j->cap || job_reserve(j, grow))
-            return cs_fail(e, CS_EDATA, ct->in->name, ct->c.line,
+            return cs_fail(e, CS_ENOMEM, ct->in->name, ct->c.line,
                            "out of memory for a record");
     }
 }
@@ -136,7 +136,7 @@ static int feed_one(feed *f, cutting *ct, cs_error *e)
     size_t len = 0, n = 0;
     int rc = load_block(f, ct, j, &len, &n, e);
     if (rc == CS_OK && carry_set(f, j->buf + n, len - n))
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (rc != CS_OK) {
         jobs_put(f->js, j);
         return -1;
@@ -186,7 +186,7 @@ int feed_input(feed *f, input *in, cs_error *e)
     cutting ct = {in, {0}, in->head_eof, 0};
     uint64_t line = in->first_line;
     if (carry_set(f, in->head, in->head_len))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (!in->spec && rawfeed_wants(&f->raw, in)) {
         raw_rest rest;
         if (rawfeed_csv(&f->raw, in, &rest, e) != CS_OK) {

@@ -14,34 +14,35 @@
 
 #include "gpu/gpu.h"
 #include "src/engine/backend.h"
+#include "src/engine/gpu_pack.h"
 #include "src/engine/stage.h"
 
 /* Bytes per job the host parses for the device: fewer, larger copies. */
 #define GPU_BLOCK (16u << 20)
 #define GPU_CSV_BLOCK (8u << 20)
-#define GPU_CHUNK_ROWS 65536
-/* ... and no more values than this in a chunk or a staging slot: fewer
- * rows for a wide table (F4), at least 16. */
-#define GPU_CHUNK_VALUES ((size_t)1 << 22)
+#define GPU_BATCH_ROWS 65536
+/* ... and no more values than this in a row batch or a staging slot: fewer
+ * rows for a wide table, at least 16. */
+#define GPU_BATCH_VALUES ((size_t)1 << 22)
 
-typedef struct gpu_part {
-    chunk *pin;    /* the staging slot holding the job's rows, or NULL */
-    double t_turn; /* waiting for that slot */
-    tally *tally;  /* a pass over the input read again */
-    int tally_set; /* reset for the current pass */
-} gpu_part;
+typedef struct gpu_jstate {
+    row_batch *pin; /* the staging slot holding the job's rows, or NULL */
+    double t_turn;  /* waiting for that slot */
+    tally *tally;   /* a pass over the input read again */
+    int tally_set;  /* reset for the current pass */
+} gpu_jstate;
 
 typedef struct inflight {
     uint64_t seq;
-    const chunk *pin;
+    const row_batch *pin;
 } inflight;
 
 typedef struct gpu_engine {
     backend base; /* first: the engine sees this */
     backend_params p;
     gpu_backend *dev;
-    chunk_alloc alloc; /* the device's page-locked memory, timed */
-    const chunk_alloc *dev_alloc;
+    row_batch_alloc alloc; /* the device's page-locked memory, timed */
+    const row_batch_alloc *dev_alloc;
     stage *stage; /* made at first need: raw input does without */
     size_t stage_rows;
     pthread_mutex_t stage_mu; /* workers make the stage */
@@ -87,7 +88,7 @@ int backend_gpu_prepare(gpu_opener **out, cs_error *e)
     gpu_opener *o = calloc(1, sizeof *o);
     *out = o;
     if (!o)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (pthread_create(&o->thread, NULL, prepare_main, o) != 0)
         o->joined = 1; /* gpu_open makes the context itself */
     return CS_OK;
@@ -130,44 +131,45 @@ static void timed_free(void *p, void *ctx)
 
 /* --- rows the host parsed ------------------------------------------- */
 
-static void *gpu_part_new(backend *b)
+static void *gpu_jstate_new(backend *b)
 {
     (void)b;
-    return calloc(1, sizeof(gpu_part));
+    return calloc(1, sizeof(gpu_jstate));
 }
 
-static void gpu_part_reset(backend *b, void *part)
+static void gpu_jstate_reset(backend *b, void *state)
 {
     (void)b;
-    gpu_part *pt = part;
+    gpu_jstate *pt = state;
     pt->pin = NULL;
     pt->t_turn = 0;
     pt->tally_set = 0;
 }
 
-static void gpu_part_free(backend *b, void *part)
+static void gpu_jstate_free(backend *b, void *state)
 {
     (void)b;
-    tally_free(((gpu_part *)part)->tally);
-    free(part);
+    tally_free(((gpu_jstate *)state)->tally);
+    free(state);
 }
 
 /* A pass over the input read again: the host counts the job's rows. */
-static int count_chunk(gpu_engine *g, gpu_part *pt, const chunk *c, cs_error *e)
+static int count_batch(gpu_engine *g, gpu_jstate *pt, const row_batch *c,
+                       cs_error *e)
 {
     if (!pt->tally && !(pt->tally = tally_new(g->p.ncols)))
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory counting a pass");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory counting a pass");
     if (!pt->tally_set && tally_reset(pt->tally, g->plan, e) != CS_OK)
         return e->status;
     pt->tally_set = 1;
-    return tally_chunk(pt->tally, c, e);
+    return tally_batch(pt->tally, c, e);
 }
 
-static int gpu_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
+static int gpu_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
     gpu_engine *g = (gpu_engine *)b;
     if (g->plan)
-        return count_chunk(g, j->part, c, e);
+        return count_batch(g, j->jstate, c, e);
     return CS_OK; /* kept until job_done stages them */
 }
 
@@ -190,12 +192,12 @@ static stage *need_stage(gpu_engine *g, cs_error *e)
 static int gpu_job_done(backend *b, job *j, cs_error *e)
 {
     gpu_engine *g = (gpu_engine *)b;
-    gpu_part *pt = j->part;
+    gpu_jstate *pt = j->jstate;
     if (g->plan)
         return e->status; /* counted already */
     stage *s = need_stage(g, e);
     if (s)
-        pt->pin = stage_take(s, j->seq, j->cks, j->ncks_used, j->rows,
+        pt->pin = stage_take(s, j->seq, j->batches, j->nbatches_used, j->rows,
                              e->status != CS_OK, &pt->t_turn);
     return e->status;
 }
@@ -204,7 +206,7 @@ static int gpu_job_done(backend *b, job *j, cs_error *e)
 static int recycle(gpu_engine *g, cs_error *e)
 {
     double t0 = account_now();
-    int rc = gpu_chunk_wait(g->dev, g->fly[0].pin, e);
+    int rc = gpu_batch_wait(g->dev, g->fly[0].pin, e);
     g->t_wait += account_now() - t0;
     stage_release(g->stage, g->fly[0].seq);
     memmove(g->fly, g->fly + 1, (size_t)(--g->nfly) * sizeof *g->fly);
@@ -216,13 +218,13 @@ static void count_fields(gpu_engine *g, const job *j, uint64_t first_row)
     for (int k = 0; k < g->p.ncols; k++) {
         uint64_t inv = j->first_invalid[k];
         stats_add_counts(&g->counts[k], 0, 0, 0, inv ? first_row - 1 + inv : 0);
-        for (int c = 0; c < j->ncks_used; c++)
-            stats_add_counts(&g->counts[k], j->cks[c].missing[k],
-                             j->cks[c].invalid[k], j->cks[c].nan[k], 0);
+        for (int c = 0; c < j->nbatches_used; c++)
+            stats_add_counts(&g->counts[k], j->batches[c].missing[k],
+                             j->batches[c].invalid[k], j->batches[c].nan[k], 0);
     }
 }
 
-static int submit(gpu_engine *g, const chunk *c, uint64_t row, cs_error *e)
+static int submit(gpu_engine *g, const row_batch *c, uint64_t row, cs_error *e)
 {
     double t0 = account_now();
     int rc = c->nrows ? gpu_submit(g->dev, c, row, e) : CS_OK;
@@ -230,18 +232,18 @@ static int submit(gpu_engine *g, const chunk *c, uint64_t row, cs_error *e)
     return rc;
 }
 
-/* A job too large for a slot goes from its own chunks, which are reused
+/* A job too large for a slot goes from its own row batches, which are reused
  * as soon as it is retired: its copies are waited for here. */
 static int submit_unstaged(gpu_engine *g, const job *j, uint64_t row,
                            cs_error *e)
 {
-    for (int c = 0; c < j->ncks_used && !e->status; c++) {
-        submit(g, &j->cks[c], row, e);
-        row += j->cks[c].nrows;
+    for (int c = 0; c < j->nbatches_used && !e->status; c++) {
+        submit(g, &j->batches[c], row, e);
+        row += j->batches[c].nrows;
     }
     double t0 = account_now();
-    for (int c = 0; c < j->ncks_used && !e->status; c++)
-        gpu_chunk_wait(g->dev, &j->cks[c], e);
+    for (int c = 0; c < j->nbatches_used && !e->status; c++)
+        gpu_batch_wait(g->dev, &j->batches[c], e);
     g->t_wait += account_now() - t0;
     return e->status;
 }
@@ -250,7 +252,7 @@ static int gpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
                       cs_error *e)
 {
     gpu_engine *g = (gpu_engine *)b;
-    gpu_part *pt = j->part;
+    gpu_jstate *pt = j->jstate;
     if (g->plan && !abandon)
         return pt->tally_set ? tally_add(pt->tally, e) : CS_OK;
     if (abandon) {
@@ -297,7 +299,7 @@ static int gpu_wants(backend *b, int binary, int seekable, int whitespace)
 
 static size_t gpu_slot_bytes(backend *b)
 {
-    return gpu_raw_chunk_bytes(((gpu_engine *)b)->dev);
+    return gpu_raw_segment_bytes(((gpu_engine *)b)->dev);
 }
 
 static int gpu_bytes_begin(backend *b, const bytes_format *f,
@@ -418,7 +420,7 @@ static int gpu_finish_run(backend *b, col_stats *out, hist *h, cs_error *e)
     const backend_params *p = &g->p;
     for (int k = 0; k < p->ncols; k++)
         if (stats_merge(&out[k], &g->counts[k], 0))
-            return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     double t0 = account_now();
     int binned = (p->what & STAT_HIST) && p->have_range;
     if (gpu_finish(g->dev, out, binned ? h : NULL, e))
@@ -439,26 +441,16 @@ static int gpu_pass_kept(backend *b, int *all, cs_error *e)
 {
     gpu_engine *g = (gpu_engine *)b;
     pass_plan *p = g->plan;
-    *all = gpu_kept_all(g->dev);
+    *all = gpu_store_all(g->dev);
     if (!*all)
         return CS_OK;
     gpu_pass_col *cols = calloc((size_t)p->ncols + 1, sizeof *cols);
     if (!cols)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
-    for (int k = 0; k < p->ncols; k++) {
-        pass_col *pc = &p->col[k];
-        cols[k] = (gpu_pass_col){.sel = pc->sel,
-                                 .counts = pc->counts,
-                                 .kmin = pc->kmin,
-                                 .kmax = pc->kmax,
-                                 .cand = pc->cand,
-                                 .room = pc->room,
-                                 .ncand = &pc->ncand,
-                                 .h = pc->h};
-    }
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    gpu_pack_pass(p, cols);
     int rc = gpu_pass(g->dev, cols, e);
     free(cols);
-    const kept *host = gpu_host_values(g->dev);
+    const value_store *host = gpu_host_values(g->dev);
     if (rc == CS_OK && host)
         rc = tally_kept(p, host, g->p.nthreads, e);
     return rc;
@@ -550,10 +542,10 @@ static void gpu_close_run(backend *b)
 }
 
 static const backend_ops gpu_ops = {
-    .part_new = gpu_part_new,
-    .part_reset = gpu_part_reset,
-    .part_free = gpu_part_free,
-    .chunk_done = gpu_chunk_done,
+    .jstate_new = gpu_jstate_new,
+    .jstate_reset = gpu_jstate_reset,
+    .jstate_free = gpu_jstate_free,
+    .batch_done = gpu_batch_done,
     .job_done = gpu_job_done,
     .retire = gpu_retire,
     .flush = gpu_flush,
@@ -578,7 +570,7 @@ static int make_counts(gpu_engine *g, cs_error *e)
     if (!g->counts || !g->raw.missing || !g->raw.invalid || !g->raw.nan ||
         !g->raw.first_invalid_line || !g->raw.first_invalid_text ||
         !g->raw.first_invalid_len)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (size_t k = 0; k < n; k++)
         stats_init(&g->counts[k]);
     return CS_OK;
@@ -594,11 +586,21 @@ static int open_device(gpu_engine *g, gpu_opener *opener, cs_error *e)
     }
     const backend_params *p = &g->p;
     const engine_hooks *h = p->hooks;
-    gpu_config cfg = {p->ncols,          p->what,          p->nbins,
-                      p->have_range,     p->range_lo,      p->range_hi,
-                      h->gpu_chunk_rows, h->gpu_raw_bytes, h->gpu_keep_set,
-                      h->gpu_keep_bytes, h->gpu_terms,     p->memory,
-                      p->spill,          p->tmpdir,        p->gpu_sharers};
+    gpu_config cfg = {.ncols = p->ncols,
+                      .what = p->what,
+                      .nbins = p->nbins,
+                      .have_range = p->have_range,
+                      .lo = p->range_lo,
+                      .hi = p->range_hi,
+                      .batch_rows = h->gpu_batch_rows,
+                      .raw_bytes = h->gpu_raw_bytes,
+                      .keep_set = h->gpu_keep_set,
+                      .keep_bytes = h->gpu_keep_bytes,
+                      .terms = h->gpu_terms,
+                      .memory = p->memory,
+                      .spill = p->spill,
+                      .tmpdir = p->tmpdir,
+                      .sharers = p->gpu_sharers};
     double t0 = account_now();
     int rc = gpu_open(&cfg, &g->dev, e);
     g->t_open = account_now() - t0;
@@ -611,7 +613,7 @@ int backend_gpu_open(const backend_params *p, gpu_opener *opener, backend **out,
     *out = NULL;
     gpu_engine *g = calloc(1, sizeof *g);
     if (!g)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->p = *p;
     pthread_mutex_init(&g->stage_mu, NULL);
     pthread_mutex_init(&g->alloc_mu, NULL);
@@ -619,24 +621,24 @@ int backend_gpu_open(const backend_params *p, gpu_opener *opener, backend **out,
         gpu_close_run(&g->base);
         return e->status;
     }
-    g->dev_alloc = gpu_chunk_alloc(g->dev);
-    g->alloc = (chunk_alloc){timed_alloc, timed_free, g};
+    g->dev_alloc = gpu_row_batch_alloc(g->dev);
+    g->alloc = (row_batch_alloc){timed_alloc, timed_free, g};
     size_t block = p->spec ? GPU_BLOCK : GPU_CSV_BLOCK;
-    /* Rows a staging slot holds: a job adds a chunk when it needs one, so
+    /* Rows a staging slot holds: a job adds a row batch when it needs one, so
      * this only has to fit typical records. */
     size_t per_row = p->spec ? p->spec->record_size : 16;
-    size_t wide = GPU_CHUNK_VALUES / (size_t)(p->ncols ? p->ncols : 1);
+    size_t wide = GPU_BATCH_VALUES / (size_t)(p->ncols ? p->ncols : 1);
     wide = wide < 16 ? 16 : wide;
     g->stage_rows = block / per_row + 1;
-    if (g->stage_rows > gpu_chunk_rows(g->dev))
-        g->stage_rows = gpu_chunk_rows(g->dev);
+    if (g->stage_rows > gpu_batch_rows(g->dev))
+        g->stage_rows = gpu_batch_rows(g->dev);
     if (g->stage_rows > wide)
         g->stage_rows = wide;
     g->base = (backend){&gpu_ops,
                         &gpu_bytes,
                         "gpu",
                         block,
-                        wide < GPU_CHUNK_ROWS ? wide : GPU_CHUNK_ROWS,
+                        wide < GPU_BATCH_ROWS ? wide : GPU_BATCH_ROWS,
                         1,
                         &g->alloc,
                         0};

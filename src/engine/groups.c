@@ -250,5 +250,6 @@ void groups_free(engine_groups *gs)
     free(gs->key_lens);
     free(gs->h);
     free(gs->q);
+    free(gs->sums);
     free(gs);
 }

@@ -159,7 +159,7 @@ static size_t after_line_end(const char *p, size_t n)
     return last ? (size_t)(last - p) + 1 : 0;
 }
 
-/* F3: the head grows (doubling) until it holds a few whole records, so
+/* The head grows (doubling) until it holds a few whole records, so
  * that a first record (a header of 150000 names) longer than the first
  * read is read whole, as the same record later in the input would be.
  * Records are counted again only when new bytes end a line (a long

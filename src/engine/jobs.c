@@ -11,7 +11,7 @@
 
 /* What the jobs' backend parts may take together, unless that leaves
  * fewer jobs than workers. */
-#define JOBS_PART_BUDGET ((size_t)128 << 20)
+#define JOBS_JSTATE_BUDGET ((size_t)128 << 20)
 
 struct jobs {
     jobs_params p;
@@ -45,41 +45,42 @@ int job_reserve(job *j, size_t bytes)
 static void job_free(jobs *js, job *j)
 {
     backend *be = js->p.be;
-    for (int c = 0; c < j->ncks; c++)
-        chunk_free(&j->cks[c], NULL);
-    free(j->cks);
-    if (j->part)
-        be->ops->part_free(be, j->part);
+    for (int c = 0; c < j->nbatches; c++)
+        row_batch_free(&j->batches[c], NULL);
+    free(j->batches);
+    if (j->jstate)
+        be->ops->jstate_free(be, j->jstate);
     free(j->first_invalid);
     free(j->buf);
     free(j);
 }
 
-/* A backend that reduces chunks at once gets one chunk per job, made
+/* A backend that reduces row batches at once gets one row batch per job, made
  * here; one that keeps them gets them as the worker needs them. */
 static job *job_new(jobs *js, cs_error *e)
 {
     backend *be = js->p.be;
     job *j = calloc(1, sizeof *j);
     if (!j) {
-        cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         return NULL;
     }
     j->params = &js->p;
     j->item.run = worker_run;
     size_t n = (size_t)(js->p.ncols ? js->p.ncols : 1);
     j->first_invalid = calloc(n, sizeof *j->first_invalid);
-    j->cks = calloc(1, sizeof *j->cks);
-    j->nck_cap = 1;
-    j->part = be->ops->part_new(be);
-    int ok = j->first_invalid && j->cks && j->part;
-    if (ok && !be->keeps_chunks) {
-        ok = chunk_init(&j->cks[0], js->p.ncols, be->chunk_rows, NULL) == 0;
-        j->ncks = ok;
+    j->batches = calloc(1, sizeof *j->batches);
+    j->nbatches_cap = 1;
+    j->jstate = be->ops->jstate_new(be);
+    int ok = j->first_invalid && j->batches && j->jstate;
+    if (ok && !be->keeps_batches) {
+        ok = row_batch_init(&j->batches[0], js->p.ncols, be->batch_rows,
+                            NULL) == 0;
+        j->nbatches = ok;
     }
     if (!ok) {
         job_free(js, j);
-        cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         return NULL;
     }
     js->njobs++;
@@ -94,10 +95,10 @@ static void job_reset(jobs *js, job *j)
     j->len = 0;
     j->off = 0;
     j->pread = 0;
-    j->ncks_used = 0;
+    j->nbatches_used = 0;
     j->t_read = j->t_parse = j->t_reduce = j->t_handoff = 0;
     memset(j->first_invalid, 0, (size_t)js->p.ncols * sizeof *j->first_invalid);
-    js->p.be->ops->part_reset(js->p.be, j->part);
+    js->p.be->ops->jstate_reset(js->p.be, j->jstate);
 }
 
 int jobs_start(const jobs_params *p, jobs **out, cs_error *e)
@@ -105,15 +106,15 @@ int jobs_start(const jobs_params *p, jobs **out, cs_error *e)
     *out = NULL;
     jobs *js = calloc(1, sizeof *js);
     if (!js)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     js->p = *p;
     /* Enough to keep every worker busy while the main thread feeds; fewer
-     * where each job's state is large (a wide table, F4), but never fewer
+     * where each job's state is large (a wide table), but never fewer
      * than one per worker and one being fed. */
     js->max_jobs = 2 * p->nthreads + 2;
-    size_t part = p->be->part_bytes;
-    if (part && (size_t)js->max_jobs * part > JOBS_PART_BUDGET) {
-        size_t fit = JOBS_PART_BUDGET / part;
+    size_t each = p->be->jstate_bytes;
+    if (each && (size_t)js->max_jobs * each > JOBS_JSTATE_BUDGET) {
+        size_t fit = JOBS_JSTATE_BUDGET / each;
         js->max_jobs =
             fit > (size_t)p->nthreads + 1 ? (int)fit : p->nthreads + 1;
     }
@@ -203,7 +204,7 @@ static void note_invalid(jobs *js, const job *j)
  * is merged; the first error in input order is the one kept. An error the
  * main thread met (reading, cutting, opening the next input) lies past
  * every job in flight, whose bytes it had already handed out: a job's
- * error, retired later, replaces it (F10: else thread timing decided). */
+ * error, retired later, replaces it (else thread timing would decide). */
 static int retire_one(jobs *js, cs_error *e)
 {
     job *j = js->ring[js->ring_head];
@@ -275,7 +276,7 @@ job *jobs_get(jobs *js, input *in, size_t bytes, cs_error *e)
     job_reset(js, j);
     if (job_reserve(j, bytes)) {
         jobs_put(js, j);
-        cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         return NULL;
     }
     input_hold(in);

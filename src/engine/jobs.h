@@ -1,5 +1,5 @@
 /* Jobs: record-aligned slices of an input that worker threads parse into
- * chunks of rows for the backend, retired on the main thread in input
+ * batches of rows for the backend, retired on the main thread in input
  * order, which is what numbers the rows and makes every result
  * independent of thread timing. Backend-neutral: what a backend does with
  * a job's rows goes through backend.h. */
@@ -70,8 +70,8 @@ void jobs_dispatch_range(jobs *js, job *j, uint64_t off, size_t len);
  * e after handing the job out. */
 int jobs_drain(jobs *js, cs_error *e);
 
-/* After jobs_drain: frees every job (their buffers, chunks and parts),
- * keeping what was retired; jobs_get makes new ones. */
+/* After jobs_drain: frees every job (their buffers, row batches and job
+ * states), keeping what was retired; jobs_get makes new ones. */
 void jobs_trim(jobs *js);
 
 /* Rows retired so far, plus those the backend parsed itself. */

@@ -17,7 +17,7 @@ int engine_leave_out(engine_result *r, const char *label, int index,
     engine_left *grown =
         realloc(r->left, (size_t)(r->nleft + 1) * sizeof *r->left);
     if (!grown)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     r->left = grown;
     hint_dropped(st, invalid, why, sizeof why);
     engine_left *l = &r->left[r->nleft++];
@@ -25,7 +25,7 @@ int engine_leave_out(engine_result *r, const char *label, int index,
     l->label = strdup(label);
     l->why = strdup(why);
     if (!l->label || !l->why)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     return CS_OK;
 }
 

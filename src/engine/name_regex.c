@@ -60,7 +60,7 @@ static int compile(name_regex *r, const char *pat, size_t n, cs_error *e)
     r->mctx = pcre2_match_context_create(NULL);
     r->md = pcre2_match_data_create_from_pattern(r->code, NULL);
     if (!r->mctx || !r->md)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     pcre2_set_match_limit(r->mctx, MATCH_STEPS);
     pcre2_set_depth_limit(r->mctx, MATCH_DEPTH);
     pcre2_set_heap_limit(r->mctx, MATCH_HEAP_KIB);
@@ -186,7 +186,7 @@ int name_regex_new(const char *item, size_t n, const char *file,
     if (!r || !pat) {
         free(r);
         free(pat);
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     r->item = item;
     r->len = (int)n;

@@ -18,7 +18,7 @@ struct passes {
 
 static int out_of_memory(cs_error *e)
 {
-    return cs_fail(e, CS_EDATA, "", 0, "out of memory for the quantiles");
+    return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the quantiles");
 }
 
 /* Corrections can be nonzero only in an integer column holding integers

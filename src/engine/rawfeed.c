@@ -14,7 +14,7 @@
 #define RAW_PIECE (1u << 20) /* what one pread asks for */
 
 typedef struct slot_info {
-    uint64_t index; /* chunk held; valid when full */
+    uint64_t index; /* segment held; valid when full */
     uint64_t at;    /* its offset in the input */
     size_t len;
     int full;
@@ -25,14 +25,14 @@ typedef struct slot_info {
 typedef struct pump {
     rawfeed *rf;
     const source *src;
-    uint64_t base, size; /* file offset of chunk 0; bytes from there */
-    size_t chunk, piece;
-    uint64_t nchunks;
-    unsigned per_chunk; /* pieces */
+    uint64_t base, size; /* file offset of segment 0; bytes from there */
+    size_t segment, piece;
+    uint64_t nsegments;
+    unsigned per_segment; /* pieces */
     slot_info info[RAW_SLOTS];
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    uint64_t next_read, recycled; /* pieces taken, chunks given back */
+    uint64_t next_read, recycled; /* pieces taken, segments given back */
     int stop;
     size_t head_used; /* streams: head bytes that went into slots */
     cs_error err;
@@ -73,14 +73,14 @@ static void slot_free(const backend *be, void *p)
 
 /* The ring's table; each slot is page-locked when first needed (slot_at),
  * so that a small input pins one slot, not the ring, and a large one pins
- * the rest while the first chunks are already on their way. */
+ * the rest while the first segments are already on their way. */
 static int make_ring(rawfeed *rf, cs_error *e)
 {
     if (rf->slot)
         return CS_OK;
     rf->slot_bytes = rf->be->bytes->slot_bytes(rf->be);
     rf->slot = calloc(RAW_SLOTS, sizeof *rf->slot);
-    return rf->slot ? CS_OK : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    return rf->slot ? CS_OK : cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
 }
 
 /* Slot k, made if it is not yet; NULL (e filled) when memory is short.
@@ -88,7 +88,7 @@ static int make_ring(rawfeed *rf, cs_error *e)
 static char *slot_at(rawfeed *rf, int k, cs_error *e)
 {
     if (!rf->slot[k] && !(rf->slot[k] = slot_alloc(rf->be, rf->slot_bytes)))
-        cs_fail(e, CS_EDATA, "", 0, "out of page-locked memory for the GPU");
+        cs_fail(e, CS_ENOMEM, "", 0, "out of page-locked memory for the GPU");
     return rf->slot[k];
 }
 
@@ -101,13 +101,13 @@ void rawfeed_free(rawfeed *rf)
     rf->slot = NULL;
 }
 
-/* Under p->mu: the next piece to read, once its chunk has a slot; or
+/* Under p->mu: the next piece to read, once its segment has a slot; or
  * UINT64_MAX when there is none left. */
 static uint64_t take_piece(pump *p)
 {
-    uint64_t total = p->nchunks * p->per_chunk;
+    uint64_t total = p->nsegments * p->per_segment;
     while (!p->stop && p->next_read < total &&
-           p->next_read / p->per_chunk >= p->recycled + RAW_SLOTS)
+           p->next_read / p->per_segment >= p->recycled + RAW_SLOTS)
         pthread_cond_wait(&p->cv, &p->mu);
     return p->stop || p->next_read >= total ? UINT64_MAX : p->next_read++;
 }
@@ -123,7 +123,7 @@ static void piece_done(pump *p, uint64_t i, uint64_t at, size_t len, ssize_t r,
         p->stop = 1;
     else
         p->bytes_read += (uint64_t)r;
-    if (++s->pieces == p->per_chunk) {
+    if (++s->pieces == p->per_segment) {
         s->index = i;
         s->at = at;
         s->len = len;
@@ -133,7 +133,7 @@ static void piece_done(pump *p, uint64_t i, uint64_t at, size_t len, ssize_t r,
         pthread_cond_broadcast(&p->cv);
 }
 
-/* Reads chunks piece by piece, several threads per chunk: a chunk is
+/* Reads segments piece by piece, several threads per segment: a segment is
  * ready soon after its turn comes (one 8 MiB pread takes a thread some
  * 1.5 ms, eight times the copy engine's time for it), so the copy engine
  * starts early and never waits long for the next one. */
@@ -142,13 +142,13 @@ static void *reader_main(void *arg)
     pump *p = arg;
     pthread_mutex_lock(&p->mu);
     for (uint64_t k; (k = take_piece(p)) != UINT64_MAX;) {
-        uint64_t i = k / p->per_chunk, at = i * p->chunk;
+        uint64_t i = k / p->per_segment, at = i * p->segment;
         cs_error e = {0};
         char *slot = slot_at(p->rf, (int)(i % RAW_SLOTS), &e);
         pthread_mutex_unlock(&p->mu);
         size_t len =
-            (size_t)(p->size - at < p->chunk ? p->size - at : p->chunk);
-        size_t off = (k % p->per_chunk) * p->piece;
+            (size_t)(p->size - at < p->segment ? p->size - at : p->segment);
+        size_t off = (k % p->per_segment) * p->piece;
         size_t n = off < len ? len - off : 0;
         n = n < p->piece ? n : p->piece;
         double t0 = account_now();
@@ -165,8 +165,8 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
-/* Main thread: waits until chunk i is read. Returns its slot, or -1. */
-static int await_chunk(pump *p, uint64_t i)
+/* Main thread: waits until segment i is read. Returns its slot, or -1. */
+static int await_segment(pump *p, uint64_t i)
 {
     slot_info *s = &p->info[i % RAW_SLOTS];
     pthread_mutex_lock(&p->mu);
@@ -177,7 +177,7 @@ static int await_chunk(pump *p, uint64_t i)
     return ok ? (int)(i % RAW_SLOTS) : -1;
 }
 
-/* Gives the oldest submitted chunk's slot back once the backend took its
+/* Gives the oldest submitted segment's slot back once the backend took its
  * bytes in (a file: the host re-reads from wherever the backend stops) or
  * parsed them (a stream: the host needs the bytes after the exact stop).
  * Returns 1 when the backend has stopped, 0, or -1 (e). */
@@ -207,10 +207,11 @@ static int start_readers(pump *p, pthread_t *th, cs_error *e)
     int nth = 0;
     int readers = p->rf->nthreads < RAW_READERS ? p->rf->nthreads : RAW_READERS;
     readers = readers > 0 ? readers : 1;
-    for (; nth < readers && (uint64_t)nth < p->nchunks * p->per_chunk; nth++)
+    for (; nth < readers && (uint64_t)nth < p->nsegments * p->per_segment;
+         nth++)
         if (pthread_create(&th[nth], NULL, reader_main, p) != 0)
             break;
-    if (nth == 0 && p->nchunks)
+    if (nth == 0 && p->nsegments)
         cs_fail(e, CS_EDATA, "", 0, "cannot start reader threads");
     return nth;
 }
@@ -225,7 +226,7 @@ static void stop_readers(pump *p, pthread_t *th, int nth)
         pthread_join(th[t], NULL);
 }
 
-/* Chunks [0, nchunks) of a plain file, read by a pool of threads. Returns
+/* Segments [0, nsegments) of a plain file, read by a pool of threads. Returns
  * CS_OK (the backend may have stopped: its end says) or an error. */
 static int pump_file(pump *p, const char *name, cs_error *e)
 {
@@ -233,8 +234,8 @@ static int pump_file(pump *p, const char *name, cs_error *e)
     backend *be = rf->be;
     pthread_t th[RAW_READERS];
     int nth = start_readers(p, th, e);
-    for (uint64_t i = 0; !e->status && i < p->nchunks; i++) {
-        int k = await_chunk(p, i);
+    for (uint64_t i = 0; !e->status && i < p->nsegments; i++) {
+        int k = await_segment(p, i);
         if (k < 0)
             break;
         be->bytes->submit(be, rf->slot[k], p->info[k].len, e);
@@ -263,10 +264,10 @@ static void pump_init(pump *p, rawfeed *rf, const source *src, uint64_t base,
     p->src = src;
     p->base = base;
     p->size = size;
-    p->chunk = rf->slot_bytes;
-    p->nchunks = (size + p->chunk - 1) / p->chunk;
-    p->piece = RAW_PIECE < p->chunk ? RAW_PIECE : p->chunk;
-    p->per_chunk = (unsigned)((p->chunk + p->piece - 1) / p->piece);
+    p->segment = rf->slot_bytes;
+    p->nsegments = (size + p->segment - 1) / p->segment;
+    p->piece = RAW_PIECE < p->segment ? RAW_PIECE : p->segment;
+    p->per_segment = (unsigned)((p->segment + p->piece - 1) / p->piece);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
 }
@@ -299,14 +300,14 @@ static int pump_stream(pump *p, input *in, int *eof, cs_error *e)
     for (uint64_t i = 0; !e->status; i++) {
         int k = (int)(i % RAW_SLOTS);
         size_t left = in->head_len - p->head_used;
-        size_t len = left < p->chunk ? left : p->chunk;
+        size_t len = left < p->segment ? left : p->segment;
         if (!slot_at(rf, k, e))
             return e->status;
         memcpy(rf->slot[k], in->head + p->head_used, len);
         p->head_used += len;
-        if (len < p->chunk && !*eof) {
+        if (len < p->segment && !*eof) {
             ssize_t r = read_stream(rf, in->src, rf->slot[k] + len,
-                                    p->chunk - len, eof, e);
+                                    p->segment - len, eof, e);
             if (r < 0)
                 return e->status;
             len += (size_t)r;
@@ -315,7 +316,7 @@ static int pump_stream(pump *p, input *in, int *eof, cs_error *e)
             break;
         p->info[k] = (slot_info){i, p->size, len, 1, 0};
         p->size += len;
-        p->nchunks = i + 1;
+        p->nsegments = i + 1;
         be->bytes->submit(be, rf->slot[k], len, e);
         account_progress(rf->acc, in->name, source_raw_pos(in->src),
                          source_file_size(in->src));
@@ -336,15 +337,15 @@ static int put_back(pump *p, const input *in, const char *tail, size_t tail_len,
 {
     uint64_t from = consumed + tail_len;
     size_t left = in->head_len - p->head_used, need = tail_len + left;
-    for (uint64_t i = p->recycled; i < p->nchunks; i++)
+    for (uint64_t i = p->recycled; i < p->nsegments; i++)
         if (p->info[i % RAW_SLOTS].at >= from)
             need += p->info[i % RAW_SLOTS].len;
     char *b = malloc(need ? need : 1);
     if (!b)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     memcpy(b, tail, tail_len);
     size_t at = tail_len;
-    for (uint64_t i = p->recycled; i < p->nchunks; i++) {
+    for (uint64_t i = p->recycled; i < p->nsegments; i++) {
         const slot_info *s = &p->info[i % RAW_SLOTS];
         if (s->at >= from) {
             memcpy(b + at, p->rf->slot[i % RAW_SLOTS], s->len);
@@ -369,7 +370,7 @@ static int end_input(rawfeed *rf, const input *in, bytes_result *r, char *tail,
     r->first_invalid_text = calloc(n, sizeof *r->first_invalid_text);
     int rc = r->first_invalid_line && r->first_invalid_text
                  ? CS_OK
-                 : cs_fail(e, CS_EDATA, "", 0, "out of memory");
+                 : cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (rc == CS_OK)
         rc = be->bytes->end(be, r, tail, tail_len, e);
     account_stream(rf->acc, account_now() - t0, r->consumed);
@@ -479,9 +480,9 @@ int rawfeed_csv(rawfeed *rf, input *in, raw_rest *rest, cs_error *e)
     pump_init(&p, rf, in->src, in->data_off, plain ? size - in->data_off : 0);
     int rc =
         plain ? pump_file(&p, in->name, e) : pump_stream(&p, in, &rest->eof, e);
-    char *tail = rc == CS_OK ? malloc(p.chunk + 1) : NULL;
+    char *tail = rc == CS_OK ? malloc(p.segment + 1) : NULL;
     if (rc == CS_OK && !tail)
-        rc = cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     bytes_result r;
     memset(&r, 0, sizeof r);
     size_t tail_len = 0;

@@ -6,27 +6,27 @@
 #include "src/engine/account.h"
 
 struct stage {
-    chunk slot[STAGE_SLOTS];
+    row_batch slot[STAGE_SLOTS];
     uint64_t owner[STAGE_SLOTS]; /* job seq that may fill each slot */
-    const chunk_alloc *alloc;
+    const row_batch_alloc *alloc;
     pthread_mutex_t mu;
     pthread_cond_t cv;
 };
 
-int stage_open(int ncols, size_t rows, const chunk_alloc *a, stage **out,
+int stage_open(int ncols, size_t rows, const row_batch_alloc *a, stage **out,
                cs_error *e)
 {
     *out = NULL;
     stage *s = calloc(1, sizeof *s);
     if (!s)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     s->alloc = a;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
     *out = s;
     for (int i = 0; i < STAGE_SLOTS; i++) {
-        if (chunk_init(&s->slot[i], ncols, rows, a))
-            return cs_fail(e, CS_EDATA, "", 0,
+        if (row_batch_init(&s->slot[i], ncols, rows, a))
+            return cs_fail(e, CS_ENOMEM, "", 0,
                            "out of page-locked memory for the GPU");
         s->owner[i] = (uint64_t)i;
     }
@@ -38,21 +38,21 @@ void stage_close(stage *s)
     if (!s)
         return;
     for (int i = 0; i < STAGE_SLOTS; i++)
-        chunk_free(&s->slot[i], s->alloc);
+        row_batch_free(&s->slot[i], s->alloc);
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
     free(s);
 }
 
-static void copy_rows(chunk *dst, const chunk *cks, int n)
+static void copy_rows(row_batch *dst, const row_batch *batches, int n)
 {
-    chunk_clear(dst);
+    row_batch_clear(dst);
     for (int c = 0; c < n; c++)
-        chunk_append_values(dst, &cks[c]);
+        row_batch_append_values(dst, &batches[c]);
 }
 
-chunk *stage_take(stage *s, uint64_t seq, const chunk *cks, int n,
-                  uint64_t rows, int failed, double *waited)
+row_batch *stage_take(stage *s, uint64_t seq, const row_batch *batches, int n,
+                      uint64_t rows, int failed, double *waited)
 {
     int k = (int)(seq % STAGE_SLOTS);
     double t0 = account_now();
@@ -65,7 +65,7 @@ chunk *stage_take(stage *s, uint64_t seq, const chunk *cks, int n,
         stage_release(s, seq);
         return NULL;
     }
-    copy_rows(&s->slot[k], cks, n);
+    copy_rows(&s->slot[k], batches, n);
     return &s->slot[k];
 }
 

@@ -1,7 +1,7 @@
-/* The staging ring: a few page-locked chunks that rows the host parsed
+/* The staging ring: a few page-locked row batches that rows the host parsed
  * pass through on their way to the device. Page-locking costs about as
- * much as copying (measured: ~0.4 s for the ~370 MB a chunk per job
- * needed), so the pinned memory is a fixed ring of STAGE_SLOTS chunks,
+ * much as copying (measured: ~0.4 s for the ~370 MB a row batch per job
+ * needed), so the pinned memory is a fixed ring of STAGE_SLOTS row batches,
  * not one per job.
  *
  * Job k (by sequence number) may fill slot k % STAGE_SLOTS only after job
@@ -26,7 +26,7 @@ typedef struct stage stage;
 int stage_open(int ncols, size_t rows, const row_batch_alloc *a, stage **out,
                cs_error *e);
 
-/* Worker: waits for job seq's turn and copies its rows (the first n chunks
+/* Worker: waits for job seq's turn and copies its rows (the first n row batches
  * of batches, rows in all) into the slot, which it returns. A job that failed
  * or has more rows than a slot holds passes its turn at once and gets
  * NULL. *waited: seconds spent waiting for the turn. */

@@ -39,7 +39,7 @@ struct tally {
 
 static int out_of_memory(cs_error *e)
 {
-    return cs_fail(e, CS_EDATA, "", 0, "out of memory counting a pass");
+    return cs_fail(e, CS_ENOMEM, "", 0, "out of memory counting a pass");
 }
 
 tally *tally_new(int ncols)
@@ -257,7 +257,7 @@ uint64_t tally_room(const tally *t, int col)
     return used < UINT32_MAX ? UINT32_MAX - used : 0;
 }
 
-int tally_chunk(tally *t, const chunk *c, cs_error *e)
+int tally_batch(tally *t, const row_batch *c, cs_error *e)
 {
     for (int k = 0; k < c->ncols; k++)
         if (tally_values(t, k, c->col[k], c->has_corr[k] ? c->corr[k] : NULL,
@@ -325,7 +325,7 @@ int tally_add(tally *t, cs_error *e)
 
 typedef struct kept_work {
     pass_plan *plan;
-    const kept *k;
+    const value_store *k;
     size_t *first; /* per column: its first item */
     size_t nitems;
     int nthreads;
@@ -346,13 +346,13 @@ static int flush(kept_work *w, tally *t, cs_error *e)
     return rc;
 }
 
-static int count_item(kept_work *w, tally *t, kept_buf *buf, int col, size_t i,
-                      cs_error *e)
+static int count_item(kept_work *w, tally *t, vstore_buf *buf, int col,
+                      size_t i, cs_error *e)
 {
     const double *d;
     const int32_t *r;
     size_t n;
-    if (kept_read(w->k, col, i, buf, &d, &r, &n, e) != CS_OK)
+    if (vstore_read(w->k, col, i, buf, &d, &r, &n, e) != CS_OK)
         return e->status;
     if (n > tally_room(t, col) && flush(w, t, e) != CS_OK)
         return e->status;
@@ -364,7 +364,7 @@ static void *kept_main(void *arg)
     kept_thread *kt = arg;
     kept_work *w = kt->w;
     cs_error e = {0};
-    kept_buf buf = {0};
+    vstore_buf buf = {0};
     tally *t = tally_new(w->plan->ncols);
     size_t from = w->nitems * (size_t)kt->id / (size_t)w->nthreads;
     size_t to = w->nitems * (size_t)(kt->id + 1) / (size_t)w->nthreads;
@@ -385,7 +385,7 @@ static void *kept_main(void *arg)
         w->err = e;
     pthread_mutex_unlock(&w->mu);
     tally_free(t);
-    kept_buf_free(&buf);
+    vstore_buf_free(&buf);
     return NULL;
 }
 
@@ -412,7 +412,8 @@ static int run_threads(kept_work *w, cs_error *e)
     return CS_OK;
 }
 
-int tally_kept(const pass_plan *p, const kept *k, int nthreads, cs_error *e)
+int tally_kept(const pass_plan *p, const value_store *k, int nthreads,
+               cs_error *e)
 {
     kept_work w = {0};
     w.plan = (pass_plan *)p;
@@ -422,7 +423,7 @@ int tally_kept(const pass_plan *p, const kept *k, int nthreads, cs_error *e)
         return out_of_memory(e);
     for (int c = 0; c < p->ncols; c++) {
         int used = p->col[c].h || (p->col[c].sel && !qsel_done(p->col[c].sel));
-        w.first[c + 1] = w.first[c] + (used ? kept_nblocks(k, c) : 0);
+        w.first[c + 1] = w.first[c] + (used ? vstore_nblocks(k, c) : 0);
     }
     w.nitems = w.first[p->ncols];
     w.nthreads = nthreads < 1 ? 1 : nthreads;

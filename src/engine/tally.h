@@ -48,7 +48,7 @@ int tally_values(tally *t, int col, const double *d, const int32_t *r, size_t n,
                  cs_error *e);
 uint64_t tally_room(const tally *t, int col);
 
-/* Every column of a parsed chunk. */
+/* Every column of a parsed row batch. */
 int tally_batch(tally *t, const row_batch *c, cs_error *e);
 
 /* t's findings into its plan; t is zero after. Not thread-safe: one

@@ -6,8 +6,8 @@
 #include "src/engine/backend.h"
 #include "src/engine/jobs.h"
 
-/* The next chunk to fill: a backend that reduces at once reuses one; one
- * that keeps a job's chunks until job_done gets a fresh one each time. */
+/* The next row batch to fill: a backend that reduces at once reuses one; one
+ * that keeps a job's row batches until job_done gets a fresh one each time. */
 static row_batch *next_batch(job *j)
 {
     const backend *be = j->params->be;
@@ -69,7 +69,7 @@ static void run_csv(job *j)
     while (pos < j->len) {
         row_batch *c = next_batch(j);
         if (!c || bind_keys(in, c)) {
-            cs_fail(&j->err, CS_ENOMEM, "", 0, "out of memory for chunks");
+            cs_fail(&j->err, CS_ENOMEM, "", 0, "out of memory for row batches");
             return;
         }
         size_t used = 0;
@@ -105,7 +105,7 @@ static void run_binary(job *j)
     while (done < nrec) {
         row_batch *c = next_batch(j);
         if (!c) {
-            cs_fail(&j->err, CS_ENOMEM, "", 0, "out of memory for chunks");
+            cs_fail(&j->err, CS_ENOMEM, "", 0, "out of memory for row batches");
             return;
         }
         size_t k = nrec - done < c->cap ? nrec - done : c->cap;

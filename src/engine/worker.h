@@ -1,5 +1,5 @@
 /* What a worker thread does with a job: reads its bytes when it holds only
- * a range, parses them into chunks of rows and hands each chunk, then the
+ * a range, parses them into batches of rows and hands each row batch, then the
  * job, to the backend. Run through the work queue (jobs.c). */
 #ifndef COLSTAT_SRC_ENGINE_WORKER_H
 #define COLSTAT_SRC_ENGINE_WORKER_H

@@ -33,7 +33,7 @@ typedef struct report_style {
     int digits_given; /* --digits: a table narrowed to fit keeps them */
 } report_style;
 
-/* The version of the JSON documents' schema (DESIGN.md), their first key:
+/* The version of the JSON documents' schema (doc/CONTRACT.md), their first key:
  * raised when a key changes meaning or goes, not when one is added. */
 #define REPORT_SCHEMA_VERSION 1
 

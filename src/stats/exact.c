@@ -1,7 +1,7 @@
 /* Superaccumulator after R. M. Neal, "Fast exact summation using small and
  * large superaccumulators", arXiv:1505.05571 (2015): every double is an
  * integer multiple of 2^-1074, so a wide fixed-point integer holds any sum
- * exactly. Digits are 32-bit chunks kept in int64 so carries can be
+ * exactly. Digits are 32-bit words kept in int64 so carries can be
  * deferred (see exact.h). Conversions work on a sign-magnitude copy held as
  * little-endian arrays of 32-bit limbs. */
 #include "exact.h"

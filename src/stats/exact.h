@@ -59,8 +59,8 @@ double sacc_std(const sacc *sum, const sacc *sumsq, uint64_t n);
  * does not fit in len bytes. */
 int sacc_integer_string(const sacc *a, char *buf, size_t len);
 
-/* A sum kept compact (F4: a file of 100000 columns holds one per column
- * per job and more): the few digits a sum usually spans, in a window of
+/* A sum kept compact (a file of 100000 columns holds one per column per
+ * job and more): the few digits a sum usually spans, in a window of
  * CSUM_WINDOW; the whole superaccumulator, on the heap, only once its
  * digits spread wider (numbers of very different magnitudes). Same value,
  * same results as a sacc, exactly. Digits are kept normalised to

@@ -106,7 +106,7 @@ int qlist_parse(const char *text, qlist *out, cs_error *e)
         return cs_fail(e, CS_EUSAGE, "", 0, "--quantiles: the list is empty");
     out->q = malloc(cap * sizeof *out->q);
     if (!out->q)
-        return cs_fail(e, CS_EUSAGE, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     p = text;
     for (size_t pos = 1;; pos++) {
         const char *end = p;

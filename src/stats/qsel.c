@@ -124,7 +124,7 @@ static void resolve(qsel *s, size_t tf, size_t tc, const qnum *v,
 
 static int out_of_memory(cs_error *e)
 {
-    return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+    return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -68,7 +68,7 @@ static int collect_array(qsel *s, const double *d, const int32_t *r, size_t n,
     size_t want = (size_t)qsel_ncandidates(s);
     qnum *buf = malloc(want * sizeof *buf);
     if (!buf)
-        return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     size_t got = qsel_pick(s, buf, want, d, r, n);
     int st = got > want ? qsel_changed(e) : qsel_add_candidates(s, buf, got, e);
     free(buf);
@@ -84,7 +84,7 @@ int qsel_select_array(qsel *s, const double *d, const int32_t *r, size_t n,
         if (nbins) {
             uint64_t *c = calloc(nbins, sizeof *c);
             if (!c)
-                return cs_fail(e, CS_EDATA, "", 0, "out of memory");
+                return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
             qsel_count(s, c, d, r, n);
             qsel_add_counts(s, c);
             free(c);

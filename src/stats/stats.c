@@ -168,7 +168,7 @@ static ext extremum(const double *v, const int32_t *corr, size_t n, size_t i,
     return e;
 }
 
-/* The corrections' part of the sums (rare: only chunks that carry any). */
+/* The corrections' part of the sums (rare: only row batches that carry any). */
 static int add_corrections(col_stats *s, const double *v, const int32_t *corr,
                            size_t n, unsigned what)
 {
@@ -206,7 +206,7 @@ static void take_finite(col_stats *s, double lo, double hi)
 }
 
 /* The finite extremes of v[0..n) where an infinity hides them (rare: a
- * second pass only for such chunks). */
+ * second pass only for such row batches). */
 static void finite_pass(col_stats *s, const double *v, size_t n)
 {
     double lo = INFINITY, hi = -INFINITY;

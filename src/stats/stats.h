@@ -1,7 +1,7 @@
 /* Per-column statistics state: plain data with merge and finalize. Every
  * backend produces it (the GPU copies its partial states back and the same
  * code merges them), which makes results identical across backends,
- * thread counts and chunk sizes. */
+ * thread counts and row batch sizes. */
 #ifndef COLSTAT_SRC_STATS_H
 #define COLSTAT_SRC_STATS_H
 
@@ -75,7 +75,7 @@ void stats_free(col_stats *s);
 /* Adds v[0..n), skipping NaN; v[i] is row first_row + i, corr[i] its
  * correction (corr NULL: all 0; a correction counts only beside an
  * integral double of at most 2^64, CORR_NOT_INT as 0). Rows are those of
- * the numbering s uses (a chunk's own, 1-based, until merged). Returns 0,
+ * the numbering s uses (a row batch's own, 1-based, until merged). Returns 0,
  * or -1 when out of memory. */
 int stats_add_values(col_stats *s, const double *v, const int32_t *corr,
                      size_t n, uint64_t first_row, unsigned what);

@@ -1,4 +1,4 @@
-/* The kept values (kept.h): blocks per column, in memory or in a
+/* The kept values (value_store.h): blocks per column, in memory or in a
  * temporary file past the store's budget. */
 #include "src/stats/value_store.h"
 

@@ -31,7 +31,7 @@ typedef struct vstore_limits {
 value_store *vstore_new(int ncols, const vstore_limits *lim);
 
 /* Appends d[0, n) to column col, with their corrections r (NULL: all 0);
- * NaN left out. CS_EDATA when out of memory or the file cannot be
+ * NaN left out. CS_ENOMEM when out of memory, CS_EDATA when the file cannot be
  * written. */
 int vstore_add(value_store *k, int col, const double *d, const int32_t *r,
                size_t n, cs_error *e);

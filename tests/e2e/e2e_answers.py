@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""End-to-end: no silent wrong answer and no silent non-answer (issue 11,
-items 3, 4, 6, its messages, F2 and F3), on the CPU backend.
+"""End-to-end: no silent wrong answer and no silent non-answer, and the
+messages that say why, on the CPU backend.
 
 usage: python3 tests/e2e/e2e_answers.py /path/to/colstat     (cwd = repo root)
 
@@ -144,7 +144,7 @@ def test_messages(suite):
 
 
 def test_many_inputs(suite):
-    """F2: more inputs than open files allowed: each is closed once read."""
+    """More inputs than open files allowed: each is closed once read."""
     n = 300
     files = []
     for k in range(n):
@@ -163,7 +163,7 @@ def test_many_inputs(suite):
 
 
 def test_long_first_record(suite):
-    """F3: a header and a first record past 1 MiB (before: refused, or an
+    """A header and a first record past 1 MiB (before: refused, or an
     empty table)."""
     rng = suite.rng
     ncols = 1500

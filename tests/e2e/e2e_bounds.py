@@ -235,6 +235,37 @@ def test_wide_memory(suite):
                 f"{ncols} columns within --memory 1G are read", err[:300])
 
 
+def test_out_of_memory(suite):
+    """Memory running out (a wide file under an address-space limit, with
+    --memory far above it) is one line "colstat: out of memory...", exit
+    1, and status 1 in the JSON error: not bad data, not a crash."""
+    with open(suite.exe, "rb") as f:
+        if b"__asan_init" in f.read():  # no address-space limit under ASan
+            return
+    rng = suite.rng
+    ncols = rng.randint(250000, 300000)
+    p = suite.path("oom.csv")
+    write(p, (",".join(f"c{i}" for i in range(ncols)) + "\n" +
+              ",".join(str(rng.randint(0, 9)) for _ in range(ncols)) +
+              "\n").encode())
+    kb = rng.choice((200000, 300000, 400000))
+    for extra in ([], ["--json-errors"]):
+        args = [p, "--memory", "100G", "--median"] + extra
+        got = subprocess.run(["bash", "-c", f"ulimit -v {kb}; " + 'exec "$@"',
+                              "x", suite.exe] + args,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             timeout=120)
+        rc, out, err = (got.returncode, got.stdout,
+                        got.stderr.decode("utf-8", "replace"))
+        tag = f"ulimit -v {kb}; {cmdline(args)}"
+        if extra:
+            suite.check(b'"message": "out of memory' in out and
+                        b'"status": 1}' in out, f"{tag}: JSON status 1", out)
+            out = b""
+        one_error(suite, tag, (rc, out, err), 1, "colstat: out of memory",
+                  "out of memory")
+
+
 COMPRESSORS = (("gzip", ["gzip", "-c"], 2), ("zstd", ["zstd", "-q", "-c"], 2),
                ("xz", ["xz", "-c"], 1), ("bzip2", ["bzip2", "-c"], 3))
 
@@ -268,7 +299,8 @@ def main():
     suite = Suite("e2e_bounds", sys.argv)
     suite.run_tests((test_record_limit, test_record_limit_default,
                      test_changed_input, test_cut_magic, test_nul,
-                     test_regex_bounded, test_wide_memory))
+                     test_regex_bounded, test_wide_memory,
+                     test_out_of_memory))
 
 
 if __name__ == "__main__":

@@ -352,7 +352,7 @@ def change_while_read(suite, path, size, grow):
 
 
 def test_changing_file(suite):
-    """issue F8: a plain CSV cut or appended to while read is an error,
+    """A plain CSV cut or appended to while read is an error,
     never a partial result reported whole."""
     if not os.path.isdir("/proc/self/fdinfo"):
         print("e2e_codecs: no /proc: changing-file cases skipped")

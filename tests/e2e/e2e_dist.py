@@ -114,9 +114,9 @@ def test_csv(suite):
         if len(recs) < 2:
             continue
         parts = []
-        for j, chunk in enumerate(split(rng, recs, rng.randint(2, 6))):
+        for j, group in enumerate(split(rng, recs, rng.randint(2, 6))):
             p = suite.path(f"w{it}-p{j}.csv")
-            open(p, "wb").write(head + b"".join(chunk))
+            open(p, "wb").write(head + b"".join(group))
             parts.append(p)
         cols = ",".join(str(i) for i in case.numeric_indices()) or "1"
         opts = ["-d", case.delim, "--header", "-c", cols] + stats_args(rng)
@@ -131,9 +131,9 @@ def test_binary(suite):
     data = struct.pack(f"<{3 * n}d", *vals)
     recs = [data[i:i + 24] for i in range(0, len(data), 24)]
     parts = []
-    for j, chunk in enumerate(split(rng, recs, rng.randint(2, 5))):
+    for j, group in enumerate(split(rng, recs, rng.randint(2, 5))):
         p = suite.path(f"b{j}.f64")
-        open(p, "wb").write(b"".join(chunk))
+        open(p, "wb").write(b"".join(group))
         parts.append(p)
     states_equal_whole(suite, "f64", parts,
                        ["-b", "f64x3"] + stats_args(rng))
@@ -317,9 +317,9 @@ def test_merge_selects(suite):
         if len(recs) < 2 or not numeric:
             continue
         parts = []
-        for j, chunk in enumerate(split(rng, recs, rng.randint(2, 4))):
+        for j, group in enumerate(split(rng, recs, rng.randint(2, 4))):
             q = suite.path(f"sel{it}-p{j}.csv")
-            open(q, "wb").write(head + b"".join(chunk))
+            open(q, "wb").write(head + b"".join(group))
             parts.append(q)
         held = set(rng.sample(STATS, rng.randint(1, len(STATS))))
         hist = ["--bins", str(rng.randint(1, 20)), "--range", "-50:%d" %

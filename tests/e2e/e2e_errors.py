@@ -325,7 +325,7 @@ def one_line(suite, tag, err):
 
 
 def test_escaped(suite):
-    """F7: user text in a message (a file name, -b's spec, -d's argument, a
+    """User text in a message (a file name, -b's spec, -d's argument, a
     column name in -c, a field under --strict) never splits the line."""
     rng = suite.rng
     ctl = rng.choice(CONTROL)
@@ -351,7 +351,7 @@ def test_escaped(suite):
 
 
 def test_write_error(suite):
-    """F6: --help, --version and a result written to a full device: exit 1
+    """--help, --version and a result written to a full device: exit 1
     with one line; a reader that closes early is no error."""
     if not os.path.exists("/dev/full"):
         return

@@ -138,7 +138,7 @@ def test_table(suite):
 
 
 def test_width_clamped(suite):
-    """F5: COLUMNS past any screen draws bars no wider than 1000."""
+    """COLUMNS past any screen draws bars no wider than 1000."""
     p = suite.path("wbars.csv")
     write(p, "a\n" + "".join(f"{i % 7}\n" for i in range(200)))
     for width in ("1000000000", "99999", "2000"):

@@ -10,7 +10,7 @@ runs only the cases whose name contains NAME, COLSTAT_E2E_JOBS=N runs N
 colstat processes at a time, 8 by default), and each one runs through
 `colstat --json -a` once with --device cpu (the reference: libcsv on the
 host) and several times with --device gpu -v, under COLSTAT_GPU_RAW_BYTES
-=64, 97, 1000, 4096, a random size and unset, so that raw chunk boundaries
+=64, 97, 1000, 4096, a random size and unset, so that raw segment boundaries
 fall inside quoted fields, between CR and LF, inside numbers and on record
 ends. Required, per GPU run:
 
@@ -24,14 +24,14 @@ ends. Required, per GPU run:
   and for a *regular* input the first: RFC 4180 quoting, LF, CRLF or both
   mixed, a UTF-8 BOM or not, ragged rows, empty fields, blanks around
   fields, no blank line except at the end, every record shorter than the raw
-  chunk size in use, numbers that Clinger's fast path or Eisel-Lemire decide
+  segment size in use, numbers that Clinger's fast path or Eisel-Lemire decide
   (no strtod fallback, except the 20-digit integers of integer columns that
   happen to need it: the device lists those for the host and goes on), no
   invalid field under --strict; gzip and stdin
   inputs included (the device sees the inflated bytes). Irregular inputs
   may go either way; how often each happened is tallied and printed.
 
-Numbers in other formats (issue 12): gen_formats writes them with a
+Numbers in other formats: gen_formats writes them with a
 decimal comma, thousands separators (quoted where they hold the
 delimiter; hard numbers of 17 to 25 digits grouped too, which the host
 rounds from the device's list with the same format) and null spellings,
@@ -50,12 +50,12 @@ to 25 digit mantissas, exact halfway points between doubles and their
 neighbours, subnormals, 1e400); invalid words; --strict with and without an
 invalid field; blank and blanks-only lines in the middle and at the end;
 stray quotes (ab"c, "a"b, "a" b, "a" "); bare CRs; an unterminated quote at
-EOF; records longer than small chunks; the header line again between rows,
+EOF; records longer than small segments; the header line again between rows,
 also after a BOM (files joined by cat: no rows, and the count said on stderr
 must match). Some shapes name two columns alike, and some -c lists select a
 column twice (printed once). Some inputs are gzip-compressed (one or more
 members), some come on stdin, some cases name two files. Two large inputs
-(about 16 MB, 250k rows; COLSTAT_TEST_QUICK: 60k) run with the default chunk
+(about 16 MB, 250k rows; COLSTAT_TEST_QUICK: 60k) run with the default segment
 size, 4096 and 1 MiB, one of them turning irregular late (a bare CR, a blank
 line, a stray quote or a hard number at 60-95%).
 
@@ -300,7 +300,7 @@ class Shape:
         self.odd_names = rng.random() < 0.15  # quoted names with delimiters
         self.fmt = None  # harness.NumFormat: --decimal, --thousands, --null
         self.ws = False  # -W text
-        # two columns of one name (issue 11.1): kept apart by index
+        # two columns of one name: kept apart by index
         self.dup_name = self.ncols > 1 and rng.random() < 0.15
 
     def numeric(self):
@@ -676,7 +676,7 @@ def gen_unterminated(rng, n, shape):
 
 
 def gen_long_records(rng, n, shape):
-    """Quoted fields of 100 to 6000 bytes: longer than small chunks."""
+    """Quoted fields of 100 to 6000 bytes: longer than small segments."""
     if all(c.kind != "text" for c in shape.cols):
         shape.cols.append(Col(rng, "text", shape.ncols + 1))
         shape.ncols += 1
@@ -685,7 +685,7 @@ def gen_long_records(rng, n, shape):
 
 def gen_repeat_headers(rng, n, shape):
     """Regular: the header line again between rows, also after a BOM or
-    with another line end (files joined by cat or zcat: item 3), no rows."""
+    with another line end (files joined by cat or zcat), no rows."""
     shape.header = True
     return Doc(rng, shape, n, {"repeat": some_rows(rng, n, rng.randint(1, 5))})
 
@@ -773,7 +773,7 @@ GENERATORS = [gen_plain, gen_quoted, gen_ragged, gen_number_zoo, gen_invalid,
 class LargeDoc(Doc):
     """A Doc built fast: each column's fields drawn from a pool of a few
     thousand made by the same cell functions (repeated values also test
-    that min and max keep the first row across chunks)."""
+    that min and max keep the first row across segments)."""
 
     POOL = 3000
 
@@ -820,8 +820,8 @@ class LargeDoc(Doc):
 
 
 def gen_large(rng, n, late):
-    """A big regular input (several MB: many default-size chunks); with
-    late, one irregular thing at 60-95% of it, so the device parses chunks
+    """A big regular input (several MB: many default-size segments); with
+    late, one irregular thing at 60-95% of it, so the device parses segments
     and then hands over to the host."""
     shape = Shape(rng, kinds=["int", "int64", "dec", "dec", "text"], ncols=6)
     shape.bom, shape.odd_names = False, False
@@ -867,7 +867,7 @@ class Case:
         if selected is None and not any(i.doc.rows for i in inputs) \
                 and self.status == 0:
             # The default columns of no data: "no column holds numbers",
-            # an error, not an empty table (issue 11.4).
+            # an error, not an empty table.
             self.status = 1
         if selected is not None and not self.shape.header and not inputs[0].doc.rows:
             # No first record, so no columns: colstat answers an empty file
@@ -934,7 +934,7 @@ def make_case(suite, rng, name, gens, nrows, shape=None, large=False):
         if selected == list(range(1, shape.ncols + 1)) and shape.ncols > 1 \
                 and rng.random() < 0.5:
             spelled = ["1-%d" % shape.ncols]
-        if rng.random() < 0.3:  # selected again: printed once (item 1)
+        if rng.random() < 0.3:  # selected again: printed once
             spelled.append(rng.choice(spelled))
         args += ["-c", ",".join(spelled)]
     if strict:
@@ -949,7 +949,7 @@ def make_case(suite, rng, name, gens, nrows, shape=None, large=False):
         nb = rng.choice([1, 3, 1000])
         args += ["--bins", str(nb)]
         hist = (nb, hist[1])
-    if large:  # thousands of raw chunks at most: each is a round trip
+    if large:  # thousands of raw segments at most: each is a round trip
         raws = [None, 4096, 1 << 20]
         crows = [None, rng.choice([None, 65536]), None]
     else:
@@ -1247,13 +1247,13 @@ def check_gpu(suite, case, raw, crows, cpu, gpu, tally):
             continue
         expect = inp.doc.expect_gpu(raw)
         kind = "regular" if expect else ("irregular" if inp.doc.reasons
-                                         else "record >= raw chunk")
+                                         else "record >= raw segment")
         outcome = "parsed on the GPU" if line is None else \
             "stopped (%s)" % re.sub(r"[0-9]+", "N", reason)
         tally["%-20s %s" % (kind, outcome)] += 1
         tally["  %-28s %s" % (inp.doc.gen, "GPU" if line is None else "stopped")] += 1
         if expect and line is not None and grc == 0:
-            problems.append("regular input %s (longest record %d bytes, raw chunk %s): "
+            problems.append("regular input %s (longest record %d bytes, raw segment %s): "
                             "GPU parse stopped at line %d (%s), want parsed on the GPU" % (
                                 inp.display, inp.doc.max_record(),
                                 "default" if raw is None else raw, line, reason))

@@ -6,8 +6,8 @@ run through `colstat --device cpu` and `--device gpu` with every statistic,
 with and without --range, and the outputs are compared byte for byte; among
 them integer columns past 2^53 (CSV, and binary i64 and u64), which both
 keep exact; files joined by cat (the header again between records, no
-rows: issue 11.3), from a file and from a pipe; columns selected twice and
-two columns of one name (11.1). Without a usable GPU the test is skipped
+rows), from a file and from a pipe; columns selected twice and
+two columns of one name. Without a usable GPU the test is skipped
 (exit 77); --selfcheck runs without one: the CPU at one thread against the
 CPU at its default, the same bytes required. Seed: COLSTAT_SEED or
 fresh."""
@@ -104,7 +104,7 @@ def write_tiny(path, rows):
 
 def write_mixed(path, rows):
     """Records of i32, f64, u8 (13 bytes): fields off their natural
-    alignment, odd record counts per device chunk."""
+    alignment, odd record counts per device segment."""
     with open(path, "wb") as f:
         for _ in range(rows):
             f.write(struct.pack("<idB", rng.randint(-2**31, 2**31 - 1),
@@ -183,32 +183,32 @@ def main():
                 passed, failed = passed + ok, failed + (not ok)
         # Several binary inputs with histograms and no range: each input's
         # values are kept on the device after the previous one's (odd row
-        # counts leave gaps), with device chunks of even and odd record
-        # counts (a one-record chunk keeps values in pieces instead).
+        # counts leave gaps), with device segments of even and odd record
+        # counts (a one-record segment keeps values in pieces instead).
         mixed = []
         for k in range(3):
             mixed.append(os.path.join(tmp, "m%d.bin" % k))
             write_mixed(mixed[-1], rng.choice([1, 2, 3, 4097, 65537, 99991]))
-        for chunk in ("13", "26", str(13 * rng.randint(2, 999)), ""):
+        for segment in ("13", "26", str(13 * rng.randint(2, 999)), ""):
             for args in (["-a", "-b", "i32,f64,u8"] + mixed,
                          ["--hist", "--bins", "300", "-b", "i32,f64,u8"] + mixed[::-1]):
-                ok = same(args, "binary inputs chunk=%s" % chunk,
-                          {"COLSTAT_GPU_RAW_BYTES": chunk} if chunk else None)
+                ok = same(args, "binary inputs segment=%s" % segment,
+                          {"COLSTAT_GPU_RAW_BYTES": segment} if segment else None)
                 passed, failed = passed + ok, failed + (not ok)
         # Files joined by cat, read from a file and from a pipe, with raw
-        # chunks that cut the repeated headers; columns selected twice, and
+        # segments that cut the repeated headers; columns selected twice, and
         # two columns of one name.
         for ncols in (1, 2, 4):
             joined = os.path.join(tmp, "joined%d.csv" % ncols)
             write_joined(joined, rng.randint(2, 40), ncols)
             data = open(joined, "rb").read()
             sel = ["-c", "c0,1,%d,c0" % ncols]
-            for chunk in ("", "64", "4096", str(rng.randint(65, 9999))):
-                env = {"COLSTAT_GPU_RAW_BYTES": chunk} if chunk else None
+            for segment in ("", "64", "4096", str(rng.randint(65, 9999))):
+                env = {"COLSTAT_GPU_RAW_BYTES": segment} if segment else None
                 for args, stdin in ((["-a", joined], None), (["-a", "-"], data),
                                     (["-a"] + sel + [joined], None),
                                     (["--sum", "--hist"] + sel + ["-"], data)):
-                    ok = same(args, "joined files chunk=%s" % chunk, env, stdin)
+                    ok = same(args, "joined files segment=%s" % segment, env, stdin)
                     passed, failed = passed + ok, failed + (not ok)
         dup = os.path.join(tmp, "dup.csv")
         with open(dup, "w") as f:

@@ -124,10 +124,10 @@ def csv_parts(suite, it, gz=False):
     case = CsvCase(rng, whole, rng.randint(30, 300 if QUICK else 3000))
     head, recs = records(whole, case.delim)
     parts = []
-    chunks = split(rng, recs, rng.randint(1, 4)) if len(recs) > 1 else [recs]
-    for j, chunk in enumerate(chunks):
+    groups = split(rng, recs, rng.randint(1, 4)) if len(recs) > 1 else [recs]
+    for j, group in enumerate(groups):
         p = suite.path(f"w{it}-p{j}.csv")
-        data = head + b"".join(chunk)
+        data = head + b"".join(group)
         if gz and rng.random() < 0.5:
             p += ".gz"
             data = gzip.compress(data)
@@ -161,9 +161,9 @@ def test_binary(suite):
     data = struct.pack(f"<{3 * n}d", *vals)
     recs = [data[i:i + 24] for i in range(0, len(data), 24)]
     parts = []
-    for j, chunk in enumerate(split(rng, recs, rng.randint(1, 4))):
+    for j, group in enumerate(split(rng, recs, rng.randint(1, 4))):
         p = suite.path(f"b{j}.f64")
-        body = b"".join(chunk)
+        body = b"".join(group)
         if j == 1:
             p += ".gz"
             body = gzip.compress(body)

@@ -481,7 +481,7 @@ def gpu_memory_taken(suite, devices):
     they come, never more than half its free memory: it took 78 GB of an
     80 GB H100 for 20 GB of values. Stated bounds: from a file, the values
     and a quarter more (sized from the rate of the input's head) plus 8 MB;
-    from a pipe (size unknown: the room starts at one chunk's and doubles,
+    from a pipe (size unknown: the room starts at one segment's and doubles,
     the old and the new room both held while the values move) three times
     the values plus 8 MB; the room at most half the device. A file whose
     head misleads (long lines, then short ones) still gets the CPU's

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end: the files people actually have (issue 12).
+"""End-to-end: the files people actually have.
 
 usage: python3 tests/e2e/e2e_real.py /path/to/colstat     (cwd = repo root)
 

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """End-to-end: which columns -c selects, and that every selected entry
-carries its own column's statistics (issue 11, item 1 and F1; issue 12's
-column selection; item 7).
+carries its own column's statistics.
 
 usage: python3 tests/e2e/e2e_select.py /path/to/colstat     (cwd = repo root)
 
@@ -177,7 +176,7 @@ def test_same_column_twice(suite):
 
 
 def test_shared_names_across_files(suite):
-    """F1: a header 92,-792,92 with --header -c 1-3 (before: the first
+    """A header 92,-792,92 with --header -c 1-3 (before: the first
     column got no values, the third the first's); two files whose headers
     order the columns of one name differently are matched by name and rank."""
     rng = suite.rng
@@ -185,7 +184,7 @@ def test_shared_names_across_files(suite):
     p = suite.path("f1.csv")
     write(p, csv_text(["92", "-792", "92"], rows))
     cols = [[r[i] for r in rows] for i in range(3)]
-    json_run(suite, "F1", [p, "--json", "--all", "--header", "-c", "1-3"], len(rows),
+    json_run(suite, "numeric header", [p, "--json", "--all", "--header", "-c", "1-3"], len(rows),
              [(i + 1, ["92", "-792", "92"][i], ColRef(cols[i])) for i in range(3)])
     a, b = suite.path("s1.csv"), suite.path("s2.csv")
     ra, rb = table(rng, rng.randint(1, 20), "xyz"), table(rng, rng.randint(1, 20), "xyzw")

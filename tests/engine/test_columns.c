@@ -295,7 +295,7 @@ START_TEST(map_by_name_and_index)
 END_TEST
 
 /* Two columns of one name map, in a later file, to the fields of that
- * name in the same order (F1: both went to one field, the other read
+ * name in the same order (not both to one field, the other reading
  * nothing). */
 START_TEST(map_shared_names)
 {
@@ -321,7 +321,7 @@ START_TEST(map_shared_names)
 }
 END_TEST
 
-/* F4: choosing and mapping 200000 fields is linear (quadratic name
+/* Choosing and mapping 200000 fields is linear (quadratic name
  * lookups took seconds at 100000); also when every field has one name. */
 START_TEST(wide_is_linear)
 {

@@ -1,5 +1,5 @@
 /* The CPU backend through the backend interface (backend.h): the same rows
- * cut into jobs of random sizes and chunks of random sizes, retired in
+ * cut into jobs of random sizes and row batches of random sizes, retired in
  * order, must give the state and histograms of one pass over the whole
  * column, with rows numbered across jobs; which is what lets the engine
  * cut the input anywhere. The passes after the input (passes.h) run over
@@ -59,12 +59,12 @@ static const engine_sink sink = {quiet, NULL};
 
 static int32_t (*corr)[N]; /* the values' corrections */
 
-/* Rows [from, from + n) of v as a chunk; row r's field counts as invalid
+/* Rows [from, from + n) of v as a row batch; row r's field counts as invalid
  * when r % 7 == 3 (NaN kept there as the parser would). */
-static void fill(chunk *c, double (*v)[N], size_t from, size_t n)
+static void fill(row_batch *c, double (*v)[N], size_t from, size_t n)
 {
-    chunk_clear(c);
-    chunk_corr_start(c, BIG, 0);
+    row_batch_clear(c);
+    row_batch_corr_start(c, BIG, 0);
     for (int k = 0; k < COLS; k++)
         for (size_t i = 0; i < n; i++) {
             size_t r = from + i;
@@ -106,12 +106,12 @@ static void same_hist(const hist *a, const hist *b)
         ck_assert_uint_eq(a->bins[i], b->bins[i]);
 }
 
-/* The reference: one chunk of everything, reduced alone. */
+/* The reference: one row batch of everything, reduced alone. */
 static void whole(double (*v)[N], size_t n, const backend_params *p,
                   col_stats *st, hist *h)
 {
-    chunk c;
-    ck_assert_int_eq(chunk_init(&c, COLS, n, NULL), 0);
+    row_batch c;
+    ck_assert_int_eq(row_batch_init(&c, COLS, n, NULL), 0);
     fill(&c, v, 0, n);
     for (int k = 0; k < COLS; k++) {
         stats_init(&st[k]);
@@ -125,7 +125,7 @@ static void whole(double (*v)[N], size_t n, const backend_params *p,
         ck_assert_int_eq(hist_init(&h[k], p->nbins, lo, hi), 0);
         hist_add_values(&h[k], c.col[k], n);
     }
-    chunk_free(&c, NULL);
+    row_batch_free(&c, NULL);
 }
 
 /* (d, r) order, the order of d + r. */
@@ -159,19 +159,19 @@ static void sorted_quantiles(double (*v)[N], size_t n, int k, const qfrac *q,
     free(x);
 }
 
-/* Every row of v in jobs of random sizes, each in chunks of random sizes,
+/* Every row of v in jobs of random sizes, each in row batches of random sizes,
  * retired in order. */
-static void feed(backend *be, job *j, chunk *c, double (*v)[N], size_t n)
+static void feed(backend *be, job *j, row_batch *c, double (*v)[N], size_t n)
 {
     cs_error e = {0};
     for (size_t done = 0; done < n;) {
         size_t len = 1 + test_rand(&rng) % (n - done);
-        be->ops->part_reset(be, j->part);
+        be->ops->jstate_reset(be, j->jstate);
         j->rows = 0;
         while (j->rows < len) {
             size_t k = 1 + test_rand(&rng) % (len - j->rows);
             fill(c, v, done + j->rows, k);
-            ck_assert_int_eq(be->ops->chunk_done(be, j, c, &e), CS_OK);
+            ck_assert_int_eq(be->ops->batch_done(be, j, c, &e), CS_OK);
             j->rows += k;
         }
         ck_assert_int_eq(be->ops->retire(be, j, done + 1, 0, &e), CS_OK);
@@ -181,9 +181,9 @@ static void feed(backend *be, job *j, chunk *c, double (*v)[N], size_t n)
 
 /* The passes the driver runs: over what the backend kept, else over the
  * rows fed again; returns how many read the rows again. */
-static int run_passes(backend *be, job *j, chunk *c, double (*v)[N], size_t n,
-                      const col_stats *st, hist *h, const qfrac *q, size_t nq,
-                      qres (*res)[8])
+static int run_passes(backend *be, job *j, row_batch *c, double (*v)[N],
+                      size_t n, const col_stats *st, hist *h, const qfrac *q,
+                      size_t nq, qres (*res)[8])
 {
     cs_error e = {0};
     passes *ps;
@@ -219,9 +219,9 @@ static void through_backend(double (*v)[N], size_t n, const backend_params *p,
     ck_assert_int_eq(backend_cpu_open(p, &be, &e), CS_OK);
     job j;
     memset(&j, 0, sizeof j);
-    j.part = be->ops->part_new(be);
-    chunk c;
-    ck_assert_int_eq(chunk_init(&c, COLS, N, NULL), 0);
+    j.jstate = be->ops->jstate_new(be);
+    row_batch c;
+    ck_assert_int_eq(row_batch_init(&c, COLS, N, NULL), 0);
     feed(be, &j, &c, v, n);
     for (int k = 0; k < COLS; k++)
         stats_init(&st[k]);
@@ -233,9 +233,9 @@ static void through_backend(double (*v)[N], size_t n, const backend_params *p,
         run_passes(be, &j, &c, v, n, st, p->have_range ? NULL : h, q, nq, res);
     /* kept within the budget, or spilled: never read twice */
     ck_assert(reread == 0 || (p->memory < n * 12 * COLS && !p->spill));
-    be->ops->part_free(be, j.part);
+    be->ops->jstate_free(be, j.jstate);
     be->ops->close(be);
-    chunk_free(&c, NULL);
+    row_batch_free(&c, NULL);
 }
 
 static void same_quantile(const qres *a, const qres *b)
@@ -267,20 +267,20 @@ START_TEST(jobs_merge_as_whole)
     size_t budgets[] = {(size_t)1 << 40, test_rand(&rng) % (n * 8 * COLS),
                         test_rand(&rng) % 4096};
     size_t budget = budgets[test_rand(&rng) % 3];
-    backend_params p = {COLS,
-                        STAT_ALL | STAT_QUANTILES,
-                        1 + (int)(test_rand(&rng) % 300),
-                        ranged,
-                        -1e5,
-                        1e5,
-                        NULL,
-                        1 + (int)(test_rand(&rng) % 4),
-                        budget,
-                        (int)(test_rand(&rng) % 2),
-                        NULL,
-                        0,
-                        &hooks,
-                        &acc};
+    backend_params p = {.ncols = COLS,
+                        .what = STAT_ALL | STAT_QUANTILES,
+                        .nbins = 1 + (int)(test_rand(&rng) % 300),
+                        .have_range = ranged,
+                        .range_lo = -1e5,
+                        .range_hi = 1e5,
+                        .spec = NULL,
+                        .nthreads = 1 + (int)(test_rand(&rng) % 4),
+                        .memory = budget,
+                        .spill = (int)(test_rand(&rng) % 2),
+                        .tmpdir = NULL,
+                        .gpu_sharers = 0,
+                        .hooks = &hooks,
+                        .acc = &acc};
     static const qfrac pool[] = {{0, 0},  {1, 0},   {5, 1},  {1, 2},
                                  {99, 2}, {999, 3}, {25, 2}, {123456789, 9}};
     qfrac q[8];

@@ -79,7 +79,7 @@ static void field(text *t, test_rng *r)
 }
 
 /* The header, and the text as it is once more between rows (files joined
- * by cat: item 3). */
+ * by cat). */
 static const char header[] = "a,b,c";
 static int repeats_made;
 
@@ -113,7 +113,7 @@ typedef struct rows {
     uint64_t missing[NCOLS], invalid[NCOLS];
 } rows;
 
-static void add_chunk(rows *out, const chunk *c, uint64_t first_row)
+static void add_batch(rows *out, const row_batch *c, uint64_t first_row)
 {
     ck_assert_uint_le(first_row - 1 + c->nrows, MAX_ROWS);
     for (int k = 0; k < NCOLS; k++) {
@@ -134,8 +134,8 @@ static void reference(const text *t, rows *ref)
                      .repeat = header,
                      .repeat_len = strlen(header)};
     int map[NCOLS] = {0, 1, 2};
-    chunk c;
-    ck_assert_int_eq(chunk_init(&c, NCOLS, MAX_ROWS, NULL), 0);
+    row_batch c;
+    ck_assert_int_eq(row_batch_init(&c, NCOLS, MAX_ROWS, NULL), 0);
     const char *data = strchr(t->p, '\n') + 1;
     size_t used = 0;
     uint64_t lines = 0;
@@ -144,8 +144,8 @@ static void reference(const text *t, rows *ref)
                                      map, NCOLS, 0, "ref", &c, &used, &lines,
                                      &e),
                      CS_OK);
-    add_chunk(ref, &c, 1);
-    chunk_free(&c, NULL);
+    add_batch(ref, &c, 1);
+    row_batch_free(&c, NULL);
 }
 
 static void same_rows(const rows *a, const rows *b)
@@ -164,10 +164,10 @@ static void same_rows(const rows *a, const rows *b)
 
 /* ---------------------------------------------------- the fake backend */
 
-typedef struct fake_part {
-    chunk *copy; /* the job's chunks, copied by chunk_done */
+typedef struct fake_jstate {
+    row_batch *copy; /* the job's row batches, copied by batch_done */
     int n, cap;
-} fake_part;
+} fake_jstate;
 
 typedef struct fake {
     backend base;
@@ -188,32 +188,32 @@ typedef struct fake {
     uint64_t repeats; /* the device skipped */
 } fake;
 
-static void *fake_part_new(backend *b)
+static void *fake_jstate_new(backend *b)
 {
     (void)b;
-    return calloc(1, sizeof(fake_part));
+    return calloc(1, sizeof(fake_jstate));
 }
 
-static void fake_part_reset(backend *b, void *part)
+static void fake_jstate_reset(backend *b, void *state)
 {
     (void)b;
-    fake_part *p = part;
+    fake_jstate *p = state;
     for (int i = 0; i < p->n; i++)
-        chunk_free(&p->copy[i], NULL);
+        row_batch_free(&p->copy[i], NULL);
     p->n = 0;
 }
 
-static void fake_part_free(backend *b, void *part)
+static void fake_jstate_free(backend *b, void *state)
 {
-    fake_part_reset(b, part);
-    free(((fake_part *)part)->copy);
-    free(part);
+    fake_jstate_reset(b, state);
+    free(((fake_jstate *)state)->copy);
+    free(state);
 }
 
-static int fake_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
+static int fake_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
     fake *f = (fake *)b;
-    fake_part *p = j->part;
+    fake_jstate *p = j->jstate;
     (void)e;
     if (f->delay && (j->seq % 3) == 0)
         usleep(200);
@@ -221,8 +221,8 @@ static int fake_chunk_done(backend *b, job *j, const chunk *c, cs_error *e)
         p->cap = p->cap ? 2 * p->cap : 4;
         p->copy = realloc(p->copy, (size_t)p->cap * sizeof *p->copy);
     }
-    chunk *d = &p->copy[p->n++];
-    ck_assert_int_eq(chunk_init(d, NCOLS, c->nrows, NULL), 0);
+    row_batch *d = &p->copy[p->n++];
+    ck_assert_int_eq(row_batch_init(d, NCOLS, c->nrows, NULL), 0);
     for (int k = 0; k < NCOLS; k++) {
         memcpy(d->col[k], c->col[k], c->nrows * sizeof(double));
         d->missing[k] = c->missing[k];
@@ -236,7 +236,7 @@ static int fake_retire(backend *b, job *j, uint64_t first_row, int abandon,
                        cs_error *e)
 {
     fake *f = (fake *)b;
-    fake_part *p = j->part;
+    fake_jstate *p = j->jstate;
     ck_assert_int_eq(abandon, 0);
     /* in input order, rows numbered without a gap */
     ck_assert(f->retired == 0 || j->seq == f->last_seq + 1);
@@ -245,7 +245,7 @@ static int fake_retire(backend *b, job *j, uint64_t first_row, int abandon,
     f->retired++;
     uint64_t row = first_row;
     for (int i = 0; i < p->n; i++) {
-        add_chunk(&f->got, &p->copy[i], row);
+        add_batch(&f->got, &p->copy[i], row);
         row += p->copy[i].nrows;
     }
     ck_assert_uint_eq(row - first_row, j->rows);
@@ -270,10 +270,10 @@ static void fake_close(backend *b)
 }
 
 static const backend_ops fake_ops = {
-    .part_new = fake_part_new,
-    .part_reset = fake_part_reset,
-    .part_free = fake_part_free,
-    .chunk_done = fake_chunk_done,
+    .jstate_new = fake_jstate_new,
+    .jstate_reset = fake_jstate_reset,
+    .jstate_free = fake_jstate_free,
+    .batch_done = fake_batch_done,
     .retire = fake_retire,
     .finish = fake_finish,
     .describe = fake_describe,
@@ -345,15 +345,15 @@ static int dev_end(backend *b, bytes_result *r, char *tail, size_t *tail_len,
     csv_cutter c;
     csv_cutter_init(&c, &d, f->first_line);
     size_t consumed = csv_cut(&c, f->bytes.p, stop_at, 0, "dev", e);
-    chunk ck;
-    ck_assert_int_eq(chunk_init(&ck, NCOLS, MAX_ROWS, NULL), 0);
+    row_batch ck;
+    ck_assert_int_eq(row_batch_init(&ck, NCOLS, MAX_ROWS, NULL), 0);
     size_t used = 0;
     uint64_t lines = 0;
     ck_assert_int_eq(csv_parse_block(&d, f->bytes.p, consumed, f->first_line,
                                      f->map, f->nmap, 0, "dev", &ck, &used,
                                      &lines, e),
                      CS_OK);
-    add_chunk(&f->got, &ck, f->first_row);
+    add_batch(&f->got, &ck, f->first_row);
     r->rows = ck.nrows;
     r->lines = c.line - f->first_line;
     r->consumed = consumed;
@@ -361,7 +361,7 @@ static int dev_end(backend *b, bytes_result *r, char *tail, size_t *tail_len,
     r->repeats = ck.repeats;
     r->repeat_line = ck.repeat_line;
     f->rows_retired += ck.nrows;
-    chunk_free(&ck, NULL);
+    row_batch_free(&ck, NULL);
     *tail_len = stop_at - consumed;
     ck_assert_uint_le(*tail_len, f->slot); /* the contract's bound */
     memcpy(tail, f->bytes.p + consumed, *tail_len);
@@ -449,7 +449,7 @@ static void fake_init(fake *f, test_rng *r)
     f->delay = (int)rng_below(r, 2);
 }
 
-/* Host parse only: blocks of 1 to 300 bytes, chunks of 1 to 40 rows,
+/* Host parse only: blocks of 1 to 300 bytes, row batches of 1 to 40 rows,
  * 1 to 4 threads; plain files and gzip streams. */
 START_TEST(cut_anywhere_same_rows)
 {
@@ -509,7 +509,7 @@ START_TEST(device_hands_over)
 }
 END_TEST
 
-/* F10: with an invalid field (--strict) in the first input and an
+/* With an invalid field (--strict) in the first input and an
  * unterminated quote in the second, the first error in input order is
  * reported, however the threads run. The worker holding the first input's
  * job is held back until the main thread has met the quote: before the
@@ -536,10 +536,10 @@ static int any_retire(backend *b, job *j, uint64_t first_row, int abandon,
 }
 
 static const backend_ops gated_ops = {
-    .part_new = fake_part_new,
-    .part_reset = fake_part_reset,
-    .part_free = fake_part_free,
-    .chunk_done = fake_chunk_done,
+    .jstate_new = fake_jstate_new,
+    .jstate_reset = fake_jstate_reset,
+    .jstate_free = fake_jstate_free,
+    .batch_done = fake_batch_done,
     .job_done = gated_job_done,
     .retire = any_retire,
     .finish = fake_finish,

@@ -2,7 +2,7 @@
  * (src/engine/tally.h), driven as the engine drives them but over values
  * in memory: each pass's values are cut into shares of random sizes,
  * counted by tallies added in random order, or by tally_kept's threads
- * over a kept store (src/stats/kept.h). The quantiles must be those of a
+ * over a kept store (src/stats/value_store.h). The quantiles must be those of a
  * sort (type 7, qvalue_interpolate over the sorted order statistics), the
  * histograms those of hist_add_values, and a column of a few distinct
  * values must take two passes however wide their keys lie (the ranges'
@@ -142,15 +142,16 @@ static void count_shares(test_rng *g, pass_plan *p, const data *x)
 }
 
 /* The same values in a kept store, spilled in part. */
-static kept *keep(test_rng *g, const data *x)
+static value_store *keep(test_rng *g, const data *x)
 {
     cs_error e = {0};
-    kept_limits lim = {rng_below(g, x->n * 8 + 1), 1, NULL};
-    kept *k = kept_new(COLS, &lim);
+    vstore_limits lim = {rng_below(g, x->n * 8 + 1), 1, NULL};
+    value_store *k = vstore_new(COLS, &lim);
     ck_assert_ptr_nonnull(k);
     for (int c = 0; c < COLS; c++)
         ck_assert_int_eq(
-            kept_add(k, c, x->d[c], c == 3 ? x->r[c] : NULL, x->n, &e), CS_OK);
+            vstore_add(k, c, x->d[c], c == 3 ? x->r[c] : NULL, x->n, &e),
+            CS_OK);
     return k;
 }
 
@@ -162,7 +163,7 @@ static unsigned run(test_rng *g, const data *x, const col_stats *st,
     cs_error e = {0};
     passes *ps;
     passes_params pp = {COLS, st, q, nq, h, max_cand, 0};
-    kept *k = rng_below(g, 2) ? keep(g, x) : NULL;
+    value_store *k = rng_below(g, 2) ? keep(g, x) : NULL;
     ck_assert_int_eq(passes_new(&pp, &ps, &e), CS_OK);
     while (!passes_done(ps)) {
         pass_plan *p = passes_plan(ps);
@@ -179,7 +180,7 @@ static unsigned run(test_rng *g, const data *x, const col_stats *st,
             ck_assert_int_eq(passes_result(ps, c, i, &res[c][i]), 0);
     unsigned n = passes_run(ps);
     passes_free(ps);
-    kept_free(k);
+    vstore_free(k);
     return n;
 }
 

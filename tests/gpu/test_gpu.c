@@ -1,6 +1,6 @@
 /* GPU backend (gpu/gpu.h) against the CPU path (stats_add_values +
  * stats_merge, hist_add_values): every statistic must be bit-identical,
- * the integer view of chunks that carry corrections (io/base/row_batch.h) too.
+ * the integer view of batches that carry corrections (io/base/row_batch.h) too.
  * Histograms without a range and quantiles come from the passes after
  * finish (src/engine/passes.h) over the device's kept values (gpu_pass)
  * and its host store, against the histogram of the CPU and a sort.
@@ -17,6 +17,7 @@
 
 #ifdef COLSTAT_HAVE_GPU
 #include "gpu/gpu.h"
+#include "src/engine/gpu_pack.h"
 #include "src/engine/passes.h"
 #include "src/stats/stats.h"
 
@@ -265,8 +266,8 @@ typedef struct run_spec {
     int ncols;
     unsigned what;
     int nbins, have_range;
-    const size_t *chunks; /* rows of each row_batch */
-    int nchunks;
+    const size_t *batches; /* rows of each row_batch */
+    int nbatches;
     enum kind kinds[4];
     double nan_share[4];
 } run_spec;
@@ -288,17 +289,7 @@ static void run_passes(gpu_backend *g, int nc, const col_stats *gs, hist *h,
     while (!passes_done(ps)) {
         pass_plan *p = passes_plan(ps);
         gpu_pass_col cols[4];
-        for (int j = 0; j < nc; j++) {
-            pass_col *pc = &p->col[j];
-            cols[j] = (gpu_pass_col){.sel = pc->sel,
-                                     .counts = pc->counts,
-                                     .kmin = pc->kmin,
-                                     .kmax = pc->kmax,
-                                     .cand = pc->cand,
-                                     .room = pc->room,
-                                     .ncand = &pc->ncand,
-                                     .h = pc->h};
-        }
+        gpu_pack_pass(p, cols);
         ck_assert_msg(gpu_store_all(g), "%s: values not all kept", name);
         ck_assert_msg(gpu_pass(g, cols, &why) == 0, "%s: pass: %s", name,
                       why.msg);
@@ -353,18 +344,18 @@ static void check_quantiles(const double *v, const int32_t *corr, size_t n,
     free(x);
 }
 
-/* The engine's loop: three chunks in rotation, each waited for before it
- * is refilled; then the CPU path over the same chunks. */
+/* The engine's loop: three batches in rotation, each waited for before it
+ * is refilled; then the CPU path over the same batches. */
 static void run(const run_spec *sp)
 {
     cs_error why = {0};
     char ctx[256];
     int nc = sp->ncols;
     size_t total = 0, cap = 1;
-    for (int i = 0; i < sp->nchunks; i++) {
-        total += sp->chunks[i];
-        if (sp->chunks[i] > cap)
-            cap = sp->chunks[i];
+    for (int i = 0; i < sp->nbatches; i++) {
+        total += sp->batches[i];
+        if (sp->batches[i] > cap)
+            cap = sp->batches[i];
     }
     double *data[4];
     int32_t *corr[4];
@@ -388,10 +379,21 @@ static void run(const run_spec *sp)
             hi = t;
         }
     }
-    gpu_config cfg = {
-        nc,         sp->what,    sp->nbins,  sp->have_range, lo,
-        hi,         hook_rows,   0,          hook_keep,      hook_keep_bytes,
-        hook_terms, host_memory, host_spill, NULL,           0};
+    gpu_config cfg = {.ncols = nc,
+                      .what = sp->what,
+                      .nbins = sp->nbins,
+                      .have_range = sp->have_range,
+                      .lo = lo,
+                      .hi = hi,
+                      .batch_rows = hook_rows,
+                      .raw_bytes = 0,
+                      .keep_set = hook_keep,
+                      .keep_bytes = hook_keep_bytes,
+                      .terms = hook_terms,
+                      .memory = host_memory,
+                      .spill = host_spill,
+                      .tmpdir = NULL,
+                      .sharers = 0};
     gpu_backend *g;
     ck_assert_msg(gpu_open(&cfg, &g, &why) == 0, "%s: open: %s", sp->name,
                   why.msg);
@@ -401,16 +403,16 @@ static void run(const run_spec *sp)
     for (int k = 0; k < 3; k++)
         ck_assert_int_eq(row_batch_init(&ring[k], nc, cap, al), 0);
     size_t off = 0;
-    for (int i = 0; i < sp->nchunks; i++) {
+    for (int i = 0; i < sp->nbatches; i++) {
         row_batch *c = &ring[i % 3];
         if (used[i % 3])
             ck_assert_msg(gpu_batch_wait(g, c, &why) == 0, "%s: wait: %s",
                           sp->name, why.msg);
         row_batch_clear(c);
-        c->nrows = sp->chunks[i];
+        c->nrows = sp->batches[i];
         for (int j = 0; j < nc; j++) {
             memcpy(c->col[j], data[j] + off, c->nrows * sizeof(double));
-            /* corrections where the chunk has any, sometimes all zero */
+            /* corrections where the batch has any, sometimes all zero */
             if (has_corr(corr[j] + off, c->nrows) || next_u64() % 4 == 0) {
                 row_batch_corr_start(c, j, 0);
                 memcpy(c->corr[j], corr[j] + off, c->nrows * sizeof(int32_t));
@@ -452,18 +454,18 @@ static void run(const run_spec *sp)
     gpu_close(g);
 
     off = 0;
-    for (int i = 0; i < sp->nchunks; i++) {
+    for (int i = 0; i < sp->nbatches; i++) {
         for (int j = 0; j < nc; j++) {
             col_stats part;
             stats_init(&part);
             ck_assert_int_eq(stats_add_values(&part, data[j] + off,
-                                              corr[j] + off, sp->chunks[i], 1,
+                                              corr[j] + off, sp->batches[i], 1,
                                               sp->what),
                              0);
             ck_assert_int_eq(stats_merge(&rs[j], &part, off), 0);
             stats_free(&part);
         }
-        off += sp->chunks[i];
+        off += sp->batches[i];
     }
     for (int j = 0; j < nc; j++) {
         snprintf(ctx, sizeof ctx, "%s, column %d (kind %d), %zu rows", sp->name,
@@ -495,7 +497,7 @@ static size_t scaled(size_t n)
     return quick ? (n > 20000 ? n / 64 + 1 : n) : n;
 }
 
-/* Single chunks of the sizes that find off-by-one and tail bugs, every
+/* Single batches of the sizes that find off-by-one and tail bugs, every
  * column kind but infinities, all statistics. */
 START_TEST(test_sizes)
 {
@@ -519,27 +521,27 @@ START_TEST(test_sizes)
 }
 END_TEST
 
-/* About 3M rows in chunks of uneven sizes, three and four columns. */
+/* About 3M rows in batches of uneven sizes, three and four columns. */
 START_TEST(test_many_batches)
 {
-    size_t chunks[9];
+    size_t batches[9];
     int nch = 0;
     size_t left = scaled(3000017);
     while (left && nch < 9) {
         size_t n = nch == 8 ? left : 1 + next_u64() % (2 * left / 5 + 1);
         if (n > left)
             n = left;
-        chunks[nch++] = n;
+        batches[nch++] = n;
         left -= n;
     }
     for (int rep = 0; rep < 3; rep++) {
         run_spec sp = {
-            "many chunks",
+            "many batches",
             rep == 0 ? 3 : 4,
             rep == 2 ? (unsigned)STAT_DEFAULT : (unsigned)STAT_ALL,
             256,
             rep == 1,
-            chunks,
+            batches,
             nch,
             {(enum kind)(next_u64() % K_INF), K_WIDE, K_TIES, K_EXTREME},
             {0.02, 0.0, 0.1, 0.3}};
@@ -552,7 +554,7 @@ END_TEST
 START_TEST(test_bins)
 {
     static const int nbins[] = {1, 7, 256, 5000, 100000};
-    size_t chunks[2] = {scaled(150001), scaled(60000)};
+    size_t batches[2] = {scaled(150001), scaled(60000)};
     for (int b = 0; b < 5; b++)
         for (int r = 0; r < 2; r++) {
             run_spec sp = {"bins",
@@ -560,7 +562,7 @@ START_TEST(test_bins)
                            STAT_HIST | STAT_COUNT,
                            nbins[b],
                            r,
-                           chunks,
+                           batches,
                            2,
                            {K_SIGNED, r ? K_UNIFORM : K_TIES},
                            {0.05, 0.0}};
@@ -569,14 +571,14 @@ START_TEST(test_bins)
 }
 END_TEST
 
-/* Chunks larger than the device buffers go in pieces; kept histogram
+/* Batches larger than the device buffers go in pieces; kept histogram
  * values past the device budget go through host memory. */
 START_TEST(test_pieces_and_host_keep)
 {
-    size_t chunks[4] = {2500, 999, 1000, 7001};
+    size_t batches[4] = {2500, 999, 1000, 7001};
     hook_rows = 1000;
     run_spec sp = {"pieces", 2, STAT_ALL,        33,        0,
-                   chunks,   4, {K_WIDE, K_INT}, {0.1, 0.0}};
+                   batches,  4, {K_WIDE, K_INT}, {0.1, 0.0}};
     run(&sp);
     hook_keep = 1;
     hook_keep_bytes = 20000;
@@ -584,8 +586,8 @@ START_TEST(test_pieces_and_host_keep)
     run(&sp);
     hook_rows = 0;
     size_t big[2] = {scaled(300000), scaled(200001)};
-    sp.chunks = big;
-    sp.nchunks = 2;
+    sp.batches = big;
+    sp.nbatches = 2;
     sp.name = "kept on host";
     run(&sp);
     host_memory = 100000; /* and past the host's budget, in a file */
@@ -602,7 +604,7 @@ END_TEST
  * and empty input. */
 START_TEST(test_inf_and_subsets)
 {
-    size_t chunks[3] = {scaled(200000), 17, scaled(100003)};
+    size_t batches[3] = {scaled(200000), 17, scaled(100003)};
     static const unsigned whats[] = {STAT_STD, STAT_COUNT, STAT_SUM,
                                      STAT_MIN | STAT_MAX};
     for (int w = 0; w < 4; w++) {
@@ -611,7 +613,7 @@ START_TEST(test_inf_and_subsets)
                        whats[w],
                        0,
                        0,
-                       chunks,
+                       batches,
                        3,
                        {K_INF, K_EXTREME, K_BIGINT},
                        {0.01, 0.5, 0.0}};
@@ -625,7 +627,7 @@ START_TEST(test_inf_and_subsets)
                        STAT_ALL,
                        64,
                        r,
-                       chunks,
+                       batches,
                        3,
                        {K_INF, K_EXTREME, K_INFTIES, K_ALLINF},
                        {0.01, 0.0, 0.1, 0.3}};
@@ -634,13 +636,13 @@ START_TEST(test_inf_and_subsets)
     size_t none[2] = {0, 0};
     run_spec sp = {"empty", 1, STAT_ALL, 8, 0, none, 2, {K_WIDE}, {0}};
     run(&sp);
-    run_spec nan = {"all NaN",           2,         STAT_ALL, 8, 0, chunks, 3,
+    run_spec nan = {"all NaN",           2,         STAT_ALL, 8, 0, batches, 3,
                     {K_WIDE, K_UNIFORM}, {1.0, 1.0}};
     run(&nan);
 }
 END_TEST
 
-/* Integers past 2^53 with their corrections: sizes, many chunks (some with
+/* Integers past 2^53 with their corrections: sizes, many batches (some with
  * corrections, some without), pieces, subsets of the statistics, ties of
  * one double, CORR_NOT_INT, all NaN. */
 START_TEST(test_corrections)
@@ -659,16 +661,17 @@ START_TEST(test_corrections)
                        {0.05, 0.01}};
         run(&sp);
     }
-    size_t chunks[5] = {scaled(300001), 1, scaled(70000), 5000, scaled(123457)};
+    size_t batches[5] = {scaled(300001), 1, scaled(70000), 5000,
+                         scaled(123457)};
     static const unsigned whats[] = {STAT_ALL, STAT_DEFAULT, STAT_STD,
                                      STAT_MIN | STAT_MAX, STAT_COUNT};
     for (int w = 0; w < 5; w++) {
-        run_spec sp = {"corrections, chunks",
+        run_spec sp = {"corrections, batches",
                        4,
                        whats[w],
                        16,
                        w == 0,
-                       chunks,
+                       batches,
                        5,
                        {K_CORR, K_NOTINT, K_BIGINT, K_CORR},
                        {0.02, 0.0, 0.1, 1.0}};
@@ -690,7 +693,7 @@ static Suite *gpu_suite(void)
         const char *name;
         const TTest *test;
     } cases[] = {{"sizes", test_sizes},
-                 {"chunks", test_many_batches},
+                 {"batches", test_many_batches},
                  {"bins", test_bins},
                  {"pieces", test_pieces_and_host_keep},
                  {"subsets", test_inf_and_subsets},
@@ -715,8 +718,21 @@ int main(void)
     quick = getenv("COLSTAT_TEST_QUICK") != NULL;
 
     cs_error why = {0};
-    gpu_config probe = {1, STAT_COUNT, 0, 0, 0, 0,    0, 0,
-                        0, 0,          0, 0, 0, NULL, 0};
+    gpu_config probe = {.ncols = 1,
+                        .what = STAT_COUNT,
+                        .nbins = 0,
+                        .have_range = 0,
+                        .lo = 0,
+                        .hi = 0,
+                        .batch_rows = 0,
+                        .raw_bytes = 0,
+                        .keep_set = 0,
+                        .keep_bytes = 0,
+                        .terms = 0,
+                        .memory = 0,
+                        .spill = 0,
+                        .tmpdir = NULL,
+                        .sharers = 0};
     gpu_backend *g;
     if (gpu_open(&probe, &g, &why) != 0) {
         fprintf(stderr, "test_gpu: %s\n", why.msg);

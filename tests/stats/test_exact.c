@@ -280,7 +280,7 @@ START_TEST(test_merge_splits)
 }
 END_TEST
 
-/* The compact sum (F4): the values of every regime, with infinities and
+/* The compact sum: the values of every regime, with infinities and
  * cancellations, in random parts added as superaccumulators, the parts'
  * compact sums merged in random order: the value of one whole
  * superaccumulator, digit for digit; kept in its window, no memory, when

@@ -1,6 +1,6 @@
 /* src/stats/stats.c against a naive reference computed here: counts, min/max
  * with the first row (ties, -0.0/+0.0, infinities), NaN skipped, all_int,
- * chunked adds merged in random tree order with row offsets, finalize
+ * batched adds merged in random tree order with row offsets, finalize
  * (sum/mean correctly rounded vs GMP, exact integer sums vs mpz, empty
  * columns). Seed printed to stderr; COLSTAT_SEED reproduces a run. */
 #include "src/stats/stats.h"
@@ -128,10 +128,10 @@ typedef struct group {
     col_stats st;
 } group;
 
-/* Chunks reduced on their own with chunk-local rows, then adjacent groups
+/* Row batches reduced on their own with batch-local rows, then adjacent groups
  * merged in random order (a tree of merges), as the engine and a future
  * multi-process merge would do. */
-static void chunked(const double *v, size_t n, unsigned what, col_stats *out)
+static void batched(const double *v, size_t n, unsigned what, col_stats *out)
 {
     static group g[64];
     int ng = 0;
@@ -176,7 +176,7 @@ START_TEST(test_extrema_and_merge)
         stats_add_values(&whole, v, NULL, n, 1, what);
         assert_matches(&whole, &r);
         stats_free(&merged);
-        chunked(v, n, what, &merged);
+        batched(v, n, what, &merged);
         assert_matches(&merged, &r);
         /* successive adds into one state, rows numbered globally */
         stats_free(&merged);
@@ -187,7 +187,7 @@ START_TEST(test_extrema_and_merge)
         }
         assert_matches(&merged, &r);
         stats_free(&merged);
-        chunked(v, n, what, &merged);
+        batched(v, n, what, &merged);
         col_summary a, b;
         stats_finalize(&whole, &a);
         stats_finalize(&merged, &b);
@@ -407,8 +407,8 @@ static void draw_column(icol *c)
     }
 }
 
-/* The column's statistics: in chunks split at random points, each with
- * its corrections (or NULL where they are all 0, as a chunk without any
+/* The column's statistics: in row batches split at random points, each with
+ * its corrections (or NULL where they are all 0, as a row batch without any
  * passes them), merged in random tree order. */
 static void reduce_column(const icol *c, unsigned what, col_stats *out)
 {

@@ -4,8 +4,12 @@
  * everything and says so; a file that cannot be made is an error. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "src/stats/value_store.h"
 #include "tests/testlib.h"
@@ -20,7 +24,7 @@ typedef struct column {
     size_t n;
 } column;
 
-/* Values with NaN among them; corrections in stretches (a chunk's column
+/* Values with NaN among them; corrections in stretches (a row batch's column
  * has them or not). */
 static void make(test_rng *g, column *c, size_t n)
 {
@@ -117,7 +121,7 @@ START_TEST(in_memory_spilled_dropped)
     for (int k = 0; k < COLS; k++)
         make(&g, &cols[k], n);
     size_t all = n * COLS * 12;
-    /* A growing block starts with room for up to 4096 values (kept.c's
+    /* A growing block starts with room for up to 4096 values (value_store.c's
      * FIRST_CAP) and doubles: without the first block's room, a short
      * column (seed 103, QUICK) passed "big" and was dropped. */
     vstore_limits big = {all * 4 + (size_t)COLS * 4096 * 12, 0, NULL};
@@ -254,6 +258,65 @@ START_TEST(no_place_for_the_file)
 }
 END_TEST
 
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+/* The process's address space now, in bytes (0: unknown). */
+static size_t address_space(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    if (f) {
+        if (fscanf(f, "%lu", &pages) != 1)
+            pages = 0;
+        fclose(f);
+    }
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* In a child whose address space cannot grow by more than 64 MiB: adds
+ * 512 MiB of values (zero pages, mapped before the limit) to a store
+ * without limits. Exits 0 when that failed as out of memory. */
+static void add_past_the_address_space(void)
+{
+    size_t n = (size_t)64 << 20;
+    double *d = calloc(n, sizeof *d);
+    size_t now = address_space();
+    if (!d || !now)
+        _exit(2);
+    struct rlimit lim = {now + ((size_t)64 << 20), now + ((size_t)64 << 20)};
+    if (setrlimit(RLIMIT_AS, &lim))
+        _exit(3);
+    value_store *k = vstore_new(1, NULL);
+    cs_error e = {0};
+    int rc = k ? vstore_add(k, 0, d, NULL, n, &e) : CS_ENOMEM;
+    int ok = rc == CS_ENOMEM && (!k || strstr(e.msg, "out of memory"));
+    _exit(ok ? 0 : 4 + (rc & 3));
+}
+
+/* Memory running out is CS_ENOMEM, not bad data. */
+START_TEST(out_of_memory)
+{
+#ifdef UNDER_ASAN
+    return; /* ASan reserves terabytes: no address-space limit under it */
+#endif
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0)
+        add_past_the_address_space();
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                  "child: exit %d (4 + status: not CS_ENOMEM)",
+                  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+END_TEST
+
 int main(void)
 {
     seed = test_seed("test_value_store");
@@ -265,6 +328,7 @@ int main(void)
     tcase_add_test(tc, nan_makes_no_room);
     tcase_add_test(tc, merges_leave_no_tails);
     tcase_add_test(tc, no_place_for_the_file);
+    tcase_add_test(tc, out_of_memory);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }

@@ -309,7 +309,7 @@ static int is_sentinel(double d)
     return u == SENTINEL;
 }
 
-/* Encodes nrec random records of layout l, decodes them into a chunk in a
+/* Encodes nrec random records of layout l, decodes them into a row batch in a
  * few calls with map, and compares every value and NaN count. */
 static void check_decode(test_rng *r, const layout *l, size_t nrec,
                          const int *map, int nmap, int ncols)

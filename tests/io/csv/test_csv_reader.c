@@ -61,7 +61,7 @@ static void puts_(text *t, const char *s)
     put(t, s, strlen(s));
 }
 
-/* ---- what the reader produced, over all chunks ---- */
+/* ---- what the reader produced, over all row batches ---- */
 
 enum { MAXC = 8 };
 
@@ -69,7 +69,7 @@ typedef struct result {
     size_t rows;
     int ncols;
     double *v[MAXC];
-    int32_t *corr[MAXC]; /* 0 where the chunk kept no correction */
+    int32_t *corr[MAXC]; /* 0 where the row batch kept no correction */
     uint64_t missing[MAXC], invalid[MAXC], nan[MAXC], first_invalid[MAXC];
     uint64_t repeats, repeat_line; /* repeated headers skipped, the first */
 } result;
@@ -153,7 +153,7 @@ static void assert_same(const result *a, const result *b, uint64_t seed)
 
 typedef struct run_opts {
     size_t window;    /* bytes offered to csv_cut at a time; 0: all */
-    size_t cap;       /* chunk rows */
+    size_t cap;       /* row batch rows */
     int strict;       /* --strict: columns [0, strict) are */
     uint64_t *starts; /* if set: check csv_line_of_row against these */
     size_t nstarts;
@@ -177,7 +177,7 @@ static void check_row_lines(const csv_dialect *d, const char *blk, size_t k,
     }
 }
 
-/* Parses one cut block into r through a chunk of o->cap rows. */
+/* Parses one cut block into r through a row batch of o->cap rows. */
 static int parse_cut_block(const csv_dialect *d, const char *blk, size_t k,
                            uint64_t line, const int *map, int nmap,
                            const run_opts *o, row_batch *ch, result *r,
@@ -242,7 +242,7 @@ static int run_reader(const csv_dialect *d, const char *buf, size_t n,
     return rc;
 }
 
-/* Parses s whole (one block, one chunk), all fields mapped in order. */
+/* Parses s whole (one block, one row batch), all fields mapped in order. */
 static int parse_all(const char *s, char delim, int ncols, result *r,
                      int strict, cs_error *e)
 {
@@ -666,7 +666,7 @@ START_TEST(batch_full_resume)
     ck_assert_uint_eq(lines, 1);
     NEAR(ch.col[1][1], 11);
     ck_assert_uint_eq(ch.missing[0], 1);
-    /* A full chunk takes nothing. */
+    /* A full row batch takes nothing. */
     ck_assert_int_eq(csv_parse_block(&d, s, strlen(s), 5, map, 2, 0, "t", &ch,
                                      &consumed, &lines, &e),
                      CS_OK);
@@ -1028,7 +1028,7 @@ END_TEST
 /* Item 3: a line identical to the header (a BOM before it, CRLF or LF
  * after it) between records is no row; inside a quoted field it is text.
  * Records with header lines between them parse as the same records
- * without, for any cut and chunk size; rows map to their lines; the
+ * without, for any cut and row batch size; rows map to their lines; the
  * skipped lines are counted and the first is located. */
 START_TEST(repeated_headers)
 {
@@ -1238,7 +1238,7 @@ END_TEST
 
 /* ---- -W and number formats ---- */
 
-/* Parses s whole as whitespace text (one block, one chunk), fields mapped
+/* Parses s whole as whitespace text (one block, one row batch), fields mapped
  * in order, numbers as f says (NULL: the C format). */
 static int parse_ws(const char *s, int ncols, const num_format *f, result *r,
                     int strict, cs_error *e)
@@ -1312,7 +1312,7 @@ END_TEST
 
 /* A reference for -W written here: lines at LF, fields at runs of space,
  * tab and CR, a pair of quotes around a field dropped, values by
- * parse_number; compared with the reader over random cuts and chunk
+ * parse_number; compared with the reader over random cuts and row batch
  * sizes, and csv_line_of_row with the lines of the records. */
 START_TEST(whitespace_random)
 {

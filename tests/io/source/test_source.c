@@ -53,8 +53,8 @@ typedef struct buf {
 /* Appends n bytes and returns where they go (to be filled). */
 static unsigned char *buf_grow(buf *b, size_t n)
 {
-    /* also on the first append, empty or not: NULL + 0 is undefined (F9:
-     * clang's UBSan stopped the suite) */
+    /* also on the first append, empty or not: NULL + 0 is undefined
+     * (clang's UBSan stops on it) */
     if (b->n + n > b->cap || !b->p) {
         b->cap = (b->n + n) * 2 + 16;
         b->p = realloc(b->p, b->cap);

@@ -1,0 +1,176 @@
+/* The report's assembly: the engine's result and the options' style
+ * into report_write, written with one call. */
+#include "src/cli/output.h"
+
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "src/cli/exit_status.h"
+#include "src/dist/state.h"
+#include "src/report/report.h"
+
+/* The width bars are drawn for: COLUMNS, else the terminal's, else 80;
+ * never wider than MAX_WIDTH (COLUMNS=1000000000 must not build bars a
+ * billion characters wide). */
+enum { MAX_WIDTH = 1000 };
+
+static int term_width(FILE *out)
+{
+    const char *env = getenv("COLUMNS");
+    long w = env ? strtol(env, NULL, 10) : 0;
+    struct winsize ws;
+    if (w <= 0 && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0)
+        w = ws.ws_col;
+    if (w <= 0)
+        w = 80;
+    return w > MAX_WIDTH ? MAX_WIDTH : (int)w;
+}
+
+/* Whether the locale's charset (LC_ALL, LC_CTYPE, LANG) is UTF-8: asked
+ * of the C library, then set back, so that nothing else runs in it. */
+static int utf8_charset(void)
+{
+    const char *was = setlocale(LC_CTYPE, NULL);
+    char *saved = was ? strdup(was) : NULL;
+    int utf8 = 0;
+    if (setlocale(LC_CTYPE, "")) {
+        const char *cs = nl_langinfo(CODESET);
+        utf8 = cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+    }
+    setlocale(LC_CTYPE, saved ? saved : "C");
+    free(saved);
+    return utf8;
+}
+
+/* How the table looks: digits 15 unless --digits (TSV, CSV and JSON keep
+ * the shortest form unless it is given); the layout, width and charset
+ * of the terminal. */
+static report_style style_for(const options *o)
+{
+    report_style st = {0};
+    st.width = term_width(stdout);
+    /* under --mpi, stdout is the launcher's (Open MPI gives each rank a
+     * pseudo-terminal, wherever mpirun's own output goes): not known to be
+     * a terminal, so the table is laid out as for a file */
+    st.tty = !o->mpi && isatty(STDOUT_FILENO);
+    st.layout = o->layout;
+    st.digits = o->digits ? o->digits : o->format == FMT_TABLE ? 15 : 0;
+    st.utf8 = utf8_charset();
+    st.bigint_string = o->bigint_string;
+    st.digits_given = o->digits != 0;
+    return st;
+}
+
+/* One column of the report: its finalized statistics, histogram and
+ * quantiles (the median first, then the list). */
+static void fill_col(const options *o, const engine_column *c,
+                     const col_summary *sum, const hist *h, const qres *q,
+                     report_col *out)
+{
+    out->name = c->name;
+    out->index = c->index;
+    out->s = *sum;
+    out->h = (o->cfg.what & STAT_HIST) ? h : NULL;
+    int median = (o->cfg.what & STAT_MEDIAN) != 0;
+    out->median = median && q ? q : NULL;
+    out->quant = q ? q + median : NULL;
+    out->qf = o->cfg.quantiles;
+    out->nquant = q && (o->cfg.what & STAT_QUANTILES) ? o->cfg.nquantiles : 0;
+}
+
+/* --group-by: every group's columns, as the columns of a run are. */
+static int write_groups(const options *o, const engine_result *res, FILE *m,
+                        const report_style *st)
+{
+    const engine_groups *gs = res->groups;
+    size_t n = gs->n ? gs->n : 1, nc = (size_t)(res->ncols ? res->ncols : 1);
+    report_group *g = calloc(n, sizeof *g);
+    report_col *cols = calloc(n * nc, sizeof *cols);
+    int bad = !g || !cols || (gs->n && !gs->sums);
+    for (size_t i = 0; !bad && i < gs->n; i++) {
+        const engine_group *eg = &gs->g[i];
+        g[i] = (report_group){eg->key, eg->key_len, eg->rows, &cols[i * nc]};
+        for (int k = 0; k < res->ncols; k++) {
+            int h = res->cols[k].held;
+            fill_col(o, &res->cols[k], &eg->sum[h], eg->h ? &eg->h[h] : NULL,
+                     eg->q ? &eg->q[(size_t)h * gs->nq] : NULL,
+                     &cols[i * nc + (size_t)k]);
+        }
+    }
+    if (!bad)
+        bad = report_write_groups(m, o->format, o->cfg.what, res->rows,
+                                  (const char *const *)gs->names, gs->nkeys, g,
+                                  gs->n, res->ncols, st);
+    free(g);
+    free(cols);
+    return bad ? -1 : 0;
+}
+
+/* The report is built in memory and written with one call, so a reader
+ * never sees half of it followed by an error. Closing stdout early
+ * (| head) is not an error. */
+int write_result(const options *o, const engine_result *res, cs_error *e)
+{
+    report_col *cols = calloc((size_t)res->ncols + 1, sizeof *cols);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *m = cols ? open_memstream(&text, &size) : NULL;
+    if (!m) {
+        free(cols);
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    for (int k = 0; k < res->ncols; k++)
+        fill_col(o, &res->cols[k], &res->cols[k].sum, res->cols[k].h,
+                 res->cols[k].q, &cols[k]);
+    report_style st = style_for(o);
+    int bad = res->groups ? write_groups(o, res, m, &st)
+                          : report_write(m, o->format, o->cfg.what, res->rows,
+                                         cols, res->ncols, &st);
+    bad |= fclose(m);
+    free(cols);
+    int rc = CS_OK;
+    if (bad)
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the report");
+    else if (fwrite(text, 1, size, stdout) != size && errno != EPIPE)
+        rc = cs_fail(e, CS_EDATA, "", 0, "write error: %s", strerror(errno));
+    else
+        rc = stdout_done(e);
+    free(text);
+    return rc;
+}
+
+int write_state_as(const options *o, const state_info *info,
+                   const engine_result *res, cs_error *e)
+{
+    const char *path = o->state_path;
+    FILE *f = path ? fopen(path, "wb") : stdout;
+    int rc = CS_OK;
+    if (!info->key)
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    else if (!f)
+        rc = cs_fail(e, CS_EDATA, path, 0, "cannot open: %s", strerror(errno));
+    else
+        rc = state_write(f, info, res, e);
+    if (f && path && fclose(f) && rc == CS_OK)
+        rc = cs_fail(e, CS_EDATA, path, 0, "write error: %s", strerror(errno));
+    return rc;
+}
+
+int write_state(const options *o, const engine_result *res, cs_error *e)
+{
+    state_info info = {.key = state_key(&o->cfg),
+                       .what = o->cfg.what,
+                       .part_lo = (uint32_t)o->part_k,
+                       .part_hi = (uint32_t)o->part_k,
+                       .part_n = (uint32_t)o->part_n};
+    int rc = write_state_as(o, &info, res, e);
+    free(info.key);
+    return rc;
+}
