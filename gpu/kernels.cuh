@@ -73,7 +73,7 @@ struct reduce_args {
        rows of a batch the device parsed are unknown to the host (n is
        then only the bound the grid is sized for) */
     const unsigned long long *dyn;
-    /* corrections (io/base/row_batch.h), NULL when the chunk can carry none:
+    /* corrections (io/base/row_batch.h), NULL when the batch can carry none:
        column j's at corr + j * corr_ld, used where corr_on[j] (device memory)
        is set; the kernels leave both zero, so a parser writes only nonzero
        corrections */

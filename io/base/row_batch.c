@@ -1,6 +1,6 @@
 #include "io/base/row_batch.h"
 
-#include "io/base/chunk_keys.h"
+#include "io/base/row_keys.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,14 +64,14 @@ void row_batch_clear(row_batch *c)
     size_t n = c->ncols > 0 ? (size_t)c->ncols : 1;
     memset(c->missing, 0, 5 * n * sizeof(uint64_t));
     if (c->keys)
-        chunk_keys_clear(c->keys);
+        row_keys_clear(c->keys);
 }
 
 void row_batch_free(row_batch *c, const row_batch_alloc *a)
 {
     if (!a)
         a = &plain;
-    chunk_keys_free(c->keys);
+    row_keys_free(c->keys);
     c->keys = NULL;
     if (c->col)
         for (int i = 0; i < c->ncols; i++)

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct chunk_keys;
+struct row_keys;
 
 /* Where the column arrays live: plain malloc, or page-locked memory that a
  * GPU backend supplies (so host-to-device copies run at full speed). */
@@ -35,9 +35,9 @@ typedef struct row_batch {
     uint64_t *first_invalid;           /* per column: 1-based row in this
                                           row batch of the first invalid field,
                                           0 when none */
-    uint64_t repeats;        /* repeated header lines skipped (no rows) */
-    uint64_t repeat_line;    /* the first one's physical line, 0: none */
-    struct chunk_keys *keys; /* group-by keys (io/base/chunk_keys.h), or NULL;
+    uint64_t repeats;      /* repeated header lines skipped (no rows) */
+    uint64_t repeat_line;  /* the first one's physical line, 0: none */
+    struct row_keys *keys; /* group-by keys (io/base/row_keys.h), or NULL;
                                 row_batch_free frees it */
 } row_batch;
 

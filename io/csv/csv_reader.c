@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/base/chunk_keys.h"
+#include "io/base/row_keys.h"
 #include "io/csv/csv_grammar.h"
 #include "io/num/parse_number.h"
 
@@ -33,11 +33,11 @@ typedef struct block {
     double **col; /* out->col */
     const int *map;
     int nmap;
-    int nscan;        /* fields read: those mapped, and the keys */
-    chunk_keys *keys; /* out->keys */
-    int field;        /* index of the next field of the current record */
-    size_t row;       /* row being filled */
-    uint64_t line;    /* physical line being fed, 0 inside a batch */
+    int nscan;      /* fields read: those mapped, and the keys */
+    row_keys *keys; /* out->keys */
+    int field;      /* index of the next field of the current record */
+    size_t row;     /* row being filled */
+    uint64_t line;  /* physical line being fed, 0 inside a batch */
     const csv_strict *strict;
     const char *file;
     cs_error *e;
@@ -120,7 +120,7 @@ static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
 {
     row_batch *o = b->out;
     if (b->keys)
-        chunk_keys_bad(b->keys, b->row, c, (int)k);
+        row_keys_bad(b->keys, b->row, c, (int)k);
     if (k == NUM_MISSING) {
         o->missing[c]++;
     } else if (k == NUM_NAN) {
@@ -155,7 +155,7 @@ static void key_field(block *b, int f, const char *s, size_t len)
     int missing =
         len == 0 || (b->num && b->num->nnull &&
                      parse_number_fmt(s, len, b->num, &v, &r) == NUM_MISSING);
-    chunk_keys_put(b->keys, b->row, b->keys->kmap[f], missing ? NULL : s, len);
+    row_keys_put(b->keys, b->row, b->keys->kmap[f], missing ? NULL : s, len);
 }
 
 static int is_key(const block *b, int f)
@@ -198,12 +198,12 @@ static void on_record(int ch, void *data)
     for (int f = b->field; f < b->nscan; f++) {
         int c = f < b->nmap ? b->map[f] : -1;
         if (is_key(b, f))
-            chunk_keys_put(b->keys, b->row, b->keys->kmap[f], NULL, 0);
+            row_keys_put(b->keys, b->row, b->keys->kmap[f], NULL, 0);
         if (c >= 0) {
             b->col[c][b->row] = NAN;
             b->out->missing[c]++;
             if (b->keys)
-                chunk_keys_bad(b->keys, b->row, c, NUM_MISSING);
+                row_keys_bad(b->keys, b->row, c, NUM_MISSING);
         }
     }
     b->field = 0;

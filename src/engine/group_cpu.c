@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/base/chunk_keys.h"
+#include "io/base/row_keys.h"
 #include "src/engine/backend.h"
 #include "src/engine/input.h"
 #include "src/stats/group_table.h"
@@ -61,7 +61,7 @@ static void gb_part_free(backend *b, void *part)
 
 /* The row's keys as one byte string: per key, 0 for the missing key, or
  * 1, the length (4 bytes) and the text. */
-static int encode(group_part *pt, const chunk_keys *k, size_t row, size_t *len)
+static int encode(group_part *pt, const row_keys *k, size_t row, size_t *len)
 {
     size_t need = 0;
     for (int i = 0; i < k->nkeys; i++) {
@@ -109,7 +109,7 @@ static int add_row(group_part *pt, const row_batch *c, size_t i, uint64_t row,
 }
 
 /* Fields that did not enter, each into its row's group. */
-static void add_bad(group_part *pt, const chunk_keys *k, const uint32_t *ids,
+static void add_bad(group_part *pt, const row_keys *k, const uint32_t *ids,
                     uint64_t first_row)
 {
     for (size_t b = 0; b < k->nbad; b++) {
@@ -122,7 +122,7 @@ static void add_bad(group_part *pt, const chunk_keys *k, const uint32_t *ids,
     }
 }
 
-static int gb_chunk_done(backend *b, job *j, const row_batch *c, cs_error *e)
+static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
     (void)b;
     group_part *pt = j->jstate;
@@ -218,7 +218,7 @@ static const backend_ops group_ops = {
     .jstate_new = gb_part_new,
     .jstate_reset = gb_part_reset,
     .jstate_free = gb_part_free,
-    .batch_done = gb_chunk_done,
+    .batch_done = gb_batch_done,
     .job_done = gb_job_done,
     .retire = gb_retire,
     .finish = gb_finish,

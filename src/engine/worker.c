@@ -2,7 +2,7 @@
 
 #include <stdlib.h>
 
-#include "io/base/chunk_keys.h"
+#include "io/base/row_keys.h"
 #include "src/engine/backend.h"
 #include "src/engine/jobs.h"
 
@@ -49,12 +49,12 @@ static int batch_full(job *j, const row_batch *c)
     return rc;
 }
 
-/* --group-by: the chunk gathers the input's key fields too. */
+/* --group-by: the row batch gathers the input's key fields too. */
 static int bind_keys(const input *in, row_batch *c)
 {
     if (!in->kmap)
         return 0;
-    if (!c->keys && !(c->keys = chunk_keys_new(in->nkeys, c->cap)))
+    if (!c->keys && !(c->keys = row_keys_new(in->nkeys, c->cap)))
         return -1;
     c->keys->kmap = in->kmap;
     c->keys->nkmap = in->nkmap;

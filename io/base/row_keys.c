@@ -1,11 +1,11 @@
-#include "io/base/chunk_keys.h"
+#include "io/base/row_keys.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-chunk_keys *chunk_keys_new(int nkeys, size_t cap)
+row_keys *row_keys_new(int nkeys, size_t cap)
 {
-    chunk_keys *k = calloc(1, sizeof *k);
+    row_keys *k = calloc(1, sizeof *k);
     if (!k)
         return NULL;
     k->nkeys = nkeys;
@@ -14,13 +14,13 @@ chunk_keys *chunk_keys_new(int nkeys, size_t cap)
     k->off = malloc(n * sizeof *k->off);
     k->len = malloc(n * sizeof *k->len);
     if (!k->off || !k->len) {
-        chunk_keys_free(k);
+        row_keys_free(k);
         return NULL;
     }
     return k;
 }
 
-void chunk_keys_free(chunk_keys *k)
+void row_keys_free(row_keys *k)
 {
     if (!k)
         return;
@@ -31,7 +31,7 @@ void chunk_keys_free(chunk_keys *k)
     free(k);
 }
 
-void chunk_keys_clear(chunk_keys *k)
+void row_keys_clear(row_keys *k)
 {
     k->used = 0;
     k->nbad = 0;
@@ -54,7 +54,7 @@ static int grow(void **p, size_t *room, size_t need, size_t sz)
     return 0;
 }
 
-void chunk_keys_put(chunk_keys *k, size_t row, int i, const char *s, size_t n)
+void row_keys_put(row_keys *k, size_t row, int i, const char *s, size_t n)
 {
     size_t at = row * (size_t)k->nkeys + (size_t)i;
     if (!s || n >= KEY_MISSING || k->used + n >= KEY_MISSING ||
@@ -70,13 +70,13 @@ void chunk_keys_put(chunk_keys *k, size_t row, int i, const char *s, size_t n)
     k->used += n;
 }
 
-void chunk_keys_row_missing(chunk_keys *k, size_t row)
+void row_keys_row_missing(row_keys *k, size_t row)
 {
     for (int i = 0; i < k->nkeys; i++)
         k->len[row * (size_t)k->nkeys + (size_t)i] = KEY_MISSING;
 }
 
-void chunk_keys_bad(chunk_keys *k, size_t row, int col, int kind)
+void row_keys_bad(row_keys *k, size_t row, int col, int kind)
 {
     if (grow((void **)&k->bad, &k->bad_room, k->nbad + 1, sizeof *k->bad)) {
         k->failed = 1;

@@ -1,18 +1,18 @@
-/* The group-by keys of a chunk's rows: for each row, the text of each key
+/* The group-by keys of a row batch's rows: for each row, the text of each key
  * field (after CSV unquoting, byte for byte), or none for a missing key,
  * and the fields that did not enter a column's statistics, by row, so
  * that a group's missing, invalid and NaN counts can be told apart
- * (the chunk holds them per column only). Filled by the CSV reader when a
- * chunk points to one (chunk.keys); NULL there costs nothing. */
-#ifndef COLSTAT_IO_CHUNK_KEYS_H
-#define COLSTAT_IO_CHUNK_KEYS_H
+ * (the row batch holds them per column only). Filled by the CSV reader when a
+ * row batch points to one (row_batch.keys); NULL there costs nothing. */
+#ifndef COLSTAT_IO_ROW_KEYS_H
+#define COLSTAT_IO_ROW_KEYS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #define KEY_MISSING UINT32_MAX
 
-/* A field that did not enter a column: row of the chunk, column, kind
+/* A field that did not enter a column: row of the batch, column, kind
  * (num_kind: NUM_MISSING, NUM_INVALID or NUM_NAN). */
 typedef struct key_bad {
     uint32_t row;
@@ -20,7 +20,7 @@ typedef struct key_bad {
     uint8_t kind;
 } key_bad;
 
-typedef struct chunk_keys {
+typedef struct row_keys {
     /* which fields are keys: kmap[f] is the key index of field f, or -1
        (f < nkmap); the reader's, set before each block */
     const int *kmap;
@@ -33,18 +33,18 @@ typedef struct chunk_keys {
     size_t used, room;
     key_bad *bad;
     size_t nbad, bad_room;
-    int failed; /* out of memory: the chunk is unusable */
-} chunk_keys;
+    int failed; /* out of memory: the batch is unusable */
+} row_keys;
 
 /* Returns NULL when out of memory. */
-chunk_keys *chunk_keys_new(int nkeys, size_t cap);
-void chunk_keys_free(chunk_keys *k);
-void chunk_keys_clear(chunk_keys *k); /* no rows */
+row_keys *row_keys_new(int nkeys, size_t cap);
+void row_keys_free(row_keys *k);
+void row_keys_clear(row_keys *k); /* no rows */
 
 /* Row row's key i: s[0, n), or missing (s NULL). */
-void chunk_keys_put(chunk_keys *k, size_t row, int i, const char *s, size_t n);
+void row_keys_put(row_keys *k, size_t row, int i, const char *s, size_t n);
 /* Row row's keys all missing (a record without those fields). */
-void chunk_keys_row_missing(chunk_keys *k, size_t row);
-void chunk_keys_bad(chunk_keys *k, size_t row, int col, int kind);
+void row_keys_row_missing(row_keys *k, size_t row);
+void row_keys_bad(row_keys *k, size_t row, int col, int kind);
 
 #endif
