@@ -21,38 +21,38 @@
 #define GROUP_CHUNK_VALUES (1u << 20)
 #define GROUP_CHUNK_MIN_ROWS 16
 
-typedef struct group_part {
+typedef struct group_jstate {
     group_table t;
     char *key; /* a row's encoded key */
     size_t key_room;
-} group_part;
+} group_jstate;
 
 typedef struct group_backend {
     backend base; /* first: the engine sees this */
     backend_params p;
-    group_part run;
+    group_jstate merged;
     size_t groups, bytes, values; /* for -v, once finished */
 } group_backend;
 
-static void *gb_part_new(backend *b)
+static void *gb_jstate_new(backend *b)
 {
     group_backend *g = (group_backend *)b;
-    group_part *pt = calloc(1, sizeof *pt);
+    group_jstate *pt = calloc(1, sizeof *pt);
     if (pt)
         group_table_init(&pt->t, g->p.ncols, g->p.what,
                          group_backend_keeps(&g->p));
     return pt;
 }
 
-static void gb_part_reset(backend *b, void *part)
+static void gb_jstate_reset(backend *b, void *state)
 {
     (void)b;
-    group_table_clear(&((group_part *)part)->t);
+    group_table_clear(&((group_jstate *)state)->t);
 }
 
-static void gb_part_free(backend *b, void *part)
+static void gb_jstate_free(backend *b, void *state)
 {
-    group_part *pt = part;
+    group_jstate *pt = state;
     (void)b;
     group_table_free(&pt->t);
     free(pt->key);
@@ -61,7 +61,7 @@ static void gb_part_free(backend *b, void *part)
 
 /* The row's keys as one byte string: per key, 0 for the missing key, or
  * 1, the length (4 bytes) and the text. */
-static int encode(group_part *pt, const row_keys *k, size_t row, size_t *len)
+static int encode(group_jstate *pt, const row_keys *k, size_t row, size_t *len)
 {
     size_t need = 0;
     for (int i = 0; i < k->nkeys; i++) {
@@ -90,7 +90,7 @@ static int encode(group_part *pt, const row_keys *k, size_t row, size_t *len)
     return 0;
 }
 
-static int add_row(group_part *pt, const row_batch *c, size_t i, uint64_t row,
+static int add_row(group_jstate *pt, const row_batch *c, size_t i, uint64_t row,
                    uint32_t *ids)
 {
     size_t len, id;
@@ -109,7 +109,7 @@ static int add_row(group_part *pt, const row_batch *c, size_t i, uint64_t row,
 }
 
 /* Fields that did not enter, each into its row's group. */
-static void add_bad(group_part *pt, const row_keys *k, const uint32_t *ids,
+static void add_bad(group_jstate *pt, const row_keys *k, const uint32_t *ids,
                     uint64_t first_row)
 {
     for (size_t b = 0; b < k->nbad; b++) {
@@ -125,7 +125,7 @@ static void add_bad(group_part *pt, const row_keys *k, const uint32_t *ids,
 static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
     (void)b;
-    group_part *pt = j->jstate;
+    group_jstate *pt = j->jstate;
     uint64_t first = j->rows + 1;
     if (!c->keys || c->keys->failed)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for group keys");
@@ -156,18 +156,18 @@ static int gb_retire(backend *b, job *j, uint64_t first_row, int abandon,
                      cs_error *e)
 {
     group_backend *g = (group_backend *)b;
-    group_part *pt = j->jstate;
+    group_jstate *pt = j->jstate;
     if (abandon)
         return e->status;
-    if (group_merge(&g->run.t, &pt->t, first_row - 1))
+    if (group_merge(&g->merged.t, &pt->t, first_row - 1))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
-    if (group_table_bytes(&g->run.t) > g->p.memory) {
+    if (group_table_bytes(&g->merged.t) > g->p.memory) {
         char mem[32];
         size_text(g->p.memory, mem, sizeof mem);
         return cs_fail(e, CS_EDATA, j->in->name, j->first_line,
                        "group-by: %zu groups and their values need more than "
                        "--memory %s; raise --memory",
-                       g->run.t.n, mem);
+                       g->merged.t.n, mem);
     }
     return CS_OK;
 }
@@ -176,7 +176,7 @@ static int gb_retire(backend *b, job *j, uint64_t first_row, int abandon,
 static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
 {
     group_backend *g = (group_backend *)b;
-    const group_table *t = &g->run.t;
+    const group_table *t = &g->merged.t;
     (void)h;
     g->groups = t->n; /* the engine moves the table out after this */
     g->bytes = group_table_bytes(t);
@@ -199,15 +199,15 @@ static void gb_describe(backend *b, account *acc)
 static void gb_close(backend *b)
 {
     group_backend *g = (group_backend *)b;
-    group_table_free(&g->run.t);
-    free(g->run.key);
+    group_table_free(&g->merged.t);
+    free(g->merged.key);
     free(g);
 }
 
 /* Worker thread: the job's waiting values into its groups' statistics. */
 static int gb_job_done(backend *b, job *j, cs_error *e)
 {
-    group_part *pt = j->jstate;
+    group_jstate *pt = j->jstate;
     (void)b;
     if (e->status == CS_OK && group_flush(&pt->t))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
@@ -215,9 +215,9 @@ static int gb_job_done(backend *b, job *j, cs_error *e)
 }
 
 static const backend_ops group_ops = {
-    .jstate_new = gb_part_new,
-    .jstate_reset = gb_part_reset,
-    .jstate_free = gb_part_free,
+    .jstate_new = gb_jstate_new,
+    .jstate_reset = gb_jstate_reset,
+    .jstate_free = gb_jstate_free,
     .batch_done = gb_batch_done,
     .job_done = gb_job_done,
     .retire = gb_retire,
@@ -238,7 +238,7 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
     if (!g)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->p = *p;
-    group_table_init(&g->run.t, p->ncols, p->what, group_backend_keeps(p));
+    group_table_init(&g->merged.t, p->ncols, p->what, group_backend_keeps(p));
     g->base = (backend){
         &group_ops,       NULL, "cpu", GROUP_BLOCK,
         GROUP_CHUNK_ROWS, 0,    NULL,  (size_t)p->ncols * sizeof(col_stats)};
@@ -248,5 +248,5 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
 
 group_table *backend_group_table(backend *b)
 {
-    return &((group_backend *)b)->run.t;
+    return &((group_backend *)b)->merged.t;
 }
