@@ -1,0 +1,111 @@
+#!/bin/bash
+# One device call after the house's restructuring (io/ folders, one CSV
+# grammar, the renames) and the group-by, parts and states work: the GPU
+# unit suites, compute-sanitizer over the device's CSV parse (the grammar
+# on the device), the end-to-end suites with a GPU present, the kernel
+# benchmark and end-to-end times of the old and new builds (alternated, on
+# one generated file), and group-by against DuckDB. Logs in $OUT/logs.tgz,
+# a summary in $OUT/summary.txt.
+#
+# usage (on the device machine, from the tree): NEW=.carry/house
+#   OLD=.carry/base OUT=... PARTS="unit e2e speed groupby" bash bench/device_house.sh
+# NEW holds the static build (colstat, colstat_gen, colstat_kernel_bench,
+# test_gpu, test_gpu_parse, libisal.so.2); OLD colstat alone; .carry/wheels
+# DuckDB's wheel.
+set -u
+N=${NEW:-.carry/house}
+O=${OLD:-.carry/base}
+OUT=${OUT:-/tmp/colstat-out}
+L=$OUT/logs
+S=$OUT/summary.txt
+mkdir -p "$L"
+cd "$(dirname "$0")/.." || exit 1
+export LD_LIBRARY_PATH=$PWD/$N:${LD_LIBRARY_PATH:-}
+say() { echo "$*" | tee -a "$S"; }
+{
+    date -u
+    nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+    nproc
+    free -g | head -2
+} >"$S" 2>&1
+cat "$S"
+
+PARTS=${PARTS:-"unit e2e speed groupby"}
+has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if has unit; then
+say "== GPU unit suites"
+timeout 150 "$N/test_gpu" >"$L/test_gpu.log" 2>&1
+say "test_gpu rc=$? $(grep -E 'Checks' "$L/test_gpu.log" | tail -1)"
+timeout 100 "$N/test_gpu_parse" >"$L/test_gpu_parse.log" 2>&1
+say "test_gpu_parse rc=$? $(grep -E 'Checks' "$L/test_gpu_parse.log" | tail -1)"
+for tc in sizes chunks corrections; do
+    COLSTAT_TEST_QUICK=1 CK_RUN_CASE=$tc timeout 60 compute-sanitizer \
+        --tool memcheck --error-exitcode 9 "$N/test_gpu" >"$L/san_$tc.log" 2>&1
+    say "memcheck test_gpu $tc rc=$? $(grep -E 'ERROR SUMMARY' "$L/san_$tc.log")"
+done
+
+say "== compute-sanitizer over colstat's device CSV parse (quoted fields)"
+python3 - <<'PY'
+import random
+r = random.Random(31)
+with open("/tmp/q.csv", "w", newline="") as f:
+    f.write('id,"na,me",v,w\r\n')
+    for i in range(150000):
+        f.write('%d,"a""b,%d",%r,%s\r\n' % (i, r.randint(0, 9), r.gauss(0, 1e6),
+                r.choice(["1", " 2 ", '"3"', "", "x"])))
+PY
+for tool in memcheck racecheck; do
+    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 \
+        "$N/colstat" --device gpu -a --json /tmp/q.csv >"$L/san_colstat_$tool.log" 2>&1
+    say "$tool colstat --device gpu quoted CSV rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san_colstat_$tool.log" | head -1)"
+done
+"$N/colstat" --device cpu -a --json /tmp/q.csv >/tmp/q.cpu.json
+"$N/colstat" --device gpu -a --json /tmp/q.csv >/tmp/q.gpu.json
+cmp -s /tmp/q.cpu.json /tmp/q.gpu.json && say "quoted CSV: CPU and GPU JSON identical" || say "quoted CSV: CPU and GPU JSON DIFFER"
+
+fi
+
+if has e2e; then
+say "== end-to-end suites with a GPU present"
+for t in ${E2E:-e2e_gpu_csv e2e_gpu_diff e2e_groupby e2e_parts e2e_answers e2e_stats e2e_inputs e2e_dist}; do
+    start=$(date +%s)
+    timeout 240 python3 tests/e2e/$t.py "$N/colstat" >"$L/$t.log" 2>&1
+    say "$t rc=$? $(( $(date +%s) - start )) s: $(tail -1 "$L/$t.log")"
+done
+
+fi
+
+if has speed; then
+say "== kernel bench (new)"
+timeout 100 "$N/colstat_kernel_bench" 512 30 >"$L/kernel_bench.log" 2>&1
+grep -E "GB/s|kernel" "$L/kernel_bench.log" | head -12 | tee -a "$S"
+
+say "== end to end, old and new alternated: 8 GB CSV (page cache), --sum --max of 8 columns"
+D=/tmp/house-data
+mkdir -p $D
+"$N/colstat_gen" --bytes 8G --out $D --files csv --threads "$(nproc)" >/dev/null
+cat $D/bench.csv >/dev/null
+t() { python3 -c 'import sys,time,subprocess;t=time.time();r=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL);print("%.3f" % (time.time()-t) if r.returncode==0 else "FAILED")' "$@"; }
+for dev in gpu cpu; do
+    for b in old new old new old new; do
+        exe=$O/colstat
+        [ $b = new ] && exe=$N/colstat
+        say "$dev $b $(t "$exe" --device $dev --sum --max --json $D/bench.csv)"
+    done
+done
+"$O/colstat" --device gpu --sum --max --json $D/bench.csv >/tmp/o.json
+"$N/colstat" --device gpu --sum --max --json $D/bench.csv >/tmp/n.json
+"$N/colstat" --device cpu --sum --max --json $D/bench.csv >/tmp/c.json
+cmp -s /tmp/o.json /tmp/n.json && cmp -s /tmp/n.json /tmp/c.json && say "8 GB: old GPU, new GPU, new CPU JSON identical" || say "8 GB: JSON DIFFER"
+
+fi
+
+if has groupby; then
+say "== group-by against DuckDB (all cores), 1000 keys"
+pip install --no-index --find-links .carry/wheels duckdb >"$L/pip.log" 2>&1
+DATA=/tmp timeout 300 sh bench/groupby.sh "$N/colstat" 40000000 3 2>&1 | tee -a "$S"
+
+fi
+
+tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"
