@@ -88,7 +88,7 @@ _colstat_header_names()
     for ((i = 1; i < COMP_CWORD; i++)); do
         w=${COMP_WORDS[i]}
         case $w in
-        -d | --delimiter | -b | --binary)
+        -d | --delimiter | -b | --binary | --names)
             # -d ';' or --delimiter=';' (bash splits at the =)
             [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
             ((i++))
@@ -97,7 +97,7 @@ _colstat_header_names()
             ;;
         -c | --columns | -g | --group-by | -o | --format | --device | \
             -j | --threads | --bins | --range | --null | --thousands | --decimal | --digits | \
-            --layout | --quantiles | --memory | --json-bigint)
+            --layout | --quantiles | --memory | --json-bigint | --part)
             [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
             ((i++))
             continue
@@ -208,7 +208,7 @@ _colstat()
             "$cur" "$pre"
         return
         ;;
-    --bins | --range | --quantiles | --memory)
+    --bins | --range | --quantiles | --memory | --part | --names)
         return
         ;;
     --emit-state)
@@ -228,8 +228,8 @@ _colstat()
             --sum --mean --std --min --max --hist --median --quantiles \
             --memory -a --all --bins --range -o --format --tsv --csv --json \
             --json-bigint --json-errors --digits --layout --device -j \
-            --threads --progress --no-progress --emit-state --merge --mpi \
-            -v --verbose -h --help -V --version" -- "$cur"))
+            --threads --progress --no-progress --emit-state --merge --part \
+            --names --mpi -v --verbose -h --help -V --version" -- "$cur"))
         return
     fi
     COMPREPLY=($(compgen -f -- "$cur"))
