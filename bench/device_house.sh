@@ -103,7 +103,7 @@ fi
 
 if has groupby; then
 say "== group-by against DuckDB (all cores), 1000 keys"
-pip install --no-index --find-links .carry/wheels duckdb >"$L/pip.log" 2>&1
+python3 -m pip install --no-index --find-links .carry/wheels duckdb >"$L/pip.log" 2>&1
 DATA=/tmp timeout 300 sh bench/groupby.sh "$N/colstat" 40000000 3 2>&1 | tee -a "$S"
 
 fi
