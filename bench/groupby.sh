@@ -1,6 +1,6 @@
 #!/bin/sh
 # colstat -g key --sum --min --max against DuckDB's GROUP BY key with sum,
-# min, max, on one generated CSV with 1,000 distinct keys (issue 22's CPU
+# min, max, on one generated CSV with 1,000 distinct keys (group-by's CPU
 # figure). Prints each best-of-RUNS time and the ratio DuckDB / colstat
 # (above 1: colstat is faster). Both use every core they may (-j, DuckDB's
 # threads), and both answers are compared before a time is reported.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end: --group-by on the CPU (issue 22) against an exact reference.
+"""End-to-end: --group-by on the CPU against an exact reference.
 
 usage: python3 tests/e2e/e2e_groupby.py /path/to/colstat     (cwd = repo root)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """End-to-end: colstat on gzip input gives the plain file's JSON, byte for
-byte, whatever made the gzip and however colstat inflates it (issue 13).
+byte, whatever made the gzip and however colstat inflates it.
 
 usage: python3 tests/e2e/e2e_gzip_json.py /path/to/colstat  (cwd = repo root)
 
@@ -74,7 +74,7 @@ def stored_member(data):
 
 
 def forms(rng, data):
-    """(name, gzip bytes) for every way issue 13 lists."""
+    """(name, gzip bytes) for every way of making gzip listed above."""
     out = []
     for lv in (1, 6, 9):
         if shutil.which("gzip"):
