@@ -30,7 +30,8 @@
  *              bins and edges (--range); underflow + overflow + bins =
  *              count. Without --range (--mpi's ranks) the key's bins when
  *              there is one.
- * Per group (state_groups.c), the same per column, rows of the
+ * A state of groups holds its histograms in its groups, none in its
+ * columns. Per group (state_groups.c), the same per column, rows of the
  * extremes within the state's rows and fields within the group's; and
  * keys of the key columns' encoding, each once, rows adding up to the
  * state's.
@@ -344,7 +345,9 @@ int state_check(const state_info *info, const engine_result *r,
     for (int k = 0; k < r->ncols; k++) {
         const engine_column *c = &r->cols[k];
         const char *why = state_check_stats(c->st, r->rows, info->what);
-        if (!why)
+        if (!why && info->grouped && c->h->bins)
+            why = "a histogram of the whole column beside groups";
+        else if (!why && !info->grouped)
             why = state_check_hist(info, c->h, c->st->count);
         if (why)
             return cs_fail(e, CS_EDATA, name, 0,
