@@ -9,7 +9,8 @@ merged whole), one and two key columns. The JSON of one process is what
 every split must give, byte for byte: the states of --part K/N (N = 2, 3,
 7) merged in shuffled order, from files and concatenated on standard
 input, and as a merge tree; the states of separate files (and of --part
-over several files); `mpirun -n 2/3 colstat --mpi -g` (skipped without
+over several files; -c and the statistics chosen at the merge, in TSV,
+CSV and the table); `mpirun -n 2/3 colstat --mpi -g` (skipped without
 mpirun or MPI). States of groups that are damaged or made by hand with
 broken invariants are refused (exit 1), as are -g with --merge over
 states without groups and quantiles per group under --mpi (exit 2).
@@ -133,6 +134,11 @@ def test_files(suite):
         parts.append(st)
     rng.shuffle(parts)
     merged(suite, "files: --part K/3 over them, shuffled", parts, ["--json"], want)
+    for fmt in ("--tsv", "--csv", "--table"):
+        fmt_args = [] if fmt == "--table" else [fmt]
+        rc, one, err = suite.run(["-g", "k0,k1", "-c", "y,x", "--sum"] + fmt_args + files)
+        merged(suite, f"files: --merge -c y,x --sum {fmt}", parts,
+               ["-c", "y,x", "--sum"] + fmt_args, one)
 
 
 def mpi_usable(suite):
@@ -193,60 +199,12 @@ def bad_states(suite):
     return line, statefile.decode(line)
 
 
-def mutations():
-    def dup(s):
-        s["groups"].append(s["groups"][0])
-        s["rows"] += s["groups"][0]["rows"]
-
-    def rows_off(s):
-        s["groups"][0]["rows"] += 1
-
-    def bad_flag(s):
-        s["groups"][0]["key"] = b"\x02" + s["groups"][0]["key"][1:]
-
-    def short_key(s):
-        s["groups"][0]["key"] = s["groups"][0]["key"][:-1]
-
-    def two_keys(s):
-        g = s["groups"][0]
-        g["key"] += statefile.key_bytes([b"z"])
-
-    def fields_past_rows(s):
-        c = s["groups"][0]["columns"][0]
-        c["missing"] += s["groups"][0]["rows"]
-        s["groups"][0]["rows"] += 0
-
-    def extreme_past_rows(s):
-        c = next(c for g in s["groups"] for c in g["columns"] if c["count"])
-        c["max_row"] = s["rows"] + 1
-
-    def empty_group(s):
-        s["groups"].append({"key": statefile.key_bytes([b"new"]), "rows": 0,
-                            "columns": s["groups"][0]["columns"]})
-
-    def no_key_columns(s):
-        s["group_by"] = []
-
-    def hist_off(s):
-        c = next(c for g in s["groups"] for c in g["columns"] if c["count"])
-        c["hist"]["bins"][0] += 1
-
-    return {"a group given twice": dup, "rows not the state's": rows_off,
-            "a key's flag 2": bad_flag, "a key cut short": short_key,
-            "a key of two columns": two_keys,
-            "fields past the group's rows": fields_past_rows,
-            "an extreme's row past the rows": extreme_past_rows,
-            "a group of no rows": empty_group,
-            "no key columns": no_key_columns,
-            "a histogram of other values": hist_off}
-
-
 def test_refused(suite):
     line, s = bad_states(suite)
     rc, out, err = suite.run(["--merge", "--json", "-"], stdin=line)
     suite.check(rc == 0, "the hand-decoded state itself merges", err)
     suite.check(statefile.encode(s) == line, "statefile encodes it back")
-    for name, change in mutations().items():
+    for name, change in statefile.GROUP_MUTATIONS.items():
         t = statefile.decode(line)
         change(t)
         rc, out, err = suite.run(["--merge", "--json", "-"], stdin=statefile.encode(t))

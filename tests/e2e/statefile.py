@@ -342,3 +342,65 @@ MUTATIONS = {
     "a sum past count times the extremes": _sum_past_extremes,
     "integers whose sum is not one": _fractional_int_sum,
 }
+
+
+def _g_dup(s):
+    s["groups"].append(s["groups"][0])
+    s["rows"] += s["groups"][0]["rows"]
+
+
+def _g_rows_off(s):
+    s["groups"][0]["rows"] += 1
+
+
+def _g_bad_flag(s):
+    s["groups"][0]["key"] = b"\x02" + s["groups"][0]["key"][1:]
+
+
+def _g_short_key(s):
+    s["groups"][0]["key"] = s["groups"][0]["key"][:-1]
+
+
+def _g_two_keys(s):
+    g = s["groups"][0]
+    g["key"] += key_bytes([b"z"])
+
+
+def _g_fields_past_rows(s):
+    c = s["groups"][0]["columns"][0]
+    c["missing"] += s["groups"][0]["rows"]
+
+
+def _g_extreme_past_rows(s):
+    c = next(c for g in s["groups"] for c in g["columns"] if c["count"])
+    c["max_row"] = s["rows"] + 1
+
+
+def _g_empty_group(s):
+    s["groups"].append({"key": key_bytes([b"new"]), "rows": 0,
+                        "columns": s["groups"][0]["columns"]})
+
+
+def _g_no_key_columns(s):
+    s["group_by"] = []
+
+
+def _g_hist_off(s):
+    c = next(c for g in s["groups"] for c in g["columns"] if c["count"])
+    c["hist"]["bins"][0] += 1
+
+
+# name -> (what it breaks, applied to a state of groups s): each makes a
+# state no colstat run gives (states of -g emitted with --hist --range).
+GROUP_MUTATIONS = {
+    "a group given twice": _g_dup,
+    "rows not the state's": _g_rows_off,
+    "a key's flag 2": _g_bad_flag,
+    "a key cut short": _g_short_key,
+    "a key of two columns": _g_two_keys,
+    "fields past the group's rows": _g_fields_past_rows,
+    "an extreme's row past the rows": _g_extreme_past_rows,
+    "a group of no rows": _g_empty_group,
+    "no key columns": _g_no_key_columns,
+    "a histogram of other values": _g_hist_off,
+}
