@@ -48,6 +48,9 @@ static const char *too_big(const state_info *info, const engine_result *r,
     for (int k = 0; k < r->ncols; k++)
         if (strlen(r->cols[k].name) > STATE_MAX_NAME)
             return "a column name is longer than 64 KiB";
+    for (int k = 0; r->groups && k < r->groups->nkeys; k++)
+        if (strlen(r->groups->names[k]) > STATE_MAX_NAME)
+            return "a key column's name is longer than 64 KiB";
     if (body > STATE_MAX_BYTES)
         return "it would be larger than 2 GiB (fewer columns or bins)";
     return NULL;
