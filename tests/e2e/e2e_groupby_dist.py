@@ -10,7 +10,8 @@ every split must give, byte for byte: the states of --part K/N (N = 2, 3,
 7) merged in shuffled order, from files and concatenated on standard
 input, and as a merge tree; the states of separate files (and of --part
 over several files; -c and the statistics chosen at the merge, in TSV,
-CSV and the table); `mpirun -n 2/3 colstat --mpi -g` (skipped without
+CSV and the table); `mpirun -n 2/3 colstat --mpi -g`, and the state
+rank 0 emits under -n 3 (skipped without
 mpirun or MPI). States of groups that are damaged or made by hand with
 broken invariants are refused (exit 1), as are -g with --merge over
 states without groups and quantiles per group under --mpi (exit 2).
@@ -182,6 +183,11 @@ def test_mpi(suite):
             suite.check(rc == 0 and out == want,
                         f"mpi case {t}: mpirun -n {n} colstat --mpi -g == one process",
                         f"{rc} {err}")
+        st = suite.path(f"m{t}.state")
+        rc, _, err = mpirun(suite, 3, ["-g", keys, "--emit-state=" + st]
+                            + stats + [path])
+        merged(suite, f"mpi case {t}: mpirun -n 3 --emit-state, merged",
+               [st], ["--json"], want)
     p = suite.path("m0.csv")
     rc, out, err = mpirun(suite, 2, ["-g", "k0", "--median", p])
     suite.check(rc == 2 and "quantiles per group" in err,
