@@ -11,8 +11,7 @@ every split must give, byte for byte: the states of --part K/N (N = 2, 3,
 input, and as a merge tree; the states of separate files (and of --part
 over several files; -c and the statistics chosen at the merge, in TSV,
 CSV and the table); `mpirun -n 2/3 colstat --mpi -g`, and the state
-rank 0 emits under -n 3 (skipped without
-mpirun or MPI). States of groups that are damaged or made by hand with
+rank 0 emits under -n 3 (skipped without mpirun or MPI). States of groups that are damaged or made by hand with
 broken invariants are refused (exit 1), as are -g with --merge over
 states without groups and quantiles per group under --mpi (exit 2).
 Seed printed; COLSTAT_SEED reproduces.
