@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The least a group's column takes (state.c's MIN_COLUMN_BYTES less the
- * name and index): its statistics and an absent histogram. */
+/* Less than the least a group's column takes (its statistics, 38 bytes
+ * at the least, and an absent histogram). */
 #define MIN_GROUP_COLUMN 38u
 
 static int bad(sc_in *i, const char *why)
@@ -142,6 +142,27 @@ static int merge_hists(engine_groups *d, const engine_groups *s, size_t before)
     return 0;
 }
 
+/* Whether each group's integer corrections add up within 2^63 (as
+ * state_merge checks the columns'): 0, 1 past it, -1 out of memory. The
+ * groups src has and dst lacks are made in dst here, empty. */
+static int corrections_past(engine_groups *d, const engine_groups *s)
+{
+    size_t nc = (size_t)d->table.ncols;
+    for (size_t g = 0; g < s->table.n; g++) {
+        size_t id;
+        if (group_find(&d->table, group_key(&s->table, g), s->table.key_len[g],
+                       s->table.hash[g], &id))
+            return -1;
+        for (size_t k = 0; k < nc; k++) {
+            int64_t r;
+            if (__builtin_add_overflow(d->table.st[id * nc + k].sum_r,
+                                       s->table.st[g * nc + k].sum_r, &r))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 int state_merge_groups(engine_result *dst, const engine_result *src,
                        cs_error *e)
 {
@@ -150,7 +171,12 @@ int state_merge_groups(engine_result *dst, const engine_result *src,
         return cs_fail(e, CS_EDATA, "", 0,
                        "the states' groups have different key columns");
     size_t before = d->table.n;
-    if (group_merge(&d->table, &src->groups->table, dst->rows) ||
+    int past = corrections_past(d, src->groups);
+    if (past > 0)
+        return cs_fail(e, CS_EDATA, "", 0,
+                       "the states' groups: their integer corrections add "
+                       "up past 2^63");
+    if (past < 0 || group_merge(&d->table, &src->groups->table, dst->rows) ||
         merge_hists(d, src->groups, before))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     return CS_OK;

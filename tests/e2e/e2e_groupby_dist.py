@@ -225,6 +225,22 @@ def test_refused(suite):
         rc, out, err = suite.run(["--merge", "-"], stdin=line[:cut] + b"\n")
         suite.check(rc == 1 and "not a colstat state" in err,
                     f"a state of groups cut at {cut}: refused", err)
+    # a group's integer corrections at 2^62, each state valid alone: two
+    # of them add up past what the counter holds
+    p = suite.path("ov.csv")
+    write_csv(p, ["k", "x"], [["a", "-1"], ["a", "1"], ["b", "3"]])
+    t = statefile.decode(emit(suite, ["-g", "k", "--sum", p], suite.path("ov.st")))
+    t["rows"] += 2**53
+    g = t["groups"][0]
+    g["rows"] += 2**53
+    g["columns"][0]["count"] += 2**53
+    g["columns"][0]["sum_r"] = 2**62
+    big = statefile.encode(t)
+    rc, out, err = suite.run(["--merge", "-"], stdin=big)
+    suite.check(rc == 0, "a group's corrections at 2^62: a state", err)
+    rc, out, err = suite.run(["--merge", "-"], stdin=big + big)
+    suite.check(rc == 1 and "past 2^63" in err,
+                "two groups' corrections past 2^63: refused", err)
     p = suite.path("plain.csv")
     write_csv(p, ["k", "x"], [["a", "1"]])
     plain = emit(suite, ["--sum", p], suite.path("plain.st"))
