@@ -52,6 +52,10 @@ static int merge(options *o, cs_error *e)
         o->cfg.have_range, o->cfg.range_lo, o->cfg.range_hi};
     int rc = merge_states(o->cfg.files, o->cfg.nfiles, &ask, !o->emit_state,
                           &res, &o->cfg.what, &info, e);
+    if (rc == CS_OK && o->cfg.group_by && !res.groups)
+        rc = cs_fail(e, CS_EUSAGE, "", 0,
+                     "--merge -g: the states hold no groups (emit them with "
+                     "-g)");
     if (rc == CS_OK)
         rc = o->emit_state ? write_state_as(o, &info, &res, e)
                            : write_result(o, &res, e);

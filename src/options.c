@@ -727,18 +727,25 @@ static int check_state_options(const options *o, cs_error *e)
     return rc == CS_OK ? check_part_options(o, e) : rc;
 }
 
-/* --group-by runs on one process over CSV; groups do not travel yet. */
+/* --group-by runs over CSV; its groups travel in states, whose
+ * histograms need fixed edges (--emit-state says so above) and which
+ * carry no values: no quantiles per group under --mpi. */
 static int check_group_options(const options *o, cs_error *e)
 {
-    const char *other = !o->cfg.group_by ? NULL
-                        : o->mpi         ? "--mpi"
-                        : o->emit_state  ? "--emit-state"
-                        : o->merge       ? "--merge"
-                        : o->cfg.binary  ? "-b"
-                                         : NULL;
-    if (other)
+    if (o->cfg.group_by && o->cfg.binary)
         return cs_fail(e, CS_EUSAGE, "", 0,
-                       "--group-by with %s is not supported yet", other);
+                       "--group-by with -b is not supported yet");
+    if (o->cfg.group_by && o->mpi &&
+        (o->cfg.what & (STAT_MEDIAN | STAT_QUANTILES)))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--group-by with --mpi: quantiles per group need "
+                       "every value, which the ranks' states do not carry; "
+                       "run one process (colstat -g ...)");
+    if (o->cfg.group_by && o->mpi && (o->cfg.what & STAT_HIST) &&
+        !o->cfg.have_range)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--group-by with --mpi: a group's histogram edges "
+                       "need the whole input; give --range LO:HI");
     return check_state_options(o, e);
 }
 

@@ -125,12 +125,16 @@ START_TEST(value_options)
     OK(&o, "-g", "status,host", "--group-by=/^k/", "a.csv");
     ck_assert_str_eq(o.cfg.group_by, "/^k/");
     options_free(&o);
-    BAD("--group-by with --merge is not supported yet", NULL, "-g", "k",
-        "--merge", "s");
-    BAD("--group-by with --emit-state is not supported yet", NULL, "-g", "k",
-        "--emit-state", "a.csv");
-    BAD("--group-by with --mpi is not supported yet", NULL, "-g", "k", "--mpi",
-        "a.csv");
+    OK(&o, "-g", "k", "--merge", "s");
+    options_free(&o);
+    OK(&o, "-g", "k", "--emit-state", "a.csv");
+    options_free(&o);
+    OK(&o, "-g", "k", "--mpi", "--range", "0:1", "--hist", "a.csv");
+    options_free(&o);
+    BAD("--group-by with --mpi: quantiles per group", NULL, "-g", "k", "--mpi",
+        "--median", "a.csv");
+    BAD("--group-by with --mpi: a group's histogram edges", "--range", "-g",
+        "k", "--mpi", "--hist", "a.csv");
     BAD("--group-by with -b is not supported yet", NULL, "-g", "k", "-b", "f64",
         "a.csv");
 

@@ -219,6 +219,8 @@ int merge_states(const char *const *paths, int n, const merge_ask *ask,
         take_first(&h, out, info);
     }
     held_free(&h);
+    if (rc == CS_OK)
+        rc = state_groups_arrange(out, info, e);
     if (rc == CS_OK && ask->columns)
         rc = engine_select_columns(out, ask->columns, e);
     if (rc == CS_OK)

@@ -526,6 +526,8 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
     packed p = {0};
     int rc = run_share(&c, sink, w, &p, e);
     rc = conclude(w, rc, &p, sink, out, e);
+    if (rc == CS_OK && out->groups) /* in the ranks' table order */
+        rc = engine_groups_arrange(out->groups, cfg->num, e);
     MPI_Comm_free(&w.node);
     free_packed(&p);
     if (rc == CS_OK)

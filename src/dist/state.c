@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "src/dist/state_codec.h"
+#include "src/dist/state_fields.h"
+#include "src/dist/state_groups.h"
 
 /* A state's line begins with this and its version, then a blank. */
 #define LINE_PREFIX "colstat-state "
@@ -14,85 +16,26 @@ static const char OLD_MAGIC[8] = {'C', 'O', 'L', 'S', 'T', 'A', 'T', 0x1a};
 
 /* --- bytes out ------------------------------------------------------- */
 
-/* Normalised first, then balanced: each digit in [-2^31, 2^31), the
- * value's one form there (a negative sum as compact as a positive, not
- * the two's complement that fills every digit up to the top); only the
- * digits from the lowest to the highest nonzero one (a sum spans a few). */
-static void put_sacc(sc_out *o, const sacc *a)
-{
-    sacc c = *a;
-    sacc_normalize(&c);
-    int64_t carry = 0;
-    for (int k = 0; k < SACC_DIGITS; k++) {
-        int64_t d = c.d[k] + carry;
-        carry = d >= ((int64_t)1 << 31);
-        c.d[k] = d - (carry << 32);
-    }
-    int lo = 0, hi = SACC_DIGITS - 1;
-    while (lo < SACC_DIGITS && !c.d[lo])
-        lo++;
-    while (hi >= lo && !c.d[hi])
-        hi--;
-    sc_put_u64(o, lo < SACC_DIGITS ? (uint64_t)(hi - lo + 1) : 0);
-    if (lo < SACC_DIGITS)
-        sc_put_u64(o, (uint64_t)lo);
-    for (int k = lo; k <= hi && lo < SACC_DIGITS; k++)
-        sc_put_i64(o, c.d[k]);
-    sc_put_u64(o, c.pos_inf);
-    sc_put_u64(o, c.neg_inf);
-}
-
-static void put_csum(sc_out *o, const csum *c)
-{
-    sacc a;
-    csum_get(c, &a);
-    put_sacc(o, &a);
-}
-
-static void put_stats(sc_out *o, const col_stats *s)
-{
-    const uint64_t u[] = {s->count,   s->missing,           s->invalid,
-                          s->nan,     s->first_invalid_row, s->min_row,
-                          s->max_row, s->min_row_int,       s->max_row_int};
-    for (size_t i = 0; i < sizeof u / sizeof *u; i++)
-        sc_put_u64(o, u[i]);
-    sc_put_i64(o, s->sum_r);
-    sc_put_f64(o, s->min);
-    sc_put_f64(o, s->max);
-    sc_put_i64(o, s->min_corr);
-    sc_put_i64(o, s->max_corr);
-    sc_put_u64(o, (uint64_t)s->all_int);
-    put_csum(o, &s->sum);
-    put_csum(o, &s->sumsq);
-    put_csum(o, &s->sumsq_corr);
-}
-
-static void put_hist(sc_out *o, const hist *h)
-{
-    sc_put_u64(o, h->bins ? (uint64_t)h->nbins : 0);
-    if (!h->bins)
-        return;
-    sc_put_f64(o, h->lo);
-    sc_put_f64(o, h->hi);
-    sc_put_u64(o, h->underflow);
-    sc_put_u64(o, h->overflow);
-    for (int i = 0; i < h->nbins; i++)
-        sc_put_u64(o, h->bins[i]);
-}
-
 char *state_key(const engine_config *c)
 {
     char *s = NULL;
     uint64_t lo, hi;
     memcpy(&lo, &c->range_lo, 8);
     memcpy(&hi, &c->range_hi, 8);
+    /* -g's list, and how its keys' numbers are written (their order) */
+    char grouped[32] = "";
+    if (c->group_by)
+        snprintf(grouped, sizeof grouped, ";keys=%d,%d",
+                 c->num ? c->num->decimal : '.',
+                 c->num ? c->num->thousands : 0);
     int n =
         asprintf(&s,
-                 "columns=%s;delim=%d;header=%d;binary=%s;what=%x;"
-                 "nbins=%d;range=%d:%016" PRIx64 ":%016" PRIx64 ";strict=%d",
-                 c->columns ? c->columns : "", c->delim, c->header,
-                 c->binary ? c->binary : "", c->what, c->nbins, c->have_range,
-                 lo, hi, c->strict);
+                 "columns=%s;%s%s%sdelim=%d;header=%d;binary=%s;what=%x;"
+                 "nbins=%d;range=%d:%016" PRIx64 ":%016" PRIx64 ";strict=%d%s",
+                 c->columns ? c->columns : "", c->group_by ? "group_by=" : "",
+                 c->group_by ? c->group_by : "", c->group_by ? ";" : "",
+                 c->delim, c->header, c->binary ? c->binary : "", c->what,
+                 c->nbins, c->have_range, lo, hi, c->strict, grouped);
     return n < 0 ? NULL : s;
 }
 
@@ -105,6 +48,9 @@ static const char *too_big(const state_info *info, const engine_result *r,
     for (int k = 0; k < r->ncols; k++)
         if (strlen(r->cols[k].name) > STATE_MAX_NAME)
             return "a column name is longer than 64 KiB";
+    for (int k = 0; r->groups && k < r->groups->nkeys; k++)
+        if (strlen(r->groups->names[k]) > STATE_MAX_NAME)
+            return "a key column's name is longer than 64 KiB";
     if (body > STATE_MAX_BYTES)
         return "it would be larger than 2 GiB (fewer columns or bins)";
     return NULL;
@@ -118,9 +64,11 @@ static void put_body(sc_out *o, const engine_result *r)
         const engine_column *c = &r->cols[k];
         sc_put_text(o, c->name);
         sc_put_u64(o, (uint64_t)c->index);
-        put_stats(o, c->st);
-        put_hist(o, c->h);
+        state_put_stats(o, c->st);
+        state_put_hist(o, c->h);
     }
+    if (r->groups)
+        state_put_groups(o, r);
 }
 
 static void put_header(sc_out *o, const state_info *info, size_t body)
@@ -159,96 +107,6 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
 
 /* --- bytes in -------------------------------------------------------- */
 
-/* Balanced digits, each in [-2^31, 2^31), the first and last given not 0
- * (the writer's one form); normalised, the top digit must hold the sign
- * alone (0 or -1: no sum of colstat's reaches 2^2176), so that adding
- * such sums up cannot overflow. */
-static void get_sacc(sc_in *i, sacc *a)
-{
-    sacc_init(a);
-    uint64_t n = sc_get_u64(i), lo = n ? sc_get_u64(i) : 0;
-    if (n > SACC_DIGITS || lo > SACC_DIGITS - n) {
-        sc_bad(i, "a sum's digits out of range");
-        return;
-    }
-    const int64_t half = (int64_t)1 << 31;
-    for (uint64_t k = lo; k < lo + n && !i->bad; k++) {
-        a->d[k] = sc_get_i64(i);
-        if (a->d[k] < -half || a->d[k] >= half)
-            sc_bad(i, "a sum's digits not in their balanced form");
-    }
-    if (n && !i->bad && (!a->d[lo] || !a->d[lo + n - 1]))
-        sc_bad(i, "a sum's digits not in their one encoding");
-    if (!i->bad) {
-        sacc_normalize(a);
-        int64_t top = a->d[SACC_DIGITS - 1];
-        if (top != 0 && top != -1)
-            sc_bad(i, "a sum's digits past the accumulator's range");
-    }
-    a->pos_inf = sc_get_u64(i);
-    a->neg_inf = sc_get_u64(i);
-}
-
-/* Into a csum_init'ed c; digits that are not normal never reach it. */
-static void get_csum(sc_in *i, csum *c)
-{
-    sacc a;
-    get_sacc(i, &a);
-    if (!i->bad && csum_add(c, &a))
-        i->bad = 1;
-}
-
-static int32_t get_corr(sc_in *i)
-{
-    int64_t v = sc_get_i64(i);
-    if (v < INT32_MIN || v > INT32_MAX) {
-        sc_bad(i, "a correction past 32 bits");
-        return 0;
-    }
-    return (int32_t)v;
-}
-
-static void get_stats(sc_in *i, col_stats *s)
-{
-    stats_init(s);
-    uint64_t *u[] = {&s->count,   &s->missing,           &s->invalid,
-                     &s->nan,     &s->first_invalid_row, &s->min_row,
-                     &s->max_row, &s->min_row_int,       &s->max_row_int};
-    for (size_t k = 0; k < sizeof u / sizeof *u; k++)
-        *u[k] = sc_get_u64(i);
-    s->sum_r = sc_get_i64(i);
-    s->min = sc_get_f64(i);
-    s->max = sc_get_f64(i);
-    s->min_corr = get_corr(i);
-    s->max_corr = get_corr(i);
-    uint64_t all_int = sc_get_u64(i);
-    if (all_int > 1) /* written as 0 or 1 */
-        sc_bad(i, "an integrality flag other than 0 or 1");
-    s->all_int = (int)all_int;
-    get_csum(i, &s->sum);
-    get_csum(i, &s->sumsq);
-    get_csum(i, &s->sumsq_corr);
-}
-
-static void get_hist(sc_in *i, hist *h)
-{
-    memset(h, 0, sizeof *h);
-    uint64_t nbins = sc_get_u64(i);
-    if (!nbins)
-        return;
-    double lo = sc_get_f64(i), hi = sc_get_f64(i);
-    if (!i->bad && nbins > STATE_MAX_BINS)
-        sc_bad(i, "a histogram of too many bins");
-    if (i->bad || hist_init(h, (int)nbins, lo, hi)) {
-        i->bad = 1;
-        return;
-    }
-    h->underflow = sc_get_u64(i);
-    h->overflow = sc_get_u64(i);
-    for (uint64_t k = 0; k < nbins; k++)
-        h->bins[k] = sc_get_u64(i);
-}
-
 /* The payload: rows, columns. */
 static int get_columns(sc_in *i, engine_result *r)
 {
@@ -269,8 +127,8 @@ static int get_columns(sc_in *i, engine_result *r)
         if (index < 1 || index > STATE_MAX_COLS)
             sc_bad(i, "a column index out of range");
         c->index = (int)index;
-        get_stats(i, &r->held_st[k]);
-        get_hist(i, &r->held_h[k]);
+        state_get_stats(i, &r->held_st[k]);
+        state_get_hist(i, &r->held_h[k]);
         c->st = &r->held_st[k];
         c->h = &r->held_h[k];
     }
@@ -292,24 +150,35 @@ static int parse_key(const char *key, state_info *info)
     for (const char *p = key; (p = strstr(p, ";what=")); p++)
         tail = p;
     unsigned what;
-    int nbins, have_range, strict, used = -1;
+    int nbins, have_range, strict, used = -1, dec = 0, thou = 0, more = -1;
     uint64_t lo, hi;
     if (!tail ||
         sscanf(tail,
                ";what=%x;nbins=%d;range=%d:%16" SCNx64 ":%16" SCNx64
                ";strict=%d%n",
                &what, &nbins, &have_range, &lo, &hi, &strict, &used) != 6 ||
-        used < 0 || tail[used])
+        used < 0)
         return -1;
-    char again[128];
+    info->grouped = tail[used] != 0;
+    if (info->grouped &&
+        (sscanf(tail + used, ";keys=%d,%d%n", &dec, &thou, &more) != 2 ||
+         more < 0 || tail[used + more] || dec < 1 || dec > 127 || thou < 0 ||
+         thou > 127 || dec == thou))
+        return -1;
+    char again[160];
     snprintf(again, sizeof again,
              ";what=%x;nbins=%d;range=%d:%016" PRIx64 ":%016" PRIx64
              ";strict=%d",
              what, nbins, have_range, lo, hi, strict);
+    if (info->grouped)
+        snprintf(again + strlen(again), sizeof again - strlen(again),
+                 ";keys=%d,%d", dec, thou);
     if (strcmp(again, tail) || strict < 0 || strict > 1)
         return -1;
     info->nbins = nbins;
     info->have_range = have_range;
+    info->key_decimal = (char)dec;
+    info->key_thousands = (char)thou;
     memcpy(&info->lo, &lo, 8);
     memcpy(&info->hi, &hi, 8);
     return what == info->what ? 0 : -1;
@@ -435,7 +304,7 @@ static const char *check_ncols(line_in *l, const state_info *info)
     if (ncols == 0 || ncols > STATE_MAX_COLS)
         return "a column count out of range";
     uint64_t len = l->total - l->head - 4;
-    if (len > state_max_bytes(info, ncols))
+    if (!info->grouped && len > state_max_bytes(info, ncols))
         return "a payload longer than its columns may take";
     if (ncols > len / MIN_COLUMN_BYTES) /* before the columns are made */
         return "a payload shorter than its columns take";
@@ -493,7 +362,8 @@ static int read_state(FILE *f, const char *name, state_info *info,
         rc = read_line(f, name, &l, info, e);
     if (rc == CS_OK) {
         sc_in i = {l.b.p, l.b.n - 4, l.head, 0, NULL};
-        if (get_columns(&i, r) || i.at != i.n)
+        if (get_columns(&i, r) ||
+            (info->grouped && state_get_groups(&i, info, r)) || i.at != i.n)
             rc = refuse(e, name, i.why ? i.why : "corrupt payload");
     }
     free(l.b.p);
@@ -552,6 +422,9 @@ int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
        of the corrections is signed and checked apart */
     if (dst->rows > UINT64_MAX - src->rows)
         return cs_fail(e, CS_EDATA, "", 0, "the states' rows add up past 2^64");
+    if (!dst->groups != !src->groups)
+        return cs_fail(e, CS_EDATA, "", 0,
+                       "a state of groups beside a state of none");
     for (int k = 0; k < dst->ncols; k++) {
         int64_t r;
         if (__builtin_add_overflow(dst->cols[k].st->sum_r,
@@ -561,6 +434,8 @@ int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
                            "add up past 2^63",
                            k + 1);
     }
+    if (dst->groups && state_merge_groups(dst, src, e) != CS_OK)
+        return e->status;
     for (int k = 0; k < dst->ncols; k++) {
         /* the column's statistics are dst's own, in its held arrays */
         ptrdiff_t at = dst->cols[k].st - dst->held_st;

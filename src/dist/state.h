@@ -14,6 +14,11 @@
  * damaged state is refused, never merged. States follow each other,
  * one a line, in a file or a stream.
  *
+ * A state of -g (its key names the groups: state_groups.h) holds, after
+ * the columns, the key columns' names and the groups: per group its key
+ * bytes, its rows, and per column its statistics and histogram; a state
+ * without groups is as it was before groups could travel.
+ *
  * A state is untrusted input (it may come from anywhere, or be made by
  * hand with a valid CRC): its header is checked before the payload is
  * read, the payload's size is bounded by what the header declares (see
@@ -57,6 +62,10 @@ typedef struct state_info {
     double lo, hi;
     /* --part: the parts first..last of n it covers (0 0 0: all of it) */
     uint32_t part_lo, part_hi, part_n;
+    /* read from the key: a state of -g (its groups follow the columns),
+       and how the keys' numbers are written (they order the groups) */
+    int grouped;
+    char key_decimal, key_thousands;
 } state_info;
 
 /* The most payload bytes a state of ncols columns may have, under the
@@ -76,6 +85,11 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
  * the header allows. */
 int state_read(FILE *f, const char *name, state_info *info, engine_result *r,
                cs_error *e);
+
+/* --merge, --mpi: the groups of a merged r (held in their table's
+ * order) put in the answer's order, their numeric keys read as info's key
+ * says. Nothing for a state without groups. */
+int state_groups_arrange(engine_result *r, const state_info *info, cs_error *e);
 
 /* Whether f holds more after a state: 1, or 0 at its end. */
 int state_more(FILE *f);

@@ -30,6 +30,11 @@
  *              bins and edges (--range); underflow + overflow + bins =
  *              count. Without --range (--mpi's ranks) the key's bins when
  *              there is one.
+ * A state of groups holds its histograms in its groups, none in its
+ * columns. Per group (state_groups.c), the same per column, rows of the
+ * extremes within the state's rows and fields within the group's; and
+ * keys of the key columns' encoding, each once, rows adding up to the
+ * state's.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -202,7 +207,8 @@ static const char *check_counts(const col_stats *s, uint64_t rows)
     return NULL;
 }
 
-static const char *check_stats(const col_stats *s, uint64_t rows, unsigned what)
+static const char *state_check_stats(const col_stats *s, uint64_t rows,
+                                     unsigned what)
 {
     const char *why = check_counts(s, rows);
     if (why || s->count == 0)
@@ -212,8 +218,8 @@ static const char *check_stats(const col_stats *s, uint64_t rows, unsigned what)
     return check_sums(s, (what & (STAT_SUM | STAT_MEAN | STAT_STD)) != 0);
 }
 
-static const char *check_hist(const state_info *info, const hist *h,
-                              uint64_t count)
+static const char *state_check_hist(const state_info *info, const hist *h,
+                                    uint64_t count)
 {
     if (!(info->what & STAT_HIST))
         return h->bins ? "a histogram its key does not ask for" : NULL;
@@ -235,6 +241,73 @@ static const char *check_hist(const state_info *info, const hist *h,
         n = k;
     }
     return n == count ? NULL : "a histogram of other values than the count";
+}
+
+/* Whether key holds nkeys parts as the engine encodes them, no more. */
+static int key_ok(const unsigned char *key, size_t len, int nkeys)
+{
+    size_t at = 0;
+    for (int k = 0; k < nkeys; k++) {
+        if (at >= len || key[at] > 1)
+            return 0;
+        if (!key[at++])
+            continue;
+        uint32_t l;
+        if (len - at < 4)
+            return 0;
+        memcpy(&l, key + at, 4);
+        at += 4;
+        if (l > len - at)
+            return 0;
+        at += l;
+    }
+    return at == len;
+}
+
+static const char *check_group(const state_info *info, const engine_result *r,
+                               size_t g, int *col)
+{
+    const group_table *t = &r->groups->table;
+    size_t nc = (size_t)t->ncols;
+    const char *why = NULL;
+    if (!key_ok((const unsigned char *)group_key(t, g), t->key_len[g],
+                r->groups->nkeys))
+        return "a key not of its key columns' encoding";
+    if (t->rows[g] == 0)
+        return "a group of no rows";
+    for (size_t k = 0; k < nc && !why; k++) {
+        const col_stats *s = &t->st[g * nc + k];
+        *col = (int)k + 1;
+        why = state_check_stats(s, r->rows, info->what);
+        if (!why && s->count + s->missing + s->invalid + s->nan > t->rows[g])
+            why = "more fields than the group's rows";
+        if (!why)
+            why = state_check_hist(info, &r->groups->h[g * nc + k], s->count);
+    }
+    return why;
+}
+
+static int check_groups(const state_info *info, const engine_result *r,
+                        const char *name, cs_error *e)
+{
+    const group_table *t = &r->groups->table;
+    uint64_t rows = 0;
+    for (size_t g = 0; g < t->n; g++) {
+        int col = 0;
+        const char *why = check_group(info, r, g, &col);
+        if (!why && __builtin_add_overflow(rows, t->rows[g], &rows))
+            why = "groups of more rows than the state's";
+        if (why)
+            return cs_fail(e, CS_EDATA, name, 0,
+                           "a state that no colstat run gives: group %zu%s%.0d"
+                           ": %s",
+                           g + 1, col ? ", column " : "", col, why);
+    }
+    if (rows != r->rows)
+        return cs_fail(e, CS_EDATA, name, 0,
+                       "a state that no colstat run gives: its groups' rows "
+                       "are not the state's");
+    return CS_OK;
 }
 
 static int by_int(const void *a, const void *b)
@@ -271,14 +344,16 @@ int state_check(const state_info *info, const engine_result *r,
                        "one index");
     for (int k = 0; k < r->ncols; k++) {
         const engine_column *c = &r->cols[k];
-        const char *why = check_stats(c->st, r->rows, info->what);
-        if (!why)
-            why = check_hist(info, c->h, c->st->count);
+        const char *why = state_check_stats(c->st, r->rows, info->what);
+        if (!why && info->grouped && c->h->bins)
+            why = "a histogram of the whole column beside groups";
+        else if (!why && !info->grouped)
+            why = state_check_hist(info, c->h, c->st->count);
         if (why)
             return cs_fail(e, CS_EDATA, name, 0,
                            "a state that no colstat run gives: column %d "
                            "(#%d): %s",
                            k + 1, c->index, why);
     }
-    return CS_OK;
+    return r->groups ? check_groups(info, r, name, e) : CS_OK;
 }

@@ -198,6 +198,12 @@ typedef struct engine_groups {
     int nheld;
 } engine_groups;
 
+/* Groups made elsewhere (--merge, --mpi: their table and histograms,
+ * in the table's order) put in the answer's order, as a run puts its
+ * own, numeric keys read as num says. CS_ENOMEM when out of memory. */
+int engine_groups_arrange(engine_groups *gs, const num_format *num,
+                          cs_error *e);
+
 /* A column of the input that the answer leaves out, and why. */
 typedef struct engine_left {
     char *label; /* as messages name it */

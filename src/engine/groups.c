@@ -234,6 +234,27 @@ int groups_make(const groups_params *p, group_table *t, engine_groups **out,
     return CS_OK;
 }
 
+int engine_groups_arrange(engine_groups *gs, const num_format *num, cs_error *e)
+{
+    const group_table *t = &gs->table;
+    groups_params p = {gs->nkeys, gs->names, num, t->what, NULL,
+                       0,         0,         0,   0.0,     0.0};
+    size_t n1 = t->n ? t->n : 1, nk = (size_t)gs->nkeys;
+    free(gs->g);
+    free(gs->keys);
+    free(gs->key_lens);
+    free(gs->sums);
+    gs->sums = NULL;
+    gs->n = t->n;
+    gs->nheld = t->ncols;
+    gs->g = calloc(n1, sizeof *gs->g);
+    gs->keys = calloc(n1 * nk, sizeof *gs->keys);
+    gs->key_lens = calloc(n1 * nk, sizeof *gs->key_lens);
+    if (!gs->g || !gs->keys || !gs->key_lens || order(&p, gs))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
+    return CS_OK;
+}
+
 void groups_free(engine_groups *gs)
 {
     if (!gs)

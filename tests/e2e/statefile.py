@@ -13,7 +13,11 @@ invalid, nan, first_invalid_row, min_row, max_row, min_row_int,
 max_row_int, i sum_r, f min, f max, i min_corr, i max_corr, u all_int,
 three sums (u digits n, when n: u first digit, i each digit, balanced:
 in [-2^31, 2^31); u pos_inf, u neg_inf), the histogram (u bins; when not 0: f lo, f hi, u underflow, u
-overflow, u per bin); then 4 bytes LE: the CRC-32 of all before."""
+overflow, u per bin); a state of -g (its key's tail ends ";keys=D,T")
+then: u key columns, their names, u groups, per group: its key as a text
+(the engine's encoding: per key column 0, or 1, 4 bytes LE length and the
+text), u rows, and per column the fields after name and index; then 4
+bytes LE: the CRC-32 of all before."""
 import base64
 import struct
 import zlib
@@ -82,6 +86,10 @@ def _sacc(r):
 
 def _column(r):
     c = {"name": r.text(), "index": r.u()}
+    return _fields(r, c)
+
+
+def _fields(r, c):
     for k in U64:
         c[k] = r.u()
     c["sum_r"] = r.i()
@@ -97,6 +105,24 @@ def _column(r):
         h["bins"] = [r.u() for _ in range(n)]
         c["hist"] = h
     return c
+
+
+def grouped(s):
+    """Whether s's key says groups follow its columns."""
+    key = s["key"].decode("latin-1")
+    return ";keys=" in key[key.rindex(";what="):]
+
+
+def _group(r, ncols):
+    g = {"key": r.text(), "rows": r.u()}
+    g["columns"] = [_fields(r, {}) for _ in range(ncols)]
+    return g
+
+
+def key_bytes(fields):
+    """The engine's encoding of a key: fields are bytes, None missing."""
+    return b"".join(b"\0" if f is None else b"\1" + struct.pack("<I", len(f)) + f
+                    for f in fields)
 
 
 def unline(line):
@@ -115,6 +141,9 @@ def decode(line):
     end = r.at + length
     s["rows"] = r.u()
     s["columns"] = [_column(r) for _ in range(r.u())]
+    if grouped(s):
+        s["group_by"] = [r.text() for _ in range(r.u())]
+        s["groups"] = [_group(r, len(s["columns"])) for _ in range(r.u())]
     if r.at != end or end + 4 != len(r.data):
         raise ValueError("length")
     return s
@@ -159,8 +188,20 @@ def _sum(c):
 
 
 def _encode_column(c):
-    out = [_text(c["name"]), _u(c["index"])]
-    out += [_u(c[k]) for k in U64]
+    return _text(c["name"]) + _u(c["index"]) + _encode_fields(c)
+
+
+def _encode_groups(s, ngroups=None):
+    out = [_u(len(s["group_by"]))] + [_text(n) for n in s["group_by"]]
+    out.append(_u(len(s["groups"]) if ngroups is None else ngroups))
+    for g in s["groups"]:
+        out += [_text(g["key"]), _u(g["rows"])]
+        out += [_encode_fields(c) for c in g["columns"]]
+    return b"".join(out)
+
+
+def _encode_fields(c):
+    out = [_u(c[k]) for k in U64]
     out += [_i(c["sum_r"]), struct.pack("<dd", c["min"], c["max"])]
     out += [_i(c["min_corr"]), _i(c["max_corr"]), _u(c["all_int"])]
     out += [_sum(c[k]) for k in SUMS]
@@ -184,11 +225,14 @@ def line(data):
     return PREFIX + base64.b64encode(data).rstrip(b"=") + b"\n"
 
 
-def encode(s, length=None):
+def encode(s, length=None, ngroups=None):
     """The line of s, its CRC-32 valid; length: the payload length to
-    declare (default: the true one)."""
+    declare (default: the true one); ngroups: the group count to declare
+    (default: the true one)."""
     body = _u(s["rows"]) + _u(len(s["columns"])) + b"".join(
         _encode_column(c) for c in s["columns"])
+    if "groups" in s:
+        body += _encode_groups(s, ngroups)
     data = header(s, len(body) if length is None else length) + body
     return line(data + struct.pack("<I", zlib.crc32(data)))
 
@@ -297,4 +341,66 @@ MUTATIONS = {
     "0 bins in the key": lambda s: set_key(s, "nbins", "0"),
     "a sum past count times the extremes": _sum_past_extremes,
     "integers whose sum is not one": _fractional_int_sum,
+}
+
+
+def _g_dup(s):
+    s["groups"].append(s["groups"][0])
+    s["rows"] += s["groups"][0]["rows"]
+
+
+def _g_rows_off(s):
+    s["groups"][0]["rows"] += 1
+
+
+def _g_bad_flag(s):
+    s["groups"][0]["key"] = b"\x02" + s["groups"][0]["key"][1:]
+
+
+def _g_short_key(s):
+    s["groups"][0]["key"] = s["groups"][0]["key"][:-1]
+
+
+def _g_two_keys(s):
+    g = s["groups"][0]
+    g["key"] += key_bytes([b"z"])
+
+
+def _g_fields_past_rows(s):
+    c = s["groups"][0]["columns"][0]
+    c["missing"] += s["groups"][0]["rows"]
+
+
+def _g_extreme_past_rows(s):
+    c = next(c for g in s["groups"] for c in g["columns"] if c["count"])
+    c["max_row"] = s["rows"] + 1
+
+
+def _g_empty_group(s):
+    s["groups"].append({"key": key_bytes([b"new"]), "rows": 0,
+                        "columns": s["groups"][0]["columns"]})
+
+
+def _g_no_key_columns(s):
+    s["group_by"] = []
+
+
+def _g_hist_off(s):
+    c = next(c for g in s["groups"] for c in g["columns"] if c["count"])
+    c["hist"]["bins"][0] += 1
+
+
+# name -> (what it breaks, applied to a state of groups s): each makes a
+# state no colstat run gives (states of -g emitted with --hist --range).
+GROUP_MUTATIONS = {
+    "a group given twice": _g_dup,
+    "rows not the state's": _g_rows_off,
+    "a key's flag 2": _g_bad_flag,
+    "a key cut short": _g_short_key,
+    "a key of two columns": _g_two_keys,
+    "fields past the group's rows": _g_fields_past_rows,
+    "an extreme's row past the rows": _g_extreme_past_rows,
+    "a group of no rows": _g_empty_group,
+    "no key columns": _g_no_key_columns,
+    "a histogram of other values": _g_hist_off,
 }

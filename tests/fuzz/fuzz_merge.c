@@ -11,7 +11,8 @@
  * rest is the state's bytes, which the harness puts in a line, bit 1
  * first rewriting their CRC-32 to what the rest needs (so that a mutation
  * reaches the checks of the fields instead of stopping at the CRC); bit 2
- * merges a second copy and reports that.
+ * merges a second copy and reports that; a state's groups are then put
+ * in order and finalized.
  *
  * Built with -DCOLSTAT_FUZZ=ON (clang); run as in tests/fuzz/README.md. */
 #include <stdint.h>
@@ -125,6 +126,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(again.key);
         }
         report(&r, info.what);
+        cs_error e = {0};
+        if (state_groups_arrange(&r, &info, &e) == CS_OK)
+            engine_result_finalize(&r); /* the groups' too */
         engine_result_free(&r);
         free(info.key);
     }

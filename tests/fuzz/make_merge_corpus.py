@@ -9,7 +9,7 @@ usage: python3 tests/fuzz/make_merge_corpus.py build/colstat
 Each seed is the harness's mode byte, then a state: real ones emitted by
 colstat (CSV with integers past 2^53, decimals, infinities, invalid and
 missing fields; binary records; default statistics, --std, histograms
-with --range, -c), and the same damaged: cut short, a byte flipped, and
+with --range, -c; groups of one and two key columns), and the same damaged: cut short, a byte flipped, and
 each of tests/e2e/statefile.py's hand-made breakages written back with a
 valid CRC. Most seeds are a state's bytes (the harness puts them in a
 line; mode 2 fixes their CRC first); mode 8 seeds are the line itself."""
@@ -77,6 +77,17 @@ def real_states(colstat, tmp):
         f.write(struct.pack(f"<{len(vals)}d", *vals))
     out["f64"] = emit(colstat, ["-b", "f64x2", "--hist", "--bins", "3",
                                 "--range", "-1:1", "--std"], f64)
+    keyed = os.path.join(tmp, "d.csv")
+    krng = random.Random(13)  # apart: the seeds above stay as they were
+    with open(keyed, "w") as f:
+        f.write("k,j,x\n" + "".join(
+            '"%s",%s,%s\n' % (krng.choice(['a', 'b""q', 'c,d', '', '12', '7']),
+                              krng.choice(['1', '', 'x']),
+                              krng.choice(['1.5', '', '-3', 'nan', 'y']))
+            for _ in range(30)))
+    out["groups"] = emit(colstat, ["-g", "k", "--std", "--hist", "--bins",
+                                   "4", "--range", "-5:5"], keyed)
+    out["groups2"] = emit(colstat, ["-g", "k,j", "-c", "x", "--max"], keyed)
     return out
 
 
@@ -100,6 +111,16 @@ def seeds(states):
         out["bad_%02d_%s" % (i, "".join(c if c.isalnum() else "_"
                                         for c in what))] = \
             bytes([MERGE]) + statefile.unline(statefile.encode(s))
+    for i, (what, mutate) in enumerate(sorted(
+            statefile.GROUP_MUTATIONS.items())):
+        s = statefile.decode(states["groups"])
+        mutate(s)
+        out["badgroup_%02d_%s" % (i, "".join(c if c.isalnum() else "_"
+                                             for c in what))] = \
+            bytes([MERGE]) + statefile.unline(statefile.encode(s))
+    s = statefile.decode(states["groups"])
+    out["badgroup_count"] = bytes([0]) + statefile.unline(
+        statefile.encode(s, ngroups=1 << 40))
     s = statefile.decode(base)
     out["bad_length"] = bytes([0]) + statefile.unline(
         statefile.encode(s, length=1 << 40))

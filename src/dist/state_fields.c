@@ -1,0 +1,167 @@
+/* The bytes of a state's fields that columns and groups share: a
+ * column's statistics and histogram (state_fields.h). */
+#include "src/dist/state_fields.h"
+
+#include <string.h>
+
+#include "src/dist/state.h"
+
+/* --- bytes out ------------------------------------------------------- */
+
+/* Normalised first, then balanced: each digit in [-2^31, 2^31), the
+ * value's one form there (a negative sum as compact as a positive, not
+ * the two's complement that fills every digit up to the top); only the
+ * digits from the lowest to the highest nonzero one (a sum spans a few). */
+static void put_sacc(sc_out *o, const sacc *a)
+{
+    sacc c = *a;
+    sacc_normalize(&c);
+    int64_t carry = 0;
+    for (int k = 0; k < SACC_DIGITS; k++) {
+        int64_t d = c.d[k] + carry;
+        carry = d >= ((int64_t)1 << 31);
+        c.d[k] = d - (carry << 32);
+    }
+    int lo = 0, hi = SACC_DIGITS - 1;
+    while (lo < SACC_DIGITS && !c.d[lo])
+        lo++;
+    while (hi >= lo && !c.d[hi])
+        hi--;
+    sc_put_u64(o, lo < SACC_DIGITS ? (uint64_t)(hi - lo + 1) : 0);
+    if (lo < SACC_DIGITS)
+        sc_put_u64(o, (uint64_t)lo);
+    for (int k = lo; k <= hi && lo < SACC_DIGITS; k++)
+        sc_put_i64(o, c.d[k]);
+    sc_put_u64(o, c.pos_inf);
+    sc_put_u64(o, c.neg_inf);
+}
+
+static void put_csum(sc_out *o, const csum *c)
+{
+    sacc a;
+    csum_get(c, &a);
+    put_sacc(o, &a);
+}
+
+void state_put_stats(sc_out *o, const col_stats *s)
+{
+    const uint64_t u[] = {s->count,   s->missing,           s->invalid,
+                          s->nan,     s->first_invalid_row, s->min_row,
+                          s->max_row, s->min_row_int,       s->max_row_int};
+    for (size_t i = 0; i < sizeof u / sizeof *u; i++)
+        sc_put_u64(o, u[i]);
+    sc_put_i64(o, s->sum_r);
+    sc_put_f64(o, s->min);
+    sc_put_f64(o, s->max);
+    sc_put_i64(o, s->min_corr);
+    sc_put_i64(o, s->max_corr);
+    sc_put_u64(o, (uint64_t)s->all_int);
+    put_csum(o, &s->sum);
+    put_csum(o, &s->sumsq);
+    put_csum(o, &s->sumsq_corr);
+}
+
+void state_put_hist(sc_out *o, const hist *h)
+{
+    sc_put_u64(o, h->bins ? (uint64_t)h->nbins : 0);
+    if (!h->bins)
+        return;
+    sc_put_f64(o, h->lo);
+    sc_put_f64(o, h->hi);
+    sc_put_u64(o, h->underflow);
+    sc_put_u64(o, h->overflow);
+    for (int i = 0; i < h->nbins; i++)
+        sc_put_u64(o, h->bins[i]);
+}
+
+/* --- bytes in -------------------------------------------------------- */
+
+/* Balanced digits, each in [-2^31, 2^31), the first and last given not 0
+ * (the writer's one form); normalised, the top digit must hold the sign
+ * alone (0 or -1: no sum of colstat's reaches 2^2176), so that adding
+ * such sums up cannot overflow. */
+static void get_sacc(sc_in *i, sacc *a)
+{
+    sacc_init(a);
+    uint64_t n = sc_get_u64(i), lo = n ? sc_get_u64(i) : 0;
+    if (n > SACC_DIGITS || lo > SACC_DIGITS - n) {
+        sc_bad(i, "a sum's digits out of range");
+        return;
+    }
+    const int64_t half = (int64_t)1 << 31;
+    for (uint64_t k = lo; k < lo + n && !i->bad; k++) {
+        a->d[k] = sc_get_i64(i);
+        if (a->d[k] < -half || a->d[k] >= half)
+            sc_bad(i, "a sum's digits not in their balanced form");
+    }
+    if (n && !i->bad && (!a->d[lo] || !a->d[lo + n - 1]))
+        sc_bad(i, "a sum's digits not in their one encoding");
+    if (!i->bad) {
+        sacc_normalize(a);
+        int64_t top = a->d[SACC_DIGITS - 1];
+        if (top != 0 && top != -1)
+            sc_bad(i, "a sum's digits past the accumulator's range");
+    }
+    a->pos_inf = sc_get_u64(i);
+    a->neg_inf = sc_get_u64(i);
+}
+
+/* Into a csum_init'ed c; digits that are not normal never reach it. */
+static void get_csum(sc_in *i, csum *c)
+{
+    sacc a;
+    get_sacc(i, &a);
+    if (!i->bad && csum_add(c, &a))
+        i->bad = 1;
+}
+
+static int32_t get_corr(sc_in *i)
+{
+    int64_t v = sc_get_i64(i);
+    if (v < INT32_MIN || v > INT32_MAX) {
+        sc_bad(i, "a correction past 32 bits");
+        return 0;
+    }
+    return (int32_t)v;
+}
+
+void state_get_stats(sc_in *i, col_stats *s)
+{
+    stats_init(s);
+    uint64_t *u[] = {&s->count,   &s->missing,           &s->invalid,
+                     &s->nan,     &s->first_invalid_row, &s->min_row,
+                     &s->max_row, &s->min_row_int,       &s->max_row_int};
+    for (size_t k = 0; k < sizeof u / sizeof *u; k++)
+        *u[k] = sc_get_u64(i);
+    s->sum_r = sc_get_i64(i);
+    s->min = sc_get_f64(i);
+    s->max = sc_get_f64(i);
+    s->min_corr = get_corr(i);
+    s->max_corr = get_corr(i);
+    uint64_t all_int = sc_get_u64(i);
+    if (all_int > 1) /* written as 0 or 1 */
+        sc_bad(i, "an integrality flag other than 0 or 1");
+    s->all_int = (int)all_int;
+    get_csum(i, &s->sum);
+    get_csum(i, &s->sumsq);
+    get_csum(i, &s->sumsq_corr);
+}
+
+void state_get_hist(sc_in *i, hist *h)
+{
+    memset(h, 0, sizeof *h);
+    uint64_t nbins = sc_get_u64(i);
+    if (!nbins)
+        return;
+    double lo = sc_get_f64(i), hi = sc_get_f64(i);
+    if (!i->bad && nbins > STATE_MAX_BINS)
+        sc_bad(i, "a histogram of too many bins");
+    if (i->bad || hist_init(h, (int)nbins, lo, hi)) {
+        i->bad = 1;
+        return;
+    }
+    h->underflow = sc_get_u64(i);
+    h->overflow = sc_get_u64(i);
+    for (uint64_t k = 0; k < nbins; k++)
+        h->bins[k] = sc_get_u64(i);
+}
