@@ -114,11 +114,9 @@ static void add_bad(group_jstate *pt, const row_keys *k, const uint32_t *ids,
 {
     for (size_t b = 0; b < k->nbad; b++) {
         const key_bad *x = &k->bad[b];
-        col_stats *s = &pt->t.st[(size_t)ids[x->row] * (size_t)pt->t.ncols +
-                                 (size_t)x->col];
         int inv = x->kind == NUM_INVALID;
-        stats_add_counts(s, x->kind == NUM_MISSING, inv, x->kind == NUM_NAN,
-                         inv ? first_row + x->row : 0);
+        group_add_counts(&pt->t, ids[x->row], x->col, x->kind == NUM_MISSING,
+                         inv, x->kind == NUM_NAN, inv ? first_row + x->row : 0);
     }
 }
 
@@ -178,6 +176,8 @@ static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
     group_backend *g = (group_backend *)b;
     const group_table *t = &g->merged.t;
     (void)h;
+    if (group_flush(&g->merged.t))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->groups = t->n; /* the engine moves the table out after this */
     g->bytes = group_table_bytes(t);
     g->values = t->values;
@@ -209,7 +209,8 @@ static int gb_job_done(backend *b, job *j, cs_error *e)
 {
     group_jstate *pt = j->jstate;
     (void)b;
-    if (e->status == CS_OK && group_flush(&pt->t))
+    /* a direct table's sums merge as they are, cheaper than flushed */
+    if (e->status == CS_OK && !pt->t.direct && group_flush(&pt->t))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     return e->status;
 }

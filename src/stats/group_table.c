@@ -1,5 +1,6 @@
 #include "group_table.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ void group_table_init(group_table *t, int ncols, unsigned what, int keep)
     t->ncols = ncols;
     t->what = what;
     t->keep = keep;
+    t->direct = !keep && !(what & STAT_STD);
 }
 
 #define GROUP_BATCH 512
@@ -34,8 +36,10 @@ void group_table_clear(group_table *t)
 {
     size_t nc = (size_t)t->ncols;
     for (size_t i = 0; i < t->n * nc; i++) {
-        stats_free(&t->st[i]);
-        t->val[i].n = t->val[i].done = 0; /* the arrays serve the next */
+        if (t->st)
+            stats_free(&t->st[i]);
+        if (t->val)
+            t->val[i].n = t->val[i].done = 0; /* the arrays serve the next */
     }
     t->n = 0;
     t->keys_used = 0;
@@ -47,7 +51,7 @@ void group_table_clear(group_table *t)
 void group_table_free(group_table *t)
 {
     group_table_clear(t);
-    for (size_t i = 0; i < t->inited * (size_t)t->ncols; i++)
+    for (size_t i = 0; t->val && i < t->inited * (size_t)t->ncols; i++)
         vals_free(&t->val[i]);
     free(t->key_off);
     free(t->key_len);
@@ -55,6 +59,8 @@ void group_table_free(group_table *t)
     free(t->rows);
     free(t->st);
     free(t->val);
+    free(t->part);
+    free(t->sum);
     free(t->keys);
     free(t->slot);
     memset(t, 0, sizeof *t);
@@ -76,8 +82,11 @@ static int grow_groups(group_table *t)
         resize((void **)&t->key_len, cap, sizeof *t->key_len) ||
         resize((void **)&t->hash, cap, sizeof *t->hash) ||
         resize((void **)&t->rows, cap, sizeof *t->rows) ||
-        resize((void **)&t->st, cap * nc + 1, sizeof *t->st) ||
-        resize((void **)&t->val, cap * nc + 1, sizeof *t->val))
+        ((!t->direct || t->st) &&
+         resize((void **)&t->st, cap * nc + 1, sizeof *t->st)) ||
+        (t->direct ? resize((void **)&t->part, cap * nc + 1, sizeof *t->part) ||
+                         resize((void **)&t->sum, cap * nc + 1, sizeof *t->sum)
+                   : resize((void **)&t->val, cap * nc + 1, sizeof *t->val)))
         return -1;
     t->cap = cap;
     return 0;
@@ -132,8 +141,12 @@ static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
     t->hash[g] = hash;
     t->rows[g] = 0;
     for (size_t k = 0; k < nc; k++) {
-        stats_init(&t->st[g * nc + k]);
-        if (g >= t->inited)
+        if (t->st)
+            stats_init(&t->st[g * nc + k]);
+        if (t->direct) {
+            stats_part_init(&t->part[g * nc + k]);
+            memset(&t->sum[g * nc + k], 0, sizeof t->sum[0]);
+        } else if (g >= t->inited)
             memset(&t->val[g * nc + k], 0, sizeof t->val[0]);
     }
     if (g >= t->inited)
@@ -202,20 +215,170 @@ static int flush_one(group_table *t, size_t at)
     return 0;
 }
 
+/* A direct table's col_stats, made when first needed. */
+static int need_st(group_table *t)
+{
+    if (t->st)
+        return 0;
+    t->st = malloc((t->cap * (size_t)t->ncols + 1) * sizeof *t->st);
+    if (!t->st)
+        return -1;
+    for (size_t i = 0; i < t->n * (size_t)t->ncols; i++)
+        stats_init(&t->st[i]);
+    return 0;
+}
+
+/* Cell at's terms and x into its csum; x alone when x is NaN. */
+static int sum_spill(group_table *t, size_t at, double x)
+{
+    if (need_st(t))
+        return -1;
+    group_sum *g = &t->sum[at];
+    sacc a;
+    sacc_init(&a);
+    for (int i = 0; i < g->n; i++)
+        sacc_add(&a, g->e[i]);
+    if (x == x)
+        sacc_add(&a, x);
+    memset(g, 0, sizeof *g);
+    return csum_add(&t->st[at].sum, &a);
+}
+
+/* Below this no sum of fewer than 2^64 such values overflows, so each
+ * TwoSum is exact; the rare larger ones (and infinities) go to the csum. */
+#define GROUP_SUM_BIG 0x1p900
+
+/* s + r = a + b exactly (Knuth's TwoSum; no overflow below
+ * GROUP_SUM_BIG). */
+static inline double two_sum(double a, double b, double *r)
+{
+    double s = a + b, bv = s - a;
+    *r = (a - (s - bv)) + (b - bv);
+    return s;
+}
+
+/* e[0..m), smallest first, rewritten as fewer terms of the same sum where
+ * they overlap (Shewchuk's Compress, with TwoSum throughout so that it is
+ * exact whatever the terms); returns their number. */
+static int compress(double *e, int m)
+{
+    double g[GROUP_SUM_TERMS + 1], r, q = e[m - 1];
+    int bottom = m - 1, top = 0;
+    for (int i = m - 2; i >= 0; i--) {
+        double s = two_sum(q, e[i], &r);
+        if (r != 0) {
+            g[bottom--] = s;
+            q = r;
+        } else {
+            q = s;
+        }
+    }
+    g[bottom] = q;
+    for (int i = bottom + 1; i < m; i++) {
+        q = two_sum(g[i], q, &r);
+        if (r != 0)
+            e[top++] = r;
+    }
+    if (q != 0)
+        e[top++] = q;
+    return top;
+}
+
+static int sum_add(group_table *t, size_t at, double x)
+{
+    group_sum *g = &t->sum[at];
+    if (!(fabs(x) < GROUP_SUM_BIG))
+        return sum_spill(t, at, x);
+    /* every slot, zeros included, and no branch on the terms: whether a
+       TwoSum's error is 0 is a coin toss the predictor loses */
+    double q = x, r;
+    int m = 0;
+    for (int i = 0; i < GROUP_SUM_TERMS; i++) {
+        q = two_sum(q, g->e[i], &r);
+        g->e[i] = 0;
+        g->e[m] = r;
+        m += r != 0;
+    }
+    if (m < GROUP_SUM_TERMS) {
+        g->e[m] = q;
+        g->n = m + (q != 0);
+        return 0;
+    }
+    if (q == 0) {
+        g->n = m;
+        return 0;
+    }
+    double e[GROUP_SUM_TERMS + 1];
+    memcpy(e, g->e, sizeof g->e);
+    e[m] = q;
+    m = compress(e, m + 1);
+    memset(g, 0, sizeof *g);
+    memcpy(g->e, e,
+           (size_t)(m < GROUP_SUM_TERMS ? m : GROUP_SUM_TERMS) * sizeof *e);
+    g->n = m < GROUP_SUM_TERMS ? m : GROUP_SUM_TERMS;
+    /* still too wide: the csum holds any width */
+    return m > GROUP_SUM_TERMS ? sum_spill(t, at, e[GROUP_SUM_TERMS]) : 0;
+}
+
+static int add_direct(group_table *t, size_t at, double v, int32_t r,
+                      uint64_t row)
+{
+    stats_part_add(&t->part[at], v, r, row);
+    return t->what & (STAT_SUM | STAT_MEAN) ? sum_add(t, at, v) : 0;
+}
+
 int group_add(group_table *t, size_t id, int col, double v, int32_t r,
               uint64_t row)
 {
     size_t at = id * (size_t)t->ncols + (size_t)col;
+    if (t->direct)
+        return add_direct(t, at, v, r, row);
     group_vals *g = &t->val[at];
     if (put_value(t, g, v, r, row))
         return -1;
     return g->n - g->done >= GROUP_BATCH ? flush_one(t, at) : 0;
 }
 
+static int flush_direct(group_table *t, size_t at)
+{
+    stats_merge_part(&t->st[at], &t->part[at], 0);
+    stats_part_init(&t->part[at]);
+    return t->sum[at].n ? sum_spill(t, at, NAN) : 0;
+}
+
 int group_flush(group_table *t)
 {
+    if (t->direct && need_st(t))
+        return -1;
     for (size_t i = 0; i < t->n * (size_t)t->ncols; i++)
-        if (flush_one(t, i))
+        if (t->direct ? flush_direct(t, i) : flush_one(t, i))
+            return -1;
+    return 0;
+}
+
+void group_add_counts(group_table *t, size_t id, int col, uint64_t missing,
+                      uint64_t invalid, uint64_t nan,
+                      uint64_t first_invalid_row)
+{
+    size_t at = id * (size_t)t->ncols + (size_t)col;
+    if (t->direct)
+        stats_part_counts(&t->part[at], missing, invalid, nan,
+                          first_invalid_row);
+    else
+        stats_add_counts(&t->st[at], missing, invalid, nan, first_invalid_row);
+}
+
+/* src's cell from into dst's cell at, both direct. */
+static int merge_direct(group_table *dst, size_t at, const group_table *src,
+                        size_t from, uint64_t row_offset)
+{
+    if (src->st &&
+        (need_st(dst) || stats_merge(&dst->st[at], &src->st[from], row_offset)))
+        return -1;
+    stats_part_merge(&dst->part[at], &src->part[from], row_offset);
+    const group_sum *g = &src->sum[from];
+    for (int i = 0; i < g->n; i++)
+        if (sum_add(dst, at, g->e[i]))
             return -1;
     return 0;
 }
@@ -241,6 +404,11 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
             return -1;
         dst->rows[id] += src->rows[g];
         for (size_t k = 0; k < nc; k++) {
+            if (dst->direct) {
+                if (merge_direct(dst, id * nc + k, src, g * nc + k, row_offset))
+                    return -1;
+                continue;
+            }
             if (stats_merge(&dst->st[id * nc + k], &src->st[g * nc + k],
                             row_offset))
                 return -1;
@@ -254,8 +422,11 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
 
 size_t group_table_bytes(const group_table *t)
 {
-    size_t per = sizeof(size_t) + sizeof(uint32_t) + 2 * sizeof(uint64_t) +
-                 (size_t)t->ncols * (sizeof(col_stats) + sizeof(group_vals));
+    size_t per =
+        sizeof(size_t) + sizeof(uint32_t) + 2 * sizeof(uint64_t) +
+        (size_t)t->ncols * (t->direct ? sizeof(col_part) + sizeof(group_sum) +
+                                            (t->st ? sizeof(col_stats) : 0)
+                                      : sizeof(col_stats) + sizeof(group_vals));
     /* values: as their arrays grow, up to twice their room */
     return t->cap * per + t->keys_room + t->nslots * sizeof(uint32_t) +
            t->values * (sizeof(double) + sizeof(int32_t) + sizeof(uint64_t)) *

@@ -26,10 +26,27 @@ typedef struct group_vals {
     size_t n, done, cap;
 } group_vals;
 
+/* A group's exact sum of one column while it is built value by value:
+ * terms whose sum is the sum exactly (each value added by error-free
+ * TwoSums, Knuth's, zeros dropped), moved into the col_stats's csum once
+ * there would be more than GROUP_SUM_TERMS of them, and by group_flush. */
+#define GROUP_SUM_TERMS 4
+
+typedef struct group_sum {
+    double e[GROUP_SUM_TERMS];
+    int n;
+} group_sum;
+
 typedef struct group_table {
     int ncols;
     unsigned what;
     int keep; /* keep every value */
+    /* no statistic needs a batch (no values kept, no squares): each value
+       goes straight into its group's part and sum, which group_flush
+       moves into st (allocated then) */
+    int direct;
+    col_part *part; /* [cap * ncols], when direct */
+    group_sum *sum; /* [cap * ncols], when direct */
     size_t n, cap;
     size_t inited; /* groups whose val arrays were set up (clear keeps them) */
     /* per group */
@@ -37,7 +54,7 @@ typedef struct group_table {
     uint32_t *key_len;
     uint64_t *hash;
     uint64_t *rows;
-    col_stats *st;   /* [cap * ncols] */
+    col_stats *st;   /* [cap * ncols]; direct: NULL until group_flush */
     group_vals *val; /* [cap * ncols] */
     char *keys;
     size_t keys_used, keys_room;
@@ -63,12 +80,17 @@ int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
 int group_add(group_table *t, size_t id, int col, double v, int32_t r,
               uint64_t row);
 
-/* Every waiting value into its group's statistics. -1: no memory. */
+/* Every waiting value into its group's statistics (st). -1: no memory. */
 int group_flush(group_table *t);
 
-/* dst += src (flushed), src's row numbers shifted by row_offset. -1: no
- * memory. */
+/* dst += src (flushed, or direct), src's row numbers shifted by
+ * row_offset. -1: no memory. */
 int group_merge(group_table *dst, const group_table *src, uint64_t row_offset);
+
+/* Adds a group's column's fields that did not enter (stats_add_counts). */
+void group_add_counts(group_table *t, size_t id, int col, uint64_t missing,
+                      uint64_t invalid, uint64_t nan,
+                      uint64_t first_invalid_row);
 
 /* Bytes the table holds, about. */
 size_t group_table_bytes(const group_table *t);

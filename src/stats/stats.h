@@ -85,6 +85,29 @@ int stats_add_values(col_stats *s, const double *v, const int32_t *corr,
 int stats_add_rows(col_stats *s, const double *v, const int32_t *corr,
                    const uint64_t *rows, size_t n, unsigned what);
 
+/* A column's state without its sums (--group-by's groups, group_table.h:
+ * thousands of groups per job stay small, and one value at a time costs
+ * no sum's setup): what col_stats holds but sum, sumsq and sumsq_corr,
+ * the same meaning. */
+typedef struct col_part {
+    uint64_t count, missing, invalid, nan, first_invalid_row;
+    double min, max, fmin, fmax;
+    uint64_t min_row, max_row, min_row_int, max_row_int;
+    int32_t min_corr, max_corr;
+    int64_t sum_r;
+    int all_int;
+} col_part;
+
+void stats_part_init(col_part *p);
+/* One value v (not NaN) of row `row`, correction r (as stats_add_rows'),
+ * after every row before it. */
+void stats_part_add(col_part *p, double v, int32_t r, uint64_t row);
+void stats_part_counts(col_part *p, uint64_t missing, uint64_t invalid,
+                       uint64_t nan, uint64_t first_invalid_row);
+/* dst += src, src's rows shifted by row_offset (as stats_merge). */
+void stats_part_merge(col_part *dst, const col_part *src, uint64_t row_offset);
+void stats_merge_part(col_stats *dst, const col_part *src, uint64_t row_offset);
+
 /* Fields that did not enter: missing, invalid, NaN, and the row of the
  * first invalid one (0: none), numbered as s numbers its rows. The one
  * place these counters are summed. */
