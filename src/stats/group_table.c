@@ -38,6 +38,8 @@ void group_table_clear(group_table *t)
     for (size_t i = 0; i < t->n * nc; i++) {
         if (t->st)
             stats_free(&t->st[i]);
+        if (t->sum)
+            group_sum_free(&t->sum[i]);
         if (t->val)
             t->val[i].n = t->val[i].done = 0; /* the arrays serve the next */
     }
@@ -145,7 +147,7 @@ static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
             stats_init(&t->st[g * nc + k]);
         if (t->direct) {
             stats_part_init(&t->part[g * nc + k]);
-            memset(&t->sum[g * nc + k], 0, sizeof t->sum[0]);
+            group_sum_init(&t->sum[g * nc + k]);
         } else if (g >= t->inited)
             memset(&t->val[g * nc + k], 0, sizeof t->val[0]);
     }
@@ -228,103 +230,11 @@ static int need_st(group_table *t)
     return 0;
 }
 
-/* Cell at's terms and x into its csum; x alone when x is NaN. */
-static int sum_spill(group_table *t, size_t at, double x)
-{
-    if (need_st(t))
-        return -1;
-    group_sum *g = &t->sum[at];
-    sacc a;
-    sacc_init(&a);
-    for (int i = 0; i < g->n; i++)
-        sacc_add(&a, g->e[i]);
-    if (x == x)
-        sacc_add(&a, x);
-    memset(g, 0, sizeof *g);
-    return csum_add(&t->st[at].sum, &a);
-}
-
-/* Below this no sum of fewer than 2^64 such values overflows, so each
- * TwoSum is exact; the rare larger ones (and infinities) go to the csum. */
-#define GROUP_SUM_BIG 0x1p900
-
-/* s + r = a + b exactly (Knuth's TwoSum; no overflow below
- * GROUP_SUM_BIG). */
-static inline double two_sum(double a, double b, double *r)
-{
-    double s = a + b, bv = s - a;
-    *r = (a - (s - bv)) + (b - bv);
-    return s;
-}
-
-/* e[0..m), smallest first, rewritten as fewer terms of the same sum where
- * they overlap (Shewchuk's Compress, with TwoSum throughout so that it is
- * exact whatever the terms); returns their number. */
-static int compress(double *e, int m)
-{
-    double g[GROUP_SUM_TERMS + 1], r, q = e[m - 1];
-    int bottom = m - 1, top = 0;
-    for (int i = m - 2; i >= 0; i--) {
-        double s = two_sum(q, e[i], &r);
-        if (r != 0) {
-            g[bottom--] = s;
-            q = r;
-        } else {
-            q = s;
-        }
-    }
-    g[bottom] = q;
-    for (int i = bottom + 1; i < m; i++) {
-        q = two_sum(g[i], q, &r);
-        if (r != 0)
-            e[top++] = r;
-    }
-    if (q != 0)
-        e[top++] = q;
-    return top;
-}
-
-static int sum_add(group_table *t, size_t at, double x)
-{
-    group_sum *g = &t->sum[at];
-    if (!(fabs(x) < GROUP_SUM_BIG))
-        return sum_spill(t, at, x);
-    /* every slot, zeros included, and no branch on the terms: whether a
-       TwoSum's error is 0 is a coin toss the predictor loses */
-    double q = x, r;
-    int m = 0;
-    for (int i = 0; i < GROUP_SUM_TERMS; i++) {
-        q = two_sum(q, g->e[i], &r);
-        g->e[i] = 0;
-        g->e[m] = r;
-        m += r != 0;
-    }
-    if (m < GROUP_SUM_TERMS) {
-        g->e[m] = q;
-        g->n = m + (q != 0);
-        return 0;
-    }
-    if (q == 0) {
-        g->n = m;
-        return 0;
-    }
-    double e[GROUP_SUM_TERMS + 1];
-    memcpy(e, g->e, sizeof g->e);
-    e[m] = q;
-    m = compress(e, m + 1);
-    memset(g, 0, sizeof *g);
-    memcpy(g->e, e,
-           (size_t)(m < GROUP_SUM_TERMS ? m : GROUP_SUM_TERMS) * sizeof *e);
-    g->n = m < GROUP_SUM_TERMS ? m : GROUP_SUM_TERMS;
-    /* still too wide: the csum holds any width */
-    return m > GROUP_SUM_TERMS ? sum_spill(t, at, e[GROUP_SUM_TERMS]) : 0;
-}
-
 static int add_direct(group_table *t, size_t at, double v, int32_t r,
                       uint64_t row)
 {
     stats_part_add(&t->part[at], v, r, row);
-    return t->what & (STAT_SUM | STAT_MEAN) ? sum_add(t, at, v) : 0;
+    return t->what & (STAT_SUM | STAT_MEAN) ? group_sum_add(&t->sum[at], v) : 0;
 }
 
 int group_add(group_table *t, size_t id, int col, double v, int32_t r,
@@ -343,7 +253,7 @@ static int flush_direct(group_table *t, size_t at)
 {
     stats_merge_part(&t->st[at], &t->part[at], 0);
     stats_part_init(&t->part[at]);
-    return t->sum[at].n ? sum_spill(t, at, NAN) : 0;
+    return group_sum_move(&t->sum[at], &t->st[at].sum);
 }
 
 int group_flush(group_table *t)
@@ -376,11 +286,7 @@ static int merge_direct(group_table *dst, size_t at, const group_table *src,
         (need_st(dst) || stats_merge(&dst->st[at], &src->st[from], row_offset)))
         return -1;
     stats_part_merge(&dst->part[at], &src->part[from], row_offset);
-    const group_sum *g = &src->sum[from];
-    for (int i = 0; i < g->n; i++)
-        if (sum_add(dst, at, g->e[i]))
-            return -1;
-    return 0;
+    return group_sum_merge(&dst->sum[at], &src->sum[from]);
 }
 
 /* src's kept values, already in src's statistics, into dst's. */

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "group_sum.h"
 #include "stats.h"
 
 /* A group's values of one column: d + r each (stats.h), and their rows.
@@ -26,17 +27,6 @@ typedef struct group_vals {
     size_t n, done, cap;
 } group_vals;
 
-/* A group's exact sum of one column while it is built value by value:
- * terms whose sum is the sum exactly (each value added by error-free
- * TwoSums, Knuth's, zeros dropped), moved into the col_stats's csum once
- * there would be more than GROUP_SUM_TERMS of them, and by group_flush. */
-#define GROUP_SUM_TERMS 4
-
-typedef struct group_sum {
-    double e[GROUP_SUM_TERMS];
-    int n;
-} group_sum;
-
 typedef struct group_table {
     int ncols;
     unsigned what;
@@ -46,7 +36,7 @@ typedef struct group_table {
        moves into st (allocated then) */
     int direct;
     col_part *part; /* [cap * ncols], when direct */
-    group_sum *sum; /* [cap * ncols], when direct */
+    group_sum *sum; /* [cap * ncols], when direct: of STAT_SUM, STAT_MEAN */
     size_t n, cap;
     size_t inited; /* groups whose val arrays were set up (clear keeps them) */
     /* per group */
