@@ -4,14 +4,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Eight bytes at a time: each word xored in, multiplied by an odd
+ * constant (which carries every bit upward) and folded (which brings the
+ * high bits down to the low ones the table indexes by). */
+#define HASH_MUL UINT64_C(0x9e3779b97f4a7c15)
+#define HASH_FOLD UINT64_C(0xd6e8feb86659fd93)
+
+static inline uint64_t hash_word(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * HASH_MUL;
+    return h ^ (h >> 32);
+}
+
 uint64_t group_hash(const char *key, size_t len)
 {
-    uint64_t h = UINT64_C(14695981039346656037);
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)key[i];
-        h *= UINT64_C(1099511628211);
+    uint64_t h = HASH_FOLD ^ (uint64_t)len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, key + i, 8);
+        h = hash_word(h, w);
     }
-    return h;
+    if (i < len) {
+        uint64_t w = 0;
+        for (size_t k = 0; i + k < len; k++)
+            w |= (uint64_t)(unsigned char)key[i + k] << (8 * k);
+        h = hash_word(h, w);
+    }
+    h *= HASH_FOLD;
+    return h ^ (h >> 29);
 }
 
 void group_table_init(group_table *t, int ncols, unsigned what, int keep)
@@ -94,19 +115,26 @@ static int grow_groups(group_table *t)
     return 0;
 }
 
+/* A slot: the group id + 1 below, the hash's high half above, so that
+ * most probes that miss are told by the slot alone. */
+static inline uint64_t slot_of(uint64_t hash, size_t id)
+{
+    return (hash & ~(uint64_t)UINT32_MAX) | (uint64_t)(id + 1);
+}
+
 static void place(group_table *t, size_t id)
 {
     size_t mask = t->nslots - 1, i = (size_t)t->hash[id] & mask;
     while (t->slot[i])
         i = (i + 1) & mask;
-    t->slot[i] = (uint32_t)(id + 1);
+    t->slot[i] = slot_of(t->hash[id], id);
 }
 
 /* Keeps the load at most a half. */
 static int grow_slots(group_table *t)
 {
     size_t n = t->nslots ? 2 * t->nslots : 64;
-    uint32_t *s = calloc(n, sizeof *s);
+    uint64_t *s = calloc(n, sizeof *s);
     if (!s)
         return -1;
     free(t->slot);
@@ -165,8 +193,11 @@ int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
 {
     if (t->nslots) {
         size_t mask = t->nslots - 1;
+        uint64_t tag = hash & ~(uint64_t)UINT32_MAX;
         for (size_t i = (size_t)hash & mask; t->slot[i]; i = (i + 1) & mask) {
-            size_t g = t->slot[i] - 1;
+            if ((t->slot[i] & ~(uint64_t)UINT32_MAX) != tag)
+                continue;
+            size_t g = (size_t)(t->slot[i] & UINT32_MAX) - 1;
             if (t->hash[g] == hash && t->key_len[g] == len &&
                 (!len || !memcmp(t->keys + t->key_off[g], key, len))) {
                 *id = g;
@@ -334,7 +365,7 @@ size_t group_table_bytes(const group_table *t)
                                             (t->st ? sizeof(col_stats) : 0)
                                       : sizeof(col_stats) + sizeof(group_vals));
     /* values: as their arrays grow, up to twice their room */
-    return t->cap * per + t->keys_room + t->nslots * sizeof(uint32_t) +
+    return t->cap * per + t->keys_room + t->nslots * sizeof(uint64_t) +
            t->values * (sizeof(double) + sizeof(int32_t) + sizeof(uint64_t)) *
                2;
 }

@@ -1,12 +1,15 @@
 /* Group-by state: the groups of a run (or of one job), found by their
  * key bytes, each with a col_stats per column and, when the statistics
- * need every value (quantiles, histograms), the group's values.
+ * need every value (quantiles, histograms), the group's values. Without
+ * those (and without squares) a table is direct: each value goes at once
+ * into its group's col_part and group_sum (small, no batches), and
+ * group_flush makes the col_stats from them.
  *
  * A key is an opaque byte string (the engine encodes its key columns in
  * it). Groups are found by an open-addressing hash table (linear probing)
- * over FNV-1a hashes of the key (Fowler, Noll, Vo; the 64-bit FNV-1a of
- * draft-eastlake-fnv), collisions resolved by comparing the key bytes.
- * Group ids are dense, in order of first appearance. */
+ * over a multiply-and-fold hash of the key's 8-byte words (group_hash),
+ * collisions resolved by comparing the key bytes. Group ids are dense, in
+ * order of first appearance. */
 #ifndef COLSTAT_SRC_STATS_GROUP_TABLE_H
 #define COLSTAT_SRC_STATS_GROUP_TABLE_H
 
@@ -48,7 +51,7 @@ typedef struct group_table {
     group_vals *val; /* [cap * ncols] */
     char *keys;
     size_t keys_used, keys_room;
-    uint32_t *slot; /* group id + 1, 0 empty */
+    uint64_t *slot; /* group id + 1 | the hash's high half; 0 empty */
     size_t nslots;
     size_t values; /* kept values, all groups */
 } group_table;
