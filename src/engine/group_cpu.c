@@ -90,8 +90,8 @@ static int encode(group_jstate *pt, const row_keys *k, size_t row, size_t *len)
     return 0;
 }
 
-static int add_row(group_jstate *pt, const row_batch *c, size_t i, uint64_t row,
-                   uint32_t *ids)
+static int row_group(group_jstate *pt, const row_batch *c, size_t i,
+                     uint32_t *ids)
 {
     size_t len, id;
     if (encode(pt, c->keys, i, &len) ||
@@ -99,12 +99,6 @@ static int add_row(group_jstate *pt, const row_batch *c, size_t i, uint64_t row,
         return -1;
     ids[i] = (uint32_t)id;
     pt->t.rows[id]++;
-    for (int k = 0; k < c->ncols; k++) {
-        double v = c->col[k][i];
-        if (!isnan(v) && group_add(&pt->t, id, k, v,
-                                   c->has_corr[k] ? c->corr[k][i] : 0, row))
-            return -1;
-    }
     return 0;
 }
 
@@ -130,7 +124,12 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
     uint32_t *ids = malloc((c->nrows ? c->nrows : 1) * sizeof *ids);
     int bad = !ids;
     for (size_t i = 0; !bad && i < c->nrows; i++)
-        bad = add_row(pt, c, i, first + i, ids);
+        bad = row_group(pt, c, i, ids);
+    /* column by column: each column's values in one loop */
+    for (int k = 0; !bad && k < c->ncols; k++)
+        bad = group_add_column(&pt->t, ids, k, c->col[k],
+                               c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
+                               first);
     if (!bad)
         add_bad(pt, c->keys, ids, first);
     free(ids);

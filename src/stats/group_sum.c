@@ -153,7 +153,7 @@ static inline int units_of(const group_sum *g, double x, int64_t *u)
     return (double)*u == y && *u != 0;
 }
 
-int group_sum_add(group_sum *g, double x)
+int group_sum_add_any(group_sum *g, double x)
 {
     int64_t u;
     if (g->ex != NO_UNIT && units_of(g, x, &u)) {

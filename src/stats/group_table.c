@@ -280,6 +280,37 @@ int group_add(group_table *t, size_t id, int col, double v, int32_t r,
     return g->n - g->done >= GROUP_BATCH ? flush_one(t, at) : 0;
 }
 
+/* add_direct's loop, the sums' test hoisted out of it */
+static int column_direct(group_table *t, const uint32_t *ids, int col,
+                         const double *v, const int32_t *r, size_t n,
+                         uint64_t first_row)
+{
+    size_t nc = (size_t)t->ncols;
+    int sums = (t->what & (STAT_SUM | STAT_MEAN)) != 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(v[i]))
+            continue;
+        size_t at = (size_t)ids[i] * nc + (size_t)col;
+        stats_part_add(&t->part[at], v[i], r ? r[i] : 0, first_row + i);
+        if (sums && group_sum_add(&t->sum[at], v[i]))
+            return -1;
+    }
+    return 0;
+}
+
+int group_add_column(group_table *t, const uint32_t *ids, int col,
+                     const double *v, const int32_t *r, size_t n,
+                     uint64_t first_row)
+{
+    if (t->direct)
+        return column_direct(t, ids, col, v, r, n, first_row);
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]) &&
+            group_add(t, ids[i], col, v[i], r ? r[i] : 0, first_row + i))
+            return -1;
+    return 0;
+}
+
 static int flush_direct(group_table *t, size_t at)
 {
     stats_merge_part(&t->st[at], &t->part[at], 0);

@@ -73,6 +73,12 @@ int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
 int group_add(group_table *t, size_t id, int col, double v, int32_t r,
               uint64_t row);
 
+/* group_add of each v[i] but NaN (+ r[i]; r NULL: 0), row first_row + i,
+ * to group ids[i]: one column of a row batch. -1: no memory. */
+int group_add_column(group_table *t, const uint32_t *ids, int col,
+                     const double *v, const int32_t *r, size_t n,
+                     uint64_t first_row);
+
 /* Every waiting value into its group's statistics (st). -1: no memory. */
 int group_flush(group_table *t);
 

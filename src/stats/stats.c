@@ -299,7 +299,7 @@ static ext_slot part_slot(col_part *p, int sign)
                             &p->max_row_int};
 }
 
-void stats_part_add(col_part *p, double v, int32_t r, uint64_t row)
+void stats_part_add_any(col_part *p, double v, int32_t r, uint64_t row)
 {
     ext e = {v, row, corr_of(v, r), row};
     /* most values move no extreme: one test for both */

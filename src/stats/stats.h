@@ -5,6 +5,7 @@
 #ifndef COLSTAT_SRC_STATS_H
 #define COLSTAT_SRC_STATS_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -99,9 +100,25 @@ typedef struct col_part {
 } col_part;
 
 void stats_part_init(col_part *p);
+void stats_part_add_any(col_part *p, double v, int32_t r, uint64_t row);
+
 /* One value v (not NaN) of row `row`, correction r (as stats_add_rows'),
- * after every row before it. */
-void stats_part_add(col_part *p, double v, int32_t r, uint64_t row);
+ * after every row before it. Inline, the common case: a value strictly
+ * between the finite extremes moves none of them. */
+static inline void stats_part_add(col_part *p, double v, int32_t r,
+                                  uint64_t row)
+{
+    if (v > p->fmin && v < p->fmax && r == 0) {
+        p->count++;
+        if (p->all_int) { /* an integer of magnitude at most 2^64 */
+            double a = fabs(v);
+            p->all_int =
+                a <= 0x1p64 && (a >= 0x1p52 || (a + 0x1p52) - 0x1p52 == a);
+        }
+        return;
+    }
+    stats_part_add_any(p, v, r, row);
+}
 void stats_part_counts(col_part *p, uint64_t missing, uint64_t invalid,
                        uint64_t nan, uint64_t first_invalid_row);
 /* dst += src, src's rows shifted by row_offset (as stats_merge). */
