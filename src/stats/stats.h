@@ -91,12 +91,14 @@ int stats_add_rows(col_stats *s, const double *v, const int32_t *corr,
  * no sum's setup): what col_stats holds but sum, sumsq and sumsq_corr,
  * the same meaning. */
 typedef struct col_part {
-    uint64_t count, missing, invalid, nan, first_invalid_row;
-    double min, max, fmin, fmax;
-    uint64_t min_row, max_row, min_row_int, max_row_int;
+    /* what most values touch first, in one cache line */
+    uint64_t count;
+    double fmin, fmax, min, max;
+    int32_t all_int;
     int32_t min_corr, max_corr;
+    uint64_t min_row, max_row, min_row_int, max_row_int;
     int64_t sum_r;
-    int all_int;
+    uint64_t missing, invalid, nan, first_invalid_row;
 } col_part;
 
 void stats_part_init(col_part *p);
