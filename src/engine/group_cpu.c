@@ -25,6 +25,7 @@ typedef struct group_jstate {
     group_table t;
     char *key; /* a row's encoded key */
     size_t key_room;
+    size_t last; /* the group of the row before + 1, 0 none */
 } group_jstate;
 
 typedef struct group_backend {
@@ -46,8 +47,10 @@ static void *gb_jstate_new(backend *b)
 
 static void gb_jstate_reset(backend *b, void *state)
 {
+    group_jstate *pt = state;
     (void)b;
-    group_table_clear(&((group_jstate *)state)->t);
+    group_table_clear(&pt->t);
+    pt->last = 0;
 }
 
 static void gb_jstate_free(backend *b, void *state)
@@ -94,9 +97,14 @@ static int row_group(group_jstate *pt, const row_batch *c, size_t i,
                      uint32_t *ids)
 {
     size_t len, id;
-    if (encode(pt, c->keys, i, &len) ||
-        group_find(&pt->t, pt->key, len, group_hash(pt->key, len), &id))
+    if (encode(pt, c->keys, i, &len))
         return -1;
+    /* logs come sorted or in runs often: the row before's group first */
+    if (pt->last && group_is(&pt->t, pt->last - 1, pt->key, len))
+        id = pt->last - 1;
+    else if (group_find(&pt->t, pt->key, len, group_hash(pt->key, len), &id))
+        return -1;
+    pt->last = id + 1;
     ids[i] = (uint32_t)id;
     pt->t.rows[id]++;
     return 0;

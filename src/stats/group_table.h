@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "group_sum.h"
 #include "stats.h"
@@ -97,6 +98,14 @@ size_t group_table_bytes(const group_table *t);
 static inline const char *group_key(const group_table *t, size_t id)
 {
     return t->keys + t->key_off[id];
+}
+
+/* Whether group id's key is key[0, len). */
+static inline int group_is(const group_table *t, size_t id, const char *key,
+                           size_t len)
+{
+    return t->key_len[id] == len &&
+           (!len || !memcmp(t->keys + t->key_off[id], key, len));
 }
 
 #endif
