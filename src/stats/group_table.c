@@ -198,8 +198,7 @@ int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
             if ((t->slot[i] & ~(uint64_t)UINT32_MAX) != tag)
                 continue;
             size_t g = (size_t)(t->slot[i] & UINT32_MAX) - 1;
-            if (t->hash[g] == hash && t->key_len[g] == len &&
-                (!len || !memcmp(t->keys + t->key_off[g], key, len))) {
+            if (t->hash[g] == hash && group_is(t, g, key, len)) {
                 *id = g;
                 return 0;
             }
