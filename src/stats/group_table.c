@@ -279,6 +279,8 @@ int group_add(group_table *t, size_t id, int col, double v, int32_t r,
     return g->n - g->done >= GROUP_BATCH ? flush_one(t, at) : 0;
 }
 
+#define GROUP_AHEAD 8
+
 /* add_direct's loop, the sums' test hoisted out of it */
 static int column_direct(group_table *t, const uint32_t *ids, int col,
                          const double *v, const int32_t *r, size_t n,
@@ -287,6 +289,11 @@ static int column_direct(group_table *t, const uint32_t *ids, int col,
     size_t nc = (size_t)t->ncols;
     int sums = (t->what & (STAT_SUM | STAT_MEAN)) != 0;
     for (size_t i = 0; i < n; i++) {
+        if (i + GROUP_AHEAD < n) { /* the groups are anywhere: ask early */
+            size_t ahead = (size_t)ids[i + GROUP_AHEAD] * nc + (size_t)col;
+            __builtin_prefetch(&t->part[ahead], 1);
+            __builtin_prefetch(&t->sum[ahead], 1);
+        }
         if (isnan(v[i]))
             continue;
         size_t at = (size_t)ids[i] * nc + (size_t)col;
