@@ -176,10 +176,41 @@ int group_sum_add_any(group_sum *g, double x)
     return terms_add(g, x);
 }
 
+/* |a| < 2^bits */
+static int acc_below(group_acc a, int bits)
+{
+    group_acc lim = (group_acc)1 << bits;
+    return a < lim && a > -lim;
+}
+
+/* dst.acc += src.acc where the units are near enough that neither
+ * overflows, in the finer units: no piece to add one by one. */
+static int merge_acc(group_sum *dst, const group_sum *src)
+{
+    if (dst->ex == NO_UNIT) {
+        dst->acc = src->acc;
+        dst->ex = src->ex;
+        dst->inv = src->inv;
+        return 1;
+    }
+    int d = src->ex - dst->ex;
+    if (d < -60 || d > 60)
+        return 0;
+    const group_sum *fine = d >= 0 ? dst : src, *coarse = d >= 0 ? src : dst;
+    int s = d >= 0 ? d : -d;
+    if (!acc_below(fine->acc, 124) || !acc_below(coarse->acc, 124 - s))
+        return 0;
+    group_acc sum = fine->acc + coarse->acc * ((group_acc)1 << s);
+    dst->ex = fine->ex;
+    dst->inv = fine->inv;
+    dst->acc = sum;
+    return 1;
+}
+
 int group_sum_merge(group_sum *dst, const group_sum *src)
 {
     double t[3];
-    int k = acc_terms(src, t);
+    int k = src->acc != 0 && merge_acc(dst, src) ? 0 : acc_terms(src, t);
     for (int i = 0; i < k; i++)
         if (t[i] != 0 && group_sum_add(dst, t[i]))
             return -1;
