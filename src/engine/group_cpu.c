@@ -39,9 +39,11 @@ static void *gb_jstate_new(backend *b)
 {
     group_backend *g = (group_backend *)b;
     group_jstate *pt = calloc(1, sizeof *pt);
-    if (pt)
+    if (pt) {
         group_table_init(&pt->t, g->p.ncols, g->p.what,
                          group_backend_keeps(&g->p));
+        group_table_direct(&pt->t);
+    }
     return pt;
 }
 
@@ -247,6 +249,7 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->p = *p;
     group_table_init(&g->merged.t, p->ncols, p->what, group_backend_keeps(p));
+    group_table_direct(&g->merged.t);
     g->base = (backend){
         &group_ops,       NULL, "cpu", GROUP_BLOCK,
         GROUP_CHUNK_ROWS, 0,    NULL,  (size_t)p->ncols * sizeof(col_stats)};

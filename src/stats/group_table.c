@@ -41,7 +41,11 @@ void group_table_init(group_table *t, int ncols, unsigned what, int keep)
     t->ncols = ncols;
     t->what = what;
     t->keep = keep;
-    t->direct = !keep && !(what & STAT_STD);
+}
+
+void group_table_direct(group_table *t)
+{
+    t->direct = !t->keep && !(t->what & STAT_STD);
 }
 
 #define GROUP_BATCH 512
@@ -353,6 +357,8 @@ static int merge_direct(group_table *dst, size_t at, const group_table *src,
     if (src->st &&
         (need_st(dst) || stats_merge(&dst->st[at], &src->st[from], row_offset)))
         return -1;
+    if (!src->direct)
+        return 0;
     stats_part_merge(&dst->part[at], &src->part[from], row_offset);
     return group_sum_merge(&dst->sum[at], &src->sum[from]);
 }

@@ -60,6 +60,9 @@ typedef struct group_table {
 uint64_t group_hash(const char *key, size_t len);
 
 void group_table_init(group_table *t, int ncols, unsigned what, int keep);
+/* Makes t direct where its statistics allow (no values kept, no
+ * squares); before its first group. */
+void group_table_direct(group_table *t);
 void group_table_free(group_table *t);
 void group_table_clear(group_table *t); /* no groups; memory value_store */
 
@@ -83,7 +86,7 @@ int group_add_column(group_table *t, const uint32_t *ids, int col,
 /* Every waiting value into its group's statistics (st). -1: no memory. */
 int group_flush(group_table *t);
 
-/* dst += src (flushed, or direct), src's row numbers shifted by
+/* dst += src (flushed, or both direct), src's row numbers shifted by
  * row_offset. -1: no memory. */
 int group_merge(group_table *dst, const group_table *src, uint64_t row_offset);
 

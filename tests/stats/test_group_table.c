@@ -188,6 +188,8 @@ START_TEST(test_direct_same_as_batched)
     group_table ref, direct;
     group_table_init(&ref, 1, STAT_DEFAULT, 1);
     group_table_init(&direct, 1, STAT_DEFAULT, 0);
+    group_table_direct(&ref); /* keeps values: not direct */
+    group_table_direct(&direct);
     ck_assert(!ref.direct && direct.direct);
     size_t cut[33], nc = 0;
     cut[nc++] = 0;
@@ -198,6 +200,7 @@ START_TEST(test_direct_same_as_batched)
         group_table job[2];
         group_table_init(&job[0], 1, STAT_DEFAULT, 1);
         group_table_init(&job[1], 1, STAT_DEFAULT, 0);
+        group_table_direct(&job[1]);
         for (size_t i = cut[j]; i < cut[j + 1]; i++) {
             char buf[32];
             size_t len, id;
