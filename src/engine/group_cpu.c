@@ -25,6 +25,7 @@ typedef struct group_jstate {
     group_table t;
     char *key; /* a row's encoded key */
     size_t key_room;
+    size_t last; /* the group of the row before + 1, 0 none */
 } group_jstate;
 
 typedef struct group_backend {
@@ -38,16 +39,20 @@ static void *gb_jstate_new(backend *b)
 {
     group_backend *g = (group_backend *)b;
     group_jstate *pt = calloc(1, sizeof *pt);
-    if (pt)
+    if (pt) {
         group_table_init(&pt->t, g->p.ncols, g->p.what,
                          group_backend_keeps(&g->p));
+        group_table_direct(&pt->t);
+    }
     return pt;
 }
 
 static void gb_jstate_reset(backend *b, void *state)
 {
+    group_jstate *pt = state;
     (void)b;
-    group_table_clear(&((group_jstate *)state)->t);
+    group_table_clear(&pt->t);
+    pt->last = 0;
 }
 
 static void gb_jstate_free(backend *b, void *state)
@@ -90,21 +95,20 @@ static int encode(group_jstate *pt, const row_keys *k, size_t row, size_t *len)
     return 0;
 }
 
-static int add_row(group_jstate *pt, const row_batch *c, size_t i, uint64_t row,
-                   uint32_t *ids)
+static int row_group(group_jstate *pt, const row_batch *c, size_t i,
+                     uint32_t *ids)
 {
     size_t len, id;
-    if (encode(pt, c->keys, i, &len) ||
-        group_find(&pt->t, pt->key, len, group_hash(pt->key, len), &id))
+    if (encode(pt, c->keys, i, &len))
         return -1;
+    /* logs come sorted or in runs often: the row before's group first */
+    if (pt->last && group_is(&pt->t, pt->last - 1, pt->key, len))
+        id = pt->last - 1;
+    else if (group_find(&pt->t, pt->key, len, group_hash(pt->key, len), &id))
+        return -1;
+    pt->last = id + 1;
     ids[i] = (uint32_t)id;
     pt->t.rows[id]++;
-    for (int k = 0; k < c->ncols; k++) {
-        double v = c->col[k][i];
-        if (!isnan(v) && group_add(&pt->t, id, k, v,
-                                   c->has_corr[k] ? c->corr[k][i] : 0, row))
-            return -1;
-    }
     return 0;
 }
 
@@ -114,11 +118,9 @@ static void add_bad(group_jstate *pt, const row_keys *k, const uint32_t *ids,
 {
     for (size_t b = 0; b < k->nbad; b++) {
         const key_bad *x = &k->bad[b];
-        col_stats *s = &pt->t.st[(size_t)ids[x->row] * (size_t)pt->t.ncols +
-                                 (size_t)x->col];
         int inv = x->kind == NUM_INVALID;
-        stats_add_counts(s, x->kind == NUM_MISSING, inv, x->kind == NUM_NAN,
-                         inv ? first_row + x->row : 0);
+        group_add_counts(&pt->t, ids[x->row], x->col, x->kind == NUM_MISSING,
+                         inv, x->kind == NUM_NAN, inv ? first_row + x->row : 0);
     }
 }
 
@@ -132,7 +134,12 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
     uint32_t *ids = malloc((c->nrows ? c->nrows : 1) * sizeof *ids);
     int bad = !ids;
     for (size_t i = 0; !bad && i < c->nrows; i++)
-        bad = add_row(pt, c, i, first + i, ids);
+        bad = row_group(pt, c, i, ids);
+    /* column by column: each column's values in one loop */
+    for (int k = 0; !bad && k < c->ncols; k++)
+        bad = group_add_column(&pt->t, ids, k, c->col[k],
+                               c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
+                               first);
     if (!bad)
         add_bad(pt, c->keys, ids, first);
     free(ids);
@@ -178,6 +185,8 @@ static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
     group_backend *g = (group_backend *)b;
     const group_table *t = &g->merged.t;
     (void)h;
+    if (group_flush(&g->merged.t))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->groups = t->n; /* the engine moves the table out after this */
     g->bytes = group_table_bytes(t);
     g->values = t->values;
@@ -209,7 +218,8 @@ static int gb_job_done(backend *b, job *j, cs_error *e)
 {
     group_jstate *pt = j->jstate;
     (void)b;
-    if (e->status == CS_OK && group_flush(&pt->t))
+    /* a direct table's sums merge as they are, cheaper than flushed */
+    if (e->status == CS_OK && !pt->t.direct && group_flush(&pt->t))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     return e->status;
 }
@@ -239,6 +249,7 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->p = *p;
     group_table_init(&g->merged.t, p->ncols, p->what, group_backend_keeps(p));
+    group_table_direct(&g->merged.t);
     g->base = (backend){
         &group_ops,       NULL, "cpu", GROUP_BLOCK,
         GROUP_CHUNK_ROWS, 0,    NULL,  (size_t)p->ncols * sizeof(col_stats)};

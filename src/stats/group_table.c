@@ -1,16 +1,38 @@
 #include "group_table.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Eight bytes at a time: each word xored in, multiplied by an odd
+ * constant (which carries every bit upward) and folded (which brings the
+ * high bits down to the low ones the table indexes by). */
+#define HASH_MUL UINT64_C(0x9e3779b97f4a7c15)
+#define HASH_FOLD UINT64_C(0xd6e8feb86659fd93)
+
+static inline uint64_t hash_word(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * HASH_MUL;
+    return h ^ (h >> 32);
+}
+
 uint64_t group_hash(const char *key, size_t len)
 {
-    uint64_t h = UINT64_C(14695981039346656037);
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)key[i];
-        h *= UINT64_C(1099511628211);
+    uint64_t h = HASH_FOLD ^ (uint64_t)len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, key + i, 8);
+        h = hash_word(h, w);
     }
-    return h;
+    if (i < len) {
+        uint64_t w = 0;
+        for (size_t k = 0; i + k < len; k++)
+            w |= (uint64_t)(unsigned char)key[i + k] << (8 * k);
+        h = hash_word(h, w);
+    }
+    h *= HASH_FOLD;
+    return h ^ (h >> 29);
 }
 
 void group_table_init(group_table *t, int ncols, unsigned what, int keep)
@@ -19,6 +41,11 @@ void group_table_init(group_table *t, int ncols, unsigned what, int keep)
     t->ncols = ncols;
     t->what = what;
     t->keep = keep;
+}
+
+void group_table_direct(group_table *t)
+{
+    t->direct = !t->keep && !(t->what & STAT_STD);
 }
 
 #define GROUP_BATCH 512
@@ -34,8 +61,12 @@ void group_table_clear(group_table *t)
 {
     size_t nc = (size_t)t->ncols;
     for (size_t i = 0; i < t->n * nc; i++) {
-        stats_free(&t->st[i]);
-        t->val[i].n = t->val[i].done = 0; /* the arrays serve the next */
+        if (t->st)
+            stats_free(&t->st[i]);
+        if (t->sum)
+            group_sum_free(&t->sum[i]);
+        if (t->val)
+            t->val[i].n = t->val[i].done = 0; /* the arrays serve the next */
     }
     t->n = 0;
     t->keys_used = 0;
@@ -47,7 +78,7 @@ void group_table_clear(group_table *t)
 void group_table_free(group_table *t)
 {
     group_table_clear(t);
-    for (size_t i = 0; i < t->inited * (size_t)t->ncols; i++)
+    for (size_t i = 0; t->val && i < t->inited * (size_t)t->ncols; i++)
         vals_free(&t->val[i]);
     free(t->key_off);
     free(t->key_len);
@@ -55,6 +86,8 @@ void group_table_free(group_table *t)
     free(t->rows);
     free(t->st);
     free(t->val);
+    free(t->part);
+    free(t->sum);
     free(t->keys);
     free(t->slot);
     memset(t, 0, sizeof *t);
@@ -76,11 +109,21 @@ static int grow_groups(group_table *t)
         resize((void **)&t->key_len, cap, sizeof *t->key_len) ||
         resize((void **)&t->hash, cap, sizeof *t->hash) ||
         resize((void **)&t->rows, cap, sizeof *t->rows) ||
-        resize((void **)&t->st, cap * nc + 1, sizeof *t->st) ||
-        resize((void **)&t->val, cap * nc + 1, sizeof *t->val))
+        ((!t->direct || t->st) &&
+         resize((void **)&t->st, cap * nc + 1, sizeof *t->st)) ||
+        (t->direct ? resize((void **)&t->part, cap * nc + 1, sizeof *t->part) ||
+                         resize((void **)&t->sum, cap * nc + 1, sizeof *t->sum)
+                   : resize((void **)&t->val, cap * nc + 1, sizeof *t->val)))
         return -1;
     t->cap = cap;
     return 0;
+}
+
+/* A slot: the group id + 1 below, the hash's high half above, so that
+ * most probes that miss are told by the slot alone. */
+static inline uint64_t slot_of(uint64_t hash, size_t id)
+{
+    return (hash & ~(uint64_t)UINT32_MAX) | (uint64_t)(id + 1);
 }
 
 static void place(group_table *t, size_t id)
@@ -88,14 +131,14 @@ static void place(group_table *t, size_t id)
     size_t mask = t->nslots - 1, i = (size_t)t->hash[id] & mask;
     while (t->slot[i])
         i = (i + 1) & mask;
-    t->slot[i] = (uint32_t)(id + 1);
+    t->slot[i] = slot_of(t->hash[id], id);
 }
 
 /* Keeps the load at most a half. */
 static int grow_slots(group_table *t)
 {
     size_t n = t->nslots ? 2 * t->nslots : 64;
-    uint32_t *s = calloc(n, sizeof *s);
+    uint64_t *s = calloc(n, sizeof *s);
     if (!s)
         return -1;
     free(t->slot);
@@ -132,8 +175,12 @@ static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
     t->hash[g] = hash;
     t->rows[g] = 0;
     for (size_t k = 0; k < nc; k++) {
-        stats_init(&t->st[g * nc + k]);
-        if (g >= t->inited)
+        if (t->st)
+            stats_init(&t->st[g * nc + k]);
+        if (t->direct) {
+            stats_part_init(&t->part[g * nc + k]);
+            group_sum_init(&t->sum[g * nc + k]);
+        } else if (g >= t->inited)
             memset(&t->val[g * nc + k], 0, sizeof t->val[0]);
     }
     if (g >= t->inited)
@@ -150,10 +197,12 @@ int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
 {
     if (t->nslots) {
         size_t mask = t->nslots - 1;
+        uint64_t tag = hash & ~(uint64_t)UINT32_MAX;
         for (size_t i = (size_t)hash & mask; t->slot[i]; i = (i + 1) & mask) {
-            size_t g = t->slot[i] - 1;
-            if (t->hash[g] == hash && t->key_len[g] == len &&
-                (!len || !memcmp(t->keys + t->key_off[g], key, len))) {
+            if ((t->slot[i] & ~(uint64_t)UINT32_MAX) != tag)
+                continue;
+            size_t g = (size_t)(t->slot[i] & UINT32_MAX) - 1;
+            if (t->hash[g] == hash && group_is(t, g, key, len)) {
                 *id = g;
                 return 0;
             }
@@ -202,22 +251,116 @@ static int flush_one(group_table *t, size_t at)
     return 0;
 }
 
+/* A direct table's col_stats, made when first needed. */
+static int need_st(group_table *t)
+{
+    if (t->st)
+        return 0;
+    t->st = malloc((t->cap * (size_t)t->ncols + 1) * sizeof *t->st);
+    if (!t->st)
+        return -1;
+    for (size_t i = 0; i < t->n * (size_t)t->ncols; i++)
+        stats_init(&t->st[i]);
+    return 0;
+}
+
+static int add_direct(group_table *t, size_t at, double v, int32_t r,
+                      uint64_t row)
+{
+    stats_part_add(&t->part[at], v, r, row);
+    return t->what & (STAT_SUM | STAT_MEAN) ? group_sum_add(&t->sum[at], v) : 0;
+}
+
 int group_add(group_table *t, size_t id, int col, double v, int32_t r,
               uint64_t row)
 {
     size_t at = id * (size_t)t->ncols + (size_t)col;
+    if (t->direct)
+        return add_direct(t, at, v, r, row);
     group_vals *g = &t->val[at];
     if (put_value(t, g, v, r, row))
         return -1;
     return g->n - g->done >= GROUP_BATCH ? flush_one(t, at) : 0;
 }
 
-int group_flush(group_table *t)
+#define GROUP_AHEAD 8
+
+/* add_direct's loop, the sums' test hoisted out of it */
+static int column_direct(group_table *t, const uint32_t *ids, int col,
+                         const double *v, const int32_t *r, size_t n,
+                         uint64_t first_row)
 {
-    for (size_t i = 0; i < t->n * (size_t)t->ncols; i++)
-        if (flush_one(t, i))
+    size_t nc = (size_t)t->ncols;
+    int sums = (t->what & (STAT_SUM | STAT_MEAN)) != 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + GROUP_AHEAD < n) { /* the groups are anywhere: ask early */
+            size_t ahead = (size_t)ids[i + GROUP_AHEAD] * nc + (size_t)col;
+            __builtin_prefetch(&t->part[ahead], 1);
+            __builtin_prefetch(&t->sum[ahead], 1);
+        }
+        if (isnan(v[i]))
+            continue;
+        size_t at = (size_t)ids[i] * nc + (size_t)col;
+        stats_part_add(&t->part[at], v[i], r ? r[i] : 0, first_row + i);
+        if (sums && group_sum_add(&t->sum[at], v[i]))
+            return -1;
+    }
+    return 0;
+}
+
+int group_add_column(group_table *t, const uint32_t *ids, int col,
+                     const double *v, const int32_t *r, size_t n,
+                     uint64_t first_row)
+{
+    if (t->direct)
+        return column_direct(t, ids, col, v, r, n, first_row);
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]) &&
+            group_add(t, ids[i], col, v[i], r ? r[i] : 0, first_row + i))
             return -1;
     return 0;
+}
+
+static int flush_direct(group_table *t, size_t at)
+{
+    stats_merge_part(&t->st[at], &t->part[at], 0);
+    stats_part_init(&t->part[at]);
+    return group_sum_move(&t->sum[at], &t->st[at].sum);
+}
+
+int group_flush(group_table *t)
+{
+    if (t->direct && need_st(t))
+        return -1;
+    for (size_t i = 0; i < t->n * (size_t)t->ncols; i++)
+        if (t->direct ? flush_direct(t, i) : flush_one(t, i))
+            return -1;
+    return 0;
+}
+
+void group_add_counts(group_table *t, size_t id, int col, uint64_t missing,
+                      uint64_t invalid, uint64_t nan,
+                      uint64_t first_invalid_row)
+{
+    size_t at = id * (size_t)t->ncols + (size_t)col;
+    if (t->direct)
+        stats_part_counts(&t->part[at], missing, invalid, nan,
+                          first_invalid_row);
+    else
+        stats_add_counts(&t->st[at], missing, invalid, nan, first_invalid_row);
+}
+
+/* src's cell from into dst's cell at, both direct. */
+static int merge_direct(group_table *dst, size_t at, const group_table *src,
+                        size_t from, uint64_t row_offset)
+{
+    if (src->st &&
+        (need_st(dst) || stats_merge(&dst->st[at], &src->st[from], row_offset)))
+        return -1;
+    if (!src->direct)
+        return 0;
+    stats_part_merge(&dst->part[at], &src->part[from], row_offset);
+    return group_sum_merge(&dst->sum[at], &src->sum[from]);
 }
 
 /* src's kept values, already in src's statistics, into dst's. */
@@ -241,6 +384,11 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
             return -1;
         dst->rows[id] += src->rows[g];
         for (size_t k = 0; k < nc; k++) {
+            if (dst->direct) {
+                if (merge_direct(dst, id * nc + k, src, g * nc + k, row_offset))
+                    return -1;
+                continue;
+            }
             if (stats_merge(&dst->st[id * nc + k], &src->st[g * nc + k],
                             row_offset))
                 return -1;
@@ -254,10 +402,13 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
 
 size_t group_table_bytes(const group_table *t)
 {
-    size_t per = sizeof(size_t) + sizeof(uint32_t) + 2 * sizeof(uint64_t) +
-                 (size_t)t->ncols * (sizeof(col_stats) + sizeof(group_vals));
+    size_t per =
+        sizeof(size_t) + sizeof(uint32_t) + 2 * sizeof(uint64_t) +
+        (size_t)t->ncols * (t->direct ? sizeof(col_part) + sizeof(group_sum) +
+                                            (t->st ? sizeof(col_stats) : 0)
+                                      : sizeof(col_stats) + sizeof(group_vals));
     /* values: as their arrays grow, up to twice their room */
-    return t->cap * per + t->keys_room + t->nslots * sizeof(uint32_t) +
+    return t->cap * per + t->keys_room + t->nslots * sizeof(uint64_t) +
            t->values * (sizeof(double) + sizeof(int32_t) + sizeof(uint64_t)) *
                2;
 }

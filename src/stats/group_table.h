@@ -1,18 +1,23 @@
 /* Group-by state: the groups of a run (or of one job), found by their
  * key bytes, each with a col_stats per column and, when the statistics
- * need every value (quantiles, histograms), the group's values.
+ * need every value (quantiles, histograms), the group's values. Without
+ * those (and without squares) a table is direct: each value goes at once
+ * into its group's col_part and group_sum (small, no batches), and
+ * group_flush makes the col_stats from them.
  *
  * A key is an opaque byte string (the engine encodes its key columns in
  * it). Groups are found by an open-addressing hash table (linear probing)
- * over FNV-1a hashes of the key (Fowler, Noll, Vo; the 64-bit FNV-1a of
- * draft-eastlake-fnv), collisions resolved by comparing the key bytes.
- * Group ids are dense, in order of first appearance. */
+ * over a multiply-and-fold hash of the key's 8-byte words (group_hash),
+ * collisions resolved by comparing the key bytes. Group ids are dense, in
+ * order of first appearance. */
 #ifndef COLSTAT_SRC_STATS_GROUP_TABLE_H
 #define COLSTAT_SRC_STATS_GROUP_TABLE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "group_sum.h"
 #include "stats.h"
 
 /* A group's values of one column: d + r each (stats.h), and their rows.
@@ -30,6 +35,12 @@ typedef struct group_table {
     int ncols;
     unsigned what;
     int keep; /* keep every value */
+    /* no statistic needs a batch (no values kept, no squares): each value
+       goes straight into its group's part and sum, which group_flush
+       moves into st (allocated then) */
+    int direct;
+    col_part *part; /* [cap * ncols], when direct */
+    group_sum *sum; /* [cap * ncols], when direct: of STAT_SUM, STAT_MEAN */
     size_t n, cap;
     size_t inited; /* groups whose val arrays were set up (clear keeps them) */
     /* per group */
@@ -37,11 +48,11 @@ typedef struct group_table {
     uint32_t *key_len;
     uint64_t *hash;
     uint64_t *rows;
-    col_stats *st;   /* [cap * ncols] */
+    col_stats *st;   /* [cap * ncols]; direct: NULL until group_flush */
     group_vals *val; /* [cap * ncols] */
     char *keys;
     size_t keys_used, keys_room;
-    uint32_t *slot; /* group id + 1, 0 empty */
+    uint64_t *slot; /* group id + 1 | the hash's high half; 0 empty */
     size_t nslots;
     size_t values; /* kept values, all groups */
 } group_table;
@@ -49,6 +60,9 @@ typedef struct group_table {
 uint64_t group_hash(const char *key, size_t len);
 
 void group_table_init(group_table *t, int ncols, unsigned what, int keep);
+/* Makes t direct where its statistics allow (no values kept, no
+ * squares); before its first group. */
+void group_table_direct(group_table *t);
 void group_table_free(group_table *t);
 void group_table_clear(group_table *t); /* no groups; memory value_store */
 
@@ -63,12 +77,23 @@ int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
 int group_add(group_table *t, size_t id, int col, double v, int32_t r,
               uint64_t row);
 
-/* Every waiting value into its group's statistics. -1: no memory. */
+/* group_add of each v[i] but NaN (+ r[i]; r NULL: 0), row first_row + i,
+ * to group ids[i]: one column of a row batch. -1: no memory. */
+int group_add_column(group_table *t, const uint32_t *ids, int col,
+                     const double *v, const int32_t *r, size_t n,
+                     uint64_t first_row);
+
+/* Every waiting value into its group's statistics (st). -1: no memory. */
 int group_flush(group_table *t);
 
-/* dst += src (flushed), src's row numbers shifted by row_offset. -1: no
- * memory. */
+/* dst += src (flushed, or both direct), src's row numbers shifted by
+ * row_offset. -1: no memory. */
 int group_merge(group_table *dst, const group_table *src, uint64_t row_offset);
+
+/* Adds a group's column's fields that did not enter (stats_add_counts). */
+void group_add_counts(group_table *t, size_t id, int col, uint64_t missing,
+                      uint64_t invalid, uint64_t nan,
+                      uint64_t first_invalid_row);
 
 /* Bytes the table holds, about. */
 size_t group_table_bytes(const group_table *t);
@@ -76,6 +101,30 @@ size_t group_table_bytes(const group_table *t);
 static inline const char *group_key(const group_table *t, size_t id)
 {
     return t->keys + t->key_off[id];
+}
+
+/* a[0, n) == b[0, n), inline: keys are short, a call costs more */
+static inline int group_same_bytes(const char *a, const char *b, size_t n)
+{
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return 0;
+    }
+    for (; n; n--)
+        if (*a++ != *b++)
+            return 0;
+    return 1;
+}
+
+/* Whether group id's key is key[0, len). */
+static inline int group_is(const group_table *t, size_t id, const char *key,
+                           size_t len)
+{
+    return t->key_len[id] == len &&
+           group_same_bytes(t->keys + t->key_off[id], key, len);
 }
 
 #endif

@@ -109,29 +109,42 @@ typedef struct ext {
     uint64_t row_int;
 } ext;
 
-/* Takes e as s's minimum (sign 1) or maximum (sign -1) where it comes
- * first: the lower (higher) double, on a tie the lower row; in the integer
- * view the lower (higher) correction on a tie of doubles, then the lower
- * row. */
+/* Where one extremum is kept, in a col_stats or a col_part. */
+typedef struct ext_slot {
+    double *v;
+    uint64_t *row;
+    int32_t *corr;
+    uint64_t *row_int;
+} ext_slot;
+
+/* Takes e as the minimum (sign 1) or maximum (sign -1) in d, of count
+ * values so far, where it comes first: the lower (higher) double, on a tie
+ * the lower row; in the integer view the lower (higher) correction on a
+ * tie of doubles, then the lower row. */
+static void take_at(uint64_t count, ext_slot d, ext e, int sign)
+{
+    int first = count == 0 || (sign > 0 ? e.v < *d.v : e.v > *d.v);
+    int tie = !first && e.v == *d.v;
+    int int_first =
+        first || (tie && (sign > 0 ? e.corr < *d.corr : e.corr > *d.corr));
+    int int_tie = tie && e.corr == *d.corr;
+    if (first || (tie && e.row < *d.row)) {
+        *d.v = e.v;
+        *d.row = e.row;
+    }
+    if (int_first || (int_tie && e.row_int < *d.row_int)) {
+        *d.corr = e.corr;
+        *d.row_int = e.row_int;
+    }
+}
+
 static void take(col_stats *s, ext e, int sign)
 {
-    double *v = sign > 0 ? &s->min : &s->max;
-    uint64_t *row = sign > 0 ? &s->min_row : &s->max_row;
-    uint64_t *row_int = sign > 0 ? &s->min_row_int : &s->max_row_int;
-    int32_t *corr = sign > 0 ? &s->min_corr : &s->max_corr;
-    int first = s->count == 0 || (sign > 0 ? e.v < *v : e.v > *v);
-    int tie = !first && e.v == *v;
-    int int_first =
-        first || (tie && (sign > 0 ? e.corr < *corr : e.corr > *corr));
-    int int_tie = tie && e.corr == *corr;
-    if (first || (tie && e.row < *row)) {
-        *v = e.v;
-        *row = e.row;
-    }
-    if (int_first || (int_tie && e.row_int < *row_int)) {
-        *corr = e.corr;
-        *row_int = e.row_int;
-    }
+    ext_slot d =
+        sign > 0
+            ? (ext_slot){&s->min, &s->min_row, &s->min_corr, &s->min_row_int}
+            : (ext_slot){&s->max, &s->max_row, &s->max_corr, &s->max_row_int};
+    take_at(s->count, d, e, sign);
 }
 
 /* The extremum of v[0..n) whose double is v[i] (its first row): in the
@@ -193,16 +206,21 @@ static int add_corrections(col_stats *s, const double *v, const int32_t *corr,
     return squares ? csum_add(&s->sumsq_corr, &sq) : 0;
 }
 
-/* Folds finite extremes lo <= hi into s's; zeros as +0, so that the result
- * depends on the values only, not on which zero came first. */
-static void take_finite(col_stats *s, double lo, double hi)
+/* Folds finite extremes lo <= hi into fmin, fmax; zeros as +0, so that
+ * the result depends on the values only, not on which zero came first. */
+static void finite_at(double *fmin, double *fmax, double lo, double hi)
 {
     lo += 0.0;
     hi += 0.0;
-    if (!(s->fmin <= lo))
-        s->fmin = lo;
-    if (!(s->fmax >= hi))
-        s->fmax = hi;
+    if (!(*fmin <= lo))
+        *fmin = lo;
+    if (!(*fmax >= hi))
+        *fmax = hi;
+}
+
+static void take_finite(col_stats *s, double lo, double hi)
+{
+    finite_at(&s->fmin, &s->fmax, lo, hi);
 }
 
 /* The finite extremes of v[0..n) where an infinity hides them (rare: a
@@ -264,6 +282,93 @@ int stats_add_rows(col_stats *s, const double *v, const int32_t *corr,
                    const uint64_t *rows, size_t n, unsigned what)
 {
     return add_values(s, v, corr, n, (row_of){0, rows}, what);
+}
+
+void stats_part_init(col_part *p)
+{
+    memset(p, 0, sizeof *p);
+    p->min = p->max = p->fmin = p->fmax = NAN;
+    p->all_int = 1;
+}
+
+static ext_slot part_slot(col_part *p, int sign)
+{
+    return sign > 0
+               ? (ext_slot){&p->min, &p->min_row, &p->min_corr, &p->min_row_int}
+               : (ext_slot){&p->max, &p->max_row, &p->max_corr,
+                            &p->max_row_int};
+}
+
+void stats_part_add_any(col_part *p, double v, int32_t r, uint64_t row)
+{
+    ext e = {v, row, corr_of(v, r), row};
+    /* most values move no extreme: one test for both */
+    if (!(p->count && v > p->min && v < p->max)) {
+        take_at(p->count, part_slot(p, 1), e, 1);
+        take_at(p->count, part_slot(p, -1), e, -1);
+    }
+    if (isfinite(v))
+        finite_at(&p->fmin, &p->fmax, v, v);
+    p->count++;
+    int in = is_int_range(v);
+    p->all_int &= in;
+    if (r != 0 && in) {
+        if (r == CORR_NOT_INT)
+            p->all_int = 0;
+        else
+            p->sum_r += r;
+    }
+}
+
+void stats_part_counts(col_part *p, uint64_t missing, uint64_t invalid,
+                       uint64_t nan, uint64_t first_invalid_row)
+{
+    p->missing += missing;
+    p->invalid += invalid;
+    p->nan += nan;
+    if (first_invalid_row &&
+        (!p->first_invalid_row || first_invalid_row < p->first_invalid_row))
+        p->first_invalid_row = first_invalid_row;
+}
+
+void stats_part_merge(col_part *dst, const col_part *src, uint64_t row_offset)
+{
+    stats_part_counts(
+        dst, src->missing, src->invalid, src->nan,
+        src->first_invalid_row ? src->first_invalid_row + row_offset : 0);
+    if (src->count > 0) {
+        ext mn = {src->min, src->min_row + row_offset, src->min_corr,
+                  src->min_row_int + row_offset};
+        ext mx = {src->max, src->max_row + row_offset, src->max_corr,
+                  src->max_row_int + row_offset};
+        take_at(dst->count, part_slot(dst, 1), mn, 1);
+        take_at(dst->count, part_slot(dst, -1), mx, -1);
+    }
+    if (src->fmin <= src->fmax)
+        finite_at(&dst->fmin, &dst->fmax, src->fmin, src->fmax);
+    dst->count += src->count;
+    dst->all_int &= src->all_int;
+    dst->sum_r += src->sum_r;
+}
+
+void stats_merge_part(col_stats *dst, const col_part *src, uint64_t row_offset)
+{
+    stats_add_counts(
+        dst, src->missing, src->invalid, src->nan,
+        src->first_invalid_row ? src->first_invalid_row + row_offset : 0);
+    if (src->count > 0) {
+        ext mn = {src->min, src->min_row + row_offset, src->min_corr,
+                  src->min_row_int + row_offset};
+        ext mx = {src->max, src->max_row + row_offset, src->max_corr,
+                  src->max_row_int + row_offset};
+        take(dst, mn, 1);
+        take(dst, mx, -1);
+    }
+    if (src->fmin <= src->fmax)
+        take_finite(dst, src->fmin, src->fmax);
+    dst->count += src->count;
+    dst->all_int &= src->all_int;
+    dst->sum_r += src->sum_r;
 }
 
 void stats_add_counts(col_stats *s, uint64_t missing, uint64_t invalid,

@@ -5,6 +5,7 @@
 #ifndef COLSTAT_SRC_STATS_H
 #define COLSTAT_SRC_STATS_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,6 +85,47 @@ int stats_add_values(col_stats *s, const double *v, const int32_t *corr,
  * not consecutive (a group's rows, --group-by). */
 int stats_add_rows(col_stats *s, const double *v, const int32_t *corr,
                    const uint64_t *rows, size_t n, unsigned what);
+
+/* A column's state without its sums (--group-by's groups, group_table.h:
+ * thousands of groups per job stay small, and one value at a time costs
+ * no sum's setup): what col_stats holds but sum, sumsq and sumsq_corr,
+ * the same meaning. */
+typedef struct col_part {
+    /* what most values touch first, in one cache line */
+    uint64_t count;
+    double fmin, fmax, min, max;
+    int32_t all_int;
+    int32_t min_corr, max_corr;
+    uint64_t min_row, max_row, min_row_int, max_row_int;
+    int64_t sum_r;
+    uint64_t missing, invalid, nan, first_invalid_row;
+} col_part;
+
+void stats_part_init(col_part *p);
+void stats_part_add_any(col_part *p, double v, int32_t r, uint64_t row);
+
+/* One value v (not NaN) of row `row`, correction r (as stats_add_rows'),
+ * after every row before it. Inline, the common case: a value strictly
+ * between the finite extremes moves none of them. */
+static inline void stats_part_add(col_part *p, double v, int32_t r,
+                                  uint64_t row)
+{
+    if (v > p->fmin && v < p->fmax && r == 0) {
+        p->count++;
+        if (p->all_int) { /* an integer of magnitude at most 2^64 */
+            double a = fabs(v);
+            p->all_int =
+                a <= 0x1p64 && (a >= 0x1p52 || (a + 0x1p52) - 0x1p52 == a);
+        }
+        return;
+    }
+    stats_part_add_any(p, v, r, row);
+}
+void stats_part_counts(col_part *p, uint64_t missing, uint64_t invalid,
+                       uint64_t nan, uint64_t first_invalid_row);
+/* dst += src, src's rows shifted by row_offset (as stats_merge). */
+void stats_part_merge(col_part *dst, const col_part *src, uint64_t row_offset);
+void stats_merge_part(col_stats *dst, const col_part *src, uint64_t row_offset);
 
 /* Fields that did not enter: missing, invalid, NaN, and the row of the
  * first invalid one (0: none), numbered as s numbers its rows. The one

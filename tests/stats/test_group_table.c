@@ -129,6 +129,126 @@ START_TEST(test_merge_any_order)
 }
 END_TEST
 
+/* A value of every kind the sums and extremes treat apart: integers with
+ * and without corrections, decimals, huge, infinite, subnormal, signed
+ * zeros, any bits at all (sums that spread past a few terms), NaN. */
+static double odd_value(test_rng *r, int32_t *corr)
+{
+    double sign = rng_below(r, 2) ? -1.0 : 1.0;
+    *corr = 0;
+    switch (rng_below(r, 10)) {
+    case 0:
+        return (double)((int64_t)rng_below(r, 2000001) - 1000000);
+    case 1:
+        return sign * (double)rng_below(r, 1000000) / 1000.0;
+    case 2:
+        *corr = (int32_t)rng_below(r, 2049) - 1024;
+        return sign * ldexp(1.0 + (double)rng_below(r, 1u << 20) / 0x1p20,
+                            53 + (int)rng_below(r, 11));
+    case 3:
+        *corr = CORR_NOT_INT;
+        return (double)rng_below(r, 100);
+    case 4:
+        return sign * ldexp(1.0, 890 + (int)rng_below(r, 30));
+    case 5:
+        return rng_below(r, 4) ? sign * INFINITY : sign * 0x1p-1074;
+    case 6: {
+        uint64_t b = rng_next(r);
+        double x;
+        memcpy(&x, &b, sizeof x);
+        return isfinite(x) ? x : 1.5;
+    }
+    case 7:
+        return sign * 0.0;
+    case 8:
+        return NAN;
+    default:
+        return sign *
+               ldexp((double)rng_below(r, 1u << 30), -(int)rng_below(r, 120));
+    }
+}
+
+/* A table that adds each value as it comes (no quantiles, no squares)
+ * gives, through jobs merged unflushed in any order, the statistics of
+ * one that batches them: the same bits, sums exact. */
+START_TEST(test_direct_same_as_batched)
+{
+    test_rng r = rng_for(seed, 2000 + (uint64_t)_i);
+    size_t n = 1 + rng_below(&r, test_quick() ? 3000 : 30000);
+    int nkeys = 1 + (int)rng_below(&r, _i % 2 ? 300 : 4);
+    /* some runs of one kind only, so that sums stay few terms long */
+    int narrow = _i % 3 == 0;
+    double *v = malloc(n * sizeof *v);
+    int32_t *c = malloc(n * sizeof *c);
+    for (size_t i = 0; i < n; i++) {
+        v[i] = odd_value(&r, &c[i]);
+        if (narrow)
+            v[i] = (double)(int64_t)(fmod(v[i], 1e6) * 8) / 8, c[i] = 0;
+    }
+    group_table ref, direct;
+    group_table_init(&ref, 1, STAT_DEFAULT, 1);
+    group_table_init(&direct, 1, STAT_DEFAULT, 0);
+    group_table_direct(&ref); /* keeps values: not direct */
+    group_table_direct(&direct);
+    ck_assert(!ref.direct && direct.direct);
+    size_t cut[33], nc = 0;
+    cut[nc++] = 0;
+    while (nc < 32 && cut[nc - 1] < n)
+        cut[nc] = cut[nc - 1] + 1 + rng_below(&r, n / 4 + 1), nc++;
+    cut[nc - 1] = n;
+    for (size_t j = nc - 1; j-- > 0;) {
+        group_table job[2];
+        group_table_init(&job[0], 1, STAT_DEFAULT, 1);
+        group_table_init(&job[1], 1, STAT_DEFAULT, 0);
+        group_table_direct(&job[1]);
+        for (size_t i = cut[j]; i < cut[j + 1]; i++) {
+            char buf[32];
+            size_t len, id;
+            test_rng kr = rng_for(seed, i + 1);
+            key_text(&kr, nkeys, buf, &len);
+            for (int t = 0; t < 2; t++) {
+                uint64_t row = 1 + i - cut[j];
+                ck_assert_int_eq(
+                    group_find(&job[t], buf, len, group_hash(buf, len), &id),
+                    0);
+                job[t].rows[id]++;
+                if (!isnan(v[i]))
+                    ck_assert_int_eq(group_add(&job[t], id, 0, v[i], c[i], row),
+                                     0);
+                else
+                    group_add_counts(&job[t], id, 0, i % 2, 1 - i % 2, 0,
+                                     i % 2 ? 0 : row);
+            }
+        }
+        ck_assert_int_eq(group_flush(&job[0]), 0);
+        ck_assert_int_eq(group_merge(&ref, &job[0], cut[j]), 0);
+        ck_assert_int_eq(group_merge(&direct, &job[1], cut[j]), 0);
+        group_table_free(&job[0]);
+        group_table_free(&job[1]);
+    }
+    ck_assert_int_eq(group_flush(&direct), 0);
+    ck_assert_uint_eq(ref.n, direct.n);
+    for (size_t g = 0; g < ref.n; g++) {
+        size_t id;
+        const char *k = group_key(&ref, g);
+        size_t len = ref.key_len[g];
+        ck_assert_int_eq(group_find(&direct, k, len, group_hash(k, len), &id),
+                         0);
+        col_summary x, y;
+        stats_finalize(&ref.st[g], &x);
+        stats_finalize(&direct.st[id], &y);
+        ck_assert_msg(!memcmp(&x, &y, sizeof x),
+                      "group %zu: sum %a / %a, min %a / %a row %llu / %llu", g,
+                      x.sum, y.sum, x.min, y.min, (unsigned long long)x.min_row,
+                      (unsigned long long)y.min_row);
+    }
+    group_table_free(&ref);
+    group_table_free(&direct);
+    free(v);
+    free(c);
+}
+END_TEST
+
 int main(void)
 {
     seed = test_seed("test_group_table");
@@ -137,6 +257,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_colliding_hashes);
     tcase_add_loop_test(tc, test_merge_any_order, 0, 8);
+    tcase_add_loop_test(tc, test_direct_same_as_batched, 0, 12);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
