@@ -58,6 +58,7 @@ static void expect_usage(const char **args, const char *want1,
     ck_assert_msg(strstr(e.msg, want1), "'%s' lacks '%s'", e.msg, want1);
     if (want2)
         ck_assert_msg(strstr(e.msg, want2), "'%s' lacks '%s'", e.msg, want2);
+    options_free(&o); /* a refusal after the operands were taken */
     ck_assert_msg(!strchr(e.msg, '\n'), "message is one line: %s", e.msg);
 }
 
