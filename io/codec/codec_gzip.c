@@ -23,7 +23,7 @@ static int gz_open(codec_in *in, void **state, cs_error *e)
     gz_state *s = calloc(1, sizeof *s);
     if (!s)
         return cs_fail(e, CS_ENOMEM, in->name, 0,
-                       "cannot start gzip decoder: out of memory");
+                       "out of memory starting the gzip decoder");
     gzp_config cfg = {.threads = in->threads, .piece_bytes = in->gzip_piece};
     s->head_len = in->len - in->pos;
     s->total0 = in->total;

@@ -27,7 +27,7 @@ static int zs_open(codec_in *in, void **state, cs_error *e)
     if (!z || !z->d) {
         free(z);
         return cs_fail(e, CS_ENOMEM, in->name, 0,
-                       "cannot start zstd decoder: out of memory");
+                       "out of memory starting the zstd decoder");
     }
     /* Windows up to 2 GiB (zstd --long=31), not only the default 128
      * MiB: what zstd made, colstat reads. */

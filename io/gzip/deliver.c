@@ -359,8 +359,9 @@ int gzp_open(gzp **out, const gzin_reader *r, const uint8_t *head,
                           : !(g->serial = gzs_new(g->in, g->name));
     if (bad) {
         gzp_close(g);
-        return cs_fail(e, CS_EDATA, name, 0,
-                       "cannot start the gzip decoder: out of memory");
+        return cs_fail(e, CS_ENOMEM, name, 0,
+                       "out of memory (or at the process limit) starting the "
+                       "gzip decoder");
     }
     *out = g;
     return CS_OK;

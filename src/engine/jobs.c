@@ -128,7 +128,9 @@ int jobs_start(const jobs_params *p, jobs **out, cs_error *e)
         js->q = workq_start(p->nthreads);
     *out = js;
     if (!js->q)
-        return cs_fail(e, CS_EDATA, "", 0, "cannot start worker threads");
+        return cs_fail(e, CS_ENOMEM, "", 0,
+                       "out of memory (or at the process limit) starting "
+                       "worker threads");
     return CS_OK;
 }
 

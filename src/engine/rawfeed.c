@@ -212,7 +212,9 @@ static int start_readers(pump *p, pthread_t *th, cs_error *e)
         if (pthread_create(&th[nth], NULL, reader_main, p) != 0)
             break;
     if (nth == 0 && p->nsegments)
-        cs_fail(e, CS_EDATA, "", 0, "cannot start reader threads");
+        cs_fail(e, CS_ENOMEM, "", 0,
+                "out of memory (or at the process limit) starting reader "
+                "threads");
     return nth;
 }
 

@@ -403,7 +403,9 @@ static int run_threads(kept_work *w, cs_error *e)
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     if (started < w->nthreads && !w->err.status)
-        cs_fail(&w->err, CS_EDATA, "", 0, "cannot start threads for a pass");
+        cs_fail(&w->err, CS_ENOMEM, "", 0,
+                "out of memory (or at the process limit) starting the "
+                "threads of a pass");
     free(kt);
     free(th);
     if (w->err.status)
