@@ -150,6 +150,53 @@ START_TEST(format_double_random)
 }
 END_TEST
 
+/* The definition, tried digit by digit: the fewest p <= max_p whose
+ * correctly rounded p-digit decimal reads back as v, else v rounded to
+ * max_p digits; printed as format_decimal prints digits. */
+static void reference_digits(double v, int max_p, char *out, size_t cap)
+{
+    char tmp[40], d[24];
+    int p = 1;
+    for (; p < max_p; p++) {
+        snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
+    const char *s = tmp + (tmp[0] == '-');
+    int n = 0;
+    for (; *s != 'e'; s++)
+        if (*s != '.')
+            d[n++] = *s;
+    d[n] = '\0';
+    format_decimal(out, cap, v < 0, d, atoi(s + 1));
+}
+
+/* Decimals of 1 to 17 random digits at random exponents (subnormal ones
+ * too), with and without a limit on the digits, against the definition. */
+START_TEST(format_double_short_decimals)
+{
+    int n = quick() ? 20000 : 200000;
+    for (int i = 0; i < n; i++) {
+        char text[64], got[40], want[40];
+        int p = 1 + rand() % 17, x = rand() % 640 - 330;
+        int at = snprintf(text, sizeof text, "%s%d.", rand() % 2 ? "-" : "",
+                          1 + rand() % 9);
+        for (int k = 1; k < p; k++)
+            text[at++] = (char)('0' + rand() % 10);
+        snprintf(text + at, sizeof text - (size_t)at, "e%d", x);
+        double v = strtod(text, NULL);
+        if (v == 0 || isinf(v))
+            continue;
+        int lim = rand() % 3 ? 0 : 1 + rand() % 17;
+        format_double_digits(got, sizeof got, v, lim);
+        reference_digits(v, lim ? lim : 17, want, sizeof want);
+        ck_assert_msg(!strcmp(got, want), "%s (%a), %d digits: %s, not %s",
+                      text, v, lim, got, want);
+    }
+}
+END_TEST
+
 START_TEST(format_double_forms)
 {
     static const struct {
@@ -1370,6 +1417,7 @@ static Suite *suite(void)
     tcase_add_unchecked_fixture(t, init_seed, NULL);
     tcase_add_test(t, format_double_forms);
     tcase_add_test(t, format_double_random);
+    tcase_add_test(t, format_double_short_decimals);
     tcase_add_test(t, table_digits);
     tcase_add_test(t, table_layouts);
     tcase_add_test(t, text_width);
