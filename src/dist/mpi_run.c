@@ -366,6 +366,17 @@ static int gather_bytes(world w, const char *mine, size_t n, char **all,
     return ok ? CS_OK : CS_EDATA;
 }
 
+/* Rank 0's -v line: how long the other ranks kept it waiting (the
+ * slowest share's end), and the merge. */
+static void say_merged(const engine_sink *sink, double waited, double merged)
+{
+    char text[160];
+    snprintf(text, sizeof text,
+             "--mpi: the ranks' states gathered in %.3f s, merged in %.3f s",
+             waited, merged);
+    sink->say(sink->ctx, ENGINE_VERBOSE, "", 0, text);
+}
+
 /* Rank 0: the first error in rank order, the shares being in input
  * order; else the merged result. */
 static int conclude(world w, int rc, packed *p, const engine_sink *sink,
@@ -373,6 +384,7 @@ static int conclude(world w, int rc, packed *p, const engine_sink *sink,
 {
     cs_error *errs = w.rank == 0 ? calloc((size_t)w.n, sizeof *errs) : NULL;
     int *len = w.rank == 0 ? calloc((size_t)w.n * 2, sizeof *len) : NULL;
+    double t0 = MPI_Wtime();
     e->status = rc;
     MPI_Gather(e, sizeof *e, MPI_BYTE, errs, sizeof *e, MPI_BYTE, 0,
                MPI_COMM_WORLD);
@@ -383,6 +395,7 @@ static int conclude(world w, int rc, packed *p, const engine_sink *sink,
     got |= gather_bytes(w, p->invalid, p->invalid_len, &inv, vlen,
                         vlen ? vlen + w.n : NULL);
     if (w.rank == 0) {
+        double t1 = MPI_Wtime();
         int first = -1;
         for (int r = 0; r < w.n && first < 0; r++)
             first = errs[r].status ? r : -1;
@@ -397,6 +410,8 @@ static int conclude(world w, int rc, packed *p, const engine_sink *sink,
             rc = place_invalid(inv, vlen, vlen + w.n, w.n, out, e);
         if (rc == CS_OK)
             rc = drop_tentative(out, p, e);
+        if (p->verbose)
+            say_merged(sink, t1 - t0, MPI_Wtime() - t1);
         if (rc == CS_OK) {
             engine_warn_invalid(out, sink);
             engine_warn_repeats(out, sink);
