@@ -223,13 +223,15 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     engine_result r;
     int others = 0;
     mpi_rank me = {w.rank, w.n, tail_threads(w)};
-    int rc = mpi_spec_run(&c, says, me, &eng, &r, &others, e);
+    mpi_spec_parts keep = {NULL, NULL};
+    int rc = mpi_spec_run(&c, says, me, &eng, &r, &others, &keep, e);
     if (rc == CS_OK)
         rc = pack(&c, &r, p, e);
     if (others) /* the first error in input order is another rank's */
         rc = CS_OK;
     engine_close(eng);
     engine_result_free(&r);
+    mpi_spec_free(&keep);
     return rc;
 }
 

@@ -30,7 +30,6 @@ static void plan_free(plan *p)
     free(p->in);
     free(p->x0);
     free(p->x1);
-    free(p->parts);
 }
 
 /* The split of cfg's inputs over the ranks: this rank's ranges. */
@@ -270,7 +269,7 @@ static void say_verdict(const planner *pl, const verdict *v, double seconds)
  * the input or an error involved every rank). */
 static int settle(planner *pl, const engine_config *c, const engine_sink *says,
                   int rc, int used, engine **eng, engine_result *r, int *others,
-                  cs_error *e)
+                  engine_part **right, cs_error *e)
 {
     cs_error why = {0};
     word own = own_word(pl, rc != CS_OK, used, &why), *words;
@@ -310,18 +309,26 @@ static int settle(planner *pl, const engine_config *c, const engine_sink *says,
         rc = e->status;
     }
     say_verdict(pl, &v, MPI_Wtime() - t0);
-    free(v.parts);
+    *right = v.parts; /* the run's until it is closed */
     return rc;
 }
 
 int mpi_spec_run(const engine_config *c, const engine_sink *says, mpi_rank me,
-                 engine **eng, engine_result *r, int *others, cs_error *e)
+                 engine **eng, engine_result *r, int *others,
+                 mpi_spec_parts *keep, cs_error *e)
 {
     planner pl = {.cfg = c, .sink = says, .w = me};
     engine_share share = {plan_parts, &pl};
     int used = 0;
     int rc = run_once(c, says, &share, NULL, 1, eng, r, &used, others, e);
-    rc = settle(&pl, c, says, rc, used, eng, r, others, e);
+    rc = settle(&pl, c, says, rc, used, eng, r, others, &keep->right, e);
+    keep->guessed = pl.p.parts;
     plan_free(&pl.p);
     return rc;
+}
+
+void mpi_spec_free(mpi_spec_parts *keep)
+{
+    free(keep->guessed);
+    free(keep->right);
 }

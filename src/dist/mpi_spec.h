@@ -14,12 +14,19 @@ typedef struct mpi_rank {
     int threads;
 } mpi_rank;
 
+/* The parts the run's engine reads until it is closed. */
+typedef struct mpi_spec_parts {
+    engine_part *guessed, *right;
+} mpi_spec_parts;
+
 /* Runs c (whose mpi the caller set up, less share, parts and collective)
  * over this rank's share; every rank calls it. *eng and *r are the run's
- * to close and free, whatever it returns; *others is set where the first
- * error in input order is another rank's. -v says whether the guesses
- * held. */
+ * to close and free, whatever it returns, and then keep (mpi_spec_free);
+ * *others is set where the first error in input order is another rank's.
+ * -v says whether the guesses held. */
 int mpi_spec_run(const engine_config *c, const engine_sink *says, mpi_rank me,
-                 engine **eng, engine_result *r, int *others, cs_error *e);
+                 engine **eng, engine_result *r, int *others,
+                 mpi_spec_parts *keep, cs_error *e);
+void mpi_spec_free(mpi_spec_parts *keep);
 
 #endif
