@@ -210,7 +210,6 @@ static void check_guess(planner *pl, const word *words, verdict *v)
 {
     int ok = 1, failed = 0, used = 0;
     split_tail *tails = calloc((size_t)pl->w.n, sizeof *tails);
-    cs_error ignored = {0};
     memset(v, 0, sizeof *v);
     v->held = 1;
     v->line = 1;
@@ -221,20 +220,23 @@ static void check_guess(planner *pl, const word *words, verdict *v)
         if (tails)
             tails[r] = words[r].t;
     }
+    size_t n = (size_t)(pl->p.n > 0 ? pl->p.n : 1);
+    v->parts = tails ? calloc(n, sizeof *v->parts) : NULL;
+    v->parts_rc =
+        v->parts ? CS_OK : cs_fail(&v->why, CS_ENOMEM, "", 0, "out of memory");
     /* without every tail nothing can be checked: as it stands */
-    if (ok && tails && pl->p.made)
-        spec_check(pl->cfg->files, pl->p.in, pl->p.n, pl->p.x0, pl->p.x1, tails,
-                   pl->w.rank, pl->p.parts, &v->held, &v->line, &ignored);
+    if (v->parts && ok && pl->p.made)
+        v->parts_rc = spec_check(pl->cfg->files, pl->p.in, pl->p.n, pl->p.x0,
+                                 pl->p.x1, tails, pl->w.rank, pl->p.parts,
+                                 v->parts, &v->held, &v->line, &v->why);
+    v->held &= v->parts_rc == CS_OK;
     MPI_Allreduce(&v->held, &v->all_held, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     v->together = !v->all_held && (failed || used);
     v->redo = !v->all_held && (!v->held || v->together);
-    v->parts = v->redo ? calloc((size_t)pl->p.n, sizeof *v->parts) : NULL;
-    v->parts_rc =
-        !v->redo ? CS_OK
-        : v->parts && tails && pl->p.made
-            ? split_parts(pl->cfg->files, pl->p.in, pl->p.n, pl->p.x0, pl->p.x1,
-                          tails, pl->w.rank, v->parts, &v->why)
-            : cs_fail(&v->why, CS_ENOMEM, "", 0, "out of memory");
+    if (!v->redo) {
+        free(v->parts);
+        v->parts = NULL;
+    }
     free(tails);
 }
 

@@ -108,56 +108,65 @@ int spec_tail_join(spec_tail *t, split_tail *tail, cs_error *e)
     return rc;
 }
 
-/* Whether the guessed boundary at of a cut at x, whose byte is read in
- * state, is the one split_parts finds (so that the ranks that parse again
- * and those whose guesses held tile the input alike); the LFs of [x, at)
- * added to *lfs. */
-static int check_at(const char *path, const split_input *in, uint64_t x,
-                    uint64_t at, int state, int *held, uint64_t *lfs,
+/* The boundary of a cut at x, whose byte is read in state, given the
+ * guess at: the guess where the right parse is between records there (a
+ * cut at a record's start or inside a CRLF keeps it), else the first
+ * place between records after x; the LFs of [x, *right) added to *lfs.
+ * Both ranks at a cut decide alike, from the same bytes and state. */
+static int right_at(const char *path, const split_input *in, uint64_t x,
+                    uint64_t at, int state, uint64_t *right, uint64_t *lfs,
                     cs_error *e)
 {
-    uint64_t right;
+    csv_summary s;
+    *right = at;
     if (x <= in->bom) /* the data's start, nothing guessed */
         return CS_OK;
-    if (split_boundary(path, in, x, state, &right, lfs, e) != CS_OK)
+    if (split_summarize(path, in, x, at, 1, &s, e) != CS_OK)
         return CS_EDATA;
-    *held &= right == at;
-    return CS_OK;
+    if (s.end[state] == CSV_G_ROW) {
+        *lfs += s.lfs;
+        return CS_OK;
+    }
+    return split_boundary(path, in, x, state, right, lfs, e);
 }
 
-static int check_part(const char *path, const split_input *in, uint64_t x0,
+static int right_part(const char *path, const split_input *in, uint64_t x0,
                       uint64_t x1, const split_tail *tails, int rank, int i,
-                      const engine_part *p, int *held, uint64_t *line,
-                      cs_error *e)
+                      engine_part *p, cs_error *e)
 {
     int state = csv_start_state();
     uint64_t lfs = 0, ignored = 0;
     if (x0 > in->bom) {
         split_state_at(tails, rank, i, &state, &lfs);
-        if (check_at(path, in, x0, p->lo, state, held, &lfs, e) != CS_OK)
+        if (right_at(path, in, x0, p->lo, state, &p->lo, &lfs, e) != CS_OK)
             return CS_EDATA;
-        *line = 1 + lfs;
+        p->line = 1 + lfs;
     }
     if (x1 >= in->size)
         return CS_OK;
     /* the end: the state there from this rank's own tail */
-    return check_at(path, in, x1, p->hi, tails[rank].s.end[state], held,
+    return right_at(path, in, x1, p->hi, tails[rank].s.end[state], &p->hi,
                     &ignored, e);
 }
 
 int spec_check(const char *const *paths, const split_input *in, int nin,
                const uint64_t *x0, const uint64_t *x1, const split_tail *tails,
-               int rank, const engine_part *parts, int *held, uint64_t *line,
-               cs_error *e)
+               int rank, const engine_part *guessed, engine_part *right,
+               int *held, uint64_t *line, cs_error *e)
 {
     *held = 1;
     *line = 1;
     for (int i = 0; i < nin; i++) {
+        engine_part *p = &right[i];
+        *p = guessed[i];
         if (x0[i] == x1[i] || in[i].kind != SPLIT_CSV)
             continue;
-        if (check_part(paths[i], &in[i], x0[i], x1[i], tails, rank, i,
-                       &parts[i], held, line, e) != CS_OK)
+        if (right_part(paths[i], &in[i], x0[i], x1[i], tails, rank, i, p, e) !=
+            CS_OK)
             return CS_EDATA;
+        if (x0[i] > in[i].bom)
+            *line = p->line;
+        *held &= p->lo == guessed[i].lo && p->hi == guessed[i].hi;
     }
     return CS_OK;
 }

@@ -7,8 +7,8 @@
  * the ranks exchanged those summaries, each checks its own guesses over
  * the bytes between the cut and the guessed boundary: a guess held where
  * the right state at the boundary is between records, the parse from there
- * on being one process's. A missed guess costs a parse again from the
- * boundaries split_parts finds. */
+ * on being one process's. A missed guess (a cut inside a quoted field with
+ * a line end after it) costs a parse again from the right boundaries. */
 #ifndef COLSTAT_SRC_DIST_SPECULATE_H
 #define COLSTAT_SRC_DIST_SPECULATE_H
 
@@ -36,13 +36,15 @@ int spec_tail_start(const char *const *paths, const split_input *in, int nin,
                     spec_tail **out, cs_error *e);
 int spec_tail_join(spec_tail *t, split_tail *tail, cs_error *e);
 
-/* From every rank's tail: whether this rank's guessed parts (spec_guess)
- * are right (*held), and the physical line its guessed first input starts
- * on (*line, for spec_line). */
+/* From every rank's tail, this rank's right parts (right[nin]): its
+ * guesses where the right parse is between records there, else the
+ * boundaries split_parts finds; *held where they are the guessed parts
+ * (spec_guess), and *line the physical line its guessed first input
+ * starts on (for spec_line). */
 int spec_check(const char *const *paths, const split_input *in, int nin,
                const uint64_t *x0, const uint64_t *x1, const split_tail *tails,
-               int rank, const engine_part *parts, int *held, uint64_t *line,
-               cs_error *e);
+               int rank, const engine_part *guessed, engine_part *right,
+               int *held, uint64_t *line, cs_error *e);
 
 /* A line the engine reported, with the guessed start at line first. */
 uint64_t spec_line(uint64_t reported, uint64_t first);

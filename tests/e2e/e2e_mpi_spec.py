@@ -8,8 +8,8 @@ after the first line end there (src/dist/speculate.h). The ranks' cuts
 are forced (COLSTAT_MPI_CUTS) to where that guess is wrong or awkward:
 inside a quoted field holding line breaks after the cut (the guess
 misses), inside a quoted field without any, between a CR and its LF (the
-guess lands after the LF, one byte past the right boundary), and inside a
-repeated header line; the rest of the cuts at random bytes. The inputs:
+guess lands after the LF: between records all the same, it holds), and
+inside a repeated header line; the rest of the cuts at random bytes. The inputs:
 random CRLF or LF CSV with those fields, in several files (one of them
 gzip, which goes whole to one rank). Every run must give the bytes one
 process gives (stdout, stderr, status), with statistics that need no pass
@@ -143,7 +143,9 @@ def verdicts(err):
 def test_says_and_reparses(suite):
     """A cut inside a quoted field with line breaks after it: the guess
     misses, -v says so for both ranks at that cut, and the answer is one
-    process's; a cut at a record's middle outside quotes holds."""
+    process's; a cut in a record's middle outside quotes, at a record's
+    start (the guess is the record after: between records too) and between
+    a CR and its LF holds."""
     rng = suite.rng
     for crlf in (False, True):
         p = suite.path(f"say{int(crlf)}.csv")
@@ -159,9 +161,15 @@ def test_says_and_reparses(suite):
                         f"miss crlf={crlf} {args}: -v says both ranks "
                         "missed", err[-2000:])
         plain = data.index(b",plain") + 3
-        rc, _, err = mpirun(suite, 2, ["-v", "--sum", p], [plain])
-        suite.check(rc == 0 and verdicts(err) == ["held", "held"],
-                    f"hold crlf={crlf}: -v says both ranks held", err[-2000:])
+        start = data.index(b"\n", len(data) // 2) + 1  # a record's start
+        held = [plain, start] + places(data)["crlf"][-1:]
+        for cut in held:  # guessed boundaries between records: kept
+            same_as_one(suite, f"hold crlf={crlf} at {cut}", 2, ["--sum", p],
+                        [cut])
+            rc, _, err = mpirun(suite, 2, ["-v", "--sum", p], [cut])
+            suite.check(rc == 0 and verdicts(err) == ["held", "held"],
+                        f"hold crlf={crlf} at {cut}: -v says both ranks "
+                        "held", err[-2000:])
 
 
 def test_invalid_lines(suite):
