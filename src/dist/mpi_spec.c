@@ -38,6 +38,8 @@ static int plan_split(const engine_config *cfg, mpi_rank w, plan *p,
 {
     int n = p->n = cfg->nfiles;
     binary_spec spec = {0};
+    plan_free(p); /* a second try, after a first that failed */
+    free(p->parts);
     csv_dialect base = {.delim = cfg->delim,
                         .header = cfg->header,
                         .whitespace = cfg->whitespace,
@@ -112,7 +114,7 @@ static int plan_parts(void *ctx, int well, const engine_part **parts,
     int rc = plan_guess(pl->cfg, pl->w, &pl->p, e);
     if (rc == CS_OK && pl->cfg->verbose)
         say_planned(pl, MPI_Wtime() - t0);
-    *parts = pl->p.parts;
+    *parts = rc == CS_OK ? pl->p.parts : NULL; /* else made again, later */
     return rc;
 }
 
@@ -254,10 +256,9 @@ static void say_verdict(const planner *pl, const verdict *v, double seconds)
     char text[200];
     if (!pl->cfg->verbose)
         return;
-    if (!v->redo)
-        snprintf(text, sizeof text, "speculation %s",
-                 v->held ? "held: the share's guessed boundaries are right"
-                         : "missed, not here: parsed as guessed");
+    if (!v->redo) /* then every rank's guesses held */
+        snprintf(text, sizeof text,
+                 "speculation held: the share's guessed boundaries are right");
     else
         snprintf(text, sizeof text,
                  "speculation %s: the share parsed again in %.3f s",
