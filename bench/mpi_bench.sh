@@ -67,7 +67,7 @@ measure() {
     awk -v a="$one" -v b="$many" -v n="$RANKS" -v p="$plain" \
         'BEGIN{printf "ratio -n %d / -n 1: %.2fx (target 1.7x for 2 ranks); -n %d / plain: %.2fx\n", n, a/b, n, p/b}'
     "${mpi[@]}" -n "$RANKS" "$B/colstat" --mpi -v "${args[@]}" 2>&1 >/dev/null |
-        grep -E "planned|backend|passes" | head -8
+        grep -E "guessed|speculation|backend|passes" | head -8
 }
 measure --median
 measure --sum --max

@@ -1,8 +1,10 @@
-/* --mpi over MPI: plan the split, exchange the ranges' quote-state
- * summaries (one MPI_Allgather), run the engine on this rank's parts,
- * gather the states, errors and first invalid fields on rank 0, merge
- * them there in rank order, and agree on the status (MPI_Bcast). Every
- * rank reaches every collective, whatever failed before it. */
+/* --mpi over MPI: guess this rank's part of the inputs and run the engine
+ * on it at once, its quote-state summary made beside (speculate.h); then
+ * exchange the summaries (one MPI_Allgather), check the guesses and parse
+ * again where one missed; gather the states, errors and first invalid
+ * fields on rank 0, merge them there in rank order, and agree on the
+ * status (MPI_Bcast). Every rank reaches every collective, whatever
+ * failed before it. */
 #include "src/dist/mpi_run.h"
 
 #include <dirent.h>
@@ -14,7 +16,7 @@
 
 #include "io/binary/binary_reader.h"
 #include "src/dist/mpi_collective.h"
-#include "src/dist/split.h"
+#include "src/dist/mpi_spec.h"
 #include "src/dist/state.h"
 
 typedef struct world {
@@ -88,61 +90,6 @@ static void choose_gpu(const engine_config *cfg, engine_mpi *m, world w)
     }
     setenv("CUDA_VISIBLE_DEVICES", pick, 1);
     m->gpu_sharers = w.nlocal / n + (local % n < w.nlocal % n);
-}
-
-/* Threads to summarise this rank's tail with (-1: it has none): while
- * the ranks plan, the node's cores are the planning ranks' alone (the
- * others wait for their summaries), unless -j says. */
-static int plan_threads(world w, int tail)
-{
-    int mine = tail >= 0, here = 0;
-    MPI_Allreduce(&mine, &here, 1, MPI_INT, MPI_SUM, w.node);
-    return w.jobs ? w.jobs : cores_each(here);
-}
-
-/* This rank's part of every input; well: 0 when the rank failed before,
- * which then only meets the others in the exchange. */
-static int plan(const engine_config *cfg, world w, int well, engine_part **out,
-                cs_error *e)
-{
-    int n = cfg->nfiles, rc = well ? CS_OK : CS_EDATA;
-    engine_part *parts = *out = calloc((size_t)n, sizeof *parts);
-    split_input *in = calloc((size_t)n, sizeof *in);
-    uint64_t *x0 = calloc((size_t)n, sizeof *x0);
-    uint64_t *x1 = calloc((size_t)n, sizeof *x1);
-    split_tail own, *tails = calloc((size_t)w.n, sizeof *tails);
-    binary_spec spec = {0};
-    csv_dialect base = {.delim = cfg->delim,
-                        .header = cfg->header,
-                        .whitespace = cfg->whitespace,
-                        .num = cfg->num};
-    memset(&own, 0, sizeof own);
-    own.input = -1;
-    if (well && (!parts || !in || !x0 || !x1 || !tails))
-        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
-    if (rc == CS_OK && cfg->binary)
-        rc = binary_spec_parse(cfg->binary, &spec, e);
-    for (int i = 0; rc == CS_OK && i < n; i++)
-        rc = split_probe(cfg->files[i], spec.record_size, &base, &in[i], e);
-    if (rc == CS_OK)
-        split_ranges(in, n, w.n, w.rank, cfg->hooks.mpi_cuts, x0, x1);
-    int threads =
-        plan_threads(w, rc == CS_OK ? split_tail_input(in, n, x0, x1) : -1);
-    if (rc == CS_OK)
-        rc = split_tail_make(cfg->files, in, n, x0, x1, threads, &own, e);
-    if (tails)
-        MPI_Allgather(&own, sizeof own, MPI_BYTE, tails, sizeof own, MPI_BYTE,
-                      MPI_COMM_WORLD);
-    else /* still in the collective, contributing nothing used */
-        MPI_Allgather(&own, sizeof own, MPI_BYTE, NULL, 0, MPI_BYTE,
-                      MPI_COMM_WORLD);
-    if (rc == CS_OK)
-        rc = split_parts(cfg->files, in, n, x0, x1, tails, w.rank, parts, e);
-    free(in);
-    free(x0);
-    free(x1);
-    free(tails);
-    return rc;
 }
 
 /* Ranks other than 0: their -v lines only, marked with the rank (where
@@ -251,39 +198,12 @@ static int pack(const engine_config *cfg, engine_result *r, packed *p,
     return rc;
 }
 
-/* The engine's share callback (engine_share): this rank's parts, planned
- * while its GPU, if any, opens. */
-typedef struct planner {
-    const engine_config *cfg;
-    const engine_sink *sink; /* the one the engine says through */
-    world w;
-    engine_part *parts;
-    int asked;
-} planner;
-
-static void say_planned(const planner *pl, double seconds)
+/* Threads summarising the tail beside the parse: a few of the rank's
+ * cores (it reads at 20-36 GB/s a thread where there are no quotes). */
+static int tail_threads(world w)
 {
-    char text[200];
-    int cores = engine_cores();
-    snprintf(text, sizeof text,
-             "%s%d ranks; this rank's share planned in %.3f s; it may run on "
-             "%d core%s",
-             pl->w.rank ? "" : "--mpi: ", pl->w.n, seconds, cores,
-             cores == 1 ? "" : "s");
-    pl->sink->say(pl->sink->ctx, ENGINE_VERBOSE, "", 0, text);
-}
-
-static int plan_parts(void *ctx, int well, const engine_part **parts,
-                      cs_error *e)
-{
-    planner *pl = ctx;
-    double t0 = MPI_Wtime();
-    pl->asked = 1;
-    int rc = plan(pl->cfg, pl->w, well, &pl->parts, e);
-    if (well && pl->cfg->verbose)
-        say_planned(pl, MPI_Wtime() - t0);
-    *parts = pl->parts;
-    return rc;
+    int n = cores_each(w.nlocal) / 8;
+    return n < 1 ? 1 : n > 4 ? 4 : n;
 }
 
 /* This rank's share through the engine, packed for rank 0. */
@@ -293,34 +213,25 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     rank_sink rs = {sink, w.rank};
     engine_sink marked = {say_rank, &rs};
     const engine_sink *says = w.rank == 0 ? sink : &marked;
-    planner pl = {cfg, says, w, NULL, 0};
-    engine_share share = {plan_parts, &pl};
     engine_config c = *cfg;
     engine_mpi m = *cfg->mpi;
     c.mpi = &m;
-    m.share = &share;
     m.invalid_to_result = 1;
     m.keep_tentative = 1;
     c.progress = c.progress && w.rank == 0;
     engine *eng = NULL;
     engine_result r;
-    memset(&r, 0, sizeof r);
-    mpi_collective mc = {0, 0};
-    engine_collective all = mpi_collective_of(&mc);
-    m.collective = &all;
-    int rc = engine_run(&c, says, &eng, &r, e);
-    if (!pl.asked) { /* the run ended before it planned: meet the others */
-        cs_error ignored = {0};
-        plan(cfg, w, 0, &pl.parts, &ignored);
-    }
-    mpi_collective_close(&mc, rc == CS_OK);
+    int others = 0;
+    mpi_rank me = {w.rank, w.n, tail_threads(w)};
+    mpi_spec_parts keep = {NULL, NULL};
+    int rc = mpi_spec_run(&c, says, me, &eng, &r, &others, &keep, e);
     if (rc == CS_OK)
         rc = pack(&c, &r, p, e);
-    if (mc.others) /* the first error in input order is another rank's */
+    if (others) /* the first error in input order is another rank's */
         rc = CS_OK;
     engine_close(eng);
     engine_result_free(&r);
-    free(pl.parts);
+    mpi_spec_free(&keep);
     return rc;
 }
 
@@ -457,6 +368,17 @@ static int gather_bytes(world w, const char *mine, size_t n, char **all,
     return ok ? CS_OK : CS_EDATA;
 }
 
+/* Rank 0's -v line: how long the other ranks kept it waiting (the
+ * slowest share's end), and the merge. */
+static void say_merged(const engine_sink *sink, double waited, double merged)
+{
+    char text[160];
+    snprintf(text, sizeof text,
+             "--mpi: the ranks' states gathered in %.3f s, merged in %.3f s",
+             waited, merged);
+    sink->say(sink->ctx, ENGINE_VERBOSE, "", 0, text);
+}
+
 /* Rank 0: the first error in rank order, the shares being in input
  * order; else the merged result. */
 static int conclude(world w, int rc, packed *p, const engine_sink *sink,
@@ -464,6 +386,7 @@ static int conclude(world w, int rc, packed *p, const engine_sink *sink,
 {
     cs_error *errs = w.rank == 0 ? calloc((size_t)w.n, sizeof *errs) : NULL;
     int *len = w.rank == 0 ? calloc((size_t)w.n * 2, sizeof *len) : NULL;
+    double t0 = MPI_Wtime();
     e->status = rc;
     MPI_Gather(e, sizeof *e, MPI_BYTE, errs, sizeof *e, MPI_BYTE, 0,
                MPI_COMM_WORLD);
@@ -474,6 +397,7 @@ static int conclude(world w, int rc, packed *p, const engine_sink *sink,
     got |= gather_bytes(w, p->invalid, p->invalid_len, &inv, vlen,
                         vlen ? vlen + w.n : NULL);
     if (w.rank == 0) {
+        double t1 = MPI_Wtime();
         int first = -1;
         for (int r = 0; r < w.n && first < 0; r++)
             first = errs[r].status ? r : -1;
@@ -488,6 +412,8 @@ static int conclude(world w, int rc, packed *p, const engine_sink *sink,
             rc = place_invalid(inv, vlen, vlen + w.n, w.n, out, e);
         if (rc == CS_OK)
             rc = drop_tentative(out, p, e);
+        if (p->verbose)
+            say_merged(sink, t1 - t0, MPI_Wtime() - t1);
         if (rc == CS_OK) {
             engine_warn_invalid(out, sink);
             engine_warn_repeats(out, sink);

@@ -369,10 +369,8 @@ int split_tail_make(const char *const *paths, const split_input *in, int nin,
     return split_summarize(paths[i], &in[i], x0[i], x1[i], nthreads, &t->s, e);
 }
 
-/* The state at x0 of input i, and the LFs before it, from the ranges of
- * the ranks before: they tile [0, x0) of the input, in rank order. */
-static void state_at(const split_tail *tails, int rank, int i, int *state,
-                     uint64_t *lfs)
+void split_state_at(const split_tail *tails, int rank, int i, int *state,
+                    uint64_t *lfs)
 {
     *state = csv_start_state();
     *lfs = 0;
@@ -391,7 +389,7 @@ static int csv_part(const char *path, const split_input *in, uint64_t x0,
     uint64_t lfs = 0, at;
     *p = (engine_part){0, 0, 1};
     if (x0 > in->bom) { /* else the part begins with the data */
-        state_at(tails, rank, i, &state, &lfs);
+        split_state_at(tails, rank, i, &state, &lfs);
         if (split_boundary(path, in, x0, state, &p->lo, &lfs, e) != CS_OK)
             return CS_EDATA;
         p->line = 1 + lfs;

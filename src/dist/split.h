@@ -79,6 +79,12 @@ int split_tail_make(const char *const *paths, const split_input *in, int nin,
                     const uint64_t *x0, const uint64_t *x1, int nthreads,
                     split_tail *t, cs_error *e);
 
+/* The state at the start of rank's range of input i, and the LFs before
+ * it, from the ranges of the ranks before (tails[0, rank)): they tile the
+ * input up to there, in rank order. */
+void split_state_at(const split_tail *tails, int rank, int i, int *state,
+                    uint64_t *lfs);
+
 /* From every rank's tail (tails[0, nranks)), this rank's part of each
  * input: CSV ranges moved to the record boundaries at or after their ends
  * (each rank finds its own start and end, which the next rank finds as
