@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/num/parse_kind.h"
 #include "io/num/parse_number.h"
 
 enum { SAMPLE_RECORDS = 100 };
@@ -417,6 +418,21 @@ static unsigned char text_kind(csv_why *why, const char *f, size_t len)
     return (unsigned char)(2 + k);
 }
 
+/* Dates and numbers with a unit (io/num/parse_kind.h), as kinds past
+ * why's: TYPED + KIND_DT_* for a date, TYPED_UNIT + u for unit u; 0 for
+ * neither. */
+enum { TYPED = 6, TYPED_UNIT = 10 };
+static unsigned char typed_kind(const char *f, size_t len,
+                                const num_format *fmt)
+{
+    int64_t us;
+    int dt = parse_kind_date(f, len, &us);
+    if (dt != KIND_DT_NONE)
+        return (unsigned char)(TYPED + dt);
+    int u = parse_kind_unit(f, len, fmt);
+    return u >= 0 ? (unsigned char)(TYPED_UNIT + u) : 0;
+}
+
 static void stretch_field(void *f, size_t len, void *data)
 {
     stretch *w = data;
@@ -424,15 +440,27 @@ static void stretch_field(void *f, size_t len, void *data)
     if (!w->num || i >= w->nfields)
         return;
     w->cur[i] = field_kind(f, len, w->fmt);
-    if (w->cur[i] == 2 && w->why)
+    if (w->cur[i] == 2 && w->why) {
         w->cur[i] = text_kind(&w->why[i], f, len);
+        unsigned char t = typed_kind(f, len, w->fmt);
+        w->cur[i] = t ? t : w->cur[i];
+    }
 }
 
 static void count_why(csv_why *why, unsigned char kind)
 {
     why->nulls += kind == 2 + CSV_WHY_NULL;
-    why->units += kind == 2 + CSV_WHY_UNIT;
+    why->units += kind == 2 + CSV_WHY_UNIT || kind >= TYPED_UNIT;
     why->grouped += kind == 2 + CSV_WHY_GROUPED;
+    why->dates += kind == TYPED + KIND_DT_DATE;
+    why->datetimes += kind > TYPED + KIND_DT_DATE && kind < TYPED_UNIT;
+    why->zoned += kind == TYPED + KIND_DT_ZONED;
+    if (kind >= TYPED_UNIT) {
+        why->with_unit++;
+        why->unit_set |= UINT32_C(1) << (kind - TYPED_UNIT);
+        if (!why->unit_first)
+            why->unit_first = (unsigned char)(1 + kind - TYPED_UNIT);
+    }
 }
 
 static void stretch_record(int ch, void *data)

@@ -83,15 +83,4 @@ int parse_kind_unit(const char *s, size_t n, const num_format *f);
 /* The unit's text ("ms"), "" for none. */
 const char *kind_unit_name(unsigned k);
 
-/* The instant us (microseconds since 1970 UTC) in ISO 8601: YYYY-MM-DD
- * with date_only, else YYYY-MM-DDTHH:MM:SS, a fraction when there is one
- * (trailing zeros left out), 'Z' with zone. Returns the length. */
-int kind_format_instant(char *buf, size_t cap, int64_t us, int date_only,
-                        int zone);
-
-/* A span of us microseconds (>= 0): "1d 02:03:04.5" (no day part under a
- * day; date_only: "59d"), and its seconds as exact decimal text. */
-void kind_format_span(char *buf, size_t cap, int64_t us, int date_only);
-void kind_format_seconds(char *buf, size_t cap, int64_t us);
-
 #endif

@@ -46,6 +46,12 @@ int rawfeed_wants(const rawfeed *rf, const input *in)
     int ws = !in->spec && in->dialect.whitespace;
     if (!be->bytes)
         return 0;
+    if (!in->spec && in->dialect.kinds) { /* the device reads numbers only */
+        account_say(rf->acc,
+                    "%s: dates or units: parsed on the host, reduced on the %s",
+                    in->name, be->name);
+        return 0;
+    }
     if (be->bytes->wants(be, in->spec != NULL, source_can_pread(in->src), ws))
         return 1;
     if (ws) /* not silently: -v says who parses */

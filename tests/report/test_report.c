@@ -513,7 +513,7 @@ static void expect_quantile(buf *b, const col_summary *s, const qres *q)
 }
 
 /* Keys in sorted order: count hist invalid max mean median min missing nan
- * quantiles std sum. */
+ * quantiles std sum type. */
 static void expect_column(buf *b, unsigned what, const report_col *c,
                           const char *utf8)
 {
@@ -564,6 +564,7 @@ static void expect_column(buf *b, unsigned what, const report_col *c,
         else
             expect_double(b, s->sum, 1);
     }
+    put(b, "\ttype=s:number"); /* every column here holds numbers */
     put(b, "\n");
 }
 
@@ -640,7 +641,7 @@ START_TEST(json_fixed)
 {
     uint64_t bins[2] = {3901, 3877};
     hist h = {2, 0.01, 9.99, 0, 0, bins};
-    report_col c = {"pr\"ice\x01", 2, {0}, &h, NULL, NULL, NULL, 0};
+    report_col c = {"pr\"ice\x01", 2, {0}, &h, NULL, NULL, NULL, 0, NULL};
     c.s.count = 999000;
     c.s.missing = 1000;
     c.s.sum = 4995012.75;
@@ -670,7 +671,8 @@ START_TEST(json_fixed)
         "  \"rows\": 1000000,\n"
         "  \"columns\": [\n"
         "    {\n"
-        "      \"name\": \"pr\\\"ice\\u0001\", \"index\": 2,\n"
+        "      \"name\": \"pr\\\"ice\\u0001\", \"index\": 2, \"type\": "
+        "\"number\",\n"
         "      \"count\": 999000, \"missing\": 1000, \"invalid\": 0, "
         "\"nan\": 0,\n"
         "      \"sum\": 4995012.75, \"mean\": 5.000012762762762, "
@@ -975,7 +977,7 @@ START_TEST(table_bars)
     for (int i = 0; i < 256; i++)
         bins[i] = (uint64_t)(i < 128 ? i : 255 - i) * 10;
     hist h = {256, -1, 1, 0, 3, bins};
-    report_col c = {"x", 1, {0}, &h, NULL, NULL, NULL, 0};
+    report_col c = {"x", 1, {0}, &h, NULL, NULL, NULL, 0, NULL};
     c.s.count = 1000;
     sample x = {0};
     x.cols[0] = c;

@@ -2,7 +2,7 @@
 """The exact reference of test_parse_kind: reads lines of
 'Y M D h m s us offset_minutes date_only zone' and writes, per line, the
 instant in microseconds since 1970 UTC and its ISO 8601 text as
-parse_kind.h's kind_format_instant writes it ('-' when the instant falls
+src/report/report.h's report_instant_text writes it ('-' when the instant falls
 outside datetime's years), from Python's datetime alone."""
 import sys
 from datetime import datetime, timedelta

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "src/report/report.h"
 #include "tests/testlib.h"
 
 static uint64_t seed;
@@ -140,7 +141,7 @@ START_TEST(test_dates_against_datetime)
                                  &c) == NUM_OK);
         ck_assert((int64_t)d + c == got && fabs((double)c) <= 1024);
         char text[64];
-        kind_format_instant(text, sizeof text, got, ts[i].date_only,
+        report_instant_text(text, sizeof text, got, ts[i].date_only,
                             ts[i].zone);
         if (strcmp(iso[i], "-") != 0)
             ck_assert_msg(strcmp(text, iso[i]) == 0, "%s: %s, want %s",
@@ -276,15 +277,15 @@ END_TEST
 START_TEST(test_spans)
 {
     char b[64];
-    kind_format_span(b, sizeof b, 93784500000, 0);
+    report_span_text(b, sizeof b, 93784500000, 0);
     ck_assert_str_eq(b, "1d 02:03:04.5");
-    kind_format_span(b, sizeof b, 3000000, 0);
+    report_span_text(b, sizeof b, 3000000, 0);
     ck_assert_str_eq(b, "00:00:03");
-    kind_format_span(b, sizeof b, 59 * 86400000000LL, 1);
+    report_span_text(b, sizeof b, 59 * 86400000000LL, 1);
     ck_assert_str_eq(b, "59d");
-    kind_format_seconds(b, sizeof b, 93784500000);
+    report_span_seconds(b, sizeof b, 93784500000);
     ck_assert_str_eq(b, "93784.5");
-    kind_format_seconds(b, sizeof b, 7);
+    report_span_seconds(b, sizeof b, 7);
     ck_assert_str_eq(b, "0.000007");
 }
 END_TEST
