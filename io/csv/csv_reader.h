@@ -104,13 +104,13 @@ typedef struct csv_why {
     unsigned char unit_first; /* 1 + the first unit seen, 0: none */
 } csv_why;
 
-/* The kind (io/num/parse_kind.h) a field's sample shows: a date or
- * datetime column when every sampled text is a date or datetime (or a
- * usual null spelling) and no field a plain number; a unit column when
- * every text is a number with a unit (or a null spelling), they are no
- * fewer than the bare numbers, and the unit is the first one seen (where
- * the sample saw several, the others' fields are invalid); else
- * KIND_NUMBER. */
+/* The kind (io/num/parse_kind.h) a field's sample shows, by majority as
+ * numbers are chosen (usual null spellings left out of the count): a
+ * date or datetime column when its dates outnumber its other fields
+ * (numbers among them: those are then invalid); a unit column when its
+ * numbers with a unit are no fewer than its bare numbers and outnumber
+ * its other texts, in the first unit seen (where the sample saw several,
+ * the others' fields are invalid); else KIND_NUMBER. */
 unsigned char csv_why_kind(const csv_why *why);
 
 /* Samples the whole records of buf[0, n) (the last one only at_eof;

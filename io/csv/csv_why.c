@@ -111,12 +111,13 @@ int csv_text_kind(const char *s, size_t n, char *unit, size_t cap)
 unsigned char csv_why_kind(const csv_why *why)
 {
     unsigned dated = why->dates + why->datetimes;
-    if (dated && why->numbers == 0 && dated + why->nulls == why->texts)
+    unsigned others = why->numbers + why->texts - why->nulls - dated;
+    if (dated > others)
         return why->zoned       ? KIND_DATETIME_Z
                : why->datetimes ? KIND_DATETIME
                                 : KIND_DATE;
-    if (why->with_unit && why->with_unit + why->nulls == why->texts &&
-        why->with_unit >= why->numbers)
+    if (why->with_unit && why->with_unit >= why->numbers &&
+        why->with_unit > why->texts - why->nulls - why->with_unit)
         return (unsigned char)(KIND_UNIT + why->unit_first - 1);
     return KIND_NUMBER;
 }

@@ -255,7 +255,7 @@ static void say_kind(engine *r, int k, const csv_why *w, unsigned char kind)
     else if (kind >= KIND_UNIT)
         account_say(&r->acc,
                     "column %s: number in %s (%u of %u sampled values carry "
-                    "it, %u more are bare numbers%s)",
+                    "a unit, %u are bare numbers%s)",
                     label, kind_unit_name(kind), w->with_unit,
                     w->numbers + w->texts, w->numbers,
                     w->unit_set & (w->unit_set - 1)
@@ -263,11 +263,11 @@ static void say_kind(engine *r, int k, const csv_why *w, unsigned char kind)
                         : "");
     else if (kind != KIND_NUMBER)
         account_say(&r->acc,
-                    "column %s: %s (every one of %u sampled values is an ISO "
-                    "8601 %s%s)",
+                    "column %s: %s (%u of %u sampled values are ISO 8601 "
+                    "%s%s)",
                     label, kind == KIND_DATE ? "date" : "datetime",
-                    w->dates + w->datetimes,
-                    kind == KIND_DATE ? "date" : "date or datetime",
+                    w->dates + w->datetimes, w->numbers + w->texts,
+                    kind == KIND_DATE ? "dates" : "dates or datetimes",
                     kind == KIND_DATETIME_Z ? ", with zones: shown in UTC"
                                             : "");
     else
