@@ -46,12 +46,6 @@ int rawfeed_wants(const rawfeed *rf, const input *in)
     int ws = !in->spec && in->dialect.whitespace;
     if (!be->bytes)
         return 0;
-    if (!in->spec && in->dialect.kinds) { /* the device reads numbers only */
-        account_say(rf->acc,
-                    "%s: dates or units: parsed on the host, reduced on the %s",
-                    in->name, be->name);
-        return 0;
-    }
     if (be->bytes->wants(be, in->spec != NULL, source_can_pread(in->src), ws))
         return 1;
     if (ws) /* not silently: -v says who parses */
@@ -417,6 +411,7 @@ static int begin(rawfeed *rf, const input *in, uint64_t first_line, cs_error *e)
                         .delim = in->dialect.delim ? in->dialect.delim : ',',
                         .strict = rf->strict,
                         .num = in->dialect.num,
+                        .kinds = in->dialect.kinds,
                         .map = in->map,
                         .nmap = in->nmap,
                         .size_hint = size,

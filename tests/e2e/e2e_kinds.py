@@ -89,8 +89,11 @@ def datetime_field(rng, zoned):
 
 def iso(us, kind):
     day, rest = divmod(us, 86400 * 10**6)
-    t = EPOCH + timedelta(days=day)  # the day alone keeps inside datetime
-    text = "%04d-%02d-%02d" % (t.year, t.month, t.day)
+    # a zone may take an instant to the years 0 or 10000, past datetime's:
+    # the calendar repeats every 400 years (146097 days)
+    cycles = -1 if day < -719162 else 1 if day > 2932896 else 0
+    t = EPOCH + timedelta(days=day - cycles * 146097)
+    text = "%04d-%02d-%02d" % (t.year + 400 * cycles, t.month, t.day)
     if kind == "date":
         return text
     secs, frac = divmod(rest, 10**6)
@@ -213,7 +216,7 @@ def make_case(rng, nrows):
         x = str(rng.randint(-1000, 1000))
         cols["n"].append((x, x))
         # dates, and past the sampled head a few numbers: invalid there
-        if i > 40 and rng.random() < 0.03:
+        if (i > 40 and rng.random() < 0.03) or i == nrows - 1:
             cols["mixed"].append((str(rng.randint(1, 99)), None))
         else:
             cols["mixed"].append(date_field(rng))
