@@ -113,8 +113,14 @@ static COLD void strict_fail(block *b, int c, int f, const char *s, size_t len)
     b->failed = 1;
     /* The field ends on the line being fed; it began as many lines earlier
      * as it holds LFs. */
+    unsigned k = b->kinds ? b->kinds[c] : KIND_NUMBER;
     cs_fail(b->e, CS_EDATA, b->file, b->line ? b->line - newlines(s, len) : 0,
-            "column %s: '%s' is not a number", b->strict->labels[c], shown);
+            "column %s: '%s' is not %s%s", b->strict->labels[c], shown,
+            k >= KIND_UNIT     ? "a number in "
+            : k == KIND_DATE   ? "an ISO 8601 date"
+            : k != KIND_NUMBER ? "an ISO 8601 date or datetime"
+                               : "a number",
+            kind_unit_name(k));
 }
 
 static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,

@@ -374,6 +374,17 @@ def test_units_mixed(suite):
     rc, out, err = suite.run([p])
     suite.check(b"lat (ms)" in out, "the table shows the unit beside the "
                 "name", out)
+    rc, out, err = suite.run(["--strict", p])
+    suite.check(rc == 1 and out == b"" and err == "colstat: %s:31: column "
+                "'lat': '2s' is not a number in ms\n" % p,
+                "--strict: the other unit's field is the error", err)
+    d = suite.path("strict_dates.csv")
+    with open(d, "w") as fh:
+        fh.write("ts\n" + "2024-01-01\n" * 20 + "2024-02-30\n")
+    rc, out, err = suite.run(["--strict", d])
+    suite.check(rc == 1 and err == "colstat: %s:22: column 'ts': "
+                "'2024-02-30' is not an ISO 8601 date\n" % d,
+                "--strict: a day past the month's end is the error", err)
 
 
 def test_verbose(suite):
