@@ -232,8 +232,24 @@ static num_kind kind_of(const sample *s, const char *f)
     return parse_number_fmt(f, strlen(f), s->fmt, &v, &corr);
 }
 
+/* Every non-empty field of the first record is an ISO 8601 date: data,
+ * not names (a file of timestamps alone has no numbers to tell by). */
+static int first_all_dates(const sample *s)
+{
+    int dates = 0;
+    for (int f = 0; f < s->nfields; f++) {
+        int64_t us;
+        size_t n = strlen(s->first[f]);
+        if (n && parse_kind_date(s->first[f], n, &us) == KIND_DT_NONE)
+            return 0;
+        dates += n > 0;
+    }
+    return dates > 0;
+}
+
 /* The contract's rule, plus: with no later numbers to compare against (a
- * single record, or text only), a first record of text alone is a header. */
+ * single record, or text only), a first record of text alone is a header,
+ * unless it is dates alone. */
 static int looks_like_header(const sample *s)
 {
     int later_numeric = 0, numbers = 0, text = 0;
@@ -248,7 +264,7 @@ static int looks_like_header(const sample *s)
     }
     if (s->records > 1 && later_numeric)
         return 0;
-    return text > 0 && numbers == 0;
+    return text > 0 && numbers == 0 && !first_all_dates(s);
 }
 
 /* The most frequent candidate; a numbers' separator only when no other

@@ -387,6 +387,21 @@ def test_units_mixed(suite):
                 "--strict: a day past the month's end is the error", err)
 
 
+def test_headerless(suite):
+    """A file of timestamps alone, without a header: its first record is
+    data (dates are no names), from a file and from stdin."""
+    p = suite.path("noheader.csv")
+    text = "2024-03-05T01:00:00Z\n2024-03-01T00:00:00Z\n2024-03-09T00:00:00Z\n"
+    with open(p, "w") as fh:
+        fh.write(text)
+    for args, stdin in (([p, "--json"], None), (["-", "--json"], text.encode())):
+        rc, out, err = suite.run(args, stdin=stdin)
+        c = json.loads(out)["columns"][0] if rc == 0 else {}
+        suite.check(c.get("name") == "1" and c.get("count") == 3 and
+                    c.get("max") == {"value": "2024-03-09T00:00:00Z", "row": 3},
+                    cmdline(args) + ": no header, three instants", out + err.encode())
+
+
 def test_verbose(suite):
     p = suite.path("v.csv")
     with open(p, "w") as fh:
@@ -401,4 +416,5 @@ def test_verbose(suite):
 
 if __name__ == "__main__":
     Suite("e2e_kinds", sys.argv).run_tests(
-        [test_paths, test_numbers_later, test_units_mixed, test_verbose])
+        [test_paths, test_numbers_later, test_units_mixed, test_headerless,
+         test_verbose])
