@@ -50,10 +50,12 @@ dev_parse_number_corr(const char *s, const char *e, const num_format *f,
 #include "io/num/kind_core.h"
 
 /* A field of a column of kind k (io/num/parse_kind.h), as parse_kind_fmt
- * would read it, short of the host's fallback (DEV_NUM_HARD, as above). */
-static __device__ __forceinline__ int
-dev_parse_kind(const char *s, const char *e, const num_format *f, unsigned k,
-               double *out, int *corr)
+ * would read it, short of the host's fallback (DEV_NUM_HARD, as above).
+ * Out of line: the kernels' plain-number path keeps its registers. */
+static __device__ __noinline__ int dev_parse_kind(const char *s, const char *e,
+                                                  const num_format *f,
+                                                  unsigned k, double *out,
+                                                  int *corr)
 {
     return kind_parse_field(s, e, f, k, out, corr);
 }
