@@ -99,9 +99,9 @@ int report_quantile_text(char *buf, size_t len, const col_summary *s,
 {
     if (!q || !q->has_value || isnan(q->value))
         return 0;
-    if (report_dated(s)) { /* an instant between two is rounded to the us */
+    if (report_dated(s)) { /* an instant between two: the nearest us */
         char d[48];
-        if (!(q->is_int && qvalue_int_text(q->exact, d, sizeof d)))
+        if (!(q->has_near && qvalue_int_text(q->near, d, sizeof d)))
             snprintf(d, sizeof d, "%lld", (long long)llround(q->value));
         instant(buf, len, s, d);
         return 3;

@@ -11,7 +11,8 @@ a column of dates with a few numbers among them (invalid), missing fields
 everywhere. The reference is Python's csv, datetime and fractions alone:
 counts, min and max with their first row in ISO 8601 (zoned instants in
 UTC with 'Z'), the span, the median and quantiles (R type 7, exact, an
-instant between two rounded once to the double, then to the microsecond);
+instant between two microseconds rounded to the nearest, halves away from
+zero);
 unit columns through the harness's exact number reference. Every input
 path (one file, stdin, several files, gzip), --threads 1, 2 and 16; states
 (--emit-state per file, --merge) and --mpi give one process's bytes; a
@@ -120,17 +121,14 @@ def seconds_text(us):
 
 def quantile_us(vals, q):
     """R type 7 over the sorted instants, exact; an instant between two
-    rounded once to the nearest double, then to the microsecond (half away
-    from zero, as llround)."""
+    microseconds rounded to the nearest, halves away from zero."""
     v = sorted(vals)
     h = (len(v) - 1) * Fraction(q)
     k = int(h)
     x = v[k] + (h - k) * ((v[k + 1] if k + 1 < len(v) else v[k]) - v[k])
-    if x.denominator == 1:
-        return int(x)
-    f = float(x)
-    r = int(abs(f) + 0.5) if abs(f) - int(abs(f)) >= 0.5 else int(abs(f))
-    return r if f >= 0 else -r
+    m = abs(x)
+    r = int(m) + (1 if m - int(m) >= Fraction(1, 2) else 0)
+    return r if x >= 0 else -r
 
 
 class DateRef:
