@@ -246,20 +246,36 @@ _Static_assert((int)COL_DATE == (int)KIND_DATE &&
                    (int)COL_DATETIME_Z == (int)KIND_DATETIME_Z,
                "stats.h's column types are parse_kind.h's kinds");
 
+/* The units of set (bit u: unit u), "ms, s", into buf. */
+static void unit_names(uint32_t set, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (unsigned u = 0; u < KIND_NUNITS && n < cap; u++)
+        if (set >> u & 1)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "",
+                                  kind_unit_name(KIND_UNIT + u));
+}
+
 /* -v: a column's kind and what in the sample chose it. */
 static void say_kind(engine *r, int k, const csv_why *w, unsigned char kind)
 {
     const char *label = r->table.labels[k];
+    char units[128];
+    if (w)
+        unit_names(w->unit_set, units, sizeof units);
     if (!w)
         account_say(&r->acc, "column %s: number (not sampled)", label);
     else if (kind >= KIND_UNIT)
         account_say(&r->acc,
                     "column %s: number in %s (%u of %u sampled values carry "
-                    "a unit, %u are bare numbers%s)",
+                    "a unit, %u are bare numbers%s%s%s)",
                     label, kind_unit_name(kind), w->with_unit,
                     w->numbers + w->texts, w->numbers,
+                    w->unit_set & (w->unit_set - 1) ? "; units seen: " : "",
+                    w->unit_set & (w->unit_set - 1) ? units : "",
                     w->unit_set & (w->unit_set - 1)
-                        ? "; other units seen: their fields are invalid"
+                        ? " (not converted: the others' fields are invalid)"
                         : "");
     else if (kind != KIND_NUMBER)
         account_say(&r->acc,

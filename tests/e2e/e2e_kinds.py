@@ -372,6 +372,10 @@ def test_units_mixed(suite):
     rc, out, err = suite.run([p])
     suite.check(b"lat (ms)" in out, "the table shows the unit beside the "
                 "name", out)
+    rc, out, err = suite.run(["-v", p])
+    suite.check("column 'lat': number in ms" in err and
+                "units seen: ms, s (not converted" in err,
+                "-v names the units the sample saw", err)
     rc, out, err = suite.run(["--strict", p])
     suite.check(rc == 1 and out == b"" and err == "colstat: %s:31: column "
                 "'lat': '2s' is not a number in ms\n" % p,
@@ -383,6 +387,23 @@ def test_units_mixed(suite):
     suite.check(rc == 1 and err == "colstat: %s:22: column 'ts': "
                 "'2024-02-30' is not an ISO 8601 date\n" % d,
                 "--strict: a day past the month's end is the error", err)
+
+
+def test_decimal(suite):
+    """--decimal and --thousands apply to numbers with a unit."""
+    p = suite.path("eu.csv")
+    rows = ["1.234,5 %", "-0,25 %", "12 %", "7,125%"]
+    with open(p, "w") as fh:
+        fh.write("rate;n\n" + "".join("%s;1\n" % r for r in rows))
+    rc, out, err = suite.run(["--json", "--decimal", ",", "--thousands", ".",
+                              "-c", "rate", "--sum", "--min", "--max", p])
+    c = json.loads(out)["columns"][0] if rc == 0 else {}
+    want_sum = float(Fraction("1234.5") + Fraction("-0.25") + 12 +
+                     Fraction("7.125"))
+    suite.check(c.get("unit") == "%" and c.get("sum") == want_sum and
+                c.get("min") == {"value": -0.25, "row": 2} and
+                c.get("max") == {"value": 1234.5, "row": 1},
+                "1.234,5 % with --decimal , --thousands .", out + err.encode())
 
 
 def test_headerless(suite):
@@ -414,5 +435,6 @@ def test_verbose(suite):
 
 if __name__ == "__main__":
     Suite("e2e_kinds", sys.argv).run_tests(
-        [test_paths, test_numbers_later, test_units_mixed, test_headerless,
+        [test_paths, test_numbers_later, test_units_mixed, test_decimal,
+         test_headerless,
          test_verbose])
