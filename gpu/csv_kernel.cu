@@ -205,8 +205,10 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
     int r = 0;
     /* a doubled quote leaves a quote in the text: never a number, nor a
        null spelling (those hold no quote) */
-    int kind =
-        escaped ? NUM_INVALID : dev_parse_number_corr(s, e, a.num, &v, &r);
+    int kind = escaped ? NUM_INVALID
+               : a.kinds && a.kinds[c]
+                   ? dev_parse_kind(s, e, a.num, a.kinds[c], &v, &r)
+                   : dev_parse_number_corr(s, e, a.num, &v, &r);
     if (rec < a.ld) {
         a.col[(size_t)c * a.ld + rec] = kind == NUM_OK ? v : NAN;
         if (r) { /* rare: the buffer is zero elsewhere */

@@ -164,6 +164,9 @@ typedef struct gpu_raw_format {
     const unsigned short *offset;
     const int *map; /* field -> column, or -1 */
     int nmap;
+    /* CSV: per column its kind (io/num/parse_kind.h: dates, units); NULL
+       while every column holds plain numbers */
+    const unsigned char *kinds;
     uint64_t size_hint; /* bytes of the input when known, else 0 */
     double row_rate;    /* CSV: rows a byte as its head shows (0: unknown): the
                            device sizes its room for kept values from it */
@@ -235,6 +238,12 @@ int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,
 int gpu_parse_fields(const char *text, size_t text_len, const size_t *off,
                      const size_t *len, size_t n, const num_format *fmt,
                      int *kind, double *val, int32_t *corr, cs_error *e);
+/* The same for a column of kind col_kind (io/num/parse_kind.h: dates,
+ * units), as parse_kind_fmt would. */
+int gpu_parse_kind_fields(const char *text, size_t text_len, const size_t *off,
+                          const size_t *len, size_t n, const num_format *fmt,
+                          unsigned col_kind, int *kind, double *val,
+                          int32_t *corr, cs_error *e);
 
 void gpu_get_times(const gpu_backend *g, gpu_times *t);
 

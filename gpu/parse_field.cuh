@@ -43,4 +43,21 @@ dev_parse_number_corr(const char *s, const char *e, const num_format *f,
     return k;
 }
 
+/* The column kinds' parsing (io/num/kind_core.h, the host's text) over
+ * the device's numbers. */
+#define KIND_FN static __device__ __forceinline__
+#define KIND_PARSE_NUMBER dev_parse_number_corr
+#include "io/num/kind_core.h"
+
+/* A field of a column of kind k (io/num/parse_kind.h), as parse_kind_fmt
+ * would read it, short of the host's fallback (DEV_NUM_HARD, as above).
+ * Out of line: the kernels' plain-number path keeps its registers. */
+static __device__ __noinline__ int dev_parse_kind(const char *s, const char *e,
+                                                  const num_format *f,
+                                                  unsigned k, double *out,
+                                                  int *corr)
+{
+    return kind_parse_field(s, e, f, k, out, corr);
+}
+
 #endif

@@ -1,4 +1,4 @@
-/* gpu_parse_fields (gpu.h): the test hook that runs dev_parse_number_corr over
+/* gpu_parse_fields (gpu.h): the test hook that runs dev_parse_kind over
  * fields the caller lays out, one thread a field, numbers written as the
  * caller's num_format says. Synchronous and
  * self-contained: its own buffers, the default stream, nothing kept. */
@@ -15,8 +15,8 @@ constexpr int THREADS = 256;
 
 __global__ void parse_fields_kernel(const char *text, const size_t *off,
                                     const size_t *len, size_t n,
-                                    const num_format *fmt, int *kind,
-                                    double *val, int *corr)
+                                    const num_format *fmt, unsigned col_kind,
+                                    int *kind, double *val, int *corr)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -24,7 +24,7 @@ __global__ void parse_fields_kernel(const char *text, const size_t *off,
         const char *s = text + off[i];
         double x = 0;
         int r = 0;
-        kind[i] = dev_parse_number_corr(s, s + len[i], fmt, &x, &r);
+        kind[i] = dev_parse_kind(s, s + len[i], fmt, col_kind, &x, &r);
         val[i] = x;
         corr[i] = r;
     }
@@ -73,6 +73,16 @@ extern "C" int gpu_parse_fields(const char *text, size_t text_len,
                                 const num_format *fmt, int *kind, double *val,
                                 int32_t *corr, cs_error *err)
 {
+    return gpu_parse_kind_fields(text, text_len, off, len, n, fmt, 0, kind, val,
+                                 corr, err);
+}
+
+extern "C" int gpu_parse_kind_fields(const char *text, size_t text_len,
+                                     const size_t *off, const size_t *len,
+                                     size_t n, const num_format *fmt,
+                                     unsigned col_kind, int *kind, double *val,
+                                     int32_t *corr, cs_error *err)
+{
     for (size_t i = 0; i < n; i++)
         if (off[i] > text_len || len[i] > text_len - off[i])
             return cs_fail(err, CS_EDATA, "", 0,
@@ -103,8 +113,8 @@ extern "C" int gpu_parse_fields(const char *text, size_t text_len,
         blocks = 65536; /* the kernel strides over the rest */
     parse_fields_kernel<<<(unsigned)blocks, THREADS>>>(
         (const char *)dtext.p, (const size_t *)doff.p, (const size_t *)dlen.p,
-        n, (const num_format *)dfmt.p, (int *)dkind.p, (double *)dval.p,
-        (int *)dcorr.p);
+        n, (const num_format *)dfmt.p, col_kind, (int *)dkind.p,
+        (double *)dval.p, (int *)dcorr.p);
     CK(cudaGetLastError());
     CK(cudaMemcpy(kind, dkind.p, n * sizeof *kind, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(val, dval.p, n * sizeof *val, cudaMemcpyDeviceToHost));

@@ -102,10 +102,12 @@ struct csv_args {
     unsigned carry; /* carry region bytes: the longest carried record */
     unsigned n;     /* segment bytes after the carry region */
     char delim;
-    int strict;            /* columns below it: an invalid field stops the
-                              device */
-    const num_format *num; /* how numbers are written (device) */
-    const int *map;        /* field -> column or -1 (device) */
+    int strict;                 /* columns below it: an invalid field stops the
+                                   device */
+    const num_format *num;      /* how numbers are written (device) */
+    const unsigned char *kinds; /* per column its kind (device; NULL: all
+                                   plain numbers) */
+    const int *map;             /* field -> column or -1 (device) */
     /* the header line (device; NULL: none): a record identical to it, a
        UTF-8 BOM before it allowed, is a repeated header, no row */
     const char *repeat;

@@ -8,6 +8,7 @@
  * waits for the host between segments. */
 extern "C" {
 #include "io/binary/binary_reader.h"
+#include "io/num/parse_kind.h"
 #include "io/num/parse_number.h"
 #include "src/stats/stats.h"
 }
@@ -64,10 +65,13 @@ struct raw_input {
     void *dscratch;
     hard_entry *dhard;
     num_format num, *dnum; /* how the CSV's numbers are written */
-    bool bin_keep;         /* binary: this input's values go to the arena */
-    ull size_hint;         /* this input's (gpu_raw_format) */
-    double row_rate;       /*   likewise */
-    ull arena_base;        /* the arena's rows before this input */
+    /* per column its kind (io/num/parse_kind.h), host and device; NULL
+       while every column holds plain numbers */
+    unsigned char *kinds, *dkinds;
+    bool bin_keep;   /* binary: this input's values go to the arena */
+    ull size_hint;   /* this input's (gpu_raw_format) */
+    double row_rate; /*   likewise */
+    ull arena_base;  /* the arena's rows before this input */
     raw_sub subs[NRAW];
     ull nsub;
     ull first_row, first_line, next_row;
@@ -202,6 +206,22 @@ int upload_binary_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     return rc;
 }
 
+/* The columns' kinds, to the device and kept for the host's fallback. */
+int upload_kinds(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
+{
+    size_t n = (size_t)(r->ncols ? r->ncols : 1);
+    if (!f->kinds)
+        return 0;
+    if (!r->kinds) {
+        r->kinds = static_cast<unsigned char *>(malloc(n));
+        if (!r->kinds)
+            return fail_nomem(g);
+        CK(g, cudaMalloc((void **)&r->dkinds, n));
+    }
+    memcpy(r->kinds, f->kinds, (size_t)r->ncols);
+    return upload(g, r->dkinds, r->kinds, (size_t)r->ncols);
+}
+
 int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
 {
     cudaFree(r->dmap);
@@ -211,10 +231,11 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     if (f->nmap && upload(g, r->dmap, f->map, (size_t)f->nmap * sizeof(int)))
         return -1;
     r->num = f->num;
-    if (upload(g, r->dnum, &r->num, sizeof r->num))
+    if (upload(g, r->dnum, &r->num, sizeof r->num) || upload_kinds(g, r, f))
         return -1;
     csv_args *a = &r->a;
     a->num = r->dnum;
+    a->kinds = f->kinds ? r->dkinds : NULL;
     if (f->repeat_len > r->drepeat_cap) {
         cudaFree(r->drepeat);
         r->drepeat = NULL;
@@ -555,7 +576,9 @@ int take_hard(gpu_backend *g, raw_input *r, unsigned n)
         double v = 0;
         int32_t corr = 0;
         int c = (int)h[i].col;
-        if (parse_number_fmt(h[i].text, h[i].len, &r->num, &v, &corr) == NUM_OK)
+        unsigned k = r->a.kinds ? r->kinds[c] : (unsigned)KIND_NUMBER;
+        if (parse_kind_fmt(h[i].text, h[i].len, &r->num, k, &v, &corr) ==
+            NUM_OK)
             rc = add_extra(g, c, v, corr, h[i].row);
         else /* the device saw a number's grammar: cannot happen */
             rc = failf(g, "GPU: internal: '%.*s' is no number", (int)h[i].len,
@@ -677,11 +700,12 @@ void raw_release(gpu_backend *g)
                    r->dcnt_segment, r->dmap,        r->dtype,   r->doffset,
                    r->dscratch,     r->dhard,       r->dmoved,  r->dcorr,
                    r->dcorr_on,     r->dmoved_corr, r->drepeat, r->dinv_text,
-                   r->dinv_len,     r->dnum};
+                   r->dinv_len,     r->dnum,        r->dkinds};
     for (void *p : dev)
         cudaFree(p);
     if (r->hstatus)
         cudaFreeHost(r->hstatus);
+    free(r->kinds);
     free(r);
     g->raw = NULL;
     (void)cudaGetLastError();

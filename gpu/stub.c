@@ -127,6 +127,16 @@ int gpu_parse_fields(const char *text, size_t text_len, const size_t *off,
     return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
 }
 
+int gpu_parse_kind_fields(const char *text, size_t text_len, const size_t *off,
+                          const size_t *len, size_t n, const num_format *fmt,
+                          unsigned col_kind, int *kind, double *val,
+                          int32_t *corr, cs_error *e)
+{
+    (void)col_kind;
+    return gpu_parse_fields(text, text_len, off, len, n, fmt, kind, val, corr,
+                            e);
+}
+
 void gpu_get_times(const gpu_backend *g, gpu_times *t)
 {
     (void)g;

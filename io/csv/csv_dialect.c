@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/num/parse_kind.h"
 #include "io/num/parse_number.h"
 
 enum { SAMPLE_RECORDS = 100 };
@@ -231,8 +232,24 @@ static num_kind kind_of(const sample *s, const char *f)
     return parse_number_fmt(f, strlen(f), s->fmt, &v, &corr);
 }
 
+/* Every non-empty field of the first record is an ISO 8601 date: data,
+ * not names (a file of timestamps alone has no numbers to tell by). */
+static int first_all_dates(const sample *s)
+{
+    int dates = 0;
+    for (int f = 0; f < s->nfields; f++) {
+        int64_t us;
+        size_t n = strlen(s->first[f]);
+        if (n && parse_kind_date(s->first[f], n, &us) == KIND_DT_NONE)
+            return 0;
+        dates += n > 0;
+    }
+    return dates > 0;
+}
+
 /* The contract's rule, plus: with no later numbers to compare against (a
- * single record, or text only), a first record of text alone is a header. */
+ * single record, or text only), a first record of text alone is a header,
+ * unless it is dates alone. */
 static int looks_like_header(const sample *s)
 {
     int later_numeric = 0, numbers = 0, text = 0;
@@ -247,7 +264,7 @@ static int looks_like_header(const sample *s)
     }
     if (s->records > 1 && later_numeric)
         return 0;
-    return text > 0 && numbers == 0;
+    return text > 0 && numbers == 0 && !first_all_dates(s);
 }
 
 /* The most frequent candidate; a numbers' separator only when no other
@@ -417,6 +434,21 @@ static unsigned char text_kind(csv_why *why, const char *f, size_t len)
     return (unsigned char)(2 + k);
 }
 
+/* Dates and numbers with a unit (io/num/parse_kind.h), as kinds past
+ * why's: TYPED + KIND_DT_* for a date, TYPED_UNIT + u for unit u; 0 for
+ * neither. */
+enum { TYPED = 6, TYPED_UNIT = 10 };
+static unsigned char typed_kind(const char *f, size_t len,
+                                const num_format *fmt)
+{
+    int64_t us;
+    int dt = parse_kind_date(f, len, &us);
+    if (dt != KIND_DT_NONE)
+        return (unsigned char)(TYPED + dt);
+    int u = parse_kind_unit(f, len, fmt);
+    return u >= 0 ? (unsigned char)(TYPED_UNIT + u) : 0;
+}
+
 static void stretch_field(void *f, size_t len, void *data)
 {
     stretch *w = data;
@@ -424,15 +456,27 @@ static void stretch_field(void *f, size_t len, void *data)
     if (!w->num || i >= w->nfields)
         return;
     w->cur[i] = field_kind(f, len, w->fmt);
-    if (w->cur[i] == 2 && w->why)
+    if (w->cur[i] == 2 && w->why) {
         w->cur[i] = text_kind(&w->why[i], f, len);
+        unsigned char t = typed_kind(f, len, w->fmt);
+        w->cur[i] = t ? t : w->cur[i];
+    }
 }
 
 static void count_why(csv_why *why, unsigned char kind)
 {
     why->nulls += kind == 2 + CSV_WHY_NULL;
-    why->units += kind == 2 + CSV_WHY_UNIT;
+    why->units += kind == 2 + CSV_WHY_UNIT || kind >= TYPED_UNIT;
     why->grouped += kind == 2 + CSV_WHY_GROUPED;
+    why->dates += kind == TYPED + KIND_DT_DATE;
+    why->datetimes += kind > TYPED + KIND_DT_DATE && kind < TYPED_UNIT;
+    why->zoned += kind == TYPED + KIND_DT_ZONED;
+    if (kind >= TYPED_UNIT) {
+        why->with_unit++;
+        why->unit_set |= UINT32_C(1) << (kind - TYPED_UNIT);
+        if (!why->unit_first)
+            why->unit_first = (unsigned char)(1 + kind - TYPED_UNIT);
+    }
 }
 
 static void stretch_record(int ch, void *data)

@@ -16,6 +16,7 @@
 
 #include "io/base/row_keys.h"
 #include "io/csv/csv_grammar.h"
+#include "io/num/parse_kind.h"
 #include "io/num/parse_number.h"
 
 /* Rare paths stay out of the per-field callback's frame. */
@@ -29,6 +30,7 @@ typedef struct block {
     const csv_dialect *d;
     char delim;
     const num_format *num;
+    const unsigned char *kinds; /* the dialect's */
     row_batch *out;
     double **col; /* out->col */
     const int *map;
@@ -111,8 +113,14 @@ static COLD void strict_fail(block *b, int c, int f, const char *s, size_t len)
     b->failed = 1;
     /* The field ends on the line being fed; it began as many lines earlier
      * as it holds LFs. */
+    unsigned k = b->kinds ? b->kinds[c] : KIND_NUMBER;
     cs_fail(b->e, CS_EDATA, b->file, b->line ? b->line - newlines(s, len) : 0,
-            "column %s: '%s' is not a number", b->strict->labels[c], shown);
+            "column %s: '%s' is not %s%s", b->strict->labels[c], shown,
+            k >= KIND_UNIT     ? "a number in "
+            : k == KIND_DATE   ? "an ISO 8601 date"
+            : k != KIND_NUMBER ? "an ISO 8601 date or datetime"
+                               : "a number",
+            kind_unit_name(k));
 }
 
 static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
@@ -180,7 +188,9 @@ static void on_field(void *s, size_t len, void *data)
     int c = b->map[f];
     double v;
     int32_t r;
-    num_kind k = parse_number_fmt(s, len, b->num, &v, &r);
+    num_kind k = b->kinds && b->kinds[c]
+                     ? parse_kind_fmt(s, len, b->num, b->kinds[c], &v, &r)
+                     : parse_number_fmt(s, len, b->num, &v, &r);
     if (k == NUM_OK) {
         b->col[c][b->row] = v;
         if (r != 0)
@@ -548,6 +558,7 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     block b = {.d = d,
                .delim = d->delim ? d->delim : ',',
                .num = d->num,
+               .kinds = d->kinds,
                .out = out,
                .col = out->col,
                .map = map,

@@ -24,6 +24,9 @@ typedef struct csv_dialect {
     int header;            /* 1 yes, 0 no, -1 detect */
     int whitespace;        /* -W: fields separated by runs of blanks */
     const num_format *num; /* how numbers are written; NULL: C locale */
+    /* Per row batch column, its kind (io/num/parse_kind.h): how its fields
+       are read; NULL: every column holds plain numbers. */
+    const unsigned char *kinds;
     /* The header line, its line end left out (set once the head is read;
        NULL: none). A line identical to it, at a record's start, a UTF-8
        BOM before it allowed, is a repeated header (files concatenated):
@@ -94,7 +97,21 @@ typedef struct csv_why {
     unsigned nulls, units, grouped;
     char null_text[CSV_WHY_SHOWN + 1], unit[CSV_WHY_SHOWN + 1],
         grouped_text[CSV_WHY_SHOWN + 1];
+    /* ISO 8601 dates, datetimes (those with a zone), numbers with one of
+       parse_kind.h's units (bit u of unit_set: unit u seen) */
+    unsigned dates, datetimes, zoned, with_unit;
+    uint32_t unit_set;
+    unsigned char unit_first; /* 1 + the first unit seen, 0: none */
 } csv_why;
+
+/* The kind (io/num/parse_kind.h) a field's sample shows, by majority as
+ * numbers are chosen (usual null spellings left out of the count): a
+ * date or datetime column when its dates outnumber its other fields
+ * (numbers among them: those are then invalid); a unit column when its
+ * numbers with a unit are no fewer than its bare numbers and outnumber
+ * its other texts, in the first unit seen (where the sample saw several,
+ * the others' fields are invalid); else KIND_NUMBER. */
+unsigned char csv_why_kind(const csv_why *why);
 
 /* Samples the whole records of buf[0, n) (the last one only at_eof;
  * repeated headers are none),

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "io/num/parse_kind.h"
+
 /* The spellings of a missing value the usual exporters write: R and
  * pandas (NA, NaN, None, <NA>), SQL (NULL, \N from MySQL and
  * PostgreSQL's COPY), spreadsheets (#N/A, N/A), and a lone dash. */
@@ -104,4 +106,18 @@ int csv_text_kind(const char *s, size_t n, char *unit, size_t cap)
     if (number_at(s, n, 0, &grouped) == n && grouped)
         return CSV_WHY_GROUPED;
     return CSV_WHY_TEXT;
+}
+
+unsigned char csv_why_kind(const csv_why *why)
+{
+    unsigned dated = why->dates + why->datetimes;
+    unsigned others = why->numbers + why->texts - why->nulls - dated;
+    if (dated > others)
+        return why->zoned       ? KIND_DATETIME_Z
+               : why->datetimes ? KIND_DATETIME
+                                : KIND_DATE;
+    if (why->with_unit && why->with_unit >= why->numbers &&
+        why->with_unit > why->texts - why->nulls - why->with_unit)
+        return (unsigned char)(KIND_UNIT + why->unit_first - 1);
+    return KIND_NUMBER;
 }

@@ -76,7 +76,9 @@ static void fill_col(const options *o, const engine_column *c,
 {
     out->name = c->name;
     out->index = c->index;
+    out->unit = c->unit;
     out->s = *sum;
+    out->s.type = c->unit ? COL_NUMBER : c->kind; /* the kinds below units */
     out->h = (o->cfg.what & STAT_HIST) ? h : NULL;
     int median = (o->cfg.what & STAT_MEDIAN) != 0;
     out->median = median && q ? q : NULL;

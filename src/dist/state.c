@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/num/parse_kind.h"
 #include "src/dist/state_codec.h"
 #include "src/dist/state_fields.h"
 #include "src/dist/state_groups.h"
@@ -56,6 +57,19 @@ static const char *too_big(const state_info *info, const engine_result *r,
     return NULL;
 }
 
+/* A column's kind (io/num/parse_kind.h) rides above its index's 32 bits:
+ * a state of number columns keeps the bytes it had before kinds. */
+static uint64_t index_kind(const engine_column *c)
+{
+    return (uint64_t)c->index | (uint64_t)c->kind << 32;
+}
+
+static int known_kind(uint64_t k)
+{
+    return k <= KIND_DATETIME_Z ||
+           (k >= KIND_UNIT && k < KIND_UNIT + KIND_NUNITS);
+}
+
 static void put_body(sc_out *o, const engine_result *r)
 {
     sc_put_u64(o, r->rows);
@@ -63,7 +77,7 @@ static void put_body(sc_out *o, const engine_result *r)
     for (int k = 0; k < r->ncols; k++) {
         const engine_column *c = &r->cols[k];
         sc_put_text(o, c->name);
-        sc_put_u64(o, (uint64_t)c->index);
+        sc_put_u64(o, index_kind(c));
         state_put_stats(o, c->st);
         state_put_hist(o, c->h);
     }
@@ -123,10 +137,15 @@ static int get_columns(sc_in *i, engine_result *r)
     for (uint64_t k = 0; k < n && !i->bad; k++) {
         engine_column *c = &r->cols[k];
         c->name = sc_get_text(i, STATE_MAX_NAME);
-        uint64_t index = sc_get_u64(i);
+        uint64_t index = sc_get_u64(i), kind = index >> 32;
+        index &= UINT32_MAX;
         if (index < 1 || index > STATE_MAX_COLS)
             sc_bad(i, "a column index out of range");
+        if (!known_kind(kind))
+            sc_bad(i, "a column of an unknown kind");
         c->index = (int)index;
+        c->kind = known_kind(kind) ? (unsigned char)kind : KIND_NUMBER;
+        c->unit = c->kind >= KIND_UNIT ? kind_unit_name(c->kind) : NULL;
         state_get_stats(i, &r->held_st[k]);
         state_get_hist(i, &r->held_h[k]);
         c->st = &r->held_st[k];
@@ -412,7 +431,7 @@ int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
     for (int k = 0; k < dst->ncols; k++) {
         const engine_column *a = &dst->cols[k], *b = &src->cols[k];
         if (strcmp(a->name, b->name) || a->index != b->index ||
-            !same_hist(a->h, b->h))
+            a->kind != b->kind || !same_hist(a->h, b->h))
             return cs_fail(e, CS_EDATA, "", 0,
                            "the states' column %d differs ('%s' and '%s')",
                            k + 1, a->name, b->name);

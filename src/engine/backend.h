@@ -40,7 +40,9 @@ typedef struct bytes_format {
     const num_format *num; /* CSV: how numbers are written; NULL: C locale */
     const int *map;        /* field -> column, or -1 */
     int nmap;
-    uint64_t size_hint; /* bytes of the input when known, else 0 */
+    const unsigned char *kinds; /* CSV: per column its kind
+                                   (io/num/parse_kind.h); NULL: numbers */
+    uint64_t size_hint;         /* bytes of the input when known, else 0 */
     double row_rate;    /* CSV: rows a byte, as its head shows; 0: unknown */
     const char *repeat; /* CSV: the header line (csv_dialect), or NULL */
     size_t repeat_len;

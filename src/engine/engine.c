@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/num/parse_kind.h"
 #include "src/engine/backend.h"
 #include "src/engine/feed.h"
 #include "src/engine/groups.h"
@@ -39,6 +40,9 @@ struct engine {
     engine_left *left; /* the columns the sample left out, with why */
     int nleft;
     int *order; /* the reported columns, in output order */
+    /* per column its kind (io/num/parse_kind.h), from the first input's
+       sample; NULL while every column holds plain numbers */
+    unsigned char *kinds;
     int use_gpu;
     gpu_opener *opener;    /* opening the GPU while the first input is read */
     const engine_mpi *mpi; /* cfg->mpi, or none's */
@@ -237,6 +241,85 @@ static int learn_keys(engine *r, const col_fields *f, cs_error *e)
     return CS_OK;
 }
 
+_Static_assert((int)COL_DATE == (int)KIND_DATE &&
+                   (int)COL_DATETIME == (int)KIND_DATETIME &&
+                   (int)COL_DATETIME_Z == (int)KIND_DATETIME_Z,
+               "stats.h's column types are parse_kind.h's kinds");
+
+/* The units of set (bit u: unit u), "ms, s", into buf. */
+static void unit_names(uint32_t set, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (unsigned u = 0; u < KIND_NUNITS && n < cap; u++)
+        if (set >> u & 1)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "",
+                                  kind_unit_name(KIND_UNIT + u));
+}
+
+/* -v: a column's kind and what in the sample chose it. */
+static void say_kind(engine *r, int k, const csv_why *w, unsigned char kind)
+{
+    const char *label = r->table.labels[k];
+    char units[128];
+    if (w)
+        unit_names(w->unit_set, units, sizeof units);
+    if (!w)
+        account_say(&r->acc, "column %s: number (not sampled)", label);
+    else if (kind >= KIND_UNIT)
+        account_say(&r->acc,
+                    "column %s: number in %s (%u of %u sampled values carry "
+                    "a unit, %u are bare numbers%s%s%s)",
+                    label, kind_unit_name(kind), w->with_unit,
+                    w->numbers + w->texts, w->numbers,
+                    w->unit_set & (w->unit_set - 1) ? "; units seen: " : "",
+                    w->unit_set & (w->unit_set - 1) ? units : "",
+                    w->unit_set & (w->unit_set - 1)
+                        ? " (not converted: the others' fields are invalid)"
+                        : "");
+    else if (kind != KIND_NUMBER)
+        account_say(&r->acc,
+                    "column %s: %s (%u of %u sampled values are ISO 8601 "
+                    "%s%s)",
+                    label, kind == KIND_DATE ? "date" : "datetime",
+                    w->dates + w->datetimes, w->numbers + w->texts,
+                    kind == KIND_DATE ? "dates" : "dates or datetimes",
+                    kind == KIND_DATETIME_Z ? ", with zones: shown in UTC"
+                                            : "");
+    else
+        account_say(&r->acc,
+                    "column %s: number (%u of %u sampled values are numbers)",
+                    label, w->numbers, w->numbers + w->texts);
+}
+
+/* Each column's kind, from the first input's sample of its field: every
+ * later input's fields are read as that kind. */
+static int learn_kinds(engine *r, const input *in, cs_error *e)
+{
+    int n = r->table.ncols, any = 0;
+    unsigned char *k = calloc((size_t)(n ? n : 1), 1);
+    if (!k)
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    for (int c = 0; c < n && in->why; c++) {
+        k[c] = csv_why_kind(&in->why[r->table.fields[c]]);
+        any |= k[c] != KIND_NUMBER;
+    }
+    for (int c = 0; c < n && !in->spec; c++) {
+        say_kind(r, c, in->why ? &in->why[r->table.fields[c]] : NULL, k[c]);
+        if (k[c] != KIND_NUMBER && k[c] < KIND_UNIT &&
+            (r->cfg->what & (STAT_SUM | STAT_MEAN | STAT_STD | STAT_HIST)))
+            account_say(&r->acc,
+                        "column %s: instants have no sum, mean, std or "
+                        "histogram: left out of its entry",
+                        r->table.labels[c]);
+    }
+    if (any)
+        r->kinds = k;
+    else
+        free(k);
+    return CS_OK;
+}
+
 static int learn_columns(engine *r, const input *in, cs_error *e)
 {
     if (!in)
@@ -256,7 +339,7 @@ static int learn_columns(engine *r, const input *in, cs_error *e)
     }
     r->strict.ncols = r->cfg->strict ? r->table.nfirm : 0;
     r->strict.labels = (const char *const *)r->table.labels;
-    return CS_OK;
+    return learn_kinds(r, in, e);
 }
 
 size_t engine_default_memory(void)
@@ -440,6 +523,7 @@ static int feed_all(engine *r, input *in, cs_error *e)
 {
     int rc = CS_OK;
     while (in && rc == CS_OK) {
+        in->dialect.kinds = r->kinds;
         if (!input_empty(in) && !in->none &&
             input_map(in, &r->table, e) == CS_OK &&
             (!r->cfg->group_by || input_map_keys(in, &r->keys, e) == CS_OK))
@@ -466,6 +550,7 @@ static int refeed(engine *r, cs_error *e)
         input *in = NULL;
         if (open_named(r, i, r->be->block_bytes, 0, &in, e) != CS_OK)
             break;
+        in->dialect.kinds = r->kinds;
         if (!input_empty(in) && !in->none &&
             input_map(in, &r->table, e) == CS_OK)
             feed_input(&r->fd, in, e);
@@ -672,6 +757,8 @@ static int take_columns(engine *r, engine_result *out, cs_error *e)
         c->q = out->held_q ? &out->held_q[(size_t)k * out->nq] : NULL;
         c->held = k;
         c->tentative = k >= r->table.nfirm;
+        c->kind = r->kinds ? r->kinds[k] : KIND_NUMBER;
+        c->unit = c->kind >= KIND_UNIT ? kind_unit_name(c->kind) : NULL;
         out->ncols = i + 1;
         if (!(c->name = strdup(r->table.names[k])) ||
             !(c->label = strdup(r->table.labels[k])))
@@ -744,6 +831,20 @@ static void null_advice(const char *text, char *buf, size_t cap)
     snprintf(buf, cap, "; if it means a missing value, try %s", opt);
 }
 
+/* What a column's valid fields are: "a number", "a number in ms" (a
+ * field in another unit is not converted), "an ISO 8601 date". */
+static void kind_noun(const engine_column *c, char *buf, size_t cap)
+{
+    if (c->unit)
+        snprintf(buf, cap, "a number in %s", c->unit);
+    else if (c->kind == KIND_DATE)
+        snprintf(buf, cap, "an ISO 8601 date");
+    else if (c->kind != KIND_NUMBER)
+        snprintf(buf, cap, "an ISO 8601 date or datetime");
+    else
+        snprintf(buf, cap, "a number");
+}
+
 void engine_warn_invalid(const engine_result *res, const engine_sink *sink)
 {
     for (int k = 0; k < res->ncols; k++) {
@@ -751,14 +852,15 @@ void engine_warn_invalid(const engine_result *res, const engine_sink *sink)
         unsigned long long n = c->st->invalid;
         if (!n || !c->invalid_file)
             continue;
-        char text[1024], name[512], advice[128];
+        char text[1024], name[512], advice[128], what[64];
         if (!c->label)
             snprintf(name, sizeof name, "'%s'", c->name);
         null_advice(c->invalid_text, advice, sizeof advice);
+        kind_noun(c, what, sizeof what);
         snprintf(text, sizeof text,
-                 "warning: column %s: %llu field%s not a number (counted as "
+                 "warning: column %s: %llu field%s not %s (counted as "
                  "invalid; the first, '%s', is here%s)",
-                 c->label ? c->label : name, n, n == 1 ? " is" : "s are",
+                 c->label ? c->label : name, n, n == 1 ? " is" : "s are", what,
                  c->invalid_text ? c->invalid_text : "", advice);
         sink->say(sink->ctx, ENGINE_WARNING, c->invalid_file, c->invalid_line,
                   text);
@@ -845,6 +947,7 @@ void engine_close(engine *r)
     free(r->left);
     free(r->q);
     free(r->order);
+    free(r->kinds);
     free(r);
 }
 

@@ -164,8 +164,10 @@ typedef struct engine_column {
     char *invalid_file;
     uint64_t invalid_line;
     char *invalid_text;
-    int tentative; /* with keep_tentative: the sample saw no value in it */
-    int held;      /* its place among engine_result's held columns */
+    int tentative;      /* with keep_tentative: the sample saw no value in it */
+    unsigned char kind; /* io/num/parse_kind.h: KIND_NUMBER, a date... */
+    const char *unit;   /* a number column's unit ("ms"), or NULL */
+    int held;           /* its place among engine_result's held columns */
 } engine_column;
 
 /* --group-by: one group, its key and its columns' statistics, each array

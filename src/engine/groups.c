@@ -119,7 +119,7 @@ static int quantiles(const groups_params *p, const col_stats *s,
     qsort(x, v->n, sizeof *x, cmp_qnum);
     for (size_t i = 0; i < p->nq; i++) {
         if (!v->n) {
-            out[i] = (qres){0, 0.0, 0, {0.0, 0}};
+            out[i] = (qres){0, 0.0, 0, {0.0, 0}, 0, {0.0, 0}};
             continue;
         }
         qrank rk = qlist_rank(p->q[i], v->n);

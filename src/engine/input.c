@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/num/parse_kind.h"
 #include "io/num/parse_number.h"
 
 /* The head grows until it holds HEAD_RECORDS whole records (a header and
@@ -299,6 +300,8 @@ static int sample_fields(input *in, account *acc, cs_error *e)
         in->why[f].numbers = num[f];
         in->why[f].texts = bad[f];
         in->why[f].whole = in->head_eof;
+        if (csv_why_kind(&in->why[f]) != KIND_NUMBER)
+            in->numeric[f] = CSV_NUMBERS; /* dates, numbers with a unit */
     }
     free(num);
     free(bad);

@@ -411,6 +411,7 @@ static int begin(rawfeed *rf, const input *in, uint64_t first_line, cs_error *e)
                         .delim = in->dialect.delim ? in->dialect.delim : ',',
                         .strict = rf->strict,
                         .num = in->dialect.num,
+                        .kinds = in->dialect.kinds,
                         .map = in->map,
                         .nmap = in->nmap,
                         .size_hint = size,

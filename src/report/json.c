@@ -151,9 +151,12 @@ static void extremum(json_obj *o, const char *name, const col_summary *s,
         report_max_text(buf, sizeof buf, s, o->digits);
     else
         report_min_text(buf, sizeof buf, s, o->digits);
-    /* exact integers are digits; a double may be non-finite */
+    /* exact integers are digits; a double may be non-finite; an instant
+       is ISO 8601 text */
     fputs("{\"value\": ", o->f);
-    if (s->is_int || isfinite(v))
+    if (report_dated(s))
+        json_string(o->f, buf);
+    else if (s->is_int || isfinite(v))
         json_digits(o->f, buf, o->big);
     else
         fprintf(o->f, "\"%s\"", buf);
@@ -170,6 +173,8 @@ static void quantile(const json_obj *o, const col_summary *s, const qres *q)
         fputs("null", o->f);
     else if (kind == 1)
         json_digits(o->f, buf, o->big);
+    else if (kind == 3)
+        json_string(o->f, buf);
     else
         fprintf(o->f, "\"%s\"", buf);
 }
@@ -252,16 +257,46 @@ static void moments(json_obj *o, unsigned what, const col_summary *s)
     }
 }
 
+/* "span": {"seconds": exact decimal, "text": "1d 02:03:04.5"}, null
+ * without a value. */
+static void span(json_obj *o, const col_summary *s)
+{
+    char text[64], secs[64];
+    key(o, "span");
+    if (!report_span(s, text, sizeof text, secs, sizeof secs)) {
+        fputs("null", o->f);
+        return;
+    }
+    fprintf(o->f, "{\"seconds\": %s, \"text\": ", secs);
+    json_string(o->f, text);
+    putc('}', o->f);
+}
+
+/* "type": what the values are; "unit": the unit they were written in. */
+static void type(json_obj *o, const report_col *c)
+{
+    static const char *const names[] = {"number", "date", "datetime",
+                                        "datetime"};
+    key(o, "type");
+    json_string(o->f, names[c->s.type <= COL_DATETIME_Z ? c->s.type : 0]);
+    if (c->unit) {
+        key(o, "unit");
+        json_string(o->f, c->unit);
+    }
+}
+
 static void column(FILE *f, unsigned what, const report_col *c,
                    const report_style *st)
 {
     const col_summary *s = &c->s;
     json_obj o = {f, 0, 0, st->digits, st->bigint_string};
+    what = report_what(what, s);
     fputs("    {\n", f);
     key(&o, "name");
     json_string(f, c->name);
     key(&o, "index");
     fprintf(f, "%d", c->index);
+    type(&o, c);
     o.new_line = 1;
     counts(&o, what, s);
     o.new_line = 1;
@@ -271,6 +306,8 @@ static void column(FILE *f, unsigned what, const report_col *c,
         extremum(&o, "min", s, 0);
     if (what & STAT_MAX)
         extremum(&o, "max", s, 1);
+    if (report_dated(s) && (what & (STAT_MIN | STAT_MAX)))
+        span(&o, s);
     o.new_line = 1;
     quantiles(&o, what, c);
     o.new_line = 1;

@@ -49,6 +49,7 @@ typedef struct report_col {
     const qres *quant;
     const qfrac *qf;
     size_t nquant;
+    const char *unit; /* the values' unit ("ms"), or NULL */
 } report_col;
 
 /* Returns 0, or -1 when writing failed (errno set). */
@@ -93,6 +94,17 @@ int format_double_digits(char *buf, size_t len, double v, int digits);
  * notation. */
 int format_decimal(char *buf, size_t len, int neg, const char *digits,
                    int exp10);
+
+/* The instant us (microseconds since 1970 UTC) in ISO 8601: YYYY-MM-DD
+ * with date_only, else YYYY-MM-DDTHH:MM:SS, a fraction when there is one
+ * (trailing zeros left out), 'Z' with zone. Returns the length. */
+int report_instant_text(char *buf, size_t cap, int64_t us, int date_only,
+                        int zone);
+
+/* A span of us microseconds (>= 0): "1d 02:03:04.5" (no day part under
+ * a day; date_only: "59d"); and its seconds as exact decimal text. */
+void report_span_text(char *buf, size_t cap, int64_t us, int date_only);
+void report_span_seconds(char *buf, size_t cap, int64_t us);
 
 /* Terminal columns of UTF-8 text: East Asian wide and fullwidth
  * characters take two, combining marks none, bytes that are no UTF-8 one

@@ -24,6 +24,7 @@ enum field {
     F_MIN_ROW,
     F_MAX,
     F_MAX_ROW,
+    F_SPAN,
     F_MEDIAN,
     F_MISSING,
     F_INVALID,
@@ -33,15 +34,15 @@ enum field {
 };
 
 static const char *const titles[F_NFIELDS] = {
-    "#",       "column", "count",   "sum",    "mean",    "std",     "min",
-    "min_row", "max",    "max_row", "median", "missing", "invalid", "nan",
+    "#",   "column",  "count", "sum",    "mean",    "std",     "min", "min_row",
+    "max", "max_row", "span",  "median", "missing", "invalid", "nan",
 };
 
 /* The titles of a table narrowed to the terminal: a row number reads as
  * the row of the extreme to its left. */
 static const char *const short_titles[F_NFIELDS] = {
-    "#",   "column", "n",   "sum", "mean", "std",   "min",
-    "row", "max",    "row", "med", "miss", "inval", "nan",
+    "#",   "column", "n",    "sum", "mean", "std",   "min", "row",
+    "max", "row",    "span", "med", "miss", "inval", "nan",
 };
 
 /* The steps of narrowing, tried in order until the table fits: digits
@@ -133,6 +134,8 @@ static void cell(char *buf, int k, const report_col *c, const report_style *st)
         break;
     case F_NAME:
         display_name(buf, c->name, st->utf8);
+        if (c->unit) /* beside the name: 'latency (ms)' */
+            snprintf(buf + strlen(buf), CELL - strlen(buf), " (%s)", c->unit);
         break;
     case F_COUNT:
         u64_cell(buf, s->count);
@@ -159,6 +162,12 @@ static void cell(char *buf, int k, const report_col *c, const report_style *st)
     case F_MAX_ROW:
         ext ? u64_cell(buf, s->max_row) : num_cell(buf, 0, 0, dg);
         break;
+    case F_SPAN: {
+        char secs[64];
+        if (!report_span(s, buf, CELL, secs, sizeof secs))
+            num_cell(buf, 0, 0, dg);
+        break;
+    }
     case F_MEDIAN:
         quantile_cell(buf, s, c->median, dg);
         break;
@@ -193,7 +202,9 @@ static int choose_fields(int *out, unsigned what, const report_col *cols,
                          int ncols)
 {
     uint64_t missing = 0, invalid = 0, nan = 0;
+    int dated = 0;
     for (int i = 0; i < ncols; i++) {
+        dated |= report_dated(&cols[i].s);
         missing |= cols[i].s.missing;
         invalid |= cols[i].s.invalid;
         nan |= cols[i].s.nan;
@@ -212,6 +223,7 @@ static int choose_fields(int *out, unsigned what, const report_col *cols,
         {F_MIN_ROW, (what & STAT_MIN) != 0},
         {F_MAX, (what & STAT_MAX) != 0},
         {F_MAX_ROW, (what & STAT_MAX) != 0},
+        {F_SPAN, dated && (what & (STAT_MIN | STAT_MAX))},
         {F_MEDIAN, (what & STAT_MEDIAN) != 0},
         {F_MISSING, missing != 0},
         {F_INVALID, invalid != 0},

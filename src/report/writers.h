@@ -31,6 +31,14 @@ void report_bars(FILE *f, const report_col *c, const report_style *st);
 /* Which summary values exist: sum, mean and min/max need a value, std
  * two. */
 int report_has_mean(const col_summary *s);
+/* A date or datetime column, and what it answers of what was asked: no
+ * sum, mean, std or histogram. */
+int report_dated(const col_summary *s);
+unsigned report_what(unsigned what, const col_summary *s);
+/* A date column's span (max - min) as text and as exact seconds; 0 when
+ * it has none (not dated, no value). */
+int report_span(const col_summary *s, char *text, size_t tlen, char *secs,
+                size_t slen);
 int report_has_sum(const col_summary *s);
 int report_has_std(const col_summary *s);
 int report_has_extrema(const col_summary *s);
@@ -44,7 +52,7 @@ void report_max_text(char *buf, size_t len, const col_summary *s, int digits);
 /* A quantile as text: 0 when it does not exist (no value; -inf and +inf
  * both weighted), 1 for a number (exact integer digits in an integer
  * column when it is one, else to `digits` as format_double_digits), 2 for
- * inf or -inf (a JSON string). */
+ * inf or -inf (a JSON string), 3 for an instant in ISO 8601 (a string). */
 int report_quantile_text(char *buf, size_t len, const col_summary *s,
                          const qres *q, int digits);
 

@@ -550,6 +550,7 @@ int qsel_result(const qsel *s, size_t i, qres *out)
         out->value = 0.0;
         out->is_int = 0;
         out->exact = (qnum){0.0, 0};
+        out->has_near = 0;
         return 0;
     }
     qvalue_interpolate(a, b, s->rank[i].fnum, s->rank[i].fden, out);

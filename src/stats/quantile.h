@@ -183,6 +183,11 @@ typedef struct qres {
     int is_int;    /* the order statistics used and the exact quantile are
                       integers in (-2^64, 2^64): print exact, not value */
     qnum exact;    /* when is_int: that integer, as d + r (d nearest) */
+    /* where the order statistics are integers: the exact quantile rounded
+       to the nearest integer, halves away from zero (a date column's
+       instant, to the microsecond) */
+    int has_near;
+    qnum near;
 } qres;
 
 /* Quantile i (in qsel_new's order) once qsel_done; -1 before. */

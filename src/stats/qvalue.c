@@ -43,6 +43,18 @@ static void exact_result(qres *out, qnum v)
     i128 iv;
     out->is_int = as_int(v, &iv);
     out->exact = out->is_int ? from_int(iv) : v;
+    out->has_near = out->is_int;
+    out->near = out->exact;
+}
+
+/* num / den (den > 0) rounded to the nearest integer, halves away from
+ * zero. */
+static i128 div_nearest(i128 num, i128 den)
+{
+    i128 q = num / den, r = num % den;
+    if ((r < 0 ? -r : r) * 2 >= den)
+        q += num < 0 ? -1 : 1;
+    return q;
 }
 
 static double value_of(qnum v)
@@ -88,6 +100,7 @@ void qvalue_interpolate(qnum a, qnum b, uint64_t fnum, uint64_t fden, qres *out)
     }
     out->is_int = 0;
     out->exact = a;
+    out->has_near = 0;
     if (isinf(a.d) || isinf(b.d)) {
         out->value = infinite(a, b);
         return;
@@ -97,8 +110,11 @@ void qvalue_interpolate(qnum a, qnum b, uint64_t fnum, uint64_t fden, qres *out)
     if (as_int(a, &ia) && as_int(b, &ib)) {
         /* |ia|, |ib| < 2^64 and the weights <= 10^18 < 2^60: no overflow */
         i128 num = ia * (i128)(fden - fnum) + ib * (i128)fnum;
+        i128 near = div_nearest(num, (i128)fden);
         if (num % (i128)fden == 0)
             exact_result(out, from_int(num / (i128)fden));
+        out->has_near = near > -((i128)1 << 64) && near < (i128)1 << 64;
+        out->near = out->has_near ? from_int(near) : a;
     }
 }
 

@@ -149,7 +149,14 @@ typedef struct col_summary {
                          the exact sum, min and max */
     char sum_int[48]; /* exact decimal integers */
     char min_int[24], max_int[24];
+    /* what the values are (the report's business, set after
+       stats_finalize): numbers, or instants in microseconds since 1970
+       UTC, of a date column or a datetime column (printed in UTC with 'Z':
+       COL_DATETIME_Z); io/num/parse_kind.h's KIND_* of the same values */
+    unsigned char type;
 } col_summary;
+
+enum { COL_NUMBER = 0, COL_DATE = 1, COL_DATETIME = 2, COL_DATETIME_Z = 3 };
 
 void stats_finalize(const col_stats *s, col_summary *out);
 

@@ -7,7 +7,7 @@ with and without --range, and the outputs are compared byte for byte; among
 them integer columns past 2^53 (CSV, and binary i64 and u64), which both
 keep exact; files joined by cat (the header again between records, no
 rows), from a file and from a pipe; columns selected twice and
-two columns of one name. Without a usable GPU the test is skipped
+two columns of one name; date, datetime and unit columns. Without a usable GPU the test is skipped
 (exit 77); --selfcheck runs without one: the CPU at one thread against the
 CPU at its default, the same bytes required. Seed: COLSTAT_SEED or
 fresh."""
@@ -109,6 +109,24 @@ def write_mixed(path, rows):
         for _ in range(rows):
             f.write(struct.pack("<idB", rng.randint(-2**31, 2**31 - 1),
                                 rng.uniform(-1e9, 1e9), rng.randrange(256)))
+
+
+def write_kinds(path, rows):
+    """Dates, datetimes with zones and fractions, numbers with units
+    (some with separators, some in another unit: invalid), and a few
+    fields of nothing: parsed on the device from the host's core."""
+    with open(path, "w") as f:
+        f.write("day,at,price,lat\n")
+        for i in range(rows):
+            y, m, d = rng.randint(1, 9999), rng.randint(1, 12), rng.randint(1, 28)
+            at = "%04d-%02d-%02dT%02d:%02d:%02d.%d%s" % (
+                y, m, d, rng.randrange(24), rng.randrange(60), rng.randrange(60),
+                rng.randrange(10**6), rng.choice(["Z", "+05:30", "-0800", ""]))
+            price = '"%s$%s"' % (rng.choice(["", "-"]), "{:,}".format(
+                rng.randrange(10**9)))
+            lat = "%d%s" % (rng.randrange(10**6), rng.choice(["ms"] * 30 + ["s"]))
+            f.write("%04d-%02d-%02d,%s,%s,%s\n" % (
+                y, m, d, at if rng.random() > 0.01 else "", price, lat))
 
 
 def write_joined(path, parts, ncols):
@@ -218,6 +236,15 @@ def main():
         for spec in ("value", "3,3", "value,2", "2-3,3", "!id", "/^v/,1"):
             ok = same(["-a", "-c", spec, dup, dup], "two columns of one name")
             passed, failed = passed + ok, failed + (not ok)
+        kinds = os.path.join(tmp, "kinds.csv")
+        write_kinds(kinds, rng.choice([1, 4097, 70001]))
+        for segment in ("", "4096", str(rng.randint(65, 9999))):
+            env = {"COLSTAT_GPU_RAW_BYTES": segment} if segment else None
+            for args in (["-a", "--thousands", ",", kinds],
+                         ["--min", "--max", "--quantiles", "0.1,0.9",
+                          "--thousands", ",", kinds]):
+                ok = same(args, "dates and units segment=%s" % segment, env)
+                passed, failed = passed + ok, failed + (not ok)
         tiny = os.path.join(tmp, "tiny.csv")
         write_tiny(tiny, 1200000 if not QUICK else 600000)
         for args in (["-a", tiny], ["--sum", "--min", "--max", tiny]):

@@ -57,6 +57,9 @@ def column(rng, kind, n):
             f = [f"{u}{v:,.2f}" for v in vals]
         else:
             f = [f"{v:.1f}{u}" for v in vals]
+        if u in ("%", " ms"):  # a unit colstat reads: answered in it
+            return f, None
+        # '$31,359.32' needs --thousands; 'kg' is no unit colstat reads
         return f, re.escape(f"(numbers with a unit '{u.strip()}')")
     if kind == "grouped":
         f = [f"{rng.randint(1000, 10**8):,}" for _ in range(n)]

@@ -327,7 +327,7 @@ static void check_quantiles(const double *v, const int32_t *corr, size_t n,
             x[m++] = (qnum){v[i], all_int ? corr[i] : 0};
     qsort(x, m, sizeof *x, cmp_value);
     for (int i = 0; i < NQ; i++) {
-        qres want = {0, 0.0, 0, {0.0, 0}};
+        qres want = {0, 0.0, 0, {0.0, 0}, 0, {0.0, 0}};
         if (m) {
             qrank rk = qlist_rank(quants[i], m);
             qnum a = x[rk.k - 1], b = rk.fnum ? x[rk.k] : a;

@@ -560,7 +560,7 @@ static void expect_quantile(buf *b, const col_summary *s, const qres *q)
 }
 
 /* Keys in sorted order: count hist invalid max mean median min missing nan
- * quantiles std sum. */
+ * quantiles std sum type. */
 static void expect_column(buf *b, unsigned what, const report_col *c,
                           const char *utf8)
 {
@@ -611,6 +611,7 @@ static void expect_column(buf *b, unsigned what, const report_col *c,
         else
             expect_double(b, s->sum, 1);
     }
+    put(b, "\ttype=s:number"); /* every column here holds numbers */
     put(b, "\n");
 }
 
@@ -687,7 +688,7 @@ START_TEST(json_fixed)
 {
     uint64_t bins[2] = {3901, 3877};
     hist h = {2, 0.01, 9.99, 0, 0, bins};
-    report_col c = {"pr\"ice\x01", 2, {0}, &h, NULL, NULL, NULL, 0};
+    report_col c = {"pr\"ice\x01", 2, {0}, &h, NULL, NULL, NULL, 0, NULL};
     c.s.count = 999000;
     c.s.missing = 1000;
     c.s.sum = 4995012.75;
@@ -697,9 +698,10 @@ START_TEST(json_fixed)
     c.s.min_row = 17;
     c.s.max = 9.99;
     c.s.max_row = 4242;
-    qres med = {1, 5.0, 0, {5.0, 0}};
-    qres qs[3] = {
-        {1, 8.99, 0, {0, 0}}, {1, INFINITY, 0, {0, 0}}, {0, 0, 0, {0, 0}}};
+    qres med = {1, 5.0, 0, {5.0, 0}, 0, {0, 0}};
+    qres qs[3] = {{1, 8.99, 0, {0, 0}, 0, {0, 0}},
+                  {1, INFINITY, 0, {0, 0}, 0, {0, 0}},
+                  {0, 0, 0, {0, 0}, 0, {0, 0}}};
     qfrac qf[3] = {{9, 1}, {99, 2}, {1, 0}};
     c.median = &med;
     c.quant = qs;
@@ -717,7 +719,8 @@ START_TEST(json_fixed)
         "  \"rows\": 1000000,\n"
         "  \"columns\": [\n"
         "    {\n"
-        "      \"name\": \"pr\\\"ice\\u0001\", \"index\": 2,\n"
+        "      \"name\": \"pr\\\"ice\\u0001\", \"index\": 2, \"type\": "
+        "\"number\",\n"
         "      \"count\": 999000, \"missing\": 1000, \"invalid\": 0, "
         "\"nan\": 0,\n"
         "      \"sum\": 4995012.75, \"mean\": 5.000012762762762, "
@@ -1022,7 +1025,7 @@ START_TEST(table_bars)
     for (int i = 0; i < 256; i++)
         bins[i] = (uint64_t)(i < 128 ? i : 255 - i) * 10;
     hist h = {256, -1, 1, 0, 3, bins};
-    report_col c = {"x", 1, {0}, &h, NULL, NULL, NULL, 0};
+    report_col c = {"x", 1, {0}, &h, NULL, NULL, NULL, 0, NULL};
     c.s.count = 1000;
     sample x = {0};
     x.cols[0] = c;

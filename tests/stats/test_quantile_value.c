@@ -85,6 +85,33 @@ static void order(qnum *a, qnum *b)
 }
 
 /* One interpolation against mpq: the value, and the integer form. */
+/* Between integer order statistics: the exact v rounded to the nearest
+ * integer, halves away from zero (floor(|v| + 1/2), v's sign), where that
+ * lies in (-2^64, 2^64). */
+static void check_near(const qres *res, const mpq_t v)
+{
+    mpz_t n, lim;
+    mpz_inits(n, lim, NULL);
+    mpz_mul_2exp(n, mpq_numref(v), 1);
+    mpz_abs(n, n);
+    mpz_add(n, n, mpq_denref(v));
+    mpz_mul_2exp(lim, mpq_denref(v), 1);
+    mpz_fdiv_q(n, n, lim);
+    if (mpq_sgn(v) < 0)
+        mpz_neg(n, n);
+    mpz_set_ui(lim, 1);
+    mpz_mul_2exp(lim, lim, 64);
+    int in_range = mpz_cmpabs(n, lim) < 0;
+    EXPECT(res->has_near == in_range, "has_near %d", res->has_near);
+    if (in_range && res->has_near) {
+        char buf[48], want[48];
+        ck_assert(qvalue_int_text(res->near, buf, sizeof buf) > 0);
+        mpz_get_str(want, 10, n);
+        EXPECT(strcmp(buf, want) == 0, "nearest %s, not %s", buf, want);
+    }
+    mpz_clears(n, lim, NULL);
+}
+
 static void check_pair(qnum a, qnum b, uint64_t fnum, uint64_t fden)
 {
     qres res;
@@ -121,6 +148,10 @@ static void check_pair(qnum a, qnum b, uint64_t fnum, uint64_t fden)
         EXPECT(strcmp(buf, want) == 0, "text %s, not %s", buf, want);
         mpq_clear(x);
     }
+    if (ints)
+        check_near(&res, v);
+    else
+        EXPECT(!res.has_near, "a nearest integer between non-integers");
     mpq_clears(qa, qb, f, v, NULL);
 }
 

@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""The exact reference of test_parse_kind: reads lines of
+'Y M D h m s us offset_minutes date_only zone' and writes, per line, the
+instant in microseconds since 1970 UTC and its ISO 8601 text as
+src/report/report.h's report_instant_text writes it ('-' when the instant falls
+outside datetime's years), from Python's datetime alone."""
+import sys
+from datetime import datetime, timedelta
+
+EPOCH = datetime(1970, 1, 1)
+
+
+def iso(dt, date_only, zone):
+    text = "%04d-%02d-%02d" % (dt.year, dt.month, dt.day)
+    if date_only:
+        return text
+    text += "T%02d:%02d:%02d" % (dt.hour, dt.minute, dt.second)
+    if dt.microsecond:
+        text += ("." + "%06d" % dt.microsecond).rstrip("0")
+    return text + ("Z" if zone else "")
+
+
+for line in sys.stdin:
+    y, mo, d, h, mi, s, us, off, date_only, zone = map(int, line.split())
+    delta = (datetime(y, mo, d, h, mi, s, us) - EPOCH) - timedelta(minutes=off)
+    micros = delta // timedelta(microseconds=1)
+    try:
+        text = iso(EPOCH + delta, date_only, zone)
+    except OverflowError:
+        text = "-"
+    print(micros, text)
