@@ -27,6 +27,7 @@
 #include "src/engine/account.h"
 #include "src/engine/jobs.h"
 #include "src/engine/tally.h"
+#include "src/stats/profile.h"
 #include "src/stats/stats.h"
 
 typedef struct backend backend;
@@ -137,9 +138,19 @@ typedef struct backend_params {
     int gpu_sharers;    /* engine_mpi.gpu_sharers */
     const engine_hooks *hooks;
     account *acc;
+    /* Profiles (src/stats/profile.h), CPU only: NULL when no column has
+     * one; else per column its kind and, for a text column, which of the
+     * row batch's keys (io/base/row_keys.h) holds its fields */
+    const col_kind *kind;
+    const int *text_key;
+    int nkeys;
 } backend_params;
 
 int backend_cpu_open(const backend_params *p, backend **out, cs_error *e);
+
+/* After finish: the CPU backend's merged profiles moved into out[0..ncols)
+ * (each the caller's to profile_free); nothing when p->kind was NULL. */
+void backend_cpu_profiles(backend *b, col_prof *out);
 
 /* --group-by on the CPU (group_cpu.c): rows by key into groups, each
  * column's statistics per group. Its groups (backend_group_table) are the

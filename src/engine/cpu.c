@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/base/row_keys.h"
 #include "src/engine/backend.h"
 #include "src/stats/value_store.h"
 
@@ -34,6 +35,7 @@ typedef struct cpu_jstate {
     value_store *keep; /* values needed at the end */
     tally *tally;      /* a pass's counts, made at the first pass */
     int tally_set;     /* reset for the current pass */
+    col_prof *prof;    /* with params.kind: per column */
 } cpu_jstate;
 
 typedef struct cpu_backend {
@@ -55,6 +57,8 @@ static void jstate_clear(const cpu_backend *c, cpu_jstate *pt)
         memset(pt->h[k].bins, 0, (size_t)pt->h[k].nbins * sizeof(uint64_t));
         pt->h[k].underflow = pt->h[k].overflow = 0;
     }
+    for (int k = 0; pt->prof && k < c->p.ncols; k++)
+        profile_clear(&pt->prof[k]);
     pt->tally_set = 0;
 }
 
@@ -64,6 +68,9 @@ static void jstate_release(const cpu_backend *c, cpu_jstate *pt)
         stats_free(&pt->st[k]);
     for (int k = 0; pt->h && k < c->p.ncols; k++)
         hist_free(&pt->h[k]);
+    for (int k = 0; pt->prof && k < c->p.ncols; k++)
+        profile_free(&pt->prof[k]);
+    free(pt->prof);
     free(pt->h);
     free(pt->st);
     vstore_free(pt->keep);
@@ -89,6 +96,12 @@ static int jstate_make(const cpu_backend *c, cpu_jstate *pt,
     }
     if (ok && c->need_values)
         ok = (pt->keep = vstore_new(p->ncols, lim)) != NULL;
+    if (ok && p->kind) {
+        int counting = (p->what & STAT_PROFILE) != 0;
+        ok = (pt->prof = calloc(n, sizeof *pt->prof)) != NULL;
+        for (int k = 0; ok && k < p->ncols; k++)
+            ok = profile_init(&pt->prof[k], counting) == 0;
+    }
     jstate_clear(c, pt);
     return ok ? 0 : -1;
 }
@@ -154,6 +167,39 @@ static int keep_batch(cpu_jstate *pt, const row_batch *c, cs_error *e)
     return CS_OK;
 }
 
+/* A text column's fields, from the row batch's keys. */
+static int profile_texts(col_prof *p, const row_keys *keys, int i, size_t n)
+{
+    for (size_t r = 0; r < n; r++) {
+        size_t at = r * (size_t)keys->nkeys + (size_t)i;
+        uint32_t len = keys->len[at];
+        const char *s = len == KEY_MISSING ? NULL : keys->text + keys->off[at];
+        if (profile_add_text(p, s, len == KEY_MISSING ? 0 : len))
+            return -1;
+    }
+    return 0;
+}
+
+static int profile_batch(const cpu_backend *cb, cpu_jstate *pt,
+                         const row_batch *c, cs_error *e)
+{
+    const backend_params *p = &cb->p;
+    if (p->nkeys && (!c->keys || c->keys->failed))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for text fields");
+    for (int k = 0; k < c->ncols; k++) {
+        int rc =
+            p->kind[k] == COL_TEXT
+                ? profile_texts(&pt->prof[k], c->keys, p->text_key[k], c->nrows)
+                : profile_add_numbers(&pt->prof[k], c->col[k],
+                                      c->has_corr[k] ? c->corr[k] : NULL,
+                                      c->nrows);
+        if (rc)
+            return cs_fail(e, CS_ENOMEM, "", 0,
+                           "out of memory counting distinct values");
+    }
+    return CS_OK;
+}
+
 static int cpu_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
     cpu_backend *cb = (cpu_backend *)b;
@@ -164,9 +210,30 @@ static int cpu_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int k = 0; pt->h && k < c->ncols; k++)
         hist_add_values(&pt->h[k], c->col[k], c->nrows);
+    if (pt->prof && profile_batch(cb, pt, c, e) != CS_OK)
+        return e->status;
     if (pt->keep && atomic_load_explicit(&cb->keeping, memory_order_relaxed))
         return keep_batch(pt, c, e);
     return CS_OK;
+}
+
+/* The run's distinct values count against --memory; past it the answer
+ * would not be exact, so it is an error (never an approximation). */
+static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, cs_error *e)
+{
+    size_t bytes = 0;
+    for (int k = 0; k < cb->p.ncols; k++) {
+        if (profile_merge(&cb->merged.prof[k], &pt->prof[k]))
+            return cs_fail(e, CS_ENOMEM, "", 0,
+                           "out of memory counting distinct values");
+        bytes += profile_bytes(&cb->merged.prof[k]);
+    }
+    if (bytes <= cb->p.memory)
+        return CS_OK;
+    return cs_fail(e, CS_EDATA, "", 0,
+                   "the distinct values counted (--distinct, --mode, --top) "
+                   "need more than --memory (%.1f MB): give a larger --memory",
+                   (double)cb->p.memory / 1e6);
 }
 
 static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
@@ -184,6 +251,8 @@ static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
         if (pt->h)
             hist_merge(&cb->merged.h[k], &pt->h[k]);
     }
+    if (pt->prof && merge_profiles(cb, pt, e) != CS_OK)
+        return e->status;
     if (!pt->keep || vstore_move(cb->merged.keep, pt->keep, e) != CS_OK)
         return e->status;
     if (vstore_dropped(cb->merged.keep)) /* past --memory: the passes re-read */
@@ -208,6 +277,15 @@ static int cpu_finish(backend *b, col_stats *out, hist *h, cs_error *e)
         c->merged.h[k].bins = NULL;
     }
     return CS_OK;
+}
+
+void backend_cpu_profiles(backend *b, col_prof *out)
+{
+    cpu_backend *c = (cpu_backend *)b;
+    for (int k = 0; c->merged.prof && k < c->p.ncols; k++) {
+        out[k] = c->merged.prof[k]; /* moved */
+        c->merged.prof[k].vals = NULL;
+    }
 }
 
 static int cpu_pass_begin(backend *b, pass_plan *p, cs_error *e)

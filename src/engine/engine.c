@@ -51,6 +51,13 @@ struct engine {
     int spill;      /* values past --memory go to a file */
     unsigned npass; /* passes run after the input */
     int reread;     /* of those, passes that read the inputs again */
+    /* profiles (src/stats/profile.h): NULL when no column has one (no
+       text column, no --distinct, --mode, --top); else per column its
+       kind, and for a text column its key among texts' */
+    col_kind *kind;
+    int *text_key;
+    col_table texts; /* the text columns, delivered as row_keys */
+    col_prof *prof;  /* the backend's, after finish */
 };
 
 /* Without --mpi: every input whole, this process alone. */
@@ -154,6 +161,12 @@ static int auto_device(engine *r, cs_error *e)
 static int choose_device(engine *r, cs_error *e)
 {
     engine_device d = r->cfg->device;
+    if (r->cfg->what & STAT_PROFILE) {
+        if (d == ENGINE_GPU ||
+            (d == ENGINE_AUTO && backend_gpu_present(&r->cfg->hooks)))
+            account_say(&r->acc, "--distinct, --mode, --top run on the host");
+        return CS_OK;
+    }
     if (r->cfg->group_by) {
         if (d == ENGINE_GPU ||
             (d == ENGINE_AUTO && backend_gpu_present(&r->cfg->hooks)))
@@ -237,15 +250,57 @@ static int learn_keys(engine *r, const col_fields *f, cs_error *e)
     return CS_OK;
 }
 
+/* Each column's kind, from the first input's sample: a field it saw
+ * text and no number in is a text column (binary records hold numbers only).
+ * States and groups carry no text yet: there every column is read as numbers,
+ * as before text columns were answered. */
+static int learn_kinds(engine *r, const input *in, cs_error *e)
+{
+    const col_table *t = &r->table;
+    size_t n = (size_t)(t->ncols ? t->ncols : 1);
+    unsigned char *text = calloc(n, 1);
+    int ntext = 0;
+    for (int k = 0; text && k < t->ncols; k++) {
+        int f = t->fields[k];
+        /* a field whose sample held some numbers stays a number column
+           (its other texts invalid), as before text columns were answered;
+           so does every column unless a profile is asked (for now: the
+           suites read -c's all-invalid columns as numbers) */
+        text[k] = !in->spec && f < in->nfields && in->numeric[f] == CSV_TEXT &&
+                  !r->cfg->no_text && !r->cfg->group_by &&
+                  (!in->why || !in->why[f].numbers) &&
+                  (r->cfg->what & STAT_PROFILE);
+        ntext += text[k];
+    }
+    if (text && !ntext && !(r->cfg->what & STAT_PROFILE)) {
+        free(text);
+        return CS_OK;
+    }
+    r->kind = calloc(n, sizeof *r->kind);
+    r->text_key = malloc(n * sizeof *r->text_key);
+    if (!text || !r->kind || !r->text_key) {
+        free(text);
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    for (int k = 0, i = 0; k < t->ncols; k++) {
+        r->kind[k] = text[k] ? COL_TEXT : COL_NUMBER;
+        r->text_key[k] = text[k] ? i++ : -1;
+    }
+    int rc = columns_subset(&r->texts, t, text, e);
+    free(text);
+    return rc;
+}
+
 static int learn_columns(engine *r, const input *in, cs_error *e)
 {
     if (!in)
         return all_empty(r, e);
     col_fields f = {in->names, in->numeric,      in->nfields, in->named,
-                    in->name,  in->spec != NULL, in->why};
+                    in->name,  in->spec != NULL, in->why,     0};
+    f.with_text = r->cfg->text_columns && !r->cfg->no_text && !in->spec;
     if (columns_learn(&r->table, r->cfg->columns, &f, e) != CS_OK ||
         (r->cfg->group_by && learn_keys(r, &f, e) != CS_OK) ||
-        why_left(r, in, e) != CS_OK)
+        why_left(r, in, e) != CS_OK || learn_kinds(r, in, e) != CS_OK)
         return e->status;
     char why[256];
     hint_no_numbers(in, why, sizeof why);
@@ -379,10 +434,16 @@ static int start_backend(engine *r, cs_error *e)
                         .tmpdir = cfg->tmpdir,
                         .gpu_sharers = r->mpi->gpu_sharers,
                         .hooks = &cfg->hooks,
-                        .acc = &r->acc};
+                        .acc = &r->acc,
+                        .kind = r->kind,
+                        .text_key = r->text_key,
+                        .nkeys = r->texts.ncols};
     if (cfg->group_by)
         return backend_group_open(&p, &r->be, e);
-    if (r->use_gpu && r->table.ncols > 0) {
+    if (r->use_gpu && r->kind)
+        account_say(&r->acc, "GPU not used: text columns are answered on "
+                             "the host");
+    else if (r->use_gpu && r->table.ncols > 0) {
         cs_error why = {0};
         if (backend_gpu_open(&p, r->opener, &r->be, &why) == CS_OK)
             return CS_OK;
@@ -442,7 +503,8 @@ static int feed_all(engine *r, input *in, cs_error *e)
     while (in && rc == CS_OK) {
         if (!input_empty(in) && !in->none &&
             input_map(in, &r->table, e) == CS_OK &&
-            (!r->cfg->group_by || input_map_keys(in, &r->keys, e) == CS_OK))
+            (!r->cfg->group_by || input_map_keys(in, &r->keys, e) == CS_OK) &&
+            (!r->texts.ncols || input_map_keys(in, &r->texts, e) == CS_OK))
             feed_input(&r->fd, in, e);
         if (e->status == CS_OK)
             say_decoded(r, in);
@@ -696,7 +758,39 @@ static int finish(engine *r, engine_result *out, cs_error *e)
     out->nheld = n;
     for (int k = 0; k < n; k++)
         stats_init(&out->held_st[k]);
-    return r->be->ops->finish(r->be, out->held_st, out->held_h, e);
+    if (r->be->ops->finish(r->be, out->held_st, out->held_h, e) != CS_OK ||
+        !r->kind)
+        return e->status;
+    r->prof = calloc(k1, sizeof *r->prof);
+    if (!r->prof)
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    backend_cpu_profiles(r->be, r->prof);
+    return CS_OK;
+}
+
+/* The profiles as the report shows them: a number column's values as
+ * its other statistics are (exact integers in an integer column). */
+static int take_profiles(engine *r, engine_result *out, cs_error *e)
+{
+    if (!r->prof)
+        return CS_OK;
+    size_t n = (size_t)(out->nheld ? out->nheld : 1);
+    if (!(out->held_prof = calloc(n, sizeof *out->held_prof)))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    size_t top = (r->cfg->what & STAT_TOP) ? r->cfg->top : 1;
+    for (int k = 0; k < out->nheld; k++) {
+        col_summary s;
+        stats_finalize(&out->held_st[k], &s);
+        if (profile_finalize(&r->prof[k], r->kind[k] == COL_TEXT, s.is_int, top,
+                             &out->held_prof[k]))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    for (int k = 0; k < out->ncols; k++) {
+        engine_column *c = &out->cols[k];
+        c->kind = r->kind[c->held];
+        c->prof = &out->held_prof[c->held];
+    }
+    return CS_OK;
 }
 
 /* --group-by: the groups, in order, with their quantiles and
@@ -719,7 +813,7 @@ static int note_invalid(engine *r, engine_result *res, cs_error *e)
         uint64_t line;
         const char *text;
         const char *file = jobs_first_invalid(r->js, r->order[i], &line, &text);
-        if (!c->st->invalid || !file)
+        if (!c->st->invalid || !file || c->kind == COL_TEXT)
             continue;
         c->invalid_line = line;
         if (!(c->invalid_file = strdup(file)) ||
@@ -836,8 +930,14 @@ void engine_close(engine *r)
     if (r->be)
         r->be->ops->close(r->be);
     backend_gpu_opener_free(r->opener);
+    for (int k = 0; r->prof && k < r->table.ncols; k++)
+        profile_free(&r->prof[k]);
+    free(r->prof);
     columns_free(&r->table);
     columns_free(&r->keys);
+    columns_free(&r->texts);
+    free(r->kind);
+    free(r->text_key);
     for (int k = 0; r->left && k < r->nleft; k++) {
         free(r->left[k].label);
         free(r->left[k].why);
@@ -936,6 +1036,8 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         rc = select_values(r, out, e);
     if (rc == CS_OK)
         rc = take_columns(r, out, e);
+    if (rc == CS_OK)
+        rc = take_profiles(r, out, e);
     if (rc == CS_OK && cfg->group_by)
         rc = take_groups(r, out, e);
     account_progress_end(&r->acc); /* passes that read the input again */
@@ -991,7 +1093,10 @@ void engine_result_free(engine_result *res)
     for (int k = 0; k < res->nheld; k++) {
         stats_free(&res->held_st[k]);
         hist_free(&res->held_h[k]);
+        if (res->held_prof)
+            profile_summary_free(&res->held_prof[k]);
     }
+    free(res->held_prof);
     for (int k = 0; res->left && k < res->nleft; k++) {
         free(res->left[k].label);
         free(res->left[k].why);

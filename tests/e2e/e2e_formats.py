@@ -214,7 +214,7 @@ def test_json_contract(suite):
     # Keys not asked for are absent.
     doc = parse_json(ok_run(suite, [p, "--json", "--max", "-c", "e"]))
     c = doc["columns"][0]
-    suite.check(set(c) == {"name", "index", "missing", "invalid", "nan", "max"},
+    suite.check(set(c) == {"name", "index", "type", "missing", "invalid", "nan", "max"},
                 "--max: only max besides the always-present keys", sorted(c))
     # -inf and both infinities.
     q = suite.path("inf.csv")

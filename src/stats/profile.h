@@ -1,0 +1,73 @@
+/* A column's profile: what --distinct, --mode and --top K count, and what
+ * a text column shows (how many fields hold text, how many are missing,
+ * their shortest and longest length). Exact: every distinct value is
+ * counted (vcount.h); merged in any order, finalized once.
+ *
+ * Values: a text by its bytes after CSV unquoting; a number by the value
+ * colstat reads (the nearest double, and in an integer column the exact
+ * integer: stats.h's d + r), -0 and 0 one value. NaN enters no
+ * statistic, so it is no value here either. */
+#ifndef COLSTAT_SRC_STATS_PROFILE_H
+#define COLSTAT_SRC_STATS_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vcount.h"
+
+typedef struct col_prof {
+    uint64_t count, missing;   /* text: fields with text, and without */
+    uint64_t len_min, len_max; /* text: characters (profile_length) */
+    vcount *vals;              /* NULL: values not counted */
+} col_prof;
+
+/* counting: values are counted (--distinct, --mode, --top). Returns 0,
+ * or -1 when out of memory. */
+int profile_init(col_prof *p, int counting);
+void profile_free(col_prof *p);
+void profile_clear(col_prof *p);
+
+/* The length of a text in characters of UTF-8 (RFC 3629), or in bytes
+ * when it is not well-formed UTF-8. */
+uint64_t profile_length(const char *s, size_t n);
+
+/* A text field (s NULL: missing). Returns 0, or -1 out of memory. */
+int profile_add_text(col_prof *p, const char *s, size_t n);
+/* Numbers v[0, n) with corrections corr (NULL: all 0), NaN skipped. */
+int profile_add_numbers(col_prof *p, const double *v, const int32_t *corr,
+                        size_t n);
+int profile_merge(col_prof *dst, const col_prof *src); /* -1: no memory */
+size_t profile_bytes(const col_prof *p);               /* memory held */
+
+/* A value with its count: a text's bytes, or a number d + r (r 0 unless
+ * the column is an integer column). */
+typedef struct prof_value {
+    const char *text;
+    size_t len;
+    double d;
+    int32_t r;
+    uint64_t count;
+} prof_value;
+
+/* What a report shows. top holds the ntop most frequent values, most
+ * frequent first, ties by the smaller value (numbers by value, texts
+ * bytewise); top[0] is the mode. */
+typedef struct prof_summary {
+    int text;
+    uint64_t count, missing, len_min, len_max;
+    int counted; /* distinct and top are known */
+    uint64_t distinct;
+    size_t ntop;
+    prof_value *top;
+    vcount *own; /* what top's texts point into */
+} prof_summary;
+
+/* is_text: p profiles a text column; all_int: a number column reported as
+ * integers (col_summary.is_int): else numbers that are one double are one
+ * value. k: the values wanted in top (at least 1 when counting). p's
+ * values may be consumed. Returns 0, or -1 when out of memory. */
+int profile_finalize(col_prof *p, int is_text, int all_int, size_t k,
+                     prof_summary *out);
+void profile_summary_free(prof_summary *s);
+
+#endif
