@@ -364,6 +364,7 @@ static int flag_option(options *o, int c, unsigned *what)
     for (size_t i = 0; i < sizeof stat_flags / sizeof stat_flags[0]; i++)
         if (stat_flags[i].c == c) {
             *what |= stat_flags[i].bit;
+            o->cfg.text_columns |= c == 'a'; /* every kind of column */
             return 1;
         }
     switch (c) {

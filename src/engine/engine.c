@@ -263,13 +263,10 @@ static int learn_kinds(engine *r, const input *in, cs_error *e)
     for (int k = 0; text && k < t->ncols; k++) {
         int f = t->fields[k];
         /* a field whose sample held some numbers stays a number column
-           (its other texts invalid), as before text columns were answered;
-           so does every column unless a profile is asked (for now: the
-           suites read -c's all-invalid columns as numbers) */
+           (its other texts invalid), as before text columns were answered */
         text[k] = !in->spec && f < in->nfields && in->numeric[f] == CSV_TEXT &&
                   !r->cfg->no_text && !r->cfg->group_by &&
-                  (!in->why || !in->why[f].numbers) &&
-                  (r->cfg->what & STAT_PROFILE);
+                  (!in->why || !in->why[f].numbers);
         ntext += text[k];
     }
     if (text && !ntext && !(r->cfg->what & STAT_PROFILE)) {
