@@ -282,6 +282,9 @@ static int learn_kinds(engine *r, const input *in, cs_error *e)
     for (int k = 0, i = 0; k < t->ncols; k++) {
         r->kind[k] = text[k] ? COL_TEXT : COL_NUMBER;
         r->text_key[k] = text[k] ? i++ : -1;
+        if (text[k])
+            account_say(&r->acc, "column %s: text (the sample saw no number)",
+                        t->labels[k]);
     }
     int rc = columns_subset(&r->texts, t, text, e);
     free(text);
