@@ -152,6 +152,17 @@ int backend_cpu_open(const backend_params *p, backend **out, cs_error *e);
  * (each the caller's to profile_free); nothing when p->kind was NULL. */
 void backend_cpu_profiles(backend *b, col_prof *out);
 
+/* Past --memory (a file: it can be read again) the distinct values are
+ * counted by partitions of their hashes, a pass over the inputs each:
+ * whether the first reading passed it; a pass over partition part of
+ * nparts begun (nparts 0: no more passes); after the pass, whether it
+ * passed --memory too (the partition is then split) and the merged
+ * profiles ([ncols]) whose values are the partition's. */
+int backend_cpu_profiles_over(backend *b);
+int backend_cpu_profile_pass(backend *b, uint32_t part, uint32_t nparts,
+                             cs_error *e);
+int backend_cpu_profile_pass_end(backend *b, col_prof **merged);
+
 /* --group-by on the CPU (group_cpu.c): rows by key into groups, each
  * column's statistics per group. Its groups (backend_group_table) are the
  * caller's to move out after finish; there are no passes. */

@@ -44,7 +44,14 @@ typedef struct cpu_backend {
     int need_values;
     cpu_jstate merged;  /* the merged state; run.keep within --memory */
     atomic_int keeping; /* workers still keep values */
-    pass_plan *plan;    /* the pass being counted, or NULL */
+    /* the distinct values: workers count them (until they pass --memory);
+       they passed it on the first reading; a pass over one partition of
+       them (pparts > 0) is being counted, and passed it too */
+    atomic_int counting;
+    int prof_over;
+    uint32_t ppart, pparts;
+    int pass_over;
+    pass_plan *plan; /* the pass being counted, or NULL */
 } cpu_backend;
 
 static void jstate_clear(const cpu_backend *c, cpu_jstate *pt)
@@ -186,13 +193,20 @@ static int profile_batch(const cpu_backend *cb, cpu_jstate *pt,
     const backend_params *p = &cb->p;
     if (p->nkeys && (!c->keys || c->keys->failed))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for text fields");
+    int counting = atomic_load_explicit(&((cpu_backend *)cb)->counting,
+                                        memory_order_relaxed);
     for (int k = 0; k < c->ncols; k++) {
-        int rc =
-            p->kind[k] == COL_TEXT
-                ? profile_texts(&pt->prof[k], c->keys, p->text_key[k], c->nrows)
-                : profile_add_numbers(&pt->prof[k], c->col[k],
-                                      c->has_corr[k] ? c->corr[k] : NULL,
-                                      c->nrows);
+        col_prof *q = &pt->prof[k];
+        vcount *vals = q->vals;
+        if (!counting) /* past --memory: the passes count them */
+            q->vals = NULL;
+        profile_partition(q, cb->ppart, cb->pparts);
+        int rc = p->kind[k] == COL_TEXT
+                     ? profile_texts(q, c->keys, p->text_key[k], c->nrows)
+                     : profile_add_numbers(q, c->col[k],
+                                           c->has_corr[k] ? c->corr[k] : NULL,
+                                           c->nrows);
+        q->vals = vals;
         if (rc)
             return cs_fail(e, CS_ENOMEM, "", 0,
                            "out of memory counting distinct values");
@@ -206,6 +220,8 @@ static int cpu_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
     cpu_jstate *pt = j->jstate;
     if (cb->plan)
         return count_batch(cb, pt, c, e);
+    if (cb->pparts)
+        return profile_batch(cb, pt, c, e);
     if (reduce(c, j->rows + 1, pt->st, cb->p.what))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int k = 0; pt->h && k < c->ncols; k++)
@@ -217,23 +233,57 @@ static int cpu_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
     return CS_OK;
 }
 
-/* The run's distinct values count against --memory; past it the answer
- * would not be exact, so it is an error (never an approximation). */
+/* The merged values freed and begun anew, empty. */
+static int drop_values(cpu_backend *cb, cs_error *e)
+{
+    for (int k = 0; k < cb->p.ncols; k++) {
+        col_prof *q = &cb->merged.prof[k];
+        int had = q->vals != NULL || (cb->p.what & STAT_PROFILE);
+        vcount_free(q->vals);
+        q->vals = NULL;
+        if (had && !(q->vals = vcount_new()))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    return CS_OK;
+}
+
+/* The run's distinct values count against --memory. Past it they are
+ * counted again by partitions, a pass over the input each (the engine's
+ * profile passes); a stream, which cannot be read again, is an error
+ * (never an approximation). */
 static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, cs_error *e)
 {
     size_t bytes = 0;
+    int values = !cb->prof_over || cb->pparts;
     for (int k = 0; k < cb->p.ncols; k++) {
-        if (profile_merge(&cb->merged.prof[k], &pt->prof[k]))
+        col_prof *q = &cb->merged.prof[k];
+        int rc = cb->pparts ? profile_merge_values(q, &pt->prof[k]) : 0;
+        if (!cb->pparts) {
+            vcount *vals = pt->prof[k].vals;
+            if (!values)
+                pt->prof[k].vals = NULL;
+            rc = profile_merge(q, &pt->prof[k]);
+            pt->prof[k].vals = vals;
+        }
+        if (rc)
             return cs_fail(e, CS_ENOMEM, "", 0,
                            "out of memory counting distinct values");
-        bytes += profile_bytes(&cb->merged.prof[k]);
+        bytes += profile_bytes(q);
     }
-    if (bytes <= cb->p.memory)
+    if (bytes <= cb->p.memory || !values)
         return CS_OK;
-    return cs_fail(e, CS_EDATA, "", 0,
-                   "the distinct values counted (--distinct, --mode, --top) "
-                   "need more than --memory (%.1f MB): give a larger --memory",
-                   (double)cb->p.memory / 1e6);
+    if (cb->p.spill && !cb->pparts)
+        return cs_fail(e, CS_EDATA, "", 0,
+                       "the distinct values counted (--distinct, --mode, "
+                       "--top) need more than --memory (%.1f MB), and the "
+                       "input cannot be read again: give a larger --memory",
+                       (double)cb->p.memory / 1e6);
+    atomic_store(&cb->counting, 0);
+    if (cb->pparts)
+        cb->pass_over = 1;
+    else
+        cb->prof_over = 1;
+    return drop_values(cb, e);
 }
 
 static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
@@ -245,6 +295,8 @@ static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
         return e->status;
     if (cb->plan)
         return pt->tally_set ? tally_add(pt->tally, e) : CS_OK;
+    if (cb->pparts)
+        return merge_profiles(cb, pt, e);
     for (int k = 0; k < cb->p.ncols; k++) {
         if (stats_merge(&cb->merged.st[k], &pt->st[k], first_row - 1))
             return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
@@ -286,6 +338,29 @@ void backend_cpu_profiles(backend *b, col_prof *out)
         out[k] = c->merged.prof[k]; /* moved */
         c->merged.prof[k].vals = NULL;
     }
+}
+
+int backend_cpu_profiles_over(backend *b)
+{
+    return ((cpu_backend *)b)->prof_over;
+}
+
+int backend_cpu_profile_pass(backend *b, uint32_t part, uint32_t nparts,
+                             cs_error *e)
+{
+    cpu_backend *c = (cpu_backend *)b;
+    c->ppart = part;
+    c->pparts = nparts;
+    c->pass_over = 0;
+    atomic_store(&c->counting, 1);
+    return nparts ? drop_values(c, e) : CS_OK;
+}
+
+int backend_cpu_profile_pass_end(backend *b, col_prof **merged)
+{
+    cpu_backend *c = (cpu_backend *)b;
+    *merged = c->merged.prof;
+    return c->pass_over;
 }
 
 static int cpu_pass_begin(backend *b, pass_plan *p, cs_error *e)
@@ -361,6 +436,7 @@ int backend_cpu_open(const backend_params *p, backend **out, cs_error *e)
     c->p = *p;
     c->need_values = stats_need_values(p->what, p->have_range);
     atomic_init(&c->keeping, 1);
+    atomic_init(&c->counting, 1);
     size_t rows = CPU_BATCH_VALUES / (size_t)(p->ncols ? p->ncols : 1);
     rows = rows > CPU_BATCH_ROWS       ? CPU_BATCH_ROWS
            : rows < CPU_BATCH_MIN_ROWS ? CPU_BATCH_MIN_ROWS

@@ -529,7 +529,8 @@ static int refeed(engine *r, cs_error *e)
         if (open_named(r, i, r->be->block_bytes, 0, &in, e) != CS_OK)
             break;
         if (!input_empty(in) && !in->none &&
-            input_map(in, &r->table, e) == CS_OK)
+            input_map(in, &r->table, e) == CS_OK &&
+            (!r->texts.ncols || input_map_keys(in, &r->texts, e) == CS_OK))
             feed_input(&r->fd, in, e);
         input_release(in);
     }
@@ -745,6 +746,86 @@ static int take_columns(engine *r, engine_result *out, cs_error *e)
     return e->status;
 }
 
+/* One partition's pass: its values read again and counted; *over when
+ * they passed --memory too. */
+static int profile_part(engine *r, engine_result *out, uint32_t part,
+                        uint32_t nparts, int *over, cs_error *e)
+{
+    size_t top = (r->cfg->what & STAT_TOP) ? r->cfg->top : 1;
+    if (backend_cpu_profile_pass(r->be, part, nparts, e) != CS_OK ||
+        refeed(r, e) != CS_OK)
+        return e->status;
+    r->npass++;
+    r->reread++;
+    col_prof *m;
+    if ((*over = backend_cpu_profile_pass_end(r->be, &m)) != 0)
+        return CS_OK;
+    for (int k = 0; k < r->table.ncols; k++) {
+        col_summary s;
+        stats_finalize(&out->held_st[k], &s);
+        if (r->prof[k].vals &&
+            profile_take_part(&r->prof[k], &m[k], r->kind[k] == COL_TEXT,
+                              s.is_int, top))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    return CS_OK;
+}
+
+/* The distinct values past --memory: counted by partitions of their
+ * hashes, each within --memory, a pass over the inputs each; a partition
+ * that does not fit is split in two (the hash modulo twice as many).
+ * Each value is in one partition, so the distinct counts add up, and the
+ * k most frequent of all are among the partitions' k most frequent. */
+#define PROFILE_FIRST_PARTS 4u
+#define PROFILE_MAX_PARTS (1u << 20)
+
+static int profile_passes(engine *r, engine_result *out, cs_error *e)
+{
+    size_t cap = 2 * PROFILE_FIRST_PARTS, n = 0;
+    uint32_t(*work)[2] = malloc(cap * sizeof *work);
+    if (!work)
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    for (uint32_t i = PROFILE_FIRST_PARTS; i-- > 0;) {
+        work[n][0] = i;
+        work[n++][1] = PROFILE_FIRST_PARTS;
+    }
+    account_say(&r->acc, "distinct values past --memory: counted by "
+                         "partitions, a pass over the input each");
+    int rc = CS_OK;
+    while (rc == CS_OK && n > 0) {
+        uint32_t part = work[n - 1][0], nparts = work[--n][1];
+        int over = 0;
+        rc = profile_part(r, out, part, nparts, &over, e);
+        if (rc != CS_OK || !over)
+            continue;
+        if (nparts >= PROFILE_MAX_PARTS) {
+            rc = cs_fail(e, CS_EDATA, "", 0,
+                         "the distinct values counted (--distinct, --mode, "
+                         "--top) do not fit --memory even split %u ways: "
+                         "give a larger --memory",
+                         nparts);
+            break;
+        }
+        if (n + 2 > cap) {
+            uint32_t(*w)[2] = realloc(work, 2 * cap * sizeof *work);
+            if (!w) {
+                rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+                break;
+            }
+            work = w;
+            cap *= 2;
+        }
+        work[n][0] = part + nparts;
+        work[n++][1] = 2 * nparts;
+        work[n][0] = part;
+        work[n++][1] = 2 * nparts;
+    }
+    free(work);
+    cs_error ignored = {0};
+    backend_cpu_profile_pass(r->be, 0, 0, &ignored);
+    return rc;
+}
+
 static int finish(engine *r, engine_result *out, cs_error *e)
 {
     int n = r->table.ncols;
@@ -765,7 +846,7 @@ static int finish(engine *r, engine_result *out, cs_error *e)
     if (!r->prof)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     backend_cpu_profiles(r->be, r->prof);
-    return CS_OK;
+    return backend_cpu_profiles_over(r->be) ? profile_passes(r, out, e) : CS_OK;
 }
 
 /* The profiles as the report shows them: a number column's values as

@@ -74,6 +74,13 @@ uint64_t profile_length(const char *str, size_t n)
     return chars;
 }
 
+/* Whether a value of hash h is in p's partition: the high half of the
+ * hash, so that the table's slots (its low bits) stay spread. */
+static int in_part(const col_prof *p, uint64_t h)
+{
+    return !p->nparts || (h >> 32) % p->nparts == p->part;
+}
+
 int profile_add_text(col_prof *p, const char *s, size_t n)
 {
     if (!s) {
@@ -86,7 +93,9 @@ int profile_add_text(col_prof *p, const char *s, size_t n)
         p->len_min = len;
     if (len > p->len_max)
         p->len_max = len;
-    return p->vals ? vcount_add(p->vals, s, n, 1) : 0;
+    if (!p->vals || !in_part(p, vcount_hash(s, n)))
+        return 0;
+    return vcount_add(p->vals, s, n, 1);
 }
 
 static void num_key(unsigned char *key, double d, int32_t r)
@@ -113,6 +122,10 @@ int profile_add_numbers(col_prof *p, const double *v, const int32_t *corr,
         if (isnan(v[i]))
             continue;
         num_key(key, v[i], corr ? corr[i] : 0);
+        /* by the double alone: one double's integers share a partition,
+           where a column of doubles makes them one value */
+        if (p->nparts && !in_part(p, vcount_hash(key, 8)))
+            continue;
         if (vcount_add(p->vals, key, NUM_KEY, 1))
             return -1;
     }
@@ -130,6 +143,17 @@ int profile_merge(col_prof *dst, const col_prof *src)
     if (dst->vals && src->vals)
         return vcount_merge(dst->vals, src->vals);
     return 0;
+}
+
+int profile_merge_values(col_prof *dst, const col_prof *src)
+{
+    return dst->vals && src->vals ? vcount_merge(dst->vals, src->vals) : 0;
+}
+
+void profile_partition(col_prof *p, uint32_t part, uint32_t nparts)
+{
+    p->part = part;
+    p->nparts = nparts;
 }
 
 size_t profile_bytes(const col_prof *p)
@@ -218,6 +242,31 @@ static int pick_top(const vcount *t, int is_text, size_t k, prof_summary *out)
     return 0;
 }
 
+int profile_take_part(col_prof *dst, col_prof *part, int is_text, int all_int,
+                      size_t k)
+{
+    prof_summary s;
+    col_prof tmp = {0};
+    tmp.vals = part->vals;
+    part->vals = NULL; /* consumed: the caller makes it anew */
+    int rc = profile_finalize(&tmp, is_text, all_int, k, &s);
+    dst->parted = 1;
+    dst->parted_distinct += s.distinct;
+    unsigned char key[NUM_KEY];
+    for (size_t i = 0; rc == 0 && i < s.ntop; i++) {
+        const prof_value *v = &s.top[i];
+        if (is_text) {
+            rc = vcount_add(dst->vals, v->text, v->len, v->count);
+        } else {
+            num_key(key, v->d, v->r);
+            rc = vcount_add(dst->vals, key, NUM_KEY, v->count);
+        }
+    }
+    profile_summary_free(&s);
+    vcount_free(tmp.vals);
+    return rc;
+}
+
 int profile_finalize(col_prof *p, int is_text, int all_int, size_t k,
                      prof_summary *out)
 {
@@ -236,7 +285,7 @@ int profile_finalize(col_prof *p, int is_text, int all_int, size_t k,
     } else if (!(out->own = by_double(p->vals))) {
         return -1;
     }
-    out->distinct = vcount_size(out->own);
+    out->distinct = p->parted ? p->parted_distinct : vcount_size(out->own);
     return pick_top(out->own, is_text, k, out);
 }
 

@@ -19,6 +19,13 @@ typedef struct col_prof {
     uint64_t count, missing;   /* text: fields with text, and without */
     uint64_t len_min, len_max; /* text: characters (profile_length) */
     vcount *vals;              /* NULL: values not counted */
+    /* a pass over one partition of the values (their hash's high half
+       modulo nparts is part; nparts 0: every value) */
+    uint32_t part, nparts;
+    /* the values counted by partitions (profile_take_part): their distinct
+       count, and vals holds each partition's top values */
+    int parted;
+    uint64_t parted_distinct;
 } col_prof;
 
 /* counting: values are counted (--distinct, --mode, --top). Returns 0,
@@ -37,7 +44,17 @@ int profile_add_text(col_prof *p, const char *s, size_t n);
 int profile_add_numbers(col_prof *p, const double *v, const int32_t *corr,
                         size_t n);
 int profile_merge(col_prof *dst, const col_prof *src); /* -1: no memory */
-size_t profile_bytes(const col_prof *p);               /* memory held */
+/* src's values alone (a partition's pass: the counts are known). */
+int profile_merge_values(col_prof *dst, const col_prof *src);
+/* Counting one partition of the values from now on (nparts 0: all). */
+void profile_partition(col_prof *p, uint32_t part, uint32_t nparts);
+/* A partition's values (part, whose values it may consume) into dst:
+ * their distinct count, and its k most frequent, which hold every one of
+ * the k most frequent of all that is in the partition. is_text, all_int
+ * as profile_finalize's. Returns 0, or -1 when out of memory. */
+int profile_take_part(col_prof *dst, col_prof *part, int is_text, int all_int,
+                      size_t k);
+size_t profile_bytes(const col_prof *p); /* memory held */
 
 /* A value with its count: a text's bytes, or a number d + r (r 0 unless
  * the column is an integer column). */

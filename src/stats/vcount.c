@@ -145,6 +145,11 @@ int vcount_add(vcount *t, const void *key, size_t len, uint64_t n)
     return add_hashed(t, hash_bytes(key, len), key, len, n);
 }
 
+uint64_t vcount_hash(const void *key, size_t len)
+{
+    return hash_bytes(key, len);
+}
+
 int vcount_merge(vcount *dst, const vcount *src)
 {
     for (size_t i = 0; i < src->n; i++) {

@@ -21,6 +21,9 @@ int vcount_add(vcount *t, const void *key, size_t len, uint64_t n);
  * of src's counts: the caller gives up). */
 int vcount_merge(vcount *dst, const vcount *src);
 
+/* The hash of key[0, len) the table uses (its low bits pick a slot). */
+uint64_t vcount_hash(const void *key, size_t len);
+
 size_t vcount_size(const vcount *t);  /* distinct values */
 size_t vcount_bytes(const vcount *t); /* memory it holds */
 
