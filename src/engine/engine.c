@@ -56,8 +56,10 @@ struct engine {
        kind, and for a text column its key among texts' */
     col_kind *kind;
     int *text_key;
-    col_table texts; /* the text columns, delivered as row_keys */
-    col_prof *prof;  /* the backend's, after finish */
+    col_table texts;          /* the text columns, delivered as row_keys */
+    col_prof *prof;           /* the backend's, after finish */
+    unsigned char *text_cols; /* per column: a text column (--strict's
+                                 exemption) */
 };
 
 /* Without --mpi: every input whole, this process alone. */
@@ -286,9 +288,9 @@ static int learn_kinds(engine *r, const input *in, cs_error *e)
             account_say(&r->acc, "column %s: text (the sample saw no number)",
                         t->labels[k]);
     }
-    int rc = columns_subset(&r->texts, t, text, e);
-    free(text);
-    return rc;
+    r->text_cols = text; /* --strict: a text field is no invalid number */
+    r->strict.exempt = text;
+    return columns_subset(&r->texts, t, text, e);
 }
 
 static int learn_columns(engine *r, const input *in, cs_error *e)
@@ -1019,6 +1021,7 @@ void engine_close(engine *r)
     columns_free(&r->texts);
     free(r->kind);
     free(r->text_key);
+    free(r->text_cols);
     for (int k = 0; r->left && k < r->nleft; k++) {
         free(r->left[k].label);
         free(r->left[k].why);

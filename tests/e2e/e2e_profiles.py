@@ -220,7 +220,21 @@ def test_default_unchanged(s):
             "-c with --distinct answers text columns", out.decode())
 
 
+def test_strict(s):
+    """--strict stops at an invalid number, and a text column has none."""
+    with open(s.path("s.csv"), "wb") as f:
+        f.write(b"host,v\nGET,1\nPOST,2\n")
+    rc, out, err = s.run(["--json", "--strict", "-c", "host,v", s.path("s.csv")])
+    s.check(rc == 0 and json.loads(out)["columns"][0]["count"] == 2,
+            "--strict passes a text column", err)
+    with open(s.path("s2.csv"), "wb") as f:
+        f.write(b"host,v\nGET,1\nPOST,x\n")
+    rc, out, err = s.run(["--json", "--strict", "-c", "host,v", s.path("s2.csv")])
+    s.check(rc == 1 and "'x' is not a number" in err and not out,
+            "--strict stops at a number column's invalid field", err)
+
+
 if __name__ == "__main__":
     Suite("e2e_profiles", sys.argv).run_tests(
         [test_paths, test_memory, test_partitions, test_refused,
-         test_default_unchanged])
+         test_default_unchanged, test_strict])

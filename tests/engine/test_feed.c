@@ -558,7 +558,7 @@ START_TEST(first_error_in_input_order)
     account acc;
     account_init(&acc, &sink, 0, 0);
     static const char *const labels[] = {"'a'", "'b'", "'c'"};
-    csv_strict strict = {NCOLS, labels};
+    csv_strict strict = {NCOLS, labels, NULL};
     jobs *js = NULL;
     cs_error e = {0};
     jobs_params jp = {&f->base, 2, NCOLS, NULL, &strict, &acc};
