@@ -162,6 +162,11 @@ int backend_cpu_profiles_over(backend *b);
 int backend_cpu_profile_pass(backend *b, uint32_t part, uint32_t nparts,
                              cs_error *e);
 int backend_cpu_profile_pass_end(backend *b, col_prof **merged);
+/* A stream past --memory: its values went to a temporary file instead,
+ * and a partition's pass reads that file, not the inputs. */
+int backend_cpu_profiles_spilled(backend *b);
+int backend_cpu_profile_spill_pass(backend *b, uint32_t part, uint32_t nparts,
+                                   cs_error *e);
 
 /* --group-by on the CPU (group_cpu.c): rows by key into groups, each
  * column's statistics per group. Its groups (backend_group_table) are the

@@ -11,6 +11,7 @@
 
 #include "io/base/row_keys.h"
 #include "src/engine/backend.h"
+#include "src/stats/prof_spill.h"
 #include "src/stats/value_store.h"
 
 /* Bytes per job: enough that per-job costs vanish, few enough per thread
@@ -51,7 +52,8 @@ typedef struct cpu_backend {
     int prof_over;
     uint32_t ppart, pparts;
     int pass_over;
-    pass_plan *plan; /* the pass being counted, or NULL */
+    prof_spill *pspill; /* a stream's values past --memory */
+    pass_plan *plan;    /* the pass being counted, or NULL */
 } cpu_backend;
 
 static void jstate_clear(const cpu_backend *c, cpu_jstate *pt)
@@ -247,6 +249,21 @@ static int drop_values(cpu_backend *cb, cs_error *e)
     return CS_OK;
 }
 
+/* Past --memory on a stream (it cannot be read again): the merged values
+ * and every job's from now on go to a temporary file, which the passes
+ * over partitions read instead of the input. */
+static int spill_values(cpu_backend *cb, cs_error *e)
+{
+    if (!cb->pspill && prof_spill_open(&cb->pspill, cb->p.tmpdir, e) != CS_OK)
+        return e->status;
+    for (int k = 0; k < cb->p.ncols; k++)
+        if (cb->merged.prof[k].vals &&
+            prof_spill_put(cb->pspill, k, cb->merged.prof[k].vals, e) != CS_OK)
+            return e->status;
+    cb->prof_over = 1;
+    return drop_values(cb, e);
+}
+
 /* The run's distinct values count against --memory. Past it they are
  * counted again by partitions, a pass over the input each (the engine's
  * profile passes); a stream, which cannot be read again, is an error
@@ -264,6 +281,9 @@ static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, cs_error *e)
                 pt->prof[k].vals = NULL;
             rc = profile_merge(q, &pt->prof[k]);
             pt->prof[k].vals = vals;
+            if (!rc && !values && cb->pspill && vals &&
+                prof_spill_put(cb->pspill, k, vals, e) != CS_OK)
+                return e->status;
         }
         if (rc)
             return cs_fail(e, CS_ENOMEM, "", 0,
@@ -272,12 +292,8 @@ static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, cs_error *e)
     }
     if (bytes <= cb->p.memory || !values)
         return CS_OK;
-    if (cb->p.spill && !cb->pparts)
-        return cs_fail(e, CS_EDATA, "", 0,
-                       "the distinct values counted (--distinct, --mode, "
-                       "--top) need more than --memory (%.1f MB), and the "
-                       "input cannot be read again: give a larger --memory",
-                       (double)cb->p.memory / 1e6);
+    if (cb->p.spill && !cb->pparts) /* a stream: its values to a file */
+        return spill_values(cb, e);
     atomic_store(&cb->counting, 0);
     if (cb->pparts)
         cb->pass_over = 1;
@@ -356,6 +372,52 @@ int backend_cpu_profile_pass(backend *b, uint32_t part, uint32_t nparts,
     return nparts ? drop_values(c, e) : CS_OK;
 }
 
+int backend_cpu_profiles_spilled(backend *b)
+{
+    return ((cpu_backend *)b)->pspill != NULL;
+}
+
+typedef struct spill_count {
+    cpu_backend *c;
+    size_t bytes; /* the merged values' */
+} spill_count;
+
+static int count_spilled(void *ctx, int col, const char *key, size_t len,
+                         uint64_t count)
+{
+    spill_count *sc = ctx;
+    cpu_backend *c = sc->c;
+    if (col < 0 || col >= c->p.ncols || !c->p.kind)
+        return -1;
+    col_prof *q = &c->merged.prof[col];
+    size_t had = profile_bytes(q);
+    if (profile_add_counted(q, key, len, count, c->p.kind[col] == COL_TEXT))
+        return -1;
+    sc->bytes += profile_bytes(q) - had;
+    if (sc->bytes > c->p.memory)
+        c->pass_over = 1;
+    return c->pass_over;
+}
+
+int backend_cpu_profile_spill_pass(backend *b, uint32_t part, uint32_t nparts,
+                                   cs_error *e)
+{
+    cpu_backend *c = (cpu_backend *)b;
+    if (backend_cpu_profile_pass(b, part, nparts, e) != CS_OK)
+        return e->status;
+    spill_count sc = {c, 0};
+    for (int k = 0; k < c->p.ncols; k++) {
+        profile_partition(&c->merged.prof[k], part, nparts);
+        sc.bytes += profile_bytes(&c->merged.prof[k]);
+    }
+    int stopped;
+    if (prof_spill_scan(c->pspill, count_spilled, &sc, &stopped, e) != CS_OK)
+        return e->status;
+    if (stopped && !c->pass_over)
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    return CS_OK;
+}
+
 int backend_cpu_profile_pass_end(backend *b, col_prof **merged)
 {
     cpu_backend *c = (cpu_backend *)b;
@@ -409,6 +471,7 @@ static void cpu_describe(backend *b, account *acc)
 static void cpu_close(backend *b)
 {
     cpu_backend *c = (cpu_backend *)b;
+    prof_spill_close(c->pspill);
     jstate_release(c, &c->merged);
     free(c);
 }

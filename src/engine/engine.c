@@ -754,11 +754,16 @@ static int profile_part(engine *r, engine_result *out, uint32_t part,
                         uint32_t nparts, int *over, cs_error *e)
 {
     size_t top = (r->cfg->what & STAT_TOP) ? r->cfg->top : 1;
-    if (backend_cpu_profile_pass(r->be, part, nparts, e) != CS_OK ||
-        refeed(r, e) != CS_OK)
+    if (backend_cpu_profiles_spilled(r->be)) {
+        if (backend_cpu_profile_spill_pass(r->be, part, nparts, e) != CS_OK)
+            return e->status;
+    } else if (backend_cpu_profile_pass(r->be, part, nparts, e) != CS_OK ||
+               refeed(r, e) != CS_OK) {
         return e->status;
+    } else {
+        r->reread++;
+    }
     r->npass++;
-    r->reread++;
     col_prof *m;
     if ((*over = backend_cpu_profile_pass_end(r->be, &m)) != 0)
         return CS_OK;
@@ -792,7 +797,8 @@ static int profile_passes(engine *r, engine_result *out, cs_error *e)
         work[n++][1] = PROFILE_FIRST_PARTS;
     }
     account_say(&r->acc, "distinct values past --memory: counted by "
-                         "partitions, a pass over the input each");
+                         "partitions, a pass over the input (a stream: "
+                         "its values' temporary file) each");
     int rc = CS_OK;
     while (rc == CS_OK && n > 0) {
         uint32_t part = work[n - 1][0], nparts = work[--n][1];

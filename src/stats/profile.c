@@ -145,6 +145,14 @@ int profile_merge(col_prof *dst, const col_prof *src)
     return 0;
 }
 
+int profile_add_counted(col_prof *p, const char *key, size_t len,
+                        uint64_t count, int is_text)
+{
+    if (!p->vals || !in_part(p, vcount_hash(key, is_text ? len : 8)))
+        return 0;
+    return vcount_add(p->vals, key, len, count);
+}
+
 int profile_merge_values(col_prof *dst, const col_prof *src)
 {
     return dst->vals && src->vals ? vcount_merge(dst->vals, src->vals) : 0;

@@ -46,6 +46,10 @@ int profile_add_numbers(col_prof *p, const double *v, const int32_t *corr,
 int profile_merge(col_prof *dst, const col_prof *src); /* -1: no memory */
 /* src's values alone (a partition's pass: the counts are known). */
 int profile_merge_values(col_prof *dst, const col_prof *src);
+/* A value's key as profiles keep it (a text's bytes, a number's key)
+ * seen count times, if it is in p's partition. */
+int profile_add_counted(col_prof *p, const char *key, size_t len,
+                        uint64_t count, int is_text);
 /* Counting one partition of the values from now on (nparts 0: all). */
 void profile_partition(col_prof *p, uint32_t part, uint32_t nparts);
 /* A partition's values (part, whose values it may consume) into dst:
