@@ -208,7 +208,7 @@ _colstat()
             "$cur" "$pre"
         return
         ;;
-    --bins | --range | --quantiles | --memory | --part | --names)
+    --bins | --range | --quantiles | --memory | --part | --names | --top)
         return
         ;;
     --emit-state)
@@ -226,6 +226,7 @@ _colstat()
             --delimiter --header --no-header -b --binary -W --whitespace \
             --null --thousands --decimal --strict --list-columns --count \
             --sum --mean --std --min --max --hist --median --quantiles \
+            --distinct --mode --top \
             --memory -a --all --bins --range -o --format --tsv --csv --json \
             --json-bigint --json-errors --digits --layout --device -j \
             --threads --progress --no-progress --emit-state --merge --part \

@@ -45,6 +45,9 @@ enum {
     OPT_LIST_COLUMNS,
     OPT_JSON_BIGINT,
     OPT_JSON_ERRORS,
+    OPT_DISTINCT,
+    OPT_MODE,
+    OPT_TOP,
 };
 
 /* The leading ':' makes a missing argument ':' rather than '?'. */
@@ -66,6 +69,9 @@ static const struct option long_opts[] = {
     {"hist", no_argument, NULL, OPT_HIST},
     {"median", no_argument, NULL, OPT_MEDIAN},
     {"quantiles", required_argument, NULL, OPT_QUANTILES},
+    {"distinct", no_argument, NULL, OPT_DISTINCT},
+    {"mode", no_argument, NULL, OPT_MODE},
+    {"top", required_argument, NULL, OPT_TOP},
     {"memory", required_argument, NULL, OPT_MEMORY},
     {"all", no_argument, NULL, 'a'},
     {"bins", required_argument, NULL, OPT_BINS},
@@ -352,11 +358,13 @@ static int flag_option(options *o, int c, unsigned *what)
         {OPT_MEAN, STAT_MEAN},   {OPT_STD, STAT_STD},
         {OPT_MIN, STAT_MIN},     {OPT_MAX, STAT_MAX},
         {OPT_HIST, STAT_HIST},   {OPT_MEDIAN, STAT_MEDIAN},
-        {'a', STAT_ALL},
+        {'a', STAT_ALL},         {OPT_DISTINCT, STAT_DISTINCT},
+        {OPT_MODE, STAT_MODE},
     };
     for (size_t i = 0; i < sizeof stat_flags / sizeof stat_flags[0]; i++)
         if (stat_flags[i].c == c) {
             *what |= stat_flags[i].bit;
+            o->cfg.text_columns |= c == 'a'; /* every kind of column */
             return 1;
         }
     switch (c) {
@@ -592,6 +600,14 @@ static int value_option(options *o, int c, const char *arg, unsigned *what,
         return opt_bigint(o, arg, e);
     case OPT_RANGE:
         return opt_range(o, arg, e);
+    case OPT_TOP:
+        if (parse_int(arg, 1, 1000000, &o->top))
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--top: '%s' is not a number from 1 to 1000000",
+                           arg);
+        o->cfg.top = (size_t)o->top;
+        *what |= STAT_TOP;
+        return CS_OK;
     case OPT_BINS:
         o->bins_set = 1;
         if (parse_int(arg, 1, 1048576, &o->cfg.nbins))
@@ -727,6 +743,24 @@ static int check_state_options(const options *o, cs_error *e)
     return rc == CS_OK ? check_part_options(o, e) : rc;
 }
 
+/* The distinct values' counts travel in no state yet: --emit-state,
+ * --merge and --mpi refuse them, and take no text column by default. */
+static int check_profile_options(options *o, cs_error *e)
+{
+    const char *with = o->emit_state     ? "--emit-state"
+                       : o->merge        ? "--merge"
+                       : o->mpi          ? "--mpi"
+                       : o->cfg.group_by ? "--group-by"
+                                         : NULL;
+    if (with && (o->cfg.what & STAT_PROFILE))
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "%s: --distinct, --mode and --top are not supported "
+                       "with it yet; run the parts as one (colstat FILE...)",
+                       with);
+    o->cfg.no_text = with != NULL && strcmp(with, "--group-by") != 0;
+    return CS_OK;
+}
+
 /* --group-by runs over CSV; its groups travel in states, whose
  * histograms need fixed edges (--emit-state says so above) and which
  * carry no values: no quantiles per group under --mpi. */
@@ -770,7 +804,8 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
     o->asked = what;
     if (text_options(o, e) != CS_OK)
         return e->status;
-    if (take_files(o, argc, argv, e) != CS_OK)
+    if (take_files(o, argc, argv, e) != CS_OK ||
+        check_profile_options(o, e) != CS_OK)
         return e->status;
     return check_group_options(o, e);
 }
@@ -862,8 +897,15 @@ void options_usage(FILE *f)
         "1]:\n"
         "                         0.9,0.99,0.999 (exact; R type 7, numpy "
         "linear)\n"
+        "      --distinct         distinct values, exact (numbers by value, "
+        "text\n"
+        "                         by its bytes)\n"
+        "      --mode             the most frequent value and its count\n"
+        "      --top K            the K most frequent values with their "
+        "counts\n"
         "  -a, --all              every statistic, histogram and median "
-        "included\n"
+        "included,\n"
+        "                         and the text columns\n"
         "      --bins N           histogram bins, 1 to 1048576 (default "
         "256)\n"
         "      --range LO:HI      fixed histogram edges (default: the "

@@ -28,6 +28,7 @@ typedef struct options {
        are states to merge and report */
     int emit_state, merge;
     int mpi;            /* --mpi: one rank of many (src/dist/mpi_run.h) */
+    int top;            /* --top K */
     int part_k, part_n; /* --part K/N (src/dist/part.h); 0: none */
     char **names;       /* --names, malloc'ed ([run.nnames]) */
     /* what the command line said itself (--merge answers the states'

@@ -137,7 +137,8 @@ static COLD void count_bad(block *b, int c, int f, num_kind k, const char *s,
         o->invalid[c]++;
         if (!o->first_invalid[c])
             o->first_invalid[c] = b->row + 1;
-        if (b->strict && c < b->strict->ncols)
+        if (b->strict && c < b->strict->ncols &&
+            !(b->strict->exempt && b->strict->exempt[c]))
             strict_fail(b, c, f, s, len);
     }
 }

@@ -165,6 +165,8 @@ size_t csv_cut(csv_cutter *c, const char *buf, size_t n, int at_eof,
 typedef struct csv_strict {
     int ncols;
     const char *const *labels;
+    const unsigned char *exempt; /* NULL, or per column 1 where no field is
+                                    an error (a text column's) */
 } csv_strict;
 
 /* Splitting one file between processes: the cutter's state machine over a

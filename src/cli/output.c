@@ -85,6 +85,13 @@ static void fill_col(const options *o, const engine_column *c,
     out->quant = q ? q + median : NULL;
     out->qf = o->cfg.quantiles;
     out->nquant = q && (o->cfg.what & STAT_QUANTILES) ? o->cfg.nquantiles : 0;
+    out->kind = (col_kind)out->s.type;
+    out->prof = c->prof;
+    if (c->kind == COL_TEXT && c->prof) { /* no number was read */
+        out->s.missing = c->prof->missing;
+        out->s.invalid = out->s.nan = 0;
+        out->h = NULL;
+    }
 }
 
 /* --group-by: every group's columns, as the columns of a run are. */

@@ -27,6 +27,7 @@
 #include "src/engine/account.h"
 #include "src/engine/jobs.h"
 #include "src/engine/tally.h"
+#include "src/stats/profile.h"
 #include "src/stats/stats.h"
 
 typedef struct backend backend;
@@ -139,9 +140,35 @@ typedef struct backend_params {
     int gpu_sharers;    /* engine_mpi.gpu_sharers */
     const engine_hooks *hooks;
     account *acc;
+    /* Profiles (src/stats/profile.h), CPU only: NULL when no column has
+     * one; else per column its kind and, for a text column, which of the
+     * row batch's keys (io/base/row_keys.h) holds its fields */
+    const col_kind *kind;
+    const int *text_key;
+    int nkeys;
 } backend_params;
 
 int backend_cpu_open(const backend_params *p, backend **out, cs_error *e);
+
+/* After finish: the CPU backend's merged profiles moved into out[0..ncols)
+ * (each the caller's to profile_free); nothing when p->kind was NULL. */
+void backend_cpu_profiles(backend *b, col_prof *out);
+
+/* Past --memory (a file: it can be read again) the distinct values are
+ * counted by partitions of their hashes, a pass over the inputs each:
+ * whether the first reading passed it; a pass over partition part of
+ * nparts begun (nparts 0: no more passes); after the pass, whether it
+ * passed --memory too (the partition is then split) and the merged
+ * profiles ([ncols]) whose values are the partition's. */
+int backend_cpu_profiles_over(backend *b);
+int backend_cpu_profile_pass(backend *b, uint32_t part, uint32_t nparts,
+                             cs_error *e);
+int backend_cpu_profile_pass_end(backend *b, col_prof **merged);
+/* A stream past --memory: its values went to a temporary file instead,
+ * and a partition's pass reads that file, not the inputs. */
+int backend_cpu_profiles_spilled(backend *b);
+int backend_cpu_profile_spill_pass(backend *b, uint32_t part, uint32_t nparts,
+                                   cs_error *e);
 
 /* --group-by on the CPU (group_cpu.c): rows by key into groups, each
  * column's statistics per group. Its groups (backend_group_table) are the

@@ -299,11 +299,14 @@ static int fill_table(col_table *t, const sel *s)
                 pick[n++] = s->order[i];
         t->nfirm = n;
     } else {
-        if (left_out(t, s))
+        if (!in->with_text && left_out(t, s))
             rc = -1;
         for (int want = CSV_NUMBERS; want <= CSV_UNSEEN; want++) {
             for (int f = 0; f < in->n; f++)
-                if (in->numeric[f] == want && !s->excluded[f])
+                if ((in->numeric[f] == want ||
+                     (want == CSV_NUMBERS && in->with_text &&
+                      in->numeric[f] == CSV_TEXT)) &&
+                    !s->excluded[f])
                     pick[n++] = f;
             if (want == CSV_NUMBERS)
                 t->nfirm = n;
@@ -352,6 +355,34 @@ void columns_free(col_table *t)
     free(t->fields);
     free(t->rank);
     memset(t, 0, sizeof *t);
+}
+
+int columns_subset(col_table *dst, const col_table *src,
+                   const unsigned char *pick, cs_error *e)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->by_name = src->by_name;
+    int n = 0;
+    for (int k = 0; k < src->ncols; k++)
+        n += pick[k] != 0;
+    if (table_alloc(dst, n))
+        goto fail;
+    for (int k = 0; k < src->ncols; k++) {
+        if (!pick[k])
+            continue;
+        int j = dst->ncols++;
+        dst->nfirm = dst->ncols;
+        dst->fields[j] = src->fields[k];
+        dst->rank[j] = src->rank[k];
+        dst->names[j] = dup_string(src->names[k]);
+        dst->labels[j] = dup_string(src->labels[k]);
+        if (!dst->names[j] || !dst->labels[j])
+            goto fail;
+    }
+    return CS_OK;
+fail:
+    columns_free(dst);
+    return oom(e);
 }
 
 static int holds(const int *fields, int n, int f)

@@ -49,6 +49,8 @@ typedef struct col_fields {
     const char *file;   /* for messages */
     int binary;         /* binary records: no header to suggest */
     const csv_why *why; /* what the sample saw (NULL: unsampled) */
+    int with_text;      /* the default takes the text fields too, as
+                           chosen ones, in field order with the numbers' */
 } col_fields;
 
 /* Resolves list (NULL: the default) against the first input's fields
@@ -57,6 +59,11 @@ typedef struct col_fields {
 int columns_learn(col_table *t, const char *list, const col_fields *in,
                   cs_error *e);
 void columns_free(col_table *t);
+
+/* dst: src's columns k where pick[k], in src's order (text columns'
+ * fields, delivered as row_keys). CS_ENOMEM when out of memory. */
+int columns_subset(col_table *dst, const col_table *src,
+                   const unsigned char *pick, cs_error *e);
 
 /* Leaves fields[0, n) (0-based fields of the first input) out of t's
  * columns and out of its left-out notes: --group-by's keys, which the

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/base/row_keys.h"
 #include "src/engine/backend.h"
+#include "src/stats/prof_spill.h"
 #include "src/stats/value_store.h"
 
 /* Bytes per job: enough that per-job costs vanish, few enough per thread
@@ -34,6 +36,7 @@ typedef struct cpu_jstate {
     value_store *keep; /* values needed at the end */
     tally *tally;      /* a pass's counts, made at the first pass */
     int tally_set;     /* reset for the current pass */
+    col_prof *prof;    /* with params.kind: per column */
 } cpu_jstate;
 
 typedef struct cpu_backend {
@@ -42,6 +45,14 @@ typedef struct cpu_backend {
     int need_values;
     cpu_jstate merged;  /* the merged state; run.keep within --memory */
     atomic_int keeping; /* workers still keep values */
+    /* the distinct values: workers count them (until they pass --memory);
+       they passed it on the first reading; a pass over one partition of
+       them (pparts > 0) is being counted, and passed it too */
+    atomic_int counting;
+    int prof_over;
+    uint32_t ppart, pparts;
+    int pass_over;
+    prof_spill *pspill; /* a stream's values past --memory */
     pass_plan *plan;    /* the pass being counted, or NULL */
 } cpu_backend;
 
@@ -55,6 +66,8 @@ static void jstate_clear(const cpu_backend *c, cpu_jstate *pt)
         memset(pt->h[k].bins, 0, (size_t)pt->h[k].nbins * sizeof(uint64_t));
         pt->h[k].underflow = pt->h[k].overflow = 0;
     }
+    for (int k = 0; pt->prof && k < c->p.ncols; k++)
+        profile_clear(&pt->prof[k]);
     pt->tally_set = 0;
 }
 
@@ -64,6 +77,9 @@ static void jstate_release(const cpu_backend *c, cpu_jstate *pt)
         stats_free(&pt->st[k]);
     for (int k = 0; pt->h && k < c->p.ncols; k++)
         hist_free(&pt->h[k]);
+    for (int k = 0; pt->prof && k < c->p.ncols; k++)
+        profile_free(&pt->prof[k]);
+    free(pt->prof);
     free(pt->h);
     free(pt->st);
     vstore_free(pt->keep);
@@ -89,6 +105,12 @@ static int jstate_make(const cpu_backend *c, cpu_jstate *pt,
     }
     if (ok && c->need_values)
         ok = (pt->keep = vstore_new(p->ncols, lim)) != NULL;
+    if (ok && p->kind) {
+        int counting = (p->what & STAT_PROFILE) != 0;
+        ok = (pt->prof = calloc(n, sizeof *pt->prof)) != NULL;
+        for (int k = 0; ok && k < p->ncols; k++)
+            ok = profile_init(&pt->prof[k], counting) == 0;
+    }
     jstate_clear(c, pt);
     return ok ? 0 : -1;
 }
@@ -154,19 +176,130 @@ static int keep_batch(cpu_jstate *pt, const row_batch *c, cs_error *e)
     return CS_OK;
 }
 
+/* A text column's fields, from the row batch's keys. */
+static int profile_texts(col_prof *p, const row_keys *keys, int i, size_t n)
+{
+    for (size_t r = 0; r < n; r++) {
+        size_t at = r * (size_t)keys->nkeys + (size_t)i;
+        uint32_t len = keys->len[at];
+        const char *s = len == KEY_MISSING ? NULL : keys->text + keys->off[at];
+        if (profile_add_text(p, s, len == KEY_MISSING ? 0 : len))
+            return -1;
+    }
+    return 0;
+}
+
+static int profile_batch(const cpu_backend *cb, cpu_jstate *pt,
+                         const row_batch *c, cs_error *e)
+{
+    const backend_params *p = &cb->p;
+    if (p->nkeys && (!c->keys || c->keys->failed))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for text fields");
+    int counting = atomic_load_explicit(&((cpu_backend *)cb)->counting,
+                                        memory_order_relaxed);
+    for (int k = 0; k < c->ncols; k++) {
+        col_prof *q = &pt->prof[k];
+        vcount *vals = q->vals;
+        if (!counting) /* past --memory: the passes count them */
+            q->vals = NULL;
+        profile_partition(q, cb->ppart, cb->pparts);
+        int rc = p->kind[k] == COL_TEXT
+                     ? profile_texts(q, c->keys, p->text_key[k], c->nrows)
+                     : profile_add_numbers(q, c->col[k],
+                                           c->has_corr[k] ? c->corr[k] : NULL,
+                                           c->nrows);
+        q->vals = vals;
+        if (rc)
+            return cs_fail(e, CS_ENOMEM, "", 0,
+                           "out of memory counting distinct values");
+    }
+    return CS_OK;
+}
+
 static int cpu_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
     cpu_backend *cb = (cpu_backend *)b;
     cpu_jstate *pt = j->jstate;
     if (cb->plan)
         return count_batch(cb, pt, c, e);
+    if (cb->pparts)
+        return profile_batch(cb, pt, c, e);
     if (reduce(c, j->rows + 1, pt->st, cb->p.what))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int k = 0; pt->h && k < c->ncols; k++)
         hist_add_values(&pt->h[k], c->col[k], c->nrows);
+    if (pt->prof && profile_batch(cb, pt, c, e) != CS_OK)
+        return e->status;
     if (pt->keep && atomic_load_explicit(&cb->keeping, memory_order_relaxed))
         return keep_batch(pt, c, e);
     return CS_OK;
+}
+
+/* The merged values freed and begun anew, empty. */
+static int drop_values(cpu_backend *cb, cs_error *e)
+{
+    for (int k = 0; k < cb->p.ncols; k++) {
+        col_prof *q = &cb->merged.prof[k];
+        int had = q->vals != NULL || (cb->p.what & STAT_PROFILE);
+        vcount_free(q->vals);
+        q->vals = NULL;
+        if (had && !(q->vals = vcount_new()))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    return CS_OK;
+}
+
+/* Past --memory on a stream (it cannot be read again): the merged values
+ * and every job's from now on go to a temporary file, which the passes
+ * over partitions read instead of the input. */
+static int spill_values(cpu_backend *cb, cs_error *e)
+{
+    if (!cb->pspill && prof_spill_open(&cb->pspill, cb->p.tmpdir, e) != CS_OK)
+        return e->status;
+    for (int k = 0; k < cb->p.ncols; k++)
+        if (cb->merged.prof[k].vals &&
+            prof_spill_put(cb->pspill, k, cb->merged.prof[k].vals, e) != CS_OK)
+            return e->status;
+    cb->prof_over = 1;
+    return drop_values(cb, e);
+}
+
+/* The run's distinct values count against --memory. Past it they are
+ * counted again by partitions, a pass over the input each (the engine's
+ * profile passes); a stream, which cannot be read again, is an error
+ * (never an approximation). */
+static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, cs_error *e)
+{
+    size_t bytes = 0;
+    int values = !cb->prof_over || cb->pparts;
+    for (int k = 0; k < cb->p.ncols; k++) {
+        col_prof *q = &cb->merged.prof[k];
+        int rc = cb->pparts ? profile_merge_values(q, &pt->prof[k]) : 0;
+        if (!cb->pparts) {
+            vcount *vals = pt->prof[k].vals;
+            if (!values)
+                pt->prof[k].vals = NULL;
+            rc = profile_merge(q, &pt->prof[k]);
+            pt->prof[k].vals = vals;
+            if (!rc && !values && cb->pspill && vals &&
+                prof_spill_put(cb->pspill, k, vals, e) != CS_OK)
+                return e->status;
+        }
+        if (rc)
+            return cs_fail(e, CS_ENOMEM, "", 0,
+                           "out of memory counting distinct values");
+        bytes += profile_bytes(q);
+    }
+    if (bytes <= cb->p.memory || !values)
+        return CS_OK;
+    if (cb->p.spill && !cb->pparts) /* a stream: its values to a file */
+        return spill_values(cb, e);
+    atomic_store(&cb->counting, 0);
+    if (cb->pparts)
+        cb->pass_over = 1;
+    else
+        cb->prof_over = 1;
+    return drop_values(cb, e);
 }
 
 static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
@@ -178,12 +311,16 @@ static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
         return e->status;
     if (cb->plan)
         return pt->tally_set ? tally_add(pt->tally, e) : CS_OK;
+    if (cb->pparts)
+        return merge_profiles(cb, pt, e);
     for (int k = 0; k < cb->p.ncols; k++) {
         if (stats_merge(&cb->merged.st[k], &pt->st[k], first_row - 1))
             return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         if (pt->h)
             hist_merge(&cb->merged.h[k], &pt->h[k]);
     }
+    if (pt->prof && merge_profiles(cb, pt, e) != CS_OK)
+        return e->status;
     if (!pt->keep || vstore_move(cb->merged.keep, pt->keep, e) != CS_OK)
         return e->status;
     if (vstore_dropped(cb->merged.keep)) /* past --memory: the passes re-read */
@@ -208,6 +345,84 @@ static int cpu_finish(backend *b, col_stats *out, hist *h, cs_error *e)
         c->merged.h[k].bins = NULL;
     }
     return CS_OK;
+}
+
+void backend_cpu_profiles(backend *b, col_prof *out)
+{
+    cpu_backend *c = (cpu_backend *)b;
+    for (int k = 0; c->merged.prof && k < c->p.ncols; k++) {
+        out[k] = c->merged.prof[k]; /* moved */
+        c->merged.prof[k].vals = NULL;
+    }
+}
+
+int backend_cpu_profiles_over(backend *b)
+{
+    return ((cpu_backend *)b)->prof_over;
+}
+
+int backend_cpu_profile_pass(backend *b, uint32_t part, uint32_t nparts,
+                             cs_error *e)
+{
+    cpu_backend *c = (cpu_backend *)b;
+    c->ppart = part;
+    c->pparts = nparts;
+    c->pass_over = 0;
+    atomic_store(&c->counting, 1);
+    return nparts ? drop_values(c, e) : CS_OK;
+}
+
+int backend_cpu_profiles_spilled(backend *b)
+{
+    return ((cpu_backend *)b)->pspill != NULL;
+}
+
+typedef struct spill_count {
+    cpu_backend *c;
+    size_t bytes; /* the merged values' */
+} spill_count;
+
+static int count_spilled(void *ctx, int col, const char *key, size_t len,
+                         uint64_t count)
+{
+    spill_count *sc = ctx;
+    cpu_backend *c = sc->c;
+    if (col < 0 || col >= c->p.ncols || !c->p.kind)
+        return -1;
+    col_prof *q = &c->merged.prof[col];
+    size_t had = profile_bytes(q);
+    if (profile_add_counted(q, key, len, count, c->p.kind[col] == COL_TEXT))
+        return -1;
+    sc->bytes += profile_bytes(q) - had;
+    if (sc->bytes > c->p.memory)
+        c->pass_over = 1;
+    return c->pass_over;
+}
+
+int backend_cpu_profile_spill_pass(backend *b, uint32_t part, uint32_t nparts,
+                                   cs_error *e)
+{
+    cpu_backend *c = (cpu_backend *)b;
+    if (backend_cpu_profile_pass(b, part, nparts, e) != CS_OK)
+        return e->status;
+    spill_count sc = {c, 0};
+    for (int k = 0; k < c->p.ncols; k++) {
+        profile_partition(&c->merged.prof[k], part, nparts);
+        sc.bytes += profile_bytes(&c->merged.prof[k]);
+    }
+    int stopped;
+    if (prof_spill_scan(c->pspill, count_spilled, &sc, &stopped, e) != CS_OK)
+        return e->status;
+    if (stopped && !c->pass_over)
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    return CS_OK;
+}
+
+int backend_cpu_profile_pass_end(backend *b, col_prof **merged)
+{
+    cpu_backend *c = (cpu_backend *)b;
+    *merged = c->merged.prof;
+    return c->pass_over;
 }
 
 static int cpu_pass_begin(backend *b, pass_plan *p, cs_error *e)
@@ -256,6 +471,7 @@ static void cpu_describe(backend *b, account *acc)
 static void cpu_close(backend *b)
 {
     cpu_backend *c = (cpu_backend *)b;
+    prof_spill_close(c->pspill);
     jstate_release(c, &c->merged);
     free(c);
 }
@@ -283,6 +499,7 @@ int backend_cpu_open(const backend_params *p, backend **out, cs_error *e)
     c->p = *p;
     c->need_values = stats_need_values(p->what, p->have_range);
     atomic_init(&c->keeping, 1);
+    atomic_init(&c->counting, 1);
     size_t rows = CPU_BATCH_VALUES / (size_t)(p->ncols ? p->ncols : 1);
     rows = rows > CPU_BATCH_ROWS       ? CPU_BATCH_ROWS
            : rows < CPU_BATCH_MIN_ROWS ? CPU_BATCH_MIN_ROWS

@@ -55,6 +55,15 @@ struct engine {
     int spill;      /* values past --memory go to a file */
     unsigned npass; /* passes run after the input */
     int reread;     /* of those, passes that read the inputs again */
+    /* profiles (src/stats/profile.h): NULL when no column has one (no
+       text column, no --distinct, --mode, --top); else per column its
+       kind, and for a text column its key among texts' */
+    col_kind *kind;
+    int *text_key;
+    col_table texts;          /* the text columns, delivered as row_keys */
+    col_prof *prof;           /* the backend's, after finish */
+    unsigned char *text_cols; /* per column: a text column (--strict's
+                                 exemption) */
 };
 
 /* Without --mpi: every input whole, this process alone. */
@@ -158,6 +167,12 @@ static int auto_device(engine *r, cs_error *e)
 static int choose_device(engine *r, cs_error *e)
 {
     engine_device d = r->cfg->device;
+    if (r->cfg->what & STAT_PROFILE) {
+        if (d == ENGINE_GPU ||
+            (d == ENGINE_AUTO && backend_gpu_present(&r->cfg->hooks)))
+            account_say(&r->acc, "--distinct, --mode, --top run on the host");
+        return CS_OK;
+    }
     if (r->cfg->group_by) {
         if (d == ENGINE_GPU ||
             (d == ENGINE_AUTO && backend_gpu_present(&r->cfg->hooks)))
@@ -243,8 +258,11 @@ static int learn_keys(engine *r, const col_fields *f, cs_error *e)
 
 _Static_assert((int)COL_DATE == (int)KIND_DATE &&
                    (int)COL_DATETIME == (int)KIND_DATETIME &&
-                   (int)COL_DATETIME_Z == (int)KIND_DATETIME_Z,
-               "stats.h's column types are parse_kind.h's kinds");
+                   (int)COL_DATETIME_Z == (int)KIND_DATETIME_Z &&
+                   (int)COL_TEXT > (int)KIND_DATETIME_Z &&
+                   (int)COL_TEXT < (int)KIND_UNIT,
+               "stats.h's column types are parse_kind.h's kinds, and text "
+               "none of them");
 
 /* The units of set (bit u: unit u), "ms, s", into buf. */
 static void unit_names(uint32_t set, char *buf, size_t cap)
@@ -320,15 +338,57 @@ static int learn_kinds(engine *r, const input *in, cs_error *e)
     return CS_OK;
 }
 
+/* The text columns, from the first input's sample: a field it saw
+ * text and no number in is a text column (binary records hold numbers only).
+ * States and groups carry no text yet: there every column is read as numbers,
+ * as before text columns were answered. */
+static int learn_texts(engine *r, const input *in, cs_error *e)
+{
+    const col_table *t = &r->table;
+    size_t n = (size_t)(t->ncols ? t->ncols : 1);
+    unsigned char *text = calloc(n, 1);
+    int ntext = 0;
+    for (int k = 0; text && k < t->ncols; k++) {
+        int f = t->fields[k];
+        /* a field whose sample held some numbers stays a number column
+           (its other texts invalid), as before text columns were answered */
+        text[k] = !in->spec && f < in->nfields && in->numeric[f] == CSV_TEXT &&
+                  !r->cfg->no_text && !r->cfg->group_by &&
+                  (!in->why || !in->why[f].numbers);
+        ntext += text[k];
+    }
+    if (text && !ntext && !(r->cfg->what & STAT_PROFILE)) {
+        free(text);
+        return CS_OK;
+    }
+    r->kind = calloc(n, sizeof *r->kind);
+    r->text_key = malloc(n * sizeof *r->text_key);
+    if (!text || !r->kind || !r->text_key) {
+        free(text);
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    for (int k = 0, i = 0; k < t->ncols; k++) {
+        r->kind[k] = text[k] ? COL_TEXT : COL_NUMBER;
+        r->text_key[k] = text[k] ? i++ : -1;
+        if (text[k])
+            account_say(&r->acc, "column %s: text (the sample saw no number)",
+                        t->labels[k]);
+    }
+    r->text_cols = text; /* --strict: a text field is no invalid number */
+    r->strict.exempt = text;
+    return columns_subset(&r->texts, t, text, e);
+}
+
 static int learn_columns(engine *r, const input *in, cs_error *e)
 {
     if (!in)
         return all_empty(r, e);
     col_fields f = {in->names, in->numeric,      in->nfields, in->named,
-                    in->name,  in->spec != NULL, in->why};
+                    in->name,  in->spec != NULL, in->why,     0};
+    f.with_text = r->cfg->text_columns && !r->cfg->no_text && !in->spec;
     if (columns_learn(&r->table, r->cfg->columns, &f, e) != CS_OK ||
         (r->cfg->group_by && learn_keys(r, &f, e) != CS_OK) ||
-        why_left(r, in, e) != CS_OK)
+        why_left(r, in, e) != CS_OK || learn_texts(r, in, e) != CS_OK)
         return e->status;
     char why[256];
     hint_no_numbers(in, why, sizeof why);
@@ -462,10 +522,16 @@ static int start_backend(engine *r, cs_error *e)
                         .tmpdir = cfg->tmpdir,
                         .gpu_sharers = r->mpi->gpu_sharers,
                         .hooks = &cfg->hooks,
-                        .acc = &r->acc};
+                        .acc = &r->acc,
+                        .kind = r->kind,
+                        .text_key = r->text_key,
+                        .nkeys = r->texts.ncols};
     if (cfg->group_by)
         return backend_group_open(&p, &r->be, e);
-    if (r->use_gpu && r->table.ncols > 0) {
+    if (r->use_gpu && r->kind)
+        account_say(&r->acc, "GPU not used: text columns are answered on "
+                             "the host");
+    else if (r->use_gpu && r->table.ncols > 0) {
         cs_error why = {0};
         if (backend_gpu_open(&p, r->opener, &r->be, &why) == CS_OK)
             return CS_OK;
@@ -526,7 +592,8 @@ static int feed_all(engine *r, input *in, cs_error *e)
         in->dialect.kinds = r->kinds;
         if (!input_empty(in) && !in->none &&
             input_map(in, &r->table, e) == CS_OK &&
-            (!r->cfg->group_by || input_map_keys(in, &r->keys, e) == CS_OK))
+            (!r->cfg->group_by || input_map_keys(in, &r->keys, e) == CS_OK) &&
+            (!r->texts.ncols || input_map_keys(in, &r->texts, e) == CS_OK))
             feed_input(&r->fd, in, e);
         if (e->status == CS_OK)
             say_decoded(r, in);
@@ -552,7 +619,8 @@ static int refeed(engine *r, cs_error *e)
             break;
         in->dialect.kinds = r->kinds;
         if (!input_empty(in) && !in->none &&
-            input_map(in, &r->table, e) == CS_OK)
+            input_map(in, &r->table, e) == CS_OK &&
+            (!r->texts.ncols || input_map_keys(in, &r->texts, e) == CS_OK))
             feed_input(&r->fd, in, e);
         input_release(in);
     }
@@ -770,6 +838,92 @@ static int take_columns(engine *r, engine_result *out, cs_error *e)
     return e->status;
 }
 
+/* One partition's pass: its values read again and counted; *over when
+ * they passed --memory too. */
+static int profile_part(engine *r, engine_result *out, uint32_t part,
+                        uint32_t nparts, int *over, cs_error *e)
+{
+    size_t top = (r->cfg->what & STAT_TOP) ? r->cfg->top : 1;
+    if (backend_cpu_profiles_spilled(r->be)) {
+        if (backend_cpu_profile_spill_pass(r->be, part, nparts, e) != CS_OK)
+            return e->status;
+    } else if (backend_cpu_profile_pass(r->be, part, nparts, e) != CS_OK ||
+               refeed(r, e) != CS_OK) {
+        return e->status;
+    } else {
+        r->reread++;
+    }
+    r->npass++;
+    col_prof *m;
+    if ((*over = backend_cpu_profile_pass_end(r->be, &m)) != 0)
+        return CS_OK;
+    for (int k = 0; k < r->table.ncols; k++) {
+        col_summary s;
+        stats_finalize(&out->held_st[k], &s);
+        if (r->prof[k].vals &&
+            profile_take_part(&r->prof[k], &m[k], r->kind[k] == COL_TEXT,
+                              s.is_int, top))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    return CS_OK;
+}
+
+/* The distinct values past --memory: counted by partitions of their
+ * hashes, each within --memory, a pass over the inputs each; a partition
+ * that does not fit is split in two (the hash modulo twice as many).
+ * Each value is in one partition, so the distinct counts add up, and the
+ * k most frequent of all are among the partitions' k most frequent. */
+#define PROFILE_FIRST_PARTS 4u
+#define PROFILE_MAX_PARTS (1u << 20)
+
+static int profile_passes(engine *r, engine_result *out, cs_error *e)
+{
+    size_t cap = 2 * PROFILE_FIRST_PARTS, n = 0;
+    uint32_t(*work)[2] = malloc(cap * sizeof *work);
+    if (!work)
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    for (uint32_t i = PROFILE_FIRST_PARTS; i-- > 0;) {
+        work[n][0] = i;
+        work[n++][1] = PROFILE_FIRST_PARTS;
+    }
+    account_say(&r->acc, "distinct values past --memory: counted by "
+                         "partitions, a pass over the input (a stream: "
+                         "its values' temporary file) each");
+    int rc = CS_OK;
+    while (rc == CS_OK && n > 0) {
+        uint32_t part = work[n - 1][0], nparts = work[--n][1];
+        int over = 0;
+        rc = profile_part(r, out, part, nparts, &over, e);
+        if (rc != CS_OK || !over)
+            continue;
+        if (nparts >= PROFILE_MAX_PARTS) {
+            rc = cs_fail(e, CS_EDATA, "", 0,
+                         "the distinct values counted (--distinct, --mode, "
+                         "--top) do not fit --memory even split %u ways: "
+                         "give a larger --memory",
+                         nparts);
+            break;
+        }
+        if (n + 2 > cap) {
+            uint32_t(*w)[2] = realloc(work, 2 * cap * sizeof *work);
+            if (!w) {
+                rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+                break;
+            }
+            work = w;
+            cap *= 2;
+        }
+        work[n][0] = part + nparts;
+        work[n++][1] = 2 * nparts;
+        work[n][0] = part;
+        work[n++][1] = 2 * nparts;
+    }
+    free(work);
+    cs_error ignored = {0};
+    backend_cpu_profile_pass(r->be, 0, 0, &ignored);
+    return rc;
+}
+
 static int finish(engine *r, engine_result *out, cs_error *e)
 {
     int n = r->table.ncols;
@@ -783,7 +937,40 @@ static int finish(engine *r, engine_result *out, cs_error *e)
     out->nheld = n;
     for (int k = 0; k < n; k++)
         stats_init(&out->held_st[k]);
-    return r->be->ops->finish(r->be, out->held_st, out->held_h, e);
+    if (r->be->ops->finish(r->be, out->held_st, out->held_h, e) != CS_OK ||
+        !r->kind)
+        return e->status;
+    r->prof = calloc(k1, sizeof *r->prof);
+    if (!r->prof)
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    backend_cpu_profiles(r->be, r->prof);
+    return backend_cpu_profiles_over(r->be) ? profile_passes(r, out, e) : CS_OK;
+}
+
+/* The profiles as the report shows them: a number column's values as
+ * its other statistics are (exact integers in an integer column). */
+static int take_profiles(engine *r, engine_result *out, cs_error *e)
+{
+    if (!r->prof)
+        return CS_OK;
+    size_t n = (size_t)(out->nheld ? out->nheld : 1);
+    if (!(out->held_prof = calloc(n, sizeof *out->held_prof)))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    size_t top = (r->cfg->what & STAT_TOP) ? r->cfg->top : 1;
+    for (int k = 0; k < out->nheld; k++) {
+        col_summary s;
+        stats_finalize(&out->held_st[k], &s);
+        if (profile_finalize(&r->prof[k], r->kind[k] == COL_TEXT, s.is_int, top,
+                             &out->held_prof[k]))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    for (int k = 0; k < out->ncols; k++) {
+        engine_column *c = &out->cols[k];
+        if (r->kind[c->held] == COL_TEXT)
+            c->kind = COL_TEXT;
+        c->prof = &out->held_prof[c->held];
+    }
+    return CS_OK;
 }
 
 /* --group-by: the groups, in order, with their quantiles and
@@ -806,7 +993,7 @@ static int note_invalid(engine *r, engine_result *res, cs_error *e)
         uint64_t line;
         const char *text;
         const char *file = jobs_first_invalid(r->js, r->order[i], &line, &text);
-        if (!c->st->invalid || !file)
+        if (!c->st->invalid || !file || c->kind == COL_TEXT)
             continue;
         c->invalid_line = line;
         if (!(c->invalid_file = strdup(file)) ||
@@ -938,8 +1125,15 @@ void engine_close(engine *r)
     if (r->be)
         r->be->ops->close(r->be);
     backend_gpu_opener_free(r->opener);
+    for (int k = 0; r->prof && k < r->table.ncols; k++)
+        profile_free(&r->prof[k]);
+    free(r->prof);
     columns_free(&r->table);
     columns_free(&r->keys);
+    columns_free(&r->texts);
+    free(r->kind);
+    free(r->text_key);
+    free(r->text_cols);
     for (int k = 0; r->left && k < r->nleft; k++) {
         free(r->left[k].label);
         free(r->left[k].why);
@@ -1039,6 +1233,8 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         rc = select_values(r, out, e);
     if (rc == CS_OK)
         rc = take_columns(r, out, e);
+    if (rc == CS_OK)
+        rc = take_profiles(r, out, e);
     if (rc == CS_OK && cfg->group_by)
         rc = take_groups(r, out, e);
     account_progress_end(&r->acc); /* passes that read the input again */
@@ -1094,7 +1290,10 @@ void engine_result_free(engine_result *res)
     for (int k = 0; k < res->nheld; k++) {
         stats_free(&res->held_st[k]);
         hist_free(&res->held_h[k]);
+        if (res->held_prof)
+            profile_summary_free(&res->held_prof[k]);
     }
+    free(res->held_prof);
     for (int k = 0; res->left && k < res->nleft; k++) {
         free(res->left[k].label);
         free(res->left[k].why);

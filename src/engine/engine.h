@@ -11,6 +11,7 @@
 #include "io/base/error.h"
 #include "io/num/parse_number.h"
 #include "src/stats/group_table.h"
+#include "src/stats/profile.h"
 #include "src/stats/quantile.h"
 #include "src/stats/stats.h"
 
@@ -114,6 +115,9 @@ typedef struct engine_config {
     const char *binary;     /* -b SPEC, NULL for CSV */
     unsigned what;          /* STAT_* bits */
     const qfrac *quantiles; /* with STAT_QUANTILES: the list, in order */
+    size_t top;             /* with STAT_TOP: K, the values of --top K */
+    int text_columns;       /* the default takes text columns too (-a) */
+    int no_text;            /* text columns refused: states carry none */
     size_t nquantiles;
     int memory_set;     /* --memory given: */
     size_t memory;      /*   bytes of values kept in memory at most */
@@ -164,10 +168,13 @@ typedef struct engine_column {
     char *invalid_file;
     uint64_t invalid_line;
     char *invalid_text;
-    int tentative;      /* with keep_tentative: the sample saw no value in it */
-    unsigned char kind; /* io/num/parse_kind.h: KIND_NUMBER, a date... */
-    const char *unit;   /* a number column's unit ("ms"), or NULL */
-    int held;           /* its place among engine_result's held columns */
+    int tentative; /* with keep_tentative: the sample saw no value in it */
+    /* io/num/parse_kind.h: KIND_NUMBER, a date, a unit; or COL_TEXT */
+    unsigned char kind;
+    const char *unit;         /* a number column's unit ("ms"), or NULL */
+    const prof_summary *prof; /* a text column's, or with STAT_PROFILE; else
+                                 NULL */
+    int held;                 /* its place among engine_result's held columns */
 } engine_column;
 
 /* --group-by: one group, its key and its columns' statistics, each array
@@ -225,7 +232,8 @@ typedef struct engine_result {
     col_stats *held_st;
     hist *held_h;
     qres *held_q;
-    cs_error none; /* the error should no column be reported */
+    prof_summary *held_prof; /* [nheld], or NULL: no column profiled */
+    cs_error none;           /* the error should no column be reported */
     /* the columns the default left out (not those -c left out) */
     int nleft;
     engine_left *left;

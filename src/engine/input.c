@@ -386,7 +386,7 @@ int input_map(input *in, const col_table *t, cs_error *e)
     if (!in->map)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     col_fields f = {in->names, in->numeric,      in->nfields, in->named,
-                    in->name,  in->spec != NULL, in->why};
+                    in->name,  in->spec != NULL, in->why,     0};
     return columns_map(t, &f, nmap, in->map, e);
 }
 
@@ -403,7 +403,7 @@ int input_map_keys(input *in, const col_table *keys, cs_error *e)
     if (!in->kmap)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     col_fields f = {in->names, in->numeric,      in->nfields, in->named,
-                    in->name,  in->spec != NULL, in->why};
+                    in->name,  in->spec != NULL, in->why,     0};
     return columns_map(keys, &f, nmap, in->kmap, e);
 }
 

@@ -22,6 +22,11 @@ typedef struct row {
     char sep;
     int nfields;
     int digits;
+    /* after the fields above, when a column is text or profiled: type,
+       length_min, length_max (text), distinct, mode, mode_count, top1,
+       top1_count... topK, topK_count */
+    int typed, lengths;
+    size_t ntop;
 } row;
 
 static void sep(row *r)
@@ -91,6 +96,8 @@ static void name(row *r, const char *s)
         csv_name(r->f, s ? s : "");
 }
 
+static void profile_headings(row *r, unsigned what);
+
 static void quantile_headings(row *r, unsigned what, const report_col *c)
 {
     if (what & STAT_MEDIAN)
@@ -136,6 +143,7 @@ static void header(row *r, unsigned what, const report_col *first,
             quantile_headings(r, what, first);
         else if (!fields[i].bit || (what & fields[i].bit))
             text(r, fields[i].name);
+    profile_headings(r, what);
     putc('\n', r->f);
 }
 
@@ -181,6 +189,79 @@ static void hist_fields(row *r, const hist *h)
         fprintf(r->f, i ? " %llu" : "%llu", (unsigned long long)h->bins[i]);
 }
 
+static void value_field(row *r, const report_col *c, const prof_value *v)
+{
+    char buf[64];
+    if (report_prof_value_text(buf, sizeof buf, c, v, r->digits)) {
+        text(r, buf);
+        return;
+    }
+    char *t = malloc(v->len + 1);
+    if (t) { /* a NUL cuts it, as a name's */
+        memcpy(t, v->text, v->len);
+        t[v->len] = 0;
+    }
+    name(r, t ? t : "");
+    free(t);
+}
+
+static void profile_fields(row *r, unsigned what, const report_col *c)
+{
+    const prof_summary *p = c->prof;
+    int is_text = c->kind == COL_TEXT && p;
+    int counted = report_has_profile(what, c);
+    if (r->typed)
+        text(r, report_type_name(c));
+    if (r->lengths && is_text && p->count) {
+        u64(r, p->len_min);
+        u64(r, p->len_max);
+    } else if (r->lengths) {
+        text(r, "");
+        text(r, "");
+    }
+    if (what & STAT_DISTINCT) {
+        if (counted)
+            u64(r, p->distinct);
+        else
+            text(r, "");
+    }
+    size_t most = what & STAT_MODE ? 1 : 0;
+    for (size_t i = 0; i < (what & STAT_TOP ? r->ntop : 0) + most; i++) {
+        size_t k = i < most ? 0 : i - most;
+        if (counted && k < p->ntop) {
+            value_field(r, c, &p->top[k]);
+            u64(r, p->top[k].count);
+        } else {
+            text(r, "");
+            text(r, "");
+        }
+    }
+}
+
+/* The profile fields' headings (row's typed, lengths, ntop). */
+static void profile_headings(row *r, unsigned what)
+{
+    if (r->typed)
+        text(r, "type");
+    if (r->lengths) {
+        text(r, "length_min");
+        text(r, "length_max");
+    }
+    if (what & STAT_DISTINCT)
+        text(r, "distinct");
+    if (what & STAT_MODE) {
+        text(r, "mode");
+        text(r, "mode_count");
+    }
+    for (size_t i = 0; (what & STAT_TOP) && i < r->ntop; i++) {
+        char h[48];
+        snprintf(h, sizeof h, "top%zu", i + 1);
+        text(r, h);
+        snprintf(h, sizeof h, "top%zu_count", i + 1);
+        text(r, h);
+    }
+}
+
 static void column(row *r, unsigned what, const report_col *c)
 {
     const col_summary *s = &c->s;
@@ -188,7 +269,7 @@ static void column(row *r, unsigned what, const report_col *c)
     sep(r);
     fprintf(r->f, "%d", c->index);
     if (what & STAT_COUNT)
-        u64(r, s->count);
+        u64(r, c->kind == COL_TEXT && c->prof ? c->prof->count : s->count);
     if (what & STAT_SUM) {
         char buf[64] = "";
         if (report_has_sum(s))
@@ -212,13 +293,22 @@ static void column(row *r, unsigned what, const report_col *c)
     u64(r, s->nan);
     if (what & STAT_HIST)
         hist_fields(r, report_has_hist(what, c) ? c->h : NULL);
+    profile_fields(r, what, c);
     putc('\n', r->f);
 }
 
 void report_delim(FILE *f, char sep_char, unsigned what, const report_col *cols,
                   int ncols, int digits)
 {
-    row r = {f, sep_char, 0, digits};
+    row r = {f, sep_char, 0, digits, (what & STAT_PROFILE) != 0, 0, 0};
+    for (int i = 0; i < ncols; i++) {
+        if (cols[i].kind == COL_TEXT) {
+            r.typed = 1;
+            r.lengths = (what & (STAT_MIN | STAT_MAX)) != 0;
+        }
+        if (cols[i].prof && cols[i].prof->ntop > r.ntop)
+            r.ntop = cols[i].prof->ntop;
+    }
     header(&r, what, ncols ? &cols[0] : NULL, NULL, 0);
     for (int i = 0; i < ncols; i++) {
         r.nfields = 0;
@@ -247,7 +337,7 @@ void report_delim_groups(FILE *f, char sep_char, unsigned what,
                          const report_group *g, size_t ng, int ncols,
                          int digits)
 {
-    row r = {f, sep_char, 0, digits};
+    row r = {f, sep_char, 0, digits, 0, 0, 0};
     header(&r, what, ng && ncols ? &g[0].cols[0] : NULL, key_names, nkeys);
     for (size_t i = 0; i < ng; i++)
         for (int k = 0; k < ncols; k++) {

@@ -257,6 +257,76 @@ static void moments(json_obj *o, unsigned what, const col_summary *s)
     }
 }
 
+static void prof_value_json(json_obj *o, const report_col *c,
+                            const prof_value *v)
+{
+    char buf[64];
+    fputs("{\"value\": ", o->f);
+    int kind = report_prof_value_text(buf, sizeof buf, c, v, o->digits);
+    if (kind == 0)
+        report_json_text(o->f, v->text, v->len);
+    else if (kind == 1)
+        json_digits(o->f, buf, o->big);
+    else
+        fprintf(o->f, "\"%s\"", buf);
+    fputs(", \"count\": ", o->f);
+    json_count(o->f, v->count, o->big);
+    putc('}', o->f);
+}
+
+/* "distinct": N, "mode": {"value": V, "count": N}, "top": [...]. */
+static void profile(json_obj *o, unsigned what, const report_col *c)
+{
+    if (!report_has_profile(what, c))
+        return;
+    const prof_summary *p = c->prof;
+    o->new_line = 1;
+    if (what & STAT_DISTINCT) {
+        key(o, "distinct");
+        json_count(o->f, p->distinct, o->big);
+    }
+    if (what & STAT_MODE) {
+        key(o, "mode");
+        if (p->ntop)
+            prof_value_json(o, c, &p->top[0]);
+        else
+            fputs("null", o->f);
+    }
+    if (!(what & STAT_TOP))
+        return;
+    key(o, "top");
+    putc('[', o->f);
+    for (size_t i = 0; i < p->ntop; i++) {
+        if (i)
+            fputs(", ", o->f);
+        prof_value_json(o, c, &p->top[i]);
+    }
+    putc(']', o->f);
+}
+
+/* A text column: its counts, lengths and profile. */
+static void text_column(json_obj *o, unsigned what, const report_col *c)
+{
+    const prof_summary *p = c->prof;
+    if (what & STAT_COUNT) {
+        key(o, "count");
+        json_count(o->f, p->count, o->big);
+    }
+    key(o, "missing");
+    json_count(o->f, p->missing, o->big);
+    if (what & (STAT_MIN | STAT_MAX)) {
+        key(o, "length");
+        if (p->count)
+            fprintf(o->f, "{\"min\": %llu, \"max\": %llu}",
+                    (unsigned long long)p->len_min,
+                    (unsigned long long)p->len_max);
+        else
+            fputs("null", o->f);
+    }
+    profile(o, what, c);
+    fputs("\n    }", o->f);
+}
+
 /* "span": {"seconds": exact decimal, "text": "1d 02:03:04.5"}, null
  * without a value. */
 static void span(json_obj *o, const col_summary *s)
@@ -275,10 +345,8 @@ static void span(json_obj *o, const col_summary *s)
 /* "type": what the values are; "unit": the unit they were written in. */
 static void type(json_obj *o, const report_col *c)
 {
-    static const char *const names[] = {"number", "date", "datetime",
-                                        "datetime"};
     key(o, "type");
-    json_string(o->f, names[c->s.type <= COL_DATETIME_Z ? c->s.type : 0]);
+    json_string(o->f, report_type_name(c));
     if (c->unit) {
         key(o, "unit");
         json_string(o->f, c->unit);
@@ -298,6 +366,10 @@ static void column(FILE *f, unsigned what, const report_col *c,
     fprintf(f, "%d", c->index);
     type(&o, c);
     o.new_line = 1;
+    if (c->kind == COL_TEXT && c->prof) {
+        text_column(&o, what, c);
+        return;
+    }
     counts(&o, what, s);
     o.new_line = 1;
     moments(&o, what, s);
@@ -313,6 +385,7 @@ static void column(FILE *f, unsigned what, const report_col *c,
     o.new_line = 1;
     if (report_has_hist(what, c))
         hist_object(&o, c->h);
+    profile(&o, what, c);
     fputs("\n    }", f);
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "src/stats/profile.h"
 #include "src/stats/quantile.h"
 #include "src/stats/stats.h"
 
@@ -50,6 +51,10 @@ typedef struct report_col {
     const qfrac *qf;
     size_t nquant;
     const char *unit; /* the values' unit ("ms"), or NULL */
+    col_kind kind;
+    /* a text column's counts and lengths, and with STAT_PROFILE the
+       distinct values (NULL: none) */
+    const prof_summary *prof;
 } report_col;
 
 /* Returns 0, or -1 when writing failed (errno set). */

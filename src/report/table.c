@@ -138,7 +138,8 @@ static void cell(char *buf, int k, const report_col *c, const report_style *st)
             snprintf(buf + strlen(buf), CELL - strlen(buf), " (%s)", c->unit);
         break;
     case F_COUNT:
-        u64_cell(buf, s->count);
+        u64_cell(buf,
+                 c->kind == COL_TEXT && c->prof ? c->prof->count : s->count);
         break;
     case F_SUM:
         report_has_sum(s) ? report_sum_text(buf, CELL, s, dg)
@@ -450,5 +451,6 @@ int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
     for (int i = 0; i < ncols; i++)
         if (report_has_hist(what, &cols[i]))
             report_bars(f, &cols[i], st);
+    report_profiles_table(f, what, cols, ncols, st);
     return 0;
 }

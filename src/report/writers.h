@@ -59,6 +59,19 @@ int report_quantile_text(char *buf, size_t len, const col_summary *s,
 /* The heading of quantile i: "q0.99". */
 void report_quantile_name(char *buf, size_t len, const report_col *c, size_t i);
 
+/* A profile's value as text (profile.c): 0 a text (its bytes are v's,
+ * buf untouched), 1 a finite number, 2 inf or -inf, 3 an instant in ISO
+ * 8601 (a date column's); exact integer digits in an integer column. */
+int report_prof_value_text(char *buf, size_t len, const report_col *c,
+                           const prof_value *v, int digits);
+/* Whether a column shows a profile's statistics, and its type's name. */
+int report_has_profile(unsigned what, const report_col *c);
+const char *report_type_name(const report_col *c);
+/* The table's block of distinct values, mode and top values of each
+ * column that has them, after the table. */
+void report_profiles_table(FILE *f, unsigned what, const report_col *cols,
+                           int ncols, const report_style *st);
+
 /* The histogram applies when asked for and present. */
 int report_has_hist(unsigned what, const report_col *c);
 

@@ -424,6 +424,11 @@ static void int_text(char *buf, double d, int32_t r)
     *buf = '\0';
 }
 
+void stats_int_text(char *buf, double d, int32_t r)
+{
+    int_text(buf, d, r);
+}
+
 static int no_squares(const col_stats *s)
 {
     const csum *q = &s->sumsq;

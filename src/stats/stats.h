@@ -22,9 +22,25 @@ enum {
     STAT_HIST = 1u << 6,
     STAT_MEDIAN = 1u << 7,    /* the 0.5 quantile */
     STAT_QUANTILES = 1u << 8, /* the quantiles of a list (quantile.h) */
+    STAT_DISTINCT = 1u << 9,  /* distinct values (profile.h) */
+    STAT_MODE = 1u << 10,     /* the most frequent value */
+    STAT_TOP = 1u << 11,      /* the K most frequent values */
+    STAT_PROFILE = STAT_DISTINCT | STAT_MODE | STAT_TOP,
     STAT_DEFAULT = STAT_COUNT | STAT_SUM | STAT_MEAN | STAT_MIN | STAT_MAX,
     STAT_ALL = STAT_DEFAULT | STAT_STD | STAT_HIST | STAT_MEDIAN,
 };
+
+/* What a column holds, as the sampled records show it: numbers, or text
+ * (which answers count, missing, length and the profile.h statistics). */
+/* What a column's values are: numbers (also with a unit), instants
+ * (io/num/parse_kind.h's kinds of the same values), or text. */
+typedef enum col_kind {
+    COL_NUMBER = 0,
+    COL_DATE = 1,
+    COL_DATETIME = 2,
+    COL_DATETIME_Z = 3,
+    COL_TEXT = 4
+} col_kind;
 
 /* Whether the statistics need every value once the input ended:
  * quantiles, and histograms whose edges are the final min and max. */
@@ -156,9 +172,11 @@ typedef struct col_summary {
     unsigned char type;
 } col_summary;
 
-enum { COL_NUMBER = 0, COL_DATE = 1, COL_DATETIME = 2, COL_DATETIME_Z = 3 };
-
 void stats_finalize(const col_stats *s, col_summary *out);
+
+/* d + r as decimal digits into buf (at least 48 bytes); d integral,
+ * |d| <= 2^64 (an integer column's values). */
+void stats_int_text(char *buf, double d, int32_t r);
 
 /* The default edges of a column's histogram: its min and max, or where
  * one is infinite its finite counterpart (infinities then count as

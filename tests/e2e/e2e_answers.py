@@ -182,7 +182,8 @@ def test_long_first_record(suite):
     rc, out, err = suite.run([q, "--json", "--all"])
     t = "a first record past 1 MiB"
     if suite.check(rc == 0, t + ": exits 0", err[:300]):
-        check_doc(suite, t, out, 2, [(2, "b", ColRef(["1", "2"]))], ALL)
+        check_doc(suite, t, out, 2, [(1, "a", ColRef(["x" * (1 << 20), "y"])),
+                                     (2, "b", ColRef(["1", "2"]))], ALL)
 
 
 def main():

@@ -179,7 +179,8 @@ def test_header(suite):
     words = [rng.choice(["red", "green", "blue"]) for _ in range(n)]
     write(mixed, "".join(f"{w},{v[0]}\n" for w, v in zip(words, vals)).encode())
     run_json(suite, "text column, no header",
-             [mixed, "--json", "--all"], n, [(2, "2", ColRef(cols[0]))])
+             [mixed, "--json", "--all"], n,
+             [(1, "1", ColRef(words)), (2, "2", ColRef(cols[0]))])
 
 
 def test_delimiters(suite):

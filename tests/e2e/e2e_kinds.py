@@ -433,8 +433,39 @@ def test_verbose(suite):
                 "the table: instants in UTC, the span", out)
 
 
+def test_profile_instants(suite):
+    """--distinct, --mode and --top of a date and a datetime column count
+    instants (a zone's spelling and a fraction's zeros are one instant)
+    and print them in ISO 8601, against collections.Counter."""
+    from collections import Counter
+    rng = suite.rng
+    pool = [datetime_field(rng, True) for _ in range(rng.randint(1, 12))]
+    days = [date_field(rng) for _ in range(rng.randint(1, 12))]
+    rows = [(rng.choice(pool), rng.choice(days))
+            for _ in range(rng.randint(1, 300))]
+    p = suite.path("prof.csv")
+    with open(p, "w") as fh:
+        fh.write("t,d\n" + "".join('"%s",%s\n' % (a[0], b[0]) for a, b in rows))
+    k = rng.randint(1, 5)
+    rc, out, err = suite.run(["--json", "--distinct", "--mode", "--top",
+                              str(k), p])
+    doc = json.loads(out) if rc == 0 else {"columns": [{}, {}]}
+    for i, (kind, vals) in enumerate((("zoned", [a[1] for a, _ in rows]),
+                                      ("date", [b[1] for _, b in rows]))):
+        got = doc["columns"][i]
+        cnt = Counter(vals)
+        order = sorted(cnt.items(), key=lambda kv: (-kv[1], kv[0]))
+        top = [{"value": iso(v, kind), "count": c} for v, c in order[:k]]
+        want_kind = "date" if kind == "date" else "datetime"
+        suite.check(got.get("type") == want_kind and
+                    got.get("distinct") == len(cnt) and
+                    got.get("mode") == top[0] and got.get("top") == top,
+                    f"{kind} column: distinct, mode and top {k} as instants",
+                    json.dumps(got) + " want " + json.dumps(top))
+
+
 if __name__ == "__main__":
     Suite("e2e_kinds", sys.argv).run_tests(
         [test_paths, test_numbers_later, test_units_mixed, test_decimal,
          test_headerless,
-         test_verbose])
+         test_verbose, test_profile_instants])

@@ -24,7 +24,7 @@ static int pick(col_table *t, const char *list, char **names,
         memset(all, CSV_NUMBERS, sizeof all);
         numeric = all;
     }
-    col_fields f = {names, numeric, n, named, "in.csv", 0, NULL};
+    col_fields f = {names, numeric, n, named, "in.csv", 0, NULL, 0};
     memset(e, 0, sizeof *e);
     return columns_learn(t, list, &f, e);
 }
@@ -265,7 +265,7 @@ static void map_of(const col_table *t, char **names, int n, int named, int nmap,
 {
     unsigned char num[64];
     memset(num, CSV_NUMBERS, sizeof num);
-    col_fields f = {names, num, n, named, "next.csv", 0, NULL};
+    col_fields f = {names, num, n, named, "next.csv", 0, NULL, 0};
     memset(e, 0, sizeof *e);
     ck_assert_int_eq(columns_map(t, &f, nmap, map, e), rc_want);
 }
@@ -335,7 +335,7 @@ START_TEST(wide_is_linear)
             snprintf(names[i], 16, same ? "x" : "c%d", i);
         }
         memset(num, CSV_NUMBERS, (size_t)n);
-        col_fields f = {names, num, n, 1, "wide.csv", 0, NULL};
+        col_fields f = {names, num, n, 1, "wide.csv", 0, NULL, 0};
         col_table t;
         cs_error e = {0};
         ck_assert_int_eq(columns_learn(&t, NULL, &f, &e), CS_OK);

@@ -418,7 +418,7 @@ static void feed_through(fake *f, const char *path, const rows *ref,
     col_table t;
     char *names[] = {"a", "b", "c"};
     unsigned char num[] = {1, 1, 1};
-    col_fields cf = {names, num, 3, 1, path, 0, NULL};
+    col_fields cf = {names, num, 3, 1, path, 0, NULL, 0};
     ck_assert_int_eq(columns_learn(&t, NULL, &cf, &e), CS_OK);
     ck_assert_int_eq(input_map(in, &t, &e), CS_OK);
     int rc = feed_input(&fd, in, &e);
@@ -558,7 +558,7 @@ START_TEST(first_error_in_input_order)
     account acc;
     account_init(&acc, &sink, 0, 0);
     static const char *const labels[] = {"'a'", "'b'", "'c'"};
-    csv_strict strict = {NCOLS, labels};
+    csv_strict strict = {NCOLS, labels, NULL};
     jobs *js = NULL;
     cs_error e = {0};
     jobs_params jp = {&f->base, 2, NCOLS, NULL, &strict, &acc};
@@ -567,7 +567,7 @@ START_TEST(first_error_in_input_order)
     feed_init(&fd, js, &f->base, &acc, 2, NCOLS, NCOLS);
     char *names[] = {"a", "b", "c"};
     unsigned char num[] = {1, 1, 1};
-    col_fields cf = {names, num, 3, 1, pa, 0, NULL};
+    col_fields cf = {names, num, 3, 1, pa, 0, NULL, 0};
     col_table t;
     ck_assert_int_eq(columns_learn(&t, NULL, &cf, &e), CS_OK);
     gate_open = 0;

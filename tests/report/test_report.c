@@ -451,7 +451,7 @@ static const char py_script[] =
     "  o=[c['name'].encode('utf-8').hex(),v(c['index'])]\n"
     "  for k in sorted(c):\n"
     "    x=c[k]\n"
-    "    if k in('name','index'): continue\n"
+    "    if k in('name','index','type'): continue\n"
     "    if k in('min','max') and x is not None:\n"
     "      assert sorted(x)==['row','value']\n"
     "      o.append('%s=%s@%s'%(k,v(x['value']),v(x['row'])))\n"
@@ -688,7 +688,8 @@ START_TEST(json_fixed)
 {
     uint64_t bins[2] = {3901, 3877};
     hist h = {2, 0.01, 9.99, 0, 0, bins};
-    report_col c = {"pr\"ice\x01", 2, {0}, &h, NULL, NULL, NULL, 0, NULL};
+    report_col c = {"pr\"ice\x01", 2, {0},  &h,         NULL, NULL,
+                    NULL,          0, NULL, COL_NUMBER, NULL};
     c.s.count = 999000;
     c.s.missing = 1000;
     c.s.sum = 4995012.75;
@@ -1025,7 +1026,8 @@ START_TEST(table_bars)
     for (int i = 0; i < 256; i++)
         bins[i] = (uint64_t)(i < 128 ? i : 255 - i) * 10;
     hist h = {256, -1, 1, 0, 3, bins};
-    report_col c = {"x", 1, {0}, &h, NULL, NULL, NULL, 0, NULL};
+    report_col c = {"x",  1, {0},  &h,         NULL, NULL,
+                    NULL, 0, NULL, COL_NUMBER, NULL};
     c.s.count = 1000;
     sample x = {0};
     x.cols[0] = c;

@@ -194,7 +194,7 @@ static int parse_cut_block(const csv_dialect *d, const char *blk, size_t k,
         uint64_t lines = 0, nl = 0;
         static const char *const labels[] = {"'a'", "'b'", "'c'", "'d'",
                                              "'e'", "'f'", "'g'", "'h'"};
-        csv_strict st = {o->strict, labels};
+        csv_strict st = {o->strict, labels, NULL};
         int rc = csv_parse_block(d, blk + off, k - off, at_line, map, nmap,
                                  o->strict ? &st : NULL, "t.csv", ch, &consumed,
                                  &lines, e);

@@ -1,0 +1,305 @@
+#include "profile.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+/* A number's key: its double (-0 as 0) and its correction. */
+#define NUM_KEY 12
+
+int profile_init(col_prof *p, int counting)
+{
+    memset(p, 0, sizeof *p);
+    p->len_min = UINT64_MAX;
+    if (counting && !(p->vals = vcount_new()))
+        return -1;
+    return 0;
+}
+
+void profile_free(col_prof *p)
+{
+    vcount_free(p->vals);
+    p->vals = NULL;
+}
+
+void profile_clear(col_prof *p)
+{
+    vcount *v = p->vals;
+    memset(p, 0, sizeof *p);
+    p->len_min = UINT64_MAX;
+    if ((p->vals = v) != NULL)
+        vcount_clear(v);
+}
+
+/* Bytes of the well-formed UTF-8 sequence at s (RFC 3629, section 4: no
+ * overlongs, surrogates or code points past U+10FFFF), 0 if none. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    size_t len;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        len = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        len = 3;
+        lo = s[0] == 0xE0 ? 0xA0 : 0x80;
+        hi = s[0] == 0xED ? 0x9F : 0xBF;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        len = 4;
+        lo = s[0] == 0xF0 ? 0x90 : 0x80;
+        hi = s[0] == 0xF4 ? 0x8F : 0xBF;
+    } else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    return len;
+}
+
+uint64_t profile_length(const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    uint64_t chars = 0;
+    for (size_t i = 0; i < n; chars++) {
+        size_t len = utf8_seq(s + i, n - i);
+        if (!len)
+            return n;
+        i += len;
+    }
+    return chars;
+}
+
+/* Whether a value of hash h is in p's partition: the high half of the
+ * hash, so that the table's slots (its low bits) stay spread. */
+static int in_part(const col_prof *p, uint64_t h)
+{
+    return !p->nparts || (h >> 32) % p->nparts == p->part;
+}
+
+int profile_add_text(col_prof *p, const char *s, size_t n)
+{
+    if (!s) {
+        p->missing++;
+        return 0;
+    }
+    p->count++;
+    uint64_t len = profile_length(s, n);
+    if (len < p->len_min)
+        p->len_min = len;
+    if (len > p->len_max)
+        p->len_max = len;
+    if (!p->vals || !in_part(p, vcount_hash(s, n)))
+        return 0;
+    return vcount_add(p->vals, s, n, 1);
+}
+
+static void num_key(unsigned char *key, double d, int32_t r)
+{
+    if (d == 0)
+        d = 0; /* -0 is 0 */
+    if (r == CORR_NOT_INT)
+        r = 0;
+    memcpy(key, &d, 8);
+    memcpy(key + 8, &r, 4);
+}
+
+static void key_num(const char *key, double *d, int32_t *r)
+{
+    memcpy(d, key, 8);
+    memcpy(r, key + 8, 4);
+}
+
+int profile_add_numbers(col_prof *p, const double *v, const int32_t *corr,
+                        size_t n)
+{
+    unsigned char key[NUM_KEY];
+    for (size_t i = 0; p->vals && i < n; i++) {
+        if (isnan(v[i]))
+            continue;
+        num_key(key, v[i], corr ? corr[i] : 0);
+        /* by the double alone: one double's integers share a partition,
+           where a column of doubles makes them one value */
+        if (p->nparts && !in_part(p, vcount_hash(key, 8)))
+            continue;
+        if (vcount_add(p->vals, key, NUM_KEY, 1))
+            return -1;
+    }
+    return 0;
+}
+
+int profile_merge(col_prof *dst, const col_prof *src)
+{
+    dst->count += src->count;
+    dst->missing += src->missing;
+    if (src->len_min < dst->len_min)
+        dst->len_min = src->len_min;
+    if (src->len_max > dst->len_max)
+        dst->len_max = src->len_max;
+    if (dst->vals && src->vals)
+        return vcount_merge(dst->vals, src->vals);
+    return 0;
+}
+
+int profile_add_counted(col_prof *p, const char *key, size_t len,
+                        uint64_t count, int is_text)
+{
+    if (!p->vals || !in_part(p, vcount_hash(key, is_text ? len : 8)))
+        return 0;
+    return vcount_add(p->vals, key, len, count);
+}
+
+int profile_merge_values(col_prof *dst, const col_prof *src)
+{
+    return dst->vals && src->vals ? vcount_merge(dst->vals, src->vals) : 0;
+}
+
+void profile_partition(col_prof *p, uint32_t part, uint32_t nparts)
+{
+    p->part = part;
+    p->nparts = nparts;
+}
+
+size_t profile_bytes(const col_prof *p)
+{
+    return p->vals ? vcount_bytes(p->vals) : 0;
+}
+
+/* Numbers that are one double made one value: the corrections dropped. */
+static vcount *by_double(const vcount *t)
+{
+    vcount *out = vcount_new();
+    for (size_t i = 0; out && i < vcount_size(t); i++) {
+        size_t len;
+        const char *k = vcount_key(t, i, &len);
+        double d;
+        int32_t r;
+        unsigned char key[NUM_KEY];
+        key_num(k, &d, &r);
+        num_key(key, d, 0);
+        if (vcount_add(out, key, NUM_KEY, vcount_count(t, i))) {
+            vcount_free(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+static int text_cmp(const prof_value *a, const prof_value *b)
+{
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = n ? memcmp(a->text, b->text, n) : 0;
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+static int num_cmp(const prof_value *a, const prof_value *b)
+{
+    if (a->d != b->d)
+        return a->d < b->d ? -1 : 1;
+    return (a->r > b->r) - (a->r < b->r);
+}
+
+/* Most frequent first, then the smaller value. */
+static int by_count_text(const void *x, const void *y)
+{
+    const prof_value *a = x, *b = y;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    return text_cmp(a, b);
+}
+
+static int by_count_num(const void *x, const void *y)
+{
+    const prof_value *a = x, *b = y;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    return num_cmp(a, b);
+}
+
+static void entry(const vcount *t, size_t i, int is_text, prof_value *v)
+{
+    size_t len;
+    const char *k = vcount_key(t, i, &len);
+    memset(v, 0, sizeof *v);
+    v->count = vcount_count(t, i);
+    if (is_text) {
+        v->text = k;
+        v->len = len;
+    } else {
+        key_num(k, &v->d, &v->r);
+    }
+}
+
+/* The k best of t's values into out (sorting them all: the distinct
+ * values are few next to the rows that made them). */
+static int pick_top(const vcount *t, int is_text, size_t k, prof_summary *out)
+{
+    size_t n = vcount_size(t);
+    prof_value *all = malloc((n ? n : 1) * sizeof *all);
+    if (!all)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        entry(t, i, is_text, &all[i]);
+    qsort(all, n, sizeof *all, is_text ? by_count_text : by_count_num);
+    out->ntop = n < k ? n : k;
+    out->top = all;
+    return 0;
+}
+
+int profile_take_part(col_prof *dst, col_prof *part, int is_text, int all_int,
+                      size_t k)
+{
+    prof_summary s;
+    col_prof tmp = {0};
+    tmp.vals = part->vals;
+    part->vals = NULL; /* consumed: the caller makes it anew */
+    int rc = profile_finalize(&tmp, is_text, all_int, k, &s);
+    dst->parted = 1;
+    dst->parted_distinct += s.distinct;
+    unsigned char key[NUM_KEY];
+    for (size_t i = 0; rc == 0 && i < s.ntop; i++) {
+        const prof_value *v = &s.top[i];
+        if (is_text) {
+            rc = vcount_add(dst->vals, v->text, v->len, v->count);
+        } else {
+            num_key(key, v->d, v->r);
+            rc = vcount_add(dst->vals, key, NUM_KEY, v->count);
+        }
+    }
+    profile_summary_free(&s);
+    vcount_free(tmp.vals);
+    return rc;
+}
+
+int profile_finalize(col_prof *p, int is_text, int all_int, size_t k,
+                     prof_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    out->text = is_text;
+    out->count = p->count;
+    out->missing = p->missing;
+    out->len_min = p->count ? p->len_min : 0;
+    out->len_max = p->len_max;
+    if (!p->vals)
+        return 0;
+    out->counted = 1;
+    if (is_text || all_int) {
+        out->own = p->vals;
+        p->vals = NULL;
+    } else if (!(out->own = by_double(p->vals))) {
+        return -1;
+    }
+    out->distinct = p->parted ? p->parted_distinct : vcount_size(out->own);
+    return pick_top(out->own, is_text, k, out);
+}
+
+void profile_summary_free(prof_summary *s)
+{
+    free(s->top);
+    vcount_free(s->own);
+    memset(s, 0, sizeof *s);
+}
