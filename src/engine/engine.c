@@ -219,6 +219,22 @@ static int why_left(engine *r, const input *in, cs_error *e)
     return CS_OK;
 }
 
+/* Binary input groups by the decimal text of integer fields: a float's
+ * bits have no text the user would recognise as the same key. */
+static int float_key(const engine *r, cs_error *e)
+{
+    for (int k = 0; k < r->keys.ncols; k++) {
+        int f = r->keys.fields[k];
+        int t = f < r->spec.nfields ? r->spec.type[f] : 0;
+        if (t == BT_F32 || t == BT_F64)
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--group-by: field %d is %s; binary input groups "
+                           "by integer fields",
+                           f + 1, t == BT_F32 ? "f32" : "f64");
+    }
+    return CS_OK;
+}
+
 /* --group-by: the key columns, which the default columns leave out. */
 static int learn_keys(engine *r, const col_fields *f, cs_error *e)
 {
@@ -232,6 +248,8 @@ static int learn_keys(engine *r, const col_fields *f, cs_error *e)
         }
         return e->status;
     }
+    if (r->bin && float_key(r, e) != CS_OK)
+        return e->status;
     if (!r->cfg->columns)
         columns_drop(&r->table, r->keys.fields, r->keys.ncols);
     return CS_OK;
