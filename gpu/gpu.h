@@ -241,7 +241,8 @@ int gpu_parse_fields(const char *text, size_t text_len, const size_t *off,
  * (src/stats/group_core.h's encoding, keys + key_off[i], key_len[i]
  * bytes) found in a device hash table of at most max_groups groups and
  * arena_bytes of keys, the rows sorted by group (stable: rows in order)
- * and each column reduced per group (NaN counts as nan). */
+ * and each column reduced per group (NaN skipped: the caller counts
+ * the fields that did not enter). */
 typedef struct gpu_group_in {
     size_t n;
     const char *keys;

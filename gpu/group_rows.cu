@@ -123,10 +123,8 @@ __device__ void reduce_run(const reduce_args &r, size_t a, size_t b, int k,
     for (size_t i = a; i < b; i++) {
         uint32_t row = r.idx[i];
         double x = v[row];
-        if (x != x) {
-            gc_part_counts(p, 0, 0, 1, 0);
+        if (x != x)
             continue;
-        }
         gc_part_add(p, x, c ? c[row] : 0, r.first_row + row);
         if (gc_sum_add(s, x))
             gc_store32(r.inexact, 1);

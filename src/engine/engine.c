@@ -14,6 +14,7 @@
 
 #include "src/engine/backend.h"
 #include "src/engine/feed.h"
+#include "src/engine/group_gpu.h"
 #include "src/engine/groups.h"
 #include "src/engine/hint.h"
 #include "src/engine/passes.h"
@@ -40,6 +41,7 @@ struct engine {
     int nleft;
     int *order; /* the reported columns, in output order */
     int use_gpu;
+    int group_device;      /* --group-by: group_gpu.h's GROUP_ON_* */
     gpu_opener *opener;    /* opening the GPU while the first input is read */
     const engine_mpi *mpi; /* cfg->mpi, or none's */
     const engine_part *parts; /* mpi->parts, or mpi->share's */
@@ -149,15 +151,37 @@ static int auto_device(engine *r, cs_error *e)
     return c.gpu;
 }
 
+/* --group-by reduces on the device when asked for it (--device gpu), a
+ * device is there and no statistic needs every value or the squares;
+ * else on the host, and -v says why. */
+static void group_where(engine *r, engine_device d)
+{
+    const engine_hooks *h = &r->cfg->hooks;
+    int present = backend_gpu_present(h);
+    if (d == ENGINE_GPU && (present || h->gpu_group_steps) &&
+        group_gpu_can(r->cfg->what)) {
+        r->group_device =
+            h->gpu_group_steps ? GROUP_ON_HOST_STEPS : GROUP_ON_DEVICE;
+        account_say(&r->acc, "group-by reduces on the device%s",
+                    h->gpu_group_steps ? " (its steps on the host: "
+                                         "COLSTAT_GPU_GROUP=host)"
+                                       : "");
+    } else if (d == ENGINE_GPU && (present || h->gpu_group_steps)) {
+        account_say(&r->acc, "group-by runs on the host: per-group std, "
+                             "medians, quantiles and histograms are the "
+                             "host's for now");
+    } else if (d == ENGINE_GPU || (d == ENGINE_AUTO && present)) {
+        account_say(&r->acc, "group-by runs on the host");
+    }
+}
+
 /* Decided before the first byte is read, so that the GPU, when it is
  * used, opens on a thread of its own while the first input is read. */
 static int choose_device(engine *r, cs_error *e)
 {
     engine_device d = r->cfg->device;
     if (r->cfg->group_by) {
-        if (d == ENGINE_GPU ||
-            (d == ENGINE_AUTO && backend_gpu_present(&r->cfg->hooks)))
-            account_say(&r->acc, "group-by runs on the host");
+        group_where(r, d);
         return CS_OK;
     }
     r->use_gpu = d == ENGINE_GPU || (d == ENGINE_AUTO && auto_device(r, e));
@@ -396,6 +420,7 @@ static int start_backend(engine *r, cs_error *e)
                         .spill = r->spill = must_spill(cfg),
                         .tmpdir = cfg->tmpdir,
                         .gpu_sharers = r->mpi->gpu_sharers,
+                        .group_device = r->group_device,
                         .hooks = &cfg->hooks,
                         .acc = &r->acc};
     if (cfg->group_by)

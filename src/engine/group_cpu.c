@@ -10,6 +10,7 @@
 
 #include "io/base/row_keys.h"
 #include "src/engine/backend.h"
+#include "src/engine/group_gpu.h"
 #include "src/engine/input.h"
 #include "src/stats/group_table.h"
 
@@ -25,7 +26,8 @@ typedef struct group_jstate {
     group_table t;
     char *key; /* a row's encoded key */
     size_t key_room;
-    size_t last; /* the group of the row before + 1, 0 none */
+    size_t last;               /* the group of the row before + 1, 0 none */
+    size_t on_device, on_host; /* batches, with a device (group_gpu.h) */
 } group_jstate;
 
 typedef struct group_backend {
@@ -33,6 +35,7 @@ typedef struct group_backend {
     backend_params p;
     group_jstate merged;
     size_t groups, bytes, values; /* for -v, once finished */
+    size_t on_device, on_host;
 } group_backend;
 
 static void *gb_jstate_new(backend *b)
@@ -126,7 +129,7 @@ static void add_bad(group_jstate *pt, const row_keys *k, const uint32_t *ids,
 
 static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
-    (void)b;
+    int where = ((group_backend *)b)->p.group_device;
     group_jstate *pt = j->jstate;
     uint64_t first = j->rows + 1;
     if (!c->keys || c->keys->failed)
@@ -135,8 +138,17 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
     int bad = !ids;
     for (size_t i = 0; !bad && i < c->nrows; i++)
         bad = row_group(pt, c, i, ids);
+    int host = 1;
+    if (!bad && where != GROUP_ON_HOST) {
+        if (group_gpu_batch(&pt->t, c, first, where, &host, e) != CS_OK) {
+            free(ids);
+            return e->status;
+        }
+        pt->on_device += !host;
+        pt->on_host += host;
+    }
     /* column by column: each column's values in one loop */
-    for (int k = 0; !bad && k < c->ncols; k++)
+    for (int k = 0; !bad && host && k < c->ncols; k++)
         bad = group_add_column(&pt->t, ids, k, c->col[k],
                                c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
                                first);
@@ -166,6 +178,9 @@ static int gb_retire(backend *b, job *j, uint64_t first_row, int abandon,
     group_jstate *pt = j->jstate;
     if (abandon)
         return e->status;
+    g->on_device += pt->on_device;
+    g->on_host += pt->on_host;
+    pt->on_device = pt->on_host = 0;
     if (group_merge(&g->merged.t, &pt->t, first_row - 1))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     if (group_table_bytes(&g->merged.t) > g->p.memory) {
@@ -203,6 +218,12 @@ static void gb_describe(backend *b, account *acc)
     group_backend *g = (group_backend *)b;
     account_say(acc, "groups  %zu, %.1f MB with %zu values kept", g->groups,
                 (double)g->bytes / 1e6, g->values);
+    if (g->p.group_device != GROUP_ON_HOST)
+        account_say(acc,
+                    "groups  %zu batches reduced on the device, %zu on the "
+                    "host (more groups than the device's table, or sums "
+                    "past its exact range)",
+                    g->on_device, g->on_host);
 }
 
 static void gb_close(backend *b)

@@ -114,9 +114,6 @@ static void cpu_table(group_table *t, const rows *r)
             group_find(t, k, r->len[i], group_hash(k, r->len[i]), &id), 0);
         ids[i] = (uint32_t)id;
         t->rows[id]++;
-        for (int c = 0; c < 2; c++)
-            if (isnan(r->v[c][i]))
-                group_add_counts(t, id, c, 0, 0, 1, 0);
     }
     for (int c = 0; c < 2; c++)
         ck_assert_int_eq(group_add_column(t, ids, c, r->v[c], r->c[c], r->n, 1),
