@@ -2,8 +2,9 @@
 # Group-by on the GPU host in one call: the device group-by suite
 # (test_gpu_group, gpu/group_rows.cu against the CPU's group table) and
 # its host twin (test_group_core), compute-sanitizer over the device one,
-# the end-to-end suites that compare CPU and GPU with -g (e2e_gpu_diff)
-# or check -g against the exact reference with a GPU present, and
+# the end-to-end suites that compare CPU and GPU with -g (e2e_gpu_diff,
+# e2e_groupby_device) or check -g against the exact reference with a GPU
+# present, and
 # group-by's speed: a SIZE CSV of 8 numeric columns and a key column of
 # 1,000 and of 1,000,000 keys, `-g key --sum --min --max` with --device
 # gpu and --device cpu (JSON compared byte for byte) against DuckDB (all
@@ -50,7 +51,7 @@ fi
 
 if has e2e; then
     say "== end-to-end with a GPU present"
-    for t in ${E2E:-e2e_gpu_diff e2e_groupby_binary e2e_groupby}; do
+    for t in ${E2E:-e2e_gpu_diff e2e_groupby_device e2e_groupby_binary e2e_groupby}; do
         start=$(date +%s)
         timeout 240 python3 tests/e2e/$t.py "$N/colstat" >"$L/$t.log" 2>&1
         say "$t rc=$? $(($(date +%s) - start)) s: $(tail -1 "$L/$t.log")"

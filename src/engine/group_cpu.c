@@ -21,6 +21,10 @@
 /* as cpu.c: wide tables get fewer rows a row_batch */
 #define GROUP_CHUNK_VALUES (1u << 20)
 #define GROUP_CHUNK_MIN_ROWS 16
+/* On the device (group_gpu.h) a call costs its setup: large jobs, one
+ * row batch each */
+#define GROUP_DEVICE_BLOCK (16u << 20)
+#define GROUP_DEVICE_ROWS (1u << 18)
 
 typedef struct group_jstate {
     group_table t;
@@ -274,6 +278,10 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
     g->base = (backend){
         &group_ops,       NULL, "cpu", GROUP_BLOCK,
         GROUP_CHUNK_ROWS, 0,    NULL,  (size_t)p->ncols * sizeof(col_stats)};
+    if (p->group_device == GROUP_ON_DEVICE) {
+        g->base.block_bytes = GROUP_DEVICE_BLOCK;
+        g->base.batch_rows = GROUP_DEVICE_ROWS;
+    }
     *out = &g->base;
     return CS_OK;
 }
