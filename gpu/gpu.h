@@ -260,8 +260,9 @@ typedef struct gpu_group_in {
 /* The groups (ids dense, in the device's order: the host orders them)
  * and the pieces of their columns' state; the host merges every piece
  * of a group (stats_part_merge, group_sum_merge) into its group. full:
- * the groups did not fit (nothing else filled); inexact: a sum needs the
- * host's csum (group_sum.h); the caller then runs the host's group-by.
+ * the groups did not fit the table or the device's memory (nothing else
+ * filled); inexact: a sum needs the host's csum (group_sum.h); the caller
+ * then reduces these rows on the host.
  * gpu_group_out_free frees what gpu_group_rows filled. */
 typedef struct gpu_group_out {
     int full, inexact;

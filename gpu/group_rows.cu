@@ -49,9 +49,19 @@ int fail(cs_error *err, const char *what, cudaError_t e)
             return fail(err, #call, ck_);                                      \
     } while (0)
 
+/* Set when the device had no memory for a buffer: the caller's groups
+ * then go to the host, as when the table is full. */
+thread_local bool no_room;
+
 int dev_alloc(dev_mem &m, size_t bytes, cs_error *err)
 {
-    CK(cudaMalloc(&m.p, bytes ? bytes : 1));
+    cudaError_t e = cudaMalloc(&m.p, bytes ? bytes : 1);
+    if (e == cudaErrorMemoryAllocation) {
+        no_room = true;
+        m.p = nullptr;
+        (void)cudaGetLastError(); /* not sticky: clear it */
+    }
+    CK(e);
     return 0;
 }
 
@@ -338,6 +348,26 @@ int reduce_groups(const gpu_group_in *in, bufs &b, uint32_t ngroups,
     return 0;
 }
 
+int group_on_device(const gpu_group_in *in, gpu_group_out *out, cs_error *err)
+{
+    bufs b;
+    gc_table t;
+    if (find_groups(in, b, t, err))
+        return err->status;
+    uint64_t counts[3];
+    CK(cudaMemcpy(counts, b.counts.p, sizeof counts, cudaMemcpyDeviceToHost));
+    if (counts[2]) {
+        out->full = 1;
+        return 0;
+    }
+    uint32_t ngroups = (uint32_t)counts[0];
+    if (take_groups(t, ngroups, counts[1], out, err) ||
+        sort_rows(in, b, ngroups, err) ||
+        reduce_groups(in, b, ngroups, out, err))
+        return err->status;
+    return 0;
+}
+
 } // namespace
 
 extern "C" void gpu_group_out_free(gpu_group_out *out)
@@ -363,22 +393,14 @@ extern "C" int gpu_group_rows(const gpu_group_in *in, gpu_group_out *out,
                        "rows, one group or more");
     if (probe(err) || in->n == 0)
         return err->status;
-    bufs b;
-    gc_table t;
-    if (find_groups(in, b, t, err))
-        return err->status;
-    uint64_t counts[3];
-    CK(cudaMemcpy(counts, b.counts.p, sizeof counts, cudaMemcpyDeviceToHost));
-    if (counts[2]) {
+    no_room = false;
+    int rc = group_on_device(in, out, err);
+    if (rc != 0)
+        gpu_group_out_free(out);
+    if (rc != 0 && no_room) { /* the host takes these rows */
+        memset(err, 0, sizeof *err);
         out->full = 1;
         return 0;
     }
-    uint32_t ngroups = (uint32_t)counts[0];
-    if (take_groups(t, ngroups, counts[1], out, err) ||
-        sort_rows(in, b, ngroups, err) ||
-        reduce_groups(in, b, ngroups, out, err)) {
-        gpu_group_out_free(out);
-        return err->status;
-    }
-    return 0;
+    return rc;
 }
