@@ -386,10 +386,10 @@ extern "C" int gpu_group_rows(const gpu_group_in *in, gpu_group_out *out,
                               cs_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (in->ncols < 0 || in->ncols > 64 || in->n > UINT32_MAX ||
+    if (in->ncols < 1 || in->ncols > 64 || in->n > UINT32_MAX ||
         in->max_groups == 0)
         return cs_fail(err, CS_EUSAGE, "", 0,
-                       "gpu_group_rows: 0 to 64 columns, fewer than 2^32 "
+                       "gpu_group_rows: 1 to 64 columns, fewer than 2^32 "
                        "rows, one group or more");
     if (probe(err) || in->n == 0)
         return err->status;

@@ -249,7 +249,7 @@ int group_gpu_batch(group_table *t, const row_batch *c, uint64_t first_row,
                     int where, int *host, cs_error *e)
 {
     batch_keys k = {0};
-    *host = c->ncols > 64; /* more columns than the device call takes */
+    *host = c->ncols < 1 || c->ncols > 64; /* what the device call takes */
     if (c->nrows == 0 || *host)
         return CS_OK;
     if (keys_make(&k, c->keys, c->nrows)) {

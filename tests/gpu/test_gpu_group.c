@@ -245,6 +245,7 @@ int main(void)
     gpu_group_in probe = {0};
     gpu_group_out o;
     probe.max_groups = 1;
+    probe.ncols = 1;
     if (gpu_group_rows(&probe, &o, &why) != 0) {
         fprintf(stderr, "test_gpu_group: %s\n", why.msg);
         return strncmp(why.msg, "no usable GPU", 13) == 0 ? 77 : 1;
