@@ -270,6 +270,7 @@ typedef struct gpu_group_out {
     char *arena;
     uint64_t *key_off, *first_row;
     uint32_t *key_len;
+    uint32_t *row_group; /* [n]: each row's group */
     size_t npieces;
     uint32_t *piece_group; /* [npieces]; UINT32_MAX: an empty piece */
     col_part *part;        /* [npieces * ncols] */

@@ -361,6 +361,11 @@ int group_on_device(const gpu_group_in *in, gpu_group_out *out, cs_error *err)
         return 0;
     }
     uint32_t ngroups = (uint32_t)counts[0];
+    out->row_group = (uint32_t *)malloc(in->n * sizeof(uint32_t));
+    if (!out->row_group)
+        return cs_fail(err, CS_ENOMEM, "", 0, "out of memory");
+    CK(cudaMemcpy(out->row_group, b.ids.p, in->n * sizeof(uint32_t),
+                  cudaMemcpyDeviceToHost));
     if (take_groups(t, ngroups, counts[1], out, err) ||
         sort_rows(in, b, ngroups, err) ||
         reduce_groups(in, b, ngroups, out, err))
@@ -376,6 +381,7 @@ extern "C" void gpu_group_out_free(gpu_group_out *out)
     free(out->key_off);
     free(out->first_row);
     free(out->key_len);
+    free(out->row_group);
     free(out->piece_group);
     free(out->part);
     free(out->sum);

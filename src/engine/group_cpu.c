@@ -131,6 +131,20 @@ static void add_bad(group_jstate *pt, const row_keys *k, const uint32_t *ids,
     }
 }
 
+/* The batch on the device (group_gpu.h): its groups found there, each
+ * row's group and count here. *host: the device gave it back. */
+static int device_batch(group_jstate *pt, const row_batch *c, uint64_t first,
+                        int where, uint32_t *ids, int *host, cs_error *e)
+{
+    if (group_gpu_batch(&pt->t, c, first, where, ids, host, e) != CS_OK)
+        return e->status;
+    pt->on_device += !*host;
+    pt->on_host += *host;
+    for (size_t i = 0; !*host && i < c->nrows; i++)
+        pt->t.rows[ids[i]]++;
+    return CS_OK;
+}
+
 static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
     int where = ((group_backend *)b)->p.group_device;
@@ -139,18 +153,14 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
     if (!c->keys || c->keys->failed)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for group keys");
     uint32_t *ids = malloc((c->nrows ? c->nrows : 1) * sizeof *ids);
-    int bad = !ids;
-    for (size_t i = 0; !bad && i < c->nrows; i++)
-        bad = row_group(pt, c, i, ids);
-    int host = 1;
-    if (!bad && where != GROUP_ON_HOST) {
-        if (group_gpu_batch(&pt->t, c, first, where, &host, e) != CS_OK) {
-            free(ids);
-            return e->status;
-        }
-        pt->on_device += !host;
-        pt->on_host += host;
+    int bad = !ids, host = 1;
+    if (!bad && where != GROUP_ON_HOST &&
+        device_batch(pt, c, first, where, ids, &host, e) != CS_OK) {
+        free(ids);
+        return e->status;
     }
+    for (size_t i = 0; !bad && host && i < c->nrows; i++)
+        bad = row_group(pt, c, i, ids);
     /* column by column: each column's values in one loop */
     for (int k = 0; !bad && host && k < c->ncols; k++)
         bad = group_add_column(&pt->t, ids, k, c->col[k],

@@ -125,7 +125,7 @@ static int steps_run(const gpu_group_in *in, const uint32_t *sorted, size_t a,
 static void steps_reduce(const gpu_group_in *in, host_steps *h,
                          gpu_group_out *o, size_t nchunks)
 {
-    uint32_t *srt = h->sorted, *ids = h->ids;
+    const uint32_t *srt = h->sorted, *ids = o->row_group;
     size_t n = in->n;
     for (size_t ch = 0; ch < nchunks; ch++) {
         size_t lo = ch * STEP_ROWS,
@@ -162,12 +162,13 @@ static int steps_sort_reduce(const gpu_group_in *in, host_steps *h,
         free(start);
         return -1;
     }
+    const uint32_t *ids = o->row_group;
     for (size_t i = 0; i < in->n; i++)
-        start[h->ids[i] + 1]++;
+        start[ids[i] + 1]++;
     for (size_t g = 0; g < ng; g++)
         start[g + 1] += start[g];
     for (size_t i = 0; i < in->n; i++)
-        h->sorted[start[h->ids[i]]++] = (uint32_t)i;
+        h->sorted[start[ids[i]]++] = (uint32_t)i;
     free(start);
     for (size_t p = 0; p < o->npieces; p++)
         o->piece_group[p] = p < ng ? (uint32_t)p : UINT32_MAX;
@@ -184,6 +185,7 @@ static void steps_out_free(gpu_group_out *o)
     free(o->arena);
     free(o->key_off);
     free(o->key_len);
+    free(o->row_group);
     free(o->piece_group);
     free(o->part);
     free(o->sum);
@@ -209,8 +211,10 @@ static int host_steps_run(const gpu_group_in *in, gpu_group_out *o)
         o->ngroups = h.ngroups;
         o->key_off = h.t.key_off;
         o->key_len = h.t.key_len;
+        o->row_group = h.ids;
         h.t.key_off = NULL;
         h.t.key_len = NULL;
+        h.ids = NULL;
         rc = steps_sort_reduce(in, &h, o);
     }
     steps_free(&h);
@@ -219,8 +223,9 @@ static int host_steps_run(const gpu_group_in *in, gpu_group_out *o)
 
 /* ---- the merge ---- */
 
-/* Every piece into its group of t. */
-static int merge_pieces(group_table *t, const gpu_group_out *o)
+/* Every piece into its group of t; ids[i], row i's group of t. */
+static int merge_pieces(group_table *t, const gpu_group_out *o, size_t n,
+                        uint32_t *ids)
 {
     size_t nc = (size_t)t->ncols;
     size_t *host = malloc((o->ngroups ? o->ngroups : 1) * sizeof *host);
@@ -232,6 +237,8 @@ static int merge_pieces(group_table *t, const gpu_group_out *o)
         bad = group_find(t, k, o->key_len[g], group_hash(k, o->key_len[g]),
                          &host[g]);
     }
+    for (size_t i = 0; !bad && i < n; i++)
+        ids[i] = (uint32_t)host[o->row_group[i]];
     for (size_t p = 0; !bad && p < o->npieces; p++) {
         if (o->piece_group[p] == UINT32_MAX)
             continue;
@@ -246,7 +253,7 @@ static int merge_pieces(group_table *t, const gpu_group_out *o)
 }
 
 int group_gpu_batch(group_table *t, const row_batch *c, uint64_t first_row,
-                    int where, int *host, cs_error *e)
+                    int where, uint32_t *ids, int *host, cs_error *e)
 {
     batch_keys k = {0};
     *host = c->ncols < 1 || c->ncols > 64; /* what the device call takes */
@@ -276,7 +283,7 @@ int group_gpu_batch(group_table *t, const row_batch *c, uint64_t first_row,
     keys_free(&k);
     if (rc == CS_OK && (o.full || o.inexact))
         *host = 1;
-    else if (rc == CS_OK && merge_pieces(t, &o))
+    else if (rc == CS_OK && merge_pieces(t, &o, c->nrows, ids))
         rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     if (where == GROUP_ON_DEVICE)
         gpu_group_out_free(&o);

@@ -24,11 +24,11 @@ enum {
 int group_gpu_can(unsigned what);
 
 /* Batch c (rows first_row..., keys in c->keys) into t, which is direct,
- * with where (GROUP_ON_DEVICE or GROUP_ON_HOST_STEPS); *host is set when
- * the device gave the batch back (the caller reduces it on the host).
- * Rows' groups (t->rows) and the fields that did not enter are the
- * caller's. */
+ * with where (GROUP_ON_DEVICE or GROUP_ON_HOST_STEPS); ids[i] gets row
+ * i's group of t (c->nrows of them). *host is set when the device gave
+ * the batch back (the caller reduces it on the host). Rows' counts
+ * (t->rows) and the fields that did not enter are the caller's. */
 int group_gpu_batch(group_table *t, const row_batch *c, uint64_t first_row,
-                    int where, int *host, cs_error *e);
+                    int where, uint32_t *ids, int *host, cs_error *e);
 
 #endif

@@ -3,7 +3,7 @@
  * unicode, the missing key; one or two key columns; one group, 1,000 and
  * 100,000), values of every kind (integers with corrections, ties and
  * both zeros, wide magnitudes, NaN); the device's groups are the CPU's,
- * with the same key bytes and first rows, and its pieces merged on the
+ * with the same key bytes, first rows and rows, and its pieces merged on the
  * host give the CPU's summaries bit for bit. A table too small says
  * full; infinities say inexact. Skips (77) when no device is usable.
  * Seed printed; COLSTAT_SEED reproduces; COLSTAT_TEST_QUICK shrinks. */
@@ -164,6 +164,13 @@ static void device_table(group_table *t, const gpu_group_out *o, const rows *r,
                                     group_hash(k, o->key_len[g]), &cid),
                          0);
         t->rows[host[g]] = cpu->rows[cid];
+    }
+    for (size_t i = 0; i < r->n; i++) { /* each row's group is its key's */
+        uint32_t g = o->row_group[i];
+        ck_assert_uint_lt(g, o->ngroups);
+        ck_assert(
+            o->key_len[g] == r->len[i] &&
+            !memcmp(o->arena + o->key_off[g], r->keys + r->off[i], r->len[i]));
     }
     for (size_t p = 0; p < o->npieces; p++) {
         if (o->piece_group[p] == UINT32_MAX)
