@@ -26,6 +26,7 @@ extern "C" { /* the C headers carry no extern "C" of their own */
 #include "io/base/error.h"
 #include "io/base/row_batch.h"
 #include "io/num/parse_number.h"
+#include "src/stats/group_sum.h"
 #include "src/stats/quantile.h"
 #include "src/stats/stats.h"
 #include "src/stats/value_store.h"
@@ -244,6 +245,52 @@ int gpu_parse_kind_fields(const char *text, size_t text_len, const size_t *off,
                           const size_t *len, size_t n, const num_format *fmt,
                           unsigned col_kind, int *kind, double *val,
                           int32_t *corr, cs_error *e);
+
+/* Group-by on the device, rows already parsed: each row's key
+ * (src/stats/group_core.h's encoding, keys + key_off[i], key_len[i]
+ * bytes) found in a device hash table of at most max_groups groups and
+ * arena_bytes of keys, the rows sorted by group (stable: rows in order)
+ * and each column reduced per group (NaN skipped: the caller counts
+ * the fields that did not enter). */
+typedef struct gpu_group_in {
+    size_t n;
+    const char *keys;
+    size_t keys_len;
+    const size_t *key_off;
+    const uint32_t *key_len;
+    int ncols;
+    const double *const *col;   /* [ncols][n] */
+    const int32_t *const *corr; /* [ncols][n], or NULL entries */
+    uint64_t first_row;         /* row i is first_row + i */
+    uint32_t max_groups;
+    size_t arena_bytes;
+} gpu_group_in;
+
+/* The groups (ids dense, in the device's order: the host orders them)
+ * and the pieces of their columns' state; the host merges every piece
+ * of a group (stats_part_merge, group_sum_merge) into its group. full:
+ * the groups did not fit the table or the device's memory (nothing else
+ * filled); inexact: a sum needs the host's csum (group_sum.h); the caller
+ * then reduces these rows on the host.
+ * gpu_group_out_free frees what gpu_group_rows filled. */
+typedef struct gpu_group_out {
+    int full, inexact;
+    uint32_t ngroups;
+    char *arena;
+    uint64_t *key_off, *first_row;
+    uint32_t *key_len;
+    uint32_t *row_group; /* [n]: each row's group */
+    size_t npieces;
+    uint32_t *piece_group; /* [npieces]; UINT32_MAX: an empty piece */
+    col_part *part;        /* [npieces * ncols] */
+    group_sum *sum;        /* [npieces * ncols] */
+} gpu_group_out;
+
+/* For tests, and the first step of group-by on the device: synchronous
+ * and self-contained (its own buffers, the default stream, nothing
+ * kept). n == 0 probes for a device. */
+int gpu_group_rows(const gpu_group_in *in, gpu_group_out *out, cs_error *e);
+void gpu_group_out_free(gpu_group_out *out);
 
 void gpu_get_times(const gpu_backend *g, gpu_times *t);
 

@@ -761,14 +761,11 @@ static int check_profile_options(options *o, cs_error *e)
     return CS_OK;
 }
 
-/* --group-by runs over CSV; its groups travel in states, whose
+/* --group-by's groups travel in states, whose
  * histograms need fixed edges (--emit-state says so above) and which
  * carry no values: no quantiles per group under --mpi. */
 static int check_group_options(const options *o, cs_error *e)
 {
-    if (o->cfg.group_by && o->cfg.binary)
-        return cs_fail(e, CS_EUSAGE, "", 0,
-                       "--group-by with -b is not supported yet");
     if (o->cfg.group_by && o->mpi &&
         (o->cfg.what & (STAT_MEDIAN | STAT_QUANTILES)))
         return cs_fail(e, CS_EUSAGE, "", 0,

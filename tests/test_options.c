@@ -136,8 +136,8 @@ START_TEST(value_options)
         "--median", "a.csv");
     BAD("--group-by with --mpi: a group's histogram edges", "--range", "-g",
         "k", "--mpi", "--hist", "a.csv");
-    BAD("--group-by with -b is not supported yet", NULL, "-g", "k", "-b", "f64",
-        "a.csv");
+    OK(&o, "-g", "1", "-b", "i32,f64", "a.bin");
+    options_free(&o);
 
     OK(&o, "--columns=x", "--binary=f32", "--device=cpu", "-j17");
     ck_assert_str_eq(o.cfg.columns, "x");

@@ -1,5 +1,8 @@
 #include "io/binary/binary_reader.h"
 
+#include "io/base/row_keys.h"
+#include "io/num/parse_number.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -301,6 +304,78 @@ static void copy_wide(int type, row_batch *out, int c, size_t row0,
         row_batch_corr_start(out, c, row0);
 }
 
+/* --group-by: an integer field's value as its decimal text. */
+static uint64_t int_field(int type, const unsigned char *p, int *neg)
+{
+    int64_t v;
+    *neg = 0;
+    switch (type) {
+    case BT_U8:
+        return *p;
+    case BT_U16:
+        return ld16(p);
+    case BT_U32:
+        return ld32(p);
+    case BT_U64:
+        return ld64(p);
+    case BT_I8:
+        v = (int8_t)*p;
+        break;
+    case BT_I16:
+        v = (int16_t)ld16(p);
+        break;
+    case BT_I32:
+        v = (int32_t)ld32(p);
+        break;
+    default: /* BT_I64 */
+        v = (int64_t)ld64(p);
+        break;
+    }
+    *neg = v < 0;
+    /* the magnitude in unsigned arithmetic: -INT64_MIN is no int64 */
+    return v < 0 ? UINT64_C(0) - (uint64_t)v : (uint64_t)v;
+}
+
+static void put_key(row_keys *k, size_t row, int i, int type,
+                    const unsigned char *p)
+{
+    char buf[24], *e = buf + sizeof buf, *s = e;
+    int neg;
+    uint64_t u = int_field(type, p, &neg);
+    do
+        *--s = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (neg)
+        *--s = '-';
+    row_keys_put(k, row, i, s, (size_t)(e - s));
+}
+
+/* The key fields' text of records [0, nrec) (batch rows row0...), and
+ * each NaN of a column, so that a group counts its own. */
+static void decode_keys(const binary_spec *s, const unsigned char *buf,
+                        size_t nrec, const int *map, int nmap, row_batch *out)
+{
+    row_keys *k = out->keys;
+    int nk = s->nfields < k->nkmap ? s->nfields : k->nkmap;
+    int nf = s->nfields < nmap ? s->nfields : nmap;
+    size_t row0 = out->nrows, rs = s->record_size;
+    for (size_t r = 0; r < nrec; r++) {
+        const unsigned char *rec = buf + r * rs;
+        for (int f = 0; f < nk; f++)
+            if (k->kmap[f] >= 0)
+                put_key(k, row0 + r, k->kmap[f], s->type[f],
+                        rec + s->offset[f]);
+    }
+    for (int f = 0; f < nf; f++) {
+        if (map[f] < 0 || (s->type[f] != BT_F64 && s->type[f] != BT_F32))
+            continue;
+        const double *d = out->col[map[f]] + row0;
+        for (size_t r = 0; r < nrec; r++)
+            if (d[r] != d[r])
+                row_keys_bad(k, row0 + r, map[f], NUM_NAN);
+    }
+}
+
 /* Records per pass: a block of input stays in L2 while each field of it is
  * copied out column by column. */
 #define BLOCK_BYTES ((size_t)128 << 10)
@@ -330,5 +405,7 @@ void binary_decode(const binary_spec *s, const unsigned char *buf, size_t nrec,
             out->nan[c] += copy_field(t, dst, src + s->offset[f], n, rs);
         }
     }
+    if (out->keys)
+        decode_keys(s, buf, nrec, map, nf, out);
     out->nrows += nrec;
 }

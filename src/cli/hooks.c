@@ -21,6 +21,8 @@ void read_hooks(engine_hooks *h)
     }
     if ((v = getenv("COLSTAT_GPU_TERMS")))
         h->gpu_terms = atoi(v);
+    if ((v = getenv("COLSTAT_GPU_GROUP")))
+        h->gpu_group_steps = !strcmp(v, "host");
     if ((v = getenv("COLSTAT_GPU_PRESENT")))
         h->gpu_presence = *v == '0' ? 1 : 2;
     h->mpi_cuts = getenv("COLSTAT_MPI_CUTS");

@@ -138,6 +138,7 @@ typedef struct backend_params {
                            be read twice), else read the inputs again */
     const char *tmpdir; /* where the file goes */
     int gpu_sharers;    /* engine_mpi.gpu_sharers */
+    int group_device;   /* --group-by: group_gpu.h's GROUP_ON_* */
     const engine_hooks *hooks;
     account *acc;
     /* Profiles (src/stats/profile.h), CPU only: NULL when no column has

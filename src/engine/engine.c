@@ -15,6 +15,7 @@
 #include "io/num/parse_kind.h"
 #include "src/engine/backend.h"
 #include "src/engine/feed.h"
+#include "src/engine/group_gpu.h"
 #include "src/engine/groups.h"
 #include "src/engine/hint.h"
 #include "src/engine/passes.h"
@@ -44,6 +45,7 @@ struct engine {
        sample; NULL while every column holds plain numbers */
     unsigned char *kinds;
     int use_gpu;
+    int group_device;      /* --group-by: group_gpu.h's GROUP_ON_* */
     gpu_opener *opener;    /* opening the GPU while the first input is read */
     const engine_mpi *mpi; /* cfg->mpi, or none's */
     const engine_part *parts; /* mpi->parts, or mpi->share's */
@@ -162,6 +164,30 @@ static int auto_device(engine *r, cs_error *e)
     return c.gpu;
 }
 
+/* --group-by reduces on the device when asked for it (--device gpu), a
+ * device is there and no statistic needs every value or the squares;
+ * else on the host, and -v says why. */
+static void group_where(engine *r, engine_device d)
+{
+    const engine_hooks *h = &r->cfg->hooks;
+    int present = backend_gpu_present(h);
+    if (d == ENGINE_GPU && (present || h->gpu_group_steps) &&
+        group_gpu_can(r->cfg->what)) {
+        r->group_device =
+            h->gpu_group_steps ? GROUP_ON_HOST_STEPS : GROUP_ON_DEVICE;
+        account_say(&r->acc, "group-by reduces on the device%s",
+                    h->gpu_group_steps ? " (its steps on the host: "
+                                         "COLSTAT_GPU_GROUP=host)"
+                                       : "");
+    } else if (d == ENGINE_GPU && (present || h->gpu_group_steps)) {
+        account_say(&r->acc, "group-by runs on the host: per-group std, "
+                             "medians, quantiles and histograms are the "
+                             "host's for now");
+    } else if (d == ENGINE_GPU || (d == ENGINE_AUTO && present)) {
+        account_say(&r->acc, "group-by runs on the host");
+    }
+}
+
 /* Decided before the first byte is read, so that the GPU, when it is
  * used, opens on a thread of its own while the first input is read. */
 static int choose_device(engine *r, cs_error *e)
@@ -174,9 +200,7 @@ static int choose_device(engine *r, cs_error *e)
         return CS_OK;
     }
     if (r->cfg->group_by) {
-        if (d == ENGINE_GPU ||
-            (d == ENGINE_AUTO && backend_gpu_present(&r->cfg->hooks)))
-            account_say(&r->acc, "group-by runs on the host");
+        group_where(r, d);
         return CS_OK;
     }
     r->use_gpu = d == ENGINE_GPU || (d == ENGINE_AUTO && auto_device(r, e));
@@ -238,6 +262,22 @@ static int why_left(engine *r, const input *in, cs_error *e)
     return CS_OK;
 }
 
+/* Binary input groups by the decimal text of integer fields: a float's
+ * bits have no text the user would recognise as the same key. */
+static int float_key(const engine *r, cs_error *e)
+{
+    for (int k = 0; k < r->keys.ncols; k++) {
+        int f = r->keys.fields[k];
+        int t = f < r->spec.nfields ? r->spec.type[f] : 0;
+        if (t == BT_F32 || t == BT_F64)
+            return cs_fail(e, CS_EUSAGE, "", 0,
+                           "--group-by: field %d is %s; binary input groups "
+                           "by integer fields",
+                           f + 1, t == BT_F32 ? "f32" : "f64");
+    }
+    return CS_OK;
+}
+
 /* --group-by: the key columns, which the default columns leave out. */
 static int learn_keys(engine *r, const col_fields *f, cs_error *e)
 {
@@ -251,6 +291,8 @@ static int learn_keys(engine *r, const col_fields *f, cs_error *e)
         }
         return e->status;
     }
+    if (r->bin && float_key(r, e) != CS_OK)
+        return e->status;
     if (!r->cfg->columns)
         columns_drop(&r->table, r->keys.fields, r->keys.ncols);
     return CS_OK;
@@ -521,6 +563,7 @@ static int start_backend(engine *r, cs_error *e)
                         .spill = r->spill = must_spill(cfg),
                         .tmpdir = cfg->tmpdir,
                         .gpu_sharers = r->mpi->gpu_sharers,
+                        .group_device = r->group_device,
                         .hooks = &cfg->hooks,
                         .acc = &r->acc,
                         .kind = r->kind,

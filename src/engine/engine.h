@@ -38,6 +38,8 @@ typedef struct engine_hooks {
     size_t gzip_piece;      /* COLSTAT_GZIP_PIECE: compressed bytes a piece */
     int gzip_threads;       /* COLSTAT_GZIP_THREADS: threads inflating */
     size_t record_limit;    /* COLSTAT_RECORD_LIMIT: the longest record */
+    int gpu_group_steps;    /* COLSTAT_GPU_GROUP=host: -g --device gpu runs
+                               the device's steps on the host */
 } engine_hooks;
 
 /* One process's share of an input (--mpi, src/dist/): bytes [lo, hi) of

@@ -10,6 +10,7 @@
 
 #include "io/base/row_keys.h"
 #include "src/engine/backend.h"
+#include "src/engine/group_gpu.h"
 #include "src/engine/input.h"
 #include "src/stats/group_table.h"
 
@@ -20,12 +21,17 @@
 /* as cpu.c: wide tables get fewer rows a row_batch */
 #define GROUP_CHUNK_VALUES (1u << 20)
 #define GROUP_CHUNK_MIN_ROWS 16
+/* On the device (group_gpu.h) a call costs its setup: large jobs, one
+ * row batch each */
+#define GROUP_DEVICE_BLOCK (16u << 20)
+#define GROUP_DEVICE_ROWS (1u << 18)
 
 typedef struct group_jstate {
     group_table t;
     char *key; /* a row's encoded key */
     size_t key_room;
-    size_t last; /* the group of the row before + 1, 0 none */
+    size_t last;               /* the group of the row before + 1, 0 none */
+    size_t on_device, on_host; /* batches, with a device (group_gpu.h) */
 } group_jstate;
 
 typedef struct group_backend {
@@ -33,6 +39,7 @@ typedef struct group_backend {
     backend_params p;
     group_jstate merged;
     size_t groups, bytes, values; /* for -v, once finished */
+    size_t on_device, on_host;
 } group_backend;
 
 static void *gb_jstate_new(backend *b)
@@ -124,19 +131,38 @@ static void add_bad(group_jstate *pt, const row_keys *k, const uint32_t *ids,
     }
 }
 
+/* The batch on the device (group_gpu.h): its groups found there, each
+ * row's group and count here. *host: the device gave it back. */
+static int device_batch(group_jstate *pt, const row_batch *c, uint64_t first,
+                        int where, uint32_t *ids, int *host, cs_error *e)
+{
+    if (group_gpu_batch(&pt->t, c, first, where, ids, host, e) != CS_OK)
+        return e->status;
+    pt->on_device += !*host;
+    pt->on_host += *host;
+    for (size_t i = 0; !*host && i < c->nrows; i++)
+        pt->t.rows[ids[i]]++;
+    return CS_OK;
+}
+
 static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
-    (void)b;
+    int where = ((group_backend *)b)->p.group_device;
     group_jstate *pt = j->jstate;
     uint64_t first = j->rows + 1;
     if (!c->keys || c->keys->failed)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for group keys");
     uint32_t *ids = malloc((c->nrows ? c->nrows : 1) * sizeof *ids);
-    int bad = !ids;
-    for (size_t i = 0; !bad && i < c->nrows; i++)
+    int bad = !ids, host = 1;
+    if (!bad && where != GROUP_ON_HOST &&
+        device_batch(pt, c, first, where, ids, &host, e) != CS_OK) {
+        free(ids);
+        return e->status;
+    }
+    for (size_t i = 0; !bad && host && i < c->nrows; i++)
         bad = row_group(pt, c, i, ids);
     /* column by column: each column's values in one loop */
-    for (int k = 0; !bad && k < c->ncols; k++)
+    for (int k = 0; !bad && host && k < c->ncols; k++)
         bad = group_add_column(&pt->t, ids, k, c->col[k],
                                c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
                                first);
@@ -166,6 +192,9 @@ static int gb_retire(backend *b, job *j, uint64_t first_row, int abandon,
     group_jstate *pt = j->jstate;
     if (abandon)
         return e->status;
+    g->on_device += pt->on_device;
+    g->on_host += pt->on_host;
+    pt->on_device = pt->on_host = 0;
     if (group_merge(&g->merged.t, &pt->t, first_row - 1))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     if (group_table_bytes(&g->merged.t) > g->p.memory) {
@@ -203,6 +232,12 @@ static void gb_describe(backend *b, account *acc)
     group_backend *g = (group_backend *)b;
     account_say(acc, "groups  %zu, %.1f MB with %zu values kept", g->groups,
                 (double)g->bytes / 1e6, g->values);
+    if (g->p.group_device != GROUP_ON_HOST)
+        account_say(acc,
+                    "groups  %zu batches reduced on the device, %zu on the "
+                    "host (more groups than the device's table, or sums "
+                    "past its exact range)",
+                    g->on_device, g->on_host);
 }
 
 static void gb_close(backend *b)
@@ -253,6 +288,10 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
     g->base = (backend){
         &group_ops,       NULL, "cpu", GROUP_BLOCK,
         GROUP_CHUNK_ROWS, 0,    NULL,  (size_t)p->ncols * sizeof(col_stats)};
+    if (p->group_device == GROUP_ON_DEVICE) {
+        g->base.block_bytes = GROUP_DEVICE_BLOCK;
+        g->base.batch_rows = GROUP_DEVICE_ROWS;
+    }
     *out = &g->base;
     return CS_OK;
 }

@@ -104,7 +104,7 @@ static void run_binary(job *j)
     size_t nrec = j->len / rs, done = 0;
     while (done < nrec) {
         row_batch *c = next_batch(j);
-        if (!c) {
+        if (!c || bind_keys(j->in, c)) {
             cs_fail(&j->err, CS_ENOMEM, "", 0, "out of memory for row batches");
             return;
         }

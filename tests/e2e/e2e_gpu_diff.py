@@ -7,10 +7,14 @@ with and without --range, and the outputs are compared byte for byte; among
 them integer columns past 2^53 (CSV, and binary i64 and u64), which both
 keep exact; files joined by cat (the header again between records, no
 rows), from a file and from a pipe; columns selected twice and
-two columns of one name; date, datetime and unit columns. Without a usable GPU the test is skipped
+two columns of one name; date, datetime and unit columns; --group-by
+(one group, 1,000 and 100,000 groups, two key columns, the missing key,
+keys with quotes, commas, newlines and unicode, several files, gzip,
+stdin, binary input). Without a usable GPU the test is skipped
 (exit 77); --selfcheck runs without one: the CPU at one thread against the
 CPU at its default, the same bytes required. Seed: COLSTAT_SEED or
 fresh."""
+import gzip
 import os
 import random
 import struct
@@ -145,6 +149,67 @@ def write_joined(path, parts, ncols):
             os.unlink(part)
 
 
+KEY_WORDS = ['a', 'b"q', 'c,d', 'line\nbreak', 'caf\u00e9', '\u65e5\u672c', ' x', '200',
+             '200.0', '-3']
+
+
+def csv_field(text):
+    if any(c in text for c in ',"\n\r') or text != text.strip():
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def write_grouped(path, rows, ngroups, nkeys, opener=open):
+    """Key columns k0.. (groups drawn from ngroups, one in 13 with its
+    first key missing) among value columns x, y, z."""
+    with opener(path, "wt", encoding="utf-8", newline="") as f:
+        f.write(",".join(["x"] + ["k%d" % i for i in range(nkeys)] + ["y", "z"]) + "\n")
+        for i in range(rows):
+            g = i if i < ngroups else rng.randrange(ngroups)
+            keys = ["%s%d" % (KEY_WORDS[(g + j) % len(KEY_WORDS)], g // len(KEY_WORDS))
+                    for j in range(nkeys)]
+            if g % 13 == 12:
+                keys[0] = ""
+            f.write(",".join([value(rng.choice([0, 1, 5]) if rng.random() > 0.02 else 4)] +
+                             [csv_field(k) for k in keys] +
+                             [value(0), value(1)]) + "\n")
+
+
+def write_grouped_bin(path, rows, ngroups):
+    """Records i32 (the key), f64, i64."""
+    with open(path, "wb") as f:
+        for i in range(rows):
+            g = i if i < ngroups else rng.randrange(ngroups)
+            f.write(struct.pack("<idq", g * 7 - 50, rng.uniform(-1e6, 1e6),
+                                rng.randint(-2**40, 2**40)))
+
+
+def group_cases(tmp):
+    """(args, label, stdin) of the --group-by runs."""
+    out = []
+    many = 10000 if QUICK else 100000
+    for ngroups, nkeys in ((1, 1), (1000, 1), (1000, 2), (many, 1)):
+        p = os.path.join(tmp, "g%d_%d.csv" % (ngroups, nkeys))
+        write_grouped(p, max(2 * ngroups, 5000), ngroups, nkeys)
+        keys = ",".join("k%d" % i for i in range(nkeys))
+        out.append((["-g", keys, "--sum", "--min", "--max", p], "group-by %d" % ngroups, None))
+        out.append((["-g", keys, "-a", p], "group-by -a %d" % ngroups, None))
+    a, b = os.path.join(tmp, "ga.csv"), os.path.join(tmp, "gb.csv.gz")
+    write_grouped(a, 3000, 200, 1)
+    write_grouped(b, 4000, 300, 1, gzip.open)
+    out.append((["-g", "k0", "--sum", "--min", "--max", a, b], "group-by two files, gzip", None))
+    with open(b, "rb") as f:
+        out.append((["-g", "k0", "-a", "-"], "group-by gzip stdin", f.read()))
+    with open(a, "rb") as f:
+        out.append((["-g", "k0", "--sum", "-"], "group-by stdin", f.read()))
+    for ngroups in (1, 1000, many):
+        p = os.path.join(tmp, "g%d.bin" % ngroups)
+        write_grouped_bin(p, max(2 * ngroups, 5000), ngroups)
+        out.append((["-b", "i32,f64,i64", "-g", "1", "--sum", "--min", "--max", p],
+                    "group-by binary %d" % ngroups, None))
+    return out
+
+
 def run(args, env=None, stdin=None):
     r = subprocess.run([COLSTAT] + args, capture_output=True, input=stdin,
                        env=dict(os.environ, **(env or {})))
@@ -245,6 +310,9 @@ def main():
                           "--thousands", ",", kinds]):
                 ok = same(args, "dates and units segment=%s" % segment, env)
                 passed, failed = passed + ok, failed + (not ok)
+        for args, label, stdin in group_cases(tmp):
+            ok = same(args, label, stdin=stdin)
+            passed, failed = passed + ok, failed + (not ok)
         tiny = os.path.join(tmp, "tiny.csv")
         write_tiny(tiny, 1200000 if not QUICK else 600000)
         for args in (["-a", tiny], ["--sum", "--min", "--max", tiny]):

@@ -11,8 +11,8 @@ the same bytes. Every group's every column is checked against harness.py's
 exact reference (Python csv, fractions), the order of the groups against
 the rule (numeric key columns numerically, else bytewise, the missing key
 last). TSV, CSV and the table are checked for their lines; --memory far
-below the groups' state is the one-line error (exit 1); -b with -g is a
-usage error (exit 2; states and --mpi: e2e_groupby_dist.py). Seed printed;
+below the groups' state is the one-line error (exit 1); binary input:
+e2e_groupby_binary.py; states and --mpi: e2e_groupby_dist.py. Seed printed;
 COLSTAT_SEED reproduces.
 """
 import csv
@@ -294,11 +294,6 @@ def test_memory(suite):
 def test_refusals(suite):
     p = suite.path("f.csv")
     write_csv(p, ["k", "v"], [["a", "1"]])
-    for extra in (["-b", "f64"],):
-        rc, out, err = suite.run(["-g", "k"] + extra + [p])
-        suite.check(rc == 2 and "--group-by with" in err and
-                    len(err.strip().splitlines()) == 1,
-                    f"-g with {extra[0]}: usage error", err)
     rc, out, err = suite.run(["-g", "nosuch", p])
     suite.check(rc == 2 and "--group-by: no column named 'nosuch'" in err,
                 "-g naming no column: usage error naming -g", err)

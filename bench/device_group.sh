@@ -1,0 +1,124 @@
+#!/bin/bash
+# Group-by on the GPU host in one call: the device group-by suite
+# (test_gpu_group, gpu/group_rows.cu against the CPU's group table) and
+# its host twin (test_group_core), compute-sanitizer over the device one,
+# the end-to-end suites that compare CPU and GPU with -g (e2e_gpu_diff,
+# e2e_groupby_device) or check -g against the exact reference with a GPU
+# present, and
+# group-by's speed: a SIZE CSV of 8 numeric columns and a key column of
+# 1,000 and of 1,000,000 keys, `-g key --sum --min --max` with --device
+# gpu and --device cpu (JSON compared byte for byte) against DuckDB (all
+# cores) running GROUP BY key with sum, min, max of the 8 columns.
+# Logs in $OUT/logs.tgz, a summary in $OUT/summary.txt.
+#
+# usage (on the device machine, from the tree):
+#   NEW=.carry/gpugroup OUT=... SIZE=2G PARTS="unit e2e speed" bash bench/device_group.sh
+# NEW holds the static build (colstat, colstat_gen, test_gpu_group,
+# test_group_core, libisal.so.2); .carry/wheels DuckDB's wheel.
+set -u
+N=${NEW:-.carry/gpugroup}
+OUT=${OUT:-/tmp/colstat-out}
+SIZE=${SIZE:-2G}
+RUNS=${RUNS:-3}
+L=$OUT/logs
+S=$OUT/summary.txt
+mkdir -p "$L"
+cd "$(dirname "$0")/.." || exit 1
+export LD_LIBRARY_PATH=$PWD/$N:${LD_LIBRARY_PATH:-}
+say() { echo "$*" | tee -a "$S"; }
+{
+    date -u
+    nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+    nproc
+} >"$S" 2>&1
+cat "$S"
+
+PARTS=${PARTS:-"unit e2e speed"}
+has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if has unit; then
+    say "== group-by unit suites"
+    for t in test_gpu_group test_group_core; do
+        timeout 200 "$N/$t" >"$L/$t.log" 2>&1
+        say "$t rc=$? $(grep -E 'Checks' "$L/$t.log" | tail -1)"
+    done
+    for tool in memcheck racecheck synccheck; do
+        COLSTAT_TEST_QUICK=1 timeout 200 compute-sanitizer --tool $tool \
+            --error-exitcode 9 "$N/test_gpu_group" >"$L/san_$tool.log" 2>&1
+        say "$tool test_gpu_group rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san_$tool.log" | head -1)"
+    done
+fi
+
+if has e2e; then
+    say "== end-to-end with a GPU present"
+    for t in ${E2E:-e2e_gpu_diff e2e_groupby_device e2e_groupby_binary e2e_groupby}; do
+        start=$(date +%s)
+        timeout 240 python3 tests/e2e/$t.py "$N/colstat" >"$L/$t.log" 2>&1
+        say "$t rc=$? $(($(date +%s) - start)) s: $(tail -1 "$L/$t.log")"
+    done
+fi
+
+if has speed; then
+    D=/tmp/group-data
+    mkdir -p $D
+    python3 -m pip install --no-index --find-links .carry/wheels duckdb >"$L/pip.log" 2>&1
+    [ -s $D/bench.csv ] || "$N/colstat_gen" --bytes "$SIZE" --out $D --files csv \
+        --threads "$(nproc)" >/dev/null
+    for K in 1000 1000000; do
+        F=$D/keys$K.csv
+        # a key column in front: "k" and a random number below K
+        [ -s "$F" ] || awk -v K=$K 'BEGIN { srand(22) }
+            NR == 1 { print "key," $0; next }
+            { print "k" int(rand() * K) "," $0 }' $D/bench.csv >"$F"
+        cat "$F" >/dev/null
+        say "== $(du -h "$F" | cut -f1) CSV, $K keys, -g key --sum --min --max (best of $RUNS)"
+        python3 - "$N/colstat" "$F" "$RUNS" <<'PY' 2>&1 | tee -a "$S"
+import json, os, subprocess, sys, time
+exe, path, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+gb = os.path.getsize(path) / 1e9
+cols = ["id", "price", "delta", "reading", "value", "sci", "count", "sparse"]
+
+def best(f):
+    t, out = [], None
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        out = f()
+        t.append(time.perf_counter() - t0)
+    return min(t), out
+
+def colstat(dev):
+    def f():
+        p = subprocess.run([exe, "--device", dev, "-g", "key", "--sum", "--min",
+                            "--max", "--json", path], capture_output=True)
+        return p.returncode, p.stdout
+    return f
+
+res = {}
+for dev in ("gpu", "cpu"):
+    t, (rc, out) = best(colstat(dev))
+    res[dev] = out
+    print(f"colstat --device {dev}: {t:.3f} s ({gb / t:.2f} GB/s) rc={rc}")
+print("GPU and CPU JSON " + ("identical" if res["gpu"] == res["cpu"] else "DIFFER"))
+p = subprocess.run([exe, "--device", "gpu", "-v", "-g", "key", "--sum", path],
+                   capture_output=True, text=True)
+print("-v: " + " | ".join(l for l in p.stderr.splitlines() if "group" in l))
+try:
+    import duckdb
+except ImportError:
+    print("duckdb: not installed (no wheel in .carry/wheels)")
+    sys.exit(0)
+sel = ", ".join(f"sum({c}), min({c}), max({c})" for c in cols)
+def duck():
+    con = duckdb.connect()
+    return con.execute(f"SELECT key, {sel} FROM read_csv_auto('{path}') "
+                       "GROUP BY key").fetchall()
+t, rows = best(duck)
+print(f"duckdb GROUP BY key ({os.cpu_count()} threads): {t:.3f} s ({gb / t:.2f} GB/s), "
+      f"{len(rows)} groups")
+doc = json.loads(res["gpu"] or b"{}")
+print(f"colstat groups: {len(doc.get('groups', []))}")
+PY
+    done
+fi
+
+tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"
