@@ -296,9 +296,10 @@ static size_t simd_record(block *b, const char *s, size_t at,
     }
 }
 
-/* A batch the index read (csv_simd_scan), record by record; *line is the
- * physical line at s. */
-static void simd_lines(block *b, const char *s, size_t n, uint64_t line)
+/* A batch the index read (csv_simd_scan), record by record, from the
+ * physical line at s; returns the line after it (the batch's LFs are its
+ * records', its blank lines' and its quoted fields'). */
+static uint64_t simd_lines(block *b, const char *s, size_t n, uint64_t line)
 {
     const uint32_t *next = b->ix.end, *stop = next + b->ix.n;
     size_t at = 0;
@@ -320,6 +321,7 @@ static void simd_lines(block *b, const char *s, size_t n, uint64_t line)
         at = e + (s[e] == CSV_G_CR ? 2 : 1);
         line++;
     }
+    return line;
 }
 
 /* Length of buf[0, n) up to and including its first CR or LF. */
@@ -391,6 +393,7 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
             continue;
         }
         size_t room = b->out->cap - b->row;
+        uint64_t next_line = 0; /* the index's count of the batch's lines */
         size_t w = min_size(min_size(n - at, BATCH), room - 1);
         const char *nl = w ? memrchr(buf + at, '\n', w) : NULL;
         size_t len;
@@ -402,7 +405,7 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
              * or needs the grammar's lax readings: libcsv reads those. */
             if (p->pstate == 0 &&
                 csv_simd_scan(&b->ix, buf + at, len, (unsigned char)b->delim)) {
-                simd_lines(b, buf + at, len, *line);
+                next_line = simd_lines(b, buf + at, len, *line);
                 rc = b->failed ? CS_EDATA : CS_OK;
             } else {
                 if (b->d->repeat)
@@ -419,7 +422,7 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
             b->line = *line;
             len = feed_line(p, b, buf, n, at, &rc);
         }
-        *line += newlines(buf + at, len);
+        *line = next_line ? next_line : *line + newlines(buf + at, len);
         at += len;
     }
     *pos = at;
