@@ -251,7 +251,7 @@ static void quoted_field(block *b, const char *s, const char *e)
     s++;
     e--;
     size_t len = (size_t)(e - s);
-    if (!memchr(s, CSV_G_QUOTE, len)) {
+    if (!b->ix.doubled || !memchr(s, CSV_G_QUOTE, len)) {
         on_field((void *)s, len, b);
         return;
     }
@@ -276,7 +276,7 @@ static size_t simd_record(block *b, const char *s, size_t at,
         if (last && f == 0 && blank_line(s + at, s + e, b->delim))
             return (size_t)-1;
         int q = quoted && s[at] == CSV_G_QUOTE;
-        if (q) {
+        if (q && b->ix.inner_lf) {
             /* the field ends on the line its LFs lead to (strict_fail
                counts back from there) */
             *line += newlines(s + at, e - at);

@@ -106,12 +106,13 @@ CSV_TARGET("pclmul") CSV_INLINE uint64_t prefix_xor_clmul(uint64_t x)
 /* What the steps carry from one to the next: each a bit for the previous
  * step's last byte, or all ones for inside quotes. */
 typedef struct carry {
-    uint64_t inside, sep, close, cr, bad, quotes;
+    uint64_t inside, sep, close, cr, bad, quotes, inner_lf, doubled;
 } carry;
 
-/* One step over 64 bytes at base; valid: the bytes that are the batch's. */
-CSV_INLINE size_t step(const masks *m, uint64_t inside, carry *c,
-                       uint64_t valid, uint32_t base, uint32_t *out)
+/* One step over 64 bytes: the field ends among them (valid: the bytes
+ * that are the batch's), the carry moved on. */
+CSV_INLINE uint64_t step(const masks *m, uint64_t inside, carry *c,
+                         uint64_t valid)
 {
     inside ^= c->inside;
     uint64_t open = m->quote & inside, close = m->quote & ~inside;
@@ -121,15 +122,21 @@ CSV_INLINE size_t step(const masks *m, uint64_t inside, carry *c,
     /* an opening quote only starts a field (or halves a doubled quote); a
        closing one is followed by its double, a delimiter or a line end; an
        outside CR by an LF: else the grammar reads the bytes laxly */
-    c->bad |= open & ~(after_sep | after_close);
-    c->bad |= after_close & ~(m->quote | m->delim | m->cr | m->lf);
-    c->bad |= after_cr & ~m->lf;
+    c->bad |= (open & ~(after_sep | after_close)) & valid;
+    c->bad |= (after_close & ~(m->quote | m->delim | m->cr | m->lf)) & valid;
+    c->bad |= (after_cr & ~m->lf) & valid;
     c->inside = (uint64_t)0 - (inside >> 63);
     c->sep = sep >> 63;
     c->close = close >> 63;
     c->cr = cr >> 63;
     c->quotes |= m->quote;
-    uint64_t ends = ((sep & ~(m->lf & after_cr)) | cr) & valid;
+    c->inner_lf |= m->lf & inside;
+    c->doubled |= after_close & m->quote;
+    return ((sep & ~(m->lf & after_cr)) | cr) & valid;
+}
+
+CSV_INLINE size_t flatten(uint64_t ends, uint32_t base, uint32_t *out)
+{
     size_t k = 0;
     while (ends) {
         out[k++] = base + (uint32_t)__builtin_ctzll(ends);
@@ -146,13 +153,14 @@ typedef uint64_t (*pxor_fn)(uint64_t);
 CSV_INLINE int scan_with(csv_simd_index *ix, const unsigned char *buf, size_t n,
                          unsigned char delim, masks_fn mk, pxor_fn px)
 {
-    carry c = {0, 1, 0, 0, 0, 0}; /* a batch starts a field */
+    carry c = {0, 1, 0, 0, 0, 0, 0, 0}; /* a batch starts a field */
     unsigned char tail[64];
     size_t k = 0, at = 0;
     masks m;
     for (; at + 64 <= n; at += 64) {
         mk(buf + at, delim, &m);
-        k += step(&m, px(m.quote), &c, ~(uint64_t)0, (uint32_t)at, ix->end + k);
+        k += flatten(step(&m, px(m.quote), &c, ~(uint64_t)0), (uint32_t)at,
+                     ix->end + k);
         if (c.bad)
             return 0;
     }
@@ -160,12 +168,52 @@ CSV_INLINE int scan_with(csv_simd_index *ix, const unsigned char *buf, size_t n,
         memset(tail, 0, sizeof tail);
         memcpy(tail, buf + at, n - at);
         mk(tail, delim, &m);
-        k += step(&m, px(m.quote), &c, ((uint64_t)1 << (n - at)) - 1,
-                  (uint32_t)at, ix->end + k);
+        k += flatten(step(&m, px(m.quote), &c, ((uint64_t)1 << (n - at)) - 1),
+                     (uint32_t)at, ix->end + k);
     }
     ix->n = k;
     ix->quoted = c.quotes != 0;
+    ix->inner_lf = c.inner_lf != 0;
+    ix->doubled = c.doubled != 0;
     return !c.bad && !c.inside;
+}
+
+/* The cutter's question over buf[0, n) from state start
+ * (csv_simd_cut): where the last LF outside quotes is, no index kept. */
+CSV_INLINE int cut_with(const unsigned char *buf, size_t n, unsigned char delim,
+                        int start, size_t *last_lf, int *inside, masks_fn mk,
+                        pxor_fn px)
+{
+    carry c = {0};
+    c.sep = start == CSV_SIMD_FIELD;
+    c.inside = start == CSV_SIMD_QUOTED ? ~(uint64_t)0 : 0;
+    unsigned char tail[64];
+    size_t last = 0, at = 0;
+    masks m;
+    for (; at < n; at += 64) {
+        const unsigned char *p = buf + at;
+        uint64_t valid = ~(uint64_t)0;
+        if (n - at < 64) {
+            memset(tail, 0, sizeof tail);
+            memcpy(tail, p, n - at);
+            p = tail;
+            valid = ((uint64_t)1 << (n - at)) - 1;
+        }
+        mk(p, delim, &m);
+        uint64_t pq = px(m.quote), in = pq ^ c.inside;
+        step(&m, pq, &c, valid);
+        uint64_t lf = m.lf & ~in & valid;
+        if (lf)
+            last = at + 64 - (size_t)__builtin_clzll(lf);
+        if (c.bad)
+            return 0;
+    }
+    /* a CR last: its LF, if any, is in the next bytes */
+    if (c.cr)
+        return 0;
+    *last_lf = last;
+    *inside = c.inside != 0;
+    return 1;
 }
 
 static int scan_scalar(csv_simd_index *ix, const unsigned char *buf, size_t n,
@@ -174,7 +222,29 @@ static int scan_scalar(csv_simd_index *ix, const unsigned char *buf, size_t n,
     return scan_with(ix, buf, n, delim, masks_scalar, prefix_xor_shift);
 }
 
+static int cut_scalar(const unsigned char *buf, size_t n, unsigned char delim,
+                      int start, size_t *last_lf, int *inside)
+{
+    return cut_with(buf, n, delim, start, last_lf, inside, masks_scalar,
+                    prefix_xor_shift);
+}
+
 #ifdef CSV_SIMD_X86
+static int cut_sse2(const unsigned char *buf, size_t n, unsigned char delim,
+                    int start, size_t *last_lf, int *inside)
+{
+    return cut_with(buf, n, delim, start, last_lf, inside, masks_sse2,
+                    prefix_xor_shift);
+}
+
+CSV_TARGET("avx2,pclmul")
+static int cut_avx2(const unsigned char *buf, size_t n, unsigned char delim,
+                    int start, size_t *last_lf, int *inside)
+{
+    return cut_with(buf, n, delim, start, last_lf, inside, masks_avx2,
+                    prefix_xor_clmul);
+}
+
 static int scan_sse2(csv_simd_index *ix, const unsigned char *buf, size_t n,
                      unsigned char delim)
 {
@@ -220,7 +290,7 @@ int csv_simd_init(csv_simd_index *ix, size_t max_bytes)
     /* a field end per byte at most, and a step's worth past the last */
     ix->cap = max_bytes + 64;
     ix->n = 0;
-    ix->quoted = 0;
+    ix->quoted = ix->inner_lf = ix->doubled = 0;
     ix->end = malloc(ix->cap * sizeof *ix->end);
     return ix->end ? 0 : -1;
 }
@@ -247,5 +317,23 @@ int csv_simd_scan(csv_simd_index *ix, const char *buf, size_t n,
 #endif
     default:
         return scan_scalar(ix, u, n, delim);
+    }
+}
+
+int csv_simd_cut(const char *buf, size_t n, unsigned char delim, int start,
+                 size_t *last_lf, int *inside)
+{
+    if (delim == '"' || delim == '\r' || delim == '\n')
+        return 0;
+    const unsigned char *u = (const unsigned char *)buf;
+    switch (kernel_here()) {
+#ifdef CSV_SIMD_X86
+    case 0:
+        return cut_avx2(u, n, delim, start, last_lf, inside);
+    case 1:
+        return cut_sse2(u, n, delim, start, last_lf, inside);
+#endif
+    default:
+        return cut_scalar(u, n, delim, start, last_lf, inside);
     }
 }

@@ -22,7 +22,9 @@ typedef struct csv_simd_index {
     uint32_t *end; /* the field ends, ascending; the LF of a CRLF is none */
     size_t n;      /* how many */
     size_t cap;    /* room for the largest batch (csv_simd_init) */
-    int quoted;    /* the batch holds a quote */
+    int quoted;    /* the batch holds a quote, */
+    int inner_lf;  /* an LF inside quotes, */
+    int doubled;   /* a doubled quote inside quotes */
 } csv_simd_index;
 
 /* Room for batches of at most max_bytes (< 2^32). Returns 0, or -1 when
@@ -35,6 +37,19 @@ void csv_simd_free(csv_simd_index *ix);
  * grammar does (ix filled), 0 when the batch needs the full parser. */
 int csv_simd_scan(csv_simd_index *ix, const char *buf, size_t n,
                   unsigned char delim);
+
+/* For the cutter (csv_cut.c): bytes that start at a field's start
+ * (between records or after a delimiter), inside an unquoted field, or
+ * inside a quoted one (not just after a quote: the cutter steps those). */
+enum { CSV_SIMD_FIELD, CSV_SIMD_UNQUOTED, CSV_SIMD_QUOTED };
+
+/* Over buf[0, n) from state start: the offset just after the last LF
+ * outside quotes (0: none) in *last_lf, and whether the bytes end inside
+ * quotes. Returns 1 when the parity of quotes reads them as the grammar
+ * does (csv_simd_scan's checks, and no CR as the last byte), else 0: the
+ * caller steps the grammar. */
+int csv_simd_cut(const char *buf, size_t n, unsigned char delim, int start,
+                 size_t *last_lf, int *inside);
 
 /* Which kernel csv_simd_scan runs here: "avx2", "sse2" or "scalar"; and,
  * for tests, forcing one (0 avx2 if the CPU has it, 1 sse2, 2 scalar). */

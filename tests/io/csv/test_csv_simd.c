@@ -235,6 +235,69 @@ START_TEST(differential)
 }
 END_TEST
 
+/* The grammar from state st over s[0, n): the offset after the last LF
+ * that ends a record or a blank line, and the state at n. */
+static size_t grammar_cut(const char *s, size_t n, char delim, unsigned *st)
+{
+    size_t last = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned x = csv_g_step(
+            *st, csv_g_class((unsigned char)s[i], (unsigned char)delim, 1));
+        if (s[i] == '\n' && (csv_g_acts(x) & CSV_GA_END))
+            last = i + 1;
+        *st = csv_g_next(x);
+    }
+    return last;
+}
+
+/* The cutter's question (csv_simd_cut) on random bytes cut anywhere, from
+ * each state it is asked in: where it answers, the last LF outside quotes
+ * and whether the bytes end inside quotes are the grammar's; every kernel
+ * answers alike. */
+START_TEST(cut_differential)
+{
+    static const char delims[] = {',', ';', '|', '\t', ' '};
+    static const unsigned states[] = {CSV_G_ROW, CSV_G_UNQ, CSV_G_QUO};
+    static const int starts[] = {CSV_SIMD_FIELD, CSV_SIMD_UNQUOTED,
+                                 CSV_SIMD_QUOTED};
+    test_rng r = rng_for(g_seed, 2);
+    int iters = test_quick() ? 20000 : 100000, answered = 0;
+    static char s[MAXLEN + 64];
+    for (int it = 0; it < iters; it++) {
+        char delim = delims[rng_below(&r, sizeof delims)];
+        size_t n = random_text(&r, delim, s);
+        size_t from = rng_below(&r, n + 1),
+               to = from + rng_below(&r, n + 1 - from);
+        int k = (int)rng_below(&r, 3);
+        unsigned st = states[k];
+        size_t want = grammar_cut(s + from, to - from, delim, &st);
+        size_t got = 0, other = 0;
+        int inside = 0, inside2 = 0;
+        csv_simd_force(0);
+        int ok = csv_simd_cut(s + from, to - from, (unsigned char)delim,
+                              starts[k], &got, &inside);
+        for (int kern = 1; kern <= 2; kern++) {
+            csv_simd_force(kern);
+            int ok2 = csv_simd_cut(s + from, to - from, (unsigned char)delim,
+                                   starts[k], &other, &inside2);
+            EXPECT(ok2 == ok && (!ok || (other == got && inside2 == inside)),
+                   "kernel %d differs (seed %llu)", kern,
+                   (unsigned long long)g_seed);
+        }
+        csv_simd_force(-1);
+        if (!ok)
+            continue;
+        answered++;
+        EXPECT(got == want && inside == (st == CSV_G_QUO),
+               "cut of '%.*s' from state %u: %zu inside %d, grammar %zu "
+               "state %u (seed %llu)",
+               (int)(to - from), s + from, states[k], got, inside, want, st,
+               (unsigned long long)g_seed);
+    }
+    ck_assert_int_gt(answered, iters / 4);
+}
+END_TEST
+
 /* Batches across many 64-byte steps: a quoted field's state and a CRLF
  * cut between steps at every offset. */
 START_TEST(step_edges)
@@ -272,6 +335,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, differential);
     tcase_add_test(tc, step_edges);
+    tcase_add_test(tc, cut_differential);
     suite_add_tcase(s, tc);
     return s;
 }
