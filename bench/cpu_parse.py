@@ -3,8 +3,11 @@
 alone, in one run (issue targets 3 and 5 on a small machine).
 
 usage: bench/cpu_parse.py --new COLSTAT --old COLSTAT --dir DIR [--reps N]
+                          [--quoted]
 
-DIR holds colstat_gen's bench.csv and bench.csv.gz. Every figure is the
+DIR holds colstat_gen's bench.csv and bench.csv.gz; --quoted also times
+DIR/quoted.csv, bench.csv with 3 of its 8 columns in quotes (made with awk
+when absent). Every figure is the
 median of N runs (default 5) of CPU time (user+sys of the process tree)
 and of wall time, with the spread (max-min over median) beside it: the
 machine is shared, so CPU time is the figure to compare and the wall time
@@ -76,6 +79,7 @@ def main():
     ap.add_argument("--old", required=True)
     ap.add_argument("--dir", required=True)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--quoted", action="store_true")
     a = ap.parse_args()
     csv = os.path.join(a.dir, "bench.csv")
     gz = csv + ".gz"
@@ -95,6 +99,19 @@ def main():
                       ("-a", ["-a"])):
         old = row("old  %s  bench.csv" % job, [a.old] + args + [csv])
         row("new  %s  bench.csv" % job, [a.new] + args + [csv], base=old)
+    if a.quoted:
+        quoted = os.path.join(a.dir, "quoted.csv")
+        if not os.path.exists(quoted):
+            subprocess.run("awk -F, 'BEGIN{OFS=\",\"} NR==1{print;next} "
+                           "{$2=\"\\\"\"$2\"\\\"\"; $4=\"\\\"\"$4\"\\\"\"; "
+                           "$8=\"\\\"\"$8\"\\\"\"; print}' '%s' > '%s'"
+                           % (csv, quoted), shell=True, check=True)
+        for job, args in (("--sum --max", ["--sum", "--max"]),
+                          ("--sum --max, 1 thread",
+                           ["--threads", "1", "--sum", "--max"])):
+            old = row("old  %s  quoted.csv" % job, [a.old] + args + [quoted])
+            row("new  %s  quoted.csv" % job, [a.new] + args + [quoted],
+                base=old)
     if have_duck:
         row("DuckDB 2 threads, sum+max of 8 columns", duckdb_argv(csv, 2))
         row("DuckDB 1 thread, sum+max of 8 columns", duckdb_argv(csv, 1))
