@@ -296,6 +296,14 @@ static size_t simd_record(block *b, const char *s, size_t at,
     }
 }
 
+/* Whether a record starting with byte c may repeat the header: its first
+ * byte, or a BOM's (most records are turned away without a call). */
+static int may_repeat(const csv_dialect *d, char c)
+{
+    return d->repeat && (d->repeat_len == 0 || c == d->repeat[0] ||
+                         (unsigned char)c == 0xEF);
+}
+
 /* A batch the index read (csv_simd_scan), record by record, from the
  * physical line at s; returns the line after it (the batch's LFs are its
  * records', its blank lines' and its quoted fields'). */
@@ -305,7 +313,8 @@ static uint64_t simd_lines(block *b, const char *s, size_t n, uint64_t line)
     size_t at = 0;
     while (at < n) {
         b->line = line;
-        size_t skip = b->d->repeat ? csv_repeat_at(b->d, s + at, n - at) : 0;
+        size_t skip =
+            may_repeat(b->d, s[at]) ? csv_repeat_at(b->d, s + at, n - at) : 0;
         if (skip) {
             note_repeat(b);
             at += skip;
