@@ -1,12 +1,16 @@
-/* Parsing a record-aligned CSV block into a row batch, with libcsv.
+/* Parsing a record-aligned CSV block into a row batch: the vectorised
+ * index (csv_simd.h) where it reads a batch as the grammar does, libcsv
+ * where it does not.
  *
- * The block is fed to libcsv in batches of whole lines shorter than the
- * room left in the row batch (a batch of w bytes ends at most w records, so it
- * cannot overfill it). Near the end of the row batch the input is fed one line
- * at a time, then up to each CR or LF, so that at most one record ends per
- * call and parsing stops exactly when the row batch is full. Inside a batch the
- * current line is unknown; the rare message that needs it finds it by
- * parsing the block again line by line. */
+ * The block goes in batches of whole lines shorter than the room left in
+ * the row batch (a batch of w bytes ends at most w records, so it cannot
+ * overfill it). A batch the index takes is read record by record from its
+ * field ends, every line known. Otherwise it is fed to libcsv; near the end
+ * of the row batch one line at a time, then up to each CR or LF, so that
+ * at most one record ends per call and parsing stops exactly when the row
+ * batch is full. Inside a batch fed to libcsv the current line is unknown;
+ * the rare message that needs it finds it by parsing the block again line
+ * by line. */
 #include "io/csv/csv_reader.h"
 
 #include <csv.h>
