@@ -1,21 +1,27 @@
-/* Parsing a record-aligned CSV block into a row batch, with libcsv.
+/* Parsing a record-aligned CSV block into a row batch: the vectorised
+ * index (csv_simd.h) where it reads a batch as the grammar does, libcsv
+ * where it does not.
  *
- * The block is fed to libcsv in batches of whole lines shorter than the
- * room left in the row batch (a batch of w bytes ends at most w records, so it
- * cannot overfill it). Near the end of the row batch the input is fed one line
- * at a time, then up to each CR or LF, so that at most one record ends per
- * call and parsing stops exactly when the row batch is full. Inside a batch the
- * current line is unknown; the rare message that needs it finds it by
- * parsing the block again line by line. */
+ * The block goes in batches of whole lines shorter than the room left in
+ * the row batch (a batch of w bytes ends at most w records, so it cannot
+ * overfill it). A batch the index takes is read record by record from its
+ * field ends, every line known. Otherwise it is fed to libcsv; near the end
+ * of the row batch one line at a time, then up to each CR or LF, so that
+ * at most one record ends per call and parsing stops exactly when the row
+ * batch is full. Inside a batch fed to libcsv the current line is unknown;
+ * the rare message that needs it finds it by parsing the block again line
+ * by line. */
 #include "io/csv/csv_reader.h"
 
 #include <csv.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/base/row_keys.h"
 #include "io/csv/csv_grammar.h"
+#include "io/csv/csv_simd.h"
 #include "io/num/parse_kind.h"
 #include "io/num/parse_number.h"
 
@@ -51,6 +57,8 @@ typedef struct block {
     csv_spot *spots; /* as a cursor (csv_locate): what to find, */
     int nspots, next;
     uint64_t rec_line; /* where the record being fed starts */
+    csv_simd_index ix; /* a batch's field ends (csv_simd_scan), */
+    char *text;        /* and room for a quoted field's halved quotes */
 } block;
 
 #define BATCH ((size_t)1 << 16)
@@ -221,24 +229,6 @@ static void on_record(int ch, void *data)
     b->row++;
 }
 
-/* The quote-free fast path. Numeric exports rarely quote anything, and
- * for such lines libcsv's byte-at-a-time state machine is most of the
- * cost (measured: libcsv alone 275 MB/s a core; this path several times
- * that). A batch qualifies when it holds no quote and every CR is part of
- * a CRLF; its records then split at the delimiter exactly as libcsv
- * splits them: blank lines are no records, blanks around a field are
- * trimmed (parse_number ignores them). */
-static int quote_free(const char *s, size_t n)
-{
-    if (memchr(s, CSV_G_QUOTE, n))
-        return 0;
-    for (const char *cr = memchr(s, CSV_G_CR, n); cr;
-         cr = memchr(cr + 1, CSV_G_CR, (size_t)(s + n - cr - 1)))
-        if (cr + 1 == s + n || cr[1] != CSV_G_LF)
-            return 0;
-    return 1;
-}
-
 /* A line of blanks is no record (the grammar stays between records). */
 static int blank_line(const char *s, const char *e, char delim)
 {
@@ -262,26 +252,6 @@ static void fast_field(block *b, const char *s, const char *e)
     on_field((void *)s, (size_t)(e - s), b);
 }
 
-static void fast_record(block *b, const char *s, const char *e)
-{
-    int f = 0;
-    for (;;) {
-        const char *fe = s;
-        while (fe < e && *fe != b->delim)
-            fe++;
-        if (wanted(b, f))
-            fast_field(b, s, fe);
-        else
-            b->field++;
-        f++;
-        /* Fields past the last mapped one need no scanning. */
-        if (fe == e || f >= b->nscan)
-            break;
-        s = fe + 1;
-    }
-    on_record(0, b);
-}
-
 /* A repeated header line (csv_repeat_at), seen on the line being fed. */
 static COLD void note_repeat(block *b)
 {
@@ -289,20 +259,93 @@ static COLD void note_repeat(block *b)
         b->out->repeat_line = b->line;
 }
 
-static void fast_lines(block *b, const char *s, size_t n, uint64_t line)
+/* A quoted field's text: between its quotes (the index put the closing
+ * one last), each doubled quote halved, as libcsv gives it. */
+static void quoted_field(block *b, const char *s, const char *e)
 {
-    const char *end = s + n;
-    while (s < end) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        const char *le = nl ? nl : end;
-        const char *stop = le > s && le[-1] == '\r' ? le - 1 : le;
-        b->line = line++;
-        if (b->d->repeat && csv_repeat_at(b->d, s, (size_t)(end - s)))
-            note_repeat(b);
-        else if (!blank_line(s, stop, b->delim))
-            fast_record(b, s, stop);
-        s = le + 1;
+    s++;
+    e--;
+    size_t len = (size_t)(e - s);
+    if (!b->ix.doubled || !memchr(s, CSV_G_QUOTE, len)) {
+        on_field((void *)s, len, b);
+        return;
     }
+    size_t o = 0;
+    for (const char *p = s; p < e; p++) {
+        b->text[o++] = *p;
+        p += *p == CSV_G_QUOTE;
+    }
+    on_field(b->text, o, b);
+}
+
+/* The fields of one record from its start at s[at], the index's ends from
+ * *next on; returns where the record ends (its CR or LF), or (size_t)-1
+ * when the line was blank (no record). */
+static size_t simd_record(block *b, const char *s, size_t at,
+                          const uint32_t **next, uint64_t *line)
+{
+    int quoted = b->ix.quoted;
+    for (int f = 0;; f++) {
+        size_t e = *(*next)++;
+        int last = s[e] != b->delim;
+        if (last && f == 0 && blank_line(s + at, s + e, b->delim))
+            return (size_t)-1;
+        int q = quoted && s[at] == CSV_G_QUOTE;
+        if (q && b->ix.inner_lf) {
+            /* the field ends on the line its LFs lead to (strict_fail
+               counts back from there) */
+            *line += newlines(s + at, e - at);
+            b->line = *line;
+        }
+        if (!wanted(b, f))
+            b->field++;
+        else if (q)
+            quoted_field(b, s + at, s + e);
+        else
+            fast_field(b, s + at, s + e);
+        if (last) {
+            on_record(0, b);
+            return e;
+        }
+        at = e + 1;
+    }
+}
+
+/* Whether a record starting with byte c may repeat the header: its first
+ * byte, or a BOM's (most records are turned away without a call). */
+static int may_repeat(const csv_dialect *d, char c)
+{
+    return d->repeat && (d->repeat_len == 0 || c == d->repeat[0] ||
+                         (unsigned char)c == 0xEF);
+}
+
+/* A batch the index read (csv_simd_scan), record by record, from the
+ * physical line at s; returns the line after it (the batch's LFs are its
+ * records', its blank lines' and its quoted fields'). */
+static uint64_t simd_lines(block *b, const char *s, size_t n, uint64_t line)
+{
+    const uint32_t *next = b->ix.end, *stop = next + b->ix.n;
+    size_t at = 0;
+    while (at < n) {
+        b->line = line;
+        size_t skip =
+            may_repeat(b->d, s[at]) ? csv_repeat_at(b->d, s + at, n - at) : 0;
+        if (skip) {
+            note_repeat(b);
+            at += skip;
+            line += s[at - 1] == '\n';
+            while (next < stop && *next < at)
+                next++;
+            continue;
+        }
+        const uint32_t *first = next;
+        size_t e = simd_record(b, s, at, &next, &line);
+        if (e == (size_t)-1)
+            e = *first; /* a blank line: its one end */
+        at = e + (s[e] == CSV_G_CR ? 2 : 1);
+        line++;
+    }
+    return line;
 }
 
 /* Length of buf[0, n) up to and including its first CR or LF. */
@@ -374,17 +417,19 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
             continue;
         }
         size_t room = b->out->cap - b->row;
+        uint64_t next_line = 0; /* the index's count of the batch's lines */
         size_t w = min_size(min_size(n - at, BATCH), room - 1);
         const char *nl = w ? memrchr(buf + at, '\n', w) : NULL;
         size_t len;
         if (nl) {
             len = (size_t)(nl - buf) + 1 - at;
             /* Batches end at a newline, not always at a record's end: the
-             * fast path needs libcsv between records (pstate 0, its
-             * ROW_NOT_BEGUN), where a quote-free batch can hold no part of
-             * a quoted field. */
-            if (p->pstate == 0 && quote_free(buf + at, len)) {
-                fast_lines(b, buf + at, len, *line);
+             * index needs libcsv between records (pstate 0, its
+             * ROW_NOT_BEGUN), and refuses a batch that ends inside quotes
+             * or needs the grammar's lax readings: libcsv reads those. */
+            if (p->pstate == 0 &&
+                csv_simd_scan(&b->ix, buf + at, len, (unsigned char)b->delim)) {
+                next_line = simd_lines(b, buf + at, len, *line);
                 rc = b->failed ? CS_EDATA : CS_OK;
             } else {
                 if (b->d->repeat)
@@ -401,7 +446,7 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
             b->line = *line;
             len = feed_line(p, b, buf, n, at, &rc);
         }
-        *line += newlines(buf + at, len);
+        *line = next_line ? next_line : *line + newlines(buf + at, len);
         at += len;
     }
     *pos = at;
@@ -584,14 +629,22 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
         return rc;
     }
     struct csv_parser p;
-    if (csv_init(&p, CSV_APPEND_NULL) != 0)
+    size_t most = min_size(n, BATCH);
+    b.text = malloc(most + 1);
+    if (csv_simd_init(&b.ix, most) != 0 || !b.text ||
+        csv_init(&p, CSV_APPEND_NULL) != 0) {
+        csv_simd_free(&b.ix);
+        free(b.text);
         return cs_fail(e, CS_ENOMEM, file, first_line, "out of memory");
+    }
     csv_set_delim(&p, (unsigned char)b.delim);
     int rc = feed_lines(&p, &b, buf, n, &pos, &line);
     b.line = line;
     if (rc == CS_OK && pos == n)
         rc = finish(&p, &b, d, buf, n, first_line);
     csv_free(&p);
+    csv_simd_free(&b.ix);
+    free(b.text);
     if (b.err_pending)
         e->line = error_line(&b, d, buf, n, first_line);
     out->nrows = b.row;
