@@ -249,6 +249,19 @@ static int drop_values(cpu_backend *cb, cs_error *e)
     return CS_OK;
 }
 
+/* The distinct values' room: --memory, but never less than PROF_FLOOR,
+ * and PROF_EMPTY_TABLE a column besides (a table of a few values takes
+ * about 1 KB: a tiny --memory would split the values into partitions of
+ * a handful each, a pass over the input for every one, or never fit). */
+#define PROF_FLOOR ((size_t)64 << 10)
+#define PROF_EMPTY_TABLE 2048
+
+static size_t prof_budget(const cpu_backend *cb)
+{
+    size_t m = cb->p.memory > PROF_FLOOR ? cb->p.memory : PROF_FLOOR;
+    return m + (size_t)cb->p.ncols * PROF_EMPTY_TABLE;
+}
+
 /* Past --memory on a stream (it cannot be read again): the merged values
  * and every job's from now on go to a temporary file, which the passes
  * over partitions read instead of the input. */
@@ -290,7 +303,7 @@ static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, cs_error *e)
                            "out of memory counting distinct values");
         bytes += profile_bytes(q);
     }
-    if (bytes <= cb->p.memory || !values)
+    if (bytes <= prof_budget(cb) || !values)
         return CS_OK;
     if (cb->p.spill && !cb->pparts) /* a stream: its values to a file */
         return spill_values(cb, e);
@@ -394,7 +407,7 @@ static int count_spilled(void *ctx, int col, const char *key, size_t len,
     if (profile_add_counted(q, key, len, count, c->p.kind[col] == COL_TEXT))
         return -1;
     sc->bytes += profile_bytes(q) - had;
-    if (sc->bytes > c->p.memory)
+    if (sc->bytes > prof_budget(c))
         c->pass_over = 1;
     return c->pass_over;
 }

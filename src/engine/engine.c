@@ -918,6 +918,7 @@ static int profile_part(engine *r, engine_result *out, uint32_t part,
  * k most frequent of all are among the partitions' k most frequent. */
 #define PROFILE_FIRST_PARTS 4u
 #define PROFILE_MAX_PARTS (1u << 20)
+#define PROFILE_MAX_PASSES 4096u
 
 static int profile_passes(engine *r, engine_result *out, cs_error *e)
 {
@@ -939,12 +940,12 @@ static int profile_passes(engine *r, engine_result *out, cs_error *e)
         rc = profile_part(r, out, part, nparts, &over, e);
         if (rc != CS_OK || !over)
             continue;
-        if (nparts >= PROFILE_MAX_PARTS) {
+        if (nparts >= PROFILE_MAX_PARTS || r->npass >= PROFILE_MAX_PASSES) {
             rc = cs_fail(e, CS_EDATA, "", 0,
                          "the distinct values counted (--distinct, --mode, "
-                         "--top) do not fit --memory even split %u ways: "
-                         "give a larger --memory",
-                         nparts);
+                         "--top) do not fit --memory in %u passes: give a "
+                         "larger --memory",
+                         r->npass);
             break;
         }
         if (n + 2 > cap) {

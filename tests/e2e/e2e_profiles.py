@@ -229,6 +229,22 @@ def test_default_unchanged(s):
             "-c with --distinct answers text columns", out.decode())
 
 
+def test_many_columns_tiny_memory(s):
+    """100 columns and --memory 1k: the same answer, in a bounded number of
+    passes (a floor keeps every partition able to fit)."""
+    rng = s.rng
+    lines = [",".join(f"c{i}" for i in range(100))]
+    for _ in range(300 if QUICK else 2000):
+        lines.append(",".join(f"v{rng.randrange(200)}" for _ in range(100)))
+    with open(s.path("many.csv"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    args = ["--json", "-a", "--distinct", "--top", "3", s.path("many.csv")]
+    rc1, out1, err1 = s.run(args)
+    rc2, out2, err2 = s.run(args + ["--memory", "1k"], timeout=60)
+    s.check(rc1 == 0 and rc2 == 0 and out1 == out2,
+            "100 columns, --memory 1k: the answer in memory", err1 + err2)
+
+
 def test_strict(s):
     """--strict stops at an invalid number, and a text column has none."""
     with open(s.path("s.csv"), "wb") as f:
@@ -246,4 +262,4 @@ def test_strict(s):
 if __name__ == "__main__":
     Suite("e2e_profiles", sys.argv).run_tests(
         [test_paths, test_memory, test_partitions, test_refused,
-         test_default_unchanged, test_strict])
+         test_default_unchanged, test_strict, test_many_columns_tiny_memory])

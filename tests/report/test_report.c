@@ -451,7 +451,7 @@ static const char py_script[] =
     "  o=[c['name'].encode('utf-8').hex(),v(c['index'])]\n"
     "  for k in sorted(c):\n"
     "    x=c[k]\n"
-    "    if k in('name','index','type'): continue\n"
+    "    if k in('name','index'): continue\n"
     "    if k in('min','max') and x is not None:\n"
     "      assert sorted(x)==['row','value']\n"
     "      o.append('%s=%s@%s'%(k,v(x['value']),v(x['row'])))\n"
