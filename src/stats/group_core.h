@@ -53,10 +53,15 @@ GC_FN uint32_t gc_cas32(uint32_t *p, uint32_t cmp, uint32_t val)
 #endif
 }
 
+/* Reads a slot; a published id's key, length and row written before it
+ * are seen after it (acquire: on the device the fence orders the plain
+ * loads of the key after the slot's, as gc_store32's orders them before). */
 GC_FN uint32_t gc_load32(const uint32_t *p)
 {
 #ifdef __CUDA_ARCH__
-    return *(const volatile uint32_t *)p;
+    uint32_t v = *(const volatile uint32_t *)p;
+    __threadfence();
+    return v;
 #else
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 #endif
