@@ -297,7 +297,9 @@ static int sum(void *ctx, pass_plan *p, cs_error *e)
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     flat f;
     cands c;
-    int ok = !flat_new(p, &f) & !cands_new(p, n, &c);
+    int made_flat = !flat_new(p, &f); /* both made: both are freed */
+    int made_cands = !cands_new(p, n, &c);
+    int ok = made_flat && made_cands;
     int ready = round_ok(mc, ok, p->ncols), rc = CS_OK;
     if (ready <= 0)
         rc = stop_error(mc, ready, e);

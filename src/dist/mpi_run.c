@@ -184,7 +184,9 @@ static int pack(const engine_config *cfg, engine_result *r, packed *p,
                 (unsigned long long)r->repeat_line, 0,
                 r->repeat_file ? r->repeat_file : "", 0,
                 (unsigned long long)r->repeats, 0);
-    if ((s && fclose(s)) | (v && fclose(v)))
+    int bad = s && fclose(s); /* both closed, whatever the first gave */
+    bad |= v && fclose(v);
+    if (bad)
         rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     p->none = r->none;
     p->verbose = cfg->verbose;
