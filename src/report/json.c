@@ -6,34 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "src/stats/utf8.h"
 #include "writers.h"
-
-/* Bytes of the UTF-8 sequence starting at s (at most n), or 0 when it is
- * not well formed (RFC 3629, section 4: no overlongs, no surrogates, no
- * code points past U+10FFFF). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    size_t len;
-    unsigned lo = 0x80, hi = 0xBF; /* bounds of the second byte */
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        len = 2;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        len = 3;
-        lo = s[0] == 0xE0 ? 0xA0 : 0x80;
-        hi = s[0] == 0xED ? 0x9F : 0xBF;
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        len = 4;
-        lo = s[0] == 0xF0 ? 0x90 : 0x80;
-        hi = s[0] == 0xF4 ? 0x8F : 0xBF;
-    } else
-        return 0;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return len;
-}
 
 /* A JSON string (RFC 8259, section 7); bytes that are not UTF-8 become
  * U+FFFD so the document stays valid. */
@@ -62,7 +36,7 @@ void report_json_text(FILE *f, const char *str, size_t n)
         } else if (c < 0x20) {
             fprintf(f, "\\u%04x", c);
         } else if (c >= 0x80) {
-            size_t len = utf8_len(s + i, n - i);
+            size_t len = utf8_seq(s + i, n - i);
             if (len) {
                 fwrite(s + i, 1, len, f);
                 i += len;

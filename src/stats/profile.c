@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "utf8.h"
 
 /* A number's key: its double (-0 as 0) and its correction. */
 #define NUM_KEY 12
@@ -31,34 +32,6 @@ void profile_clear(col_prof *p)
     p->len_min = UINT64_MAX;
     if ((p->vals = v) != NULL)
         vcount_clear(v);
-}
-
-/* Bytes of the well-formed UTF-8 sequence at s (RFC 3629, section 4: no
- * overlongs, surrogates or code points past U+10FFFF), 0 if none. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    size_t len;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        len = 2;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        len = 3;
-        lo = s[0] == 0xE0 ? 0xA0 : 0x80;
-        hi = s[0] == 0xED ? 0x9F : 0xBF;
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        len = 4;
-        lo = s[0] == 0xF0 ? 0x90 : 0x80;
-        hi = s[0] == 0xF4 ? 0x8F : 0xBF;
-    } else
-        return 0;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return len;
 }
 
 uint64_t profile_length(const char *str, size_t n)
