@@ -13,12 +13,9 @@
  * (csv_max_record) only for nothing: a first record longer than that is
  * an error, as any later one is (csv_cut). */
 #define HEAD_RECORDS 3
-/* Sampling the first input for its default columns: a stream's head is
- * read this far; a plain file is sampled at WINDOWS more places, each
- * WINDOW_BYTES long, after its head. */
+/* Sampling the first input for its default columns and their kinds: its
+ * first STREAM_HEAD bytes, in every form. */
 #define STREAM_HEAD ((size_t)4 << 20)
-#define WINDOWS 3
-#define WINDOW_BYTES ((size_t)256 << 10)
 
 static void free_names(char **names, int n)
 {
@@ -244,43 +241,46 @@ static int csv_fields(input *in, cs_error *e)
     return CS_OK;
 }
 
-/* Counts of numbers and other texts per field over the head's data and,
- * in a plain file, WINDOWS stretches after it, spread to its end. */
-static int sample_counts(input *in, unsigned *num, unsigned *bad, cs_error *e)
+/* Counts of numbers and other texts per field over the input's first
+ * STREAM_HEAD bytes, whatever its form: a stream's head was read that far;
+ * a plain file's are read by offset, leaving its head as it is. The same
+ * bytes give the same column kinds to a file, its gzip and a pipe (a plain
+ * file sampled further than a stream once made a text column a number
+ * column in one form and not in the other). Sets *whole when they are the
+ * whole input. */
+static int sample_counts(input *in, unsigned *num, unsigned *bad, int *whole,
+                         cs_error *e)
 {
-    if (csv_sample(in->head, in->head_len, in->head_eof, &in->dialect, 0,
-                   INT32_MAX, in->nfields, num, bad, in->why) < 0)
-        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
-    if (in->head_eof || !source_can_pread(in->src))
-        return CS_OK;
-    uint64_t from = in->data_off + in->head_len;
-    uint64_t size = source_file_size(in->src);
-    char *w = malloc(WINDOW_BYTES);
-    if (!w)
-        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
-    int rc = CS_OK;
-    for (int k = 1; k <= WINDOWS && rc == CS_OK && size > from; k++) {
-        uint64_t at = from + (size - from) * (uint64_t)k / WINDOWS;
-        at = at > WINDOW_BYTES ? at - WINDOW_BYTES : 0;
-        at = at < from ? from : at;
-        size_t n =
-            size - at < WINDOW_BYTES ? (size_t)(size - at) : WINDOW_BYTES;
-        if (source_pread(in->src, w, n, at, e) < 0)
-            rc = e->status;
-        else if (csv_sample(w, n, at + n == size, &in->dialect, 1, INT32_MAX,
-                            in->nfields, num, bad, in->why) < 0)
-            rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    const char *buf = in->head;
+    size_t n = in->head_len;
+    char *w = NULL;
+    *whole = in->head_eof;
+    if (!in->head_eof && source_can_pread(in->src) &&
+        in->data_off + in->head_len < STREAM_HEAD) {
+        uint64_t size = source_file_size(in->src);
+        uint64_t end = size < STREAM_HEAD ? size : STREAM_HEAD;
+        n = end > in->data_off ? (size_t)(end - in->data_off) : 0;
+        if (!(w = malloc(n ? n : 1)))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+        if (source_pread(in->src, w, n, in->data_off, e) < 0) {
+            free(w);
+            return e->status;
+        }
+        buf = w;
+        *whole = end == size;
     }
+    int rc = csv_sample(buf, n, *whole, &in->dialect, 0, INT32_MAX,
+                        in->nfields, num, bad, in->why) < 0
+                 ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory")
+                 : CS_OK;
     free(w);
     return rc;
 }
 
 /* Item 6: which fields hold numbers, from a larger sample than the
- * header's detection needs: the whole head (of a stream, STREAM_HEAD
- * bytes) and, in a plain file, stretches spread to its end; so that a
- * column empty in the first records and numeric later (a sensor that
- * comes online late) is chosen. What stays unseen is left to the engine
- * (tentative columns). */
+ * header's detection needs (the first STREAM_HEAD bytes), so that a column
+ * empty in the first records and numeric soon after is chosen. What stays
+ * unseen is left to the engine (tentative columns). */
 static int sample_fields(input *in, account *acc, cs_error *e)
 {
     if (!in->head_eof && !source_can_pread(in->src) &&
@@ -290,8 +290,9 @@ static int sample_fields(input *in, account *acc, cs_error *e)
     size_t n = (size_t)(in->nfields ? in->nfields : 1);
     unsigned *num = calloc(n, sizeof *num), *bad = calloc(n, sizeof *bad);
     in->why = calloc(n, sizeof *in->why);
+    int whole = 0;
     int rc = num && bad && in->why
-                 ? sample_counts(in, num, bad, e)
+                 ? sample_counts(in, num, bad, &whole, e)
                  : cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int f = 0; rc == CS_OK && f < in->nfields; f++) {
         in->numeric[f] = num[f] > bad[f]              ? CSV_NUMBERS
@@ -299,7 +300,7 @@ static int sample_fields(input *in, account *acc, cs_error *e)
                                                       : CSV_TEXT;
         in->why[f].numbers = num[f];
         in->why[f].texts = bad[f];
-        in->why[f].whole = in->head_eof;
+        in->why[f].whole = whole;
         if (csv_why_kind(&in->why[f]) != KIND_NUMBER)
             in->numeric[f] = CSV_NUMBERS; /* dates, numbers with a unit */
     }
