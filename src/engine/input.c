@@ -269,8 +269,8 @@ static int sample_counts(input *in, unsigned *num, unsigned *bad, int *whole,
         buf = w;
         *whole = end == size;
     }
-    int rc = csv_sample(buf, n, *whole, &in->dialect, 0, INT32_MAX,
-                        in->nfields, num, bad, in->why) < 0
+    int rc = csv_sample(buf, n, *whole, &in->dialect, 0, INT32_MAX, in->nfields,
+                        num, bad, in->why) < 0
                  ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory")
                  : CS_OK;
     free(w);
