@@ -32,6 +32,7 @@ typedef struct engine_hooks {
     int gpu_terms;          /* COLSTAT_GPU_TERMS */
     int gpu_presence;       /* COLSTAT_GPU_PRESENT: 1 absent, 2 present */
     const char *mpi_cuts;   /* COLSTAT_MPI_CUTS: --mpi's rank boundaries */
+    int mpi_guess_line;     /* COLSTAT_MPI_GUESS=line: no proven boundary */
     int qsel_bits;          /* COLSTAT_QSEL=BITS,CANDIDATES: the quantile */
     size_t qsel_candidates; /*   selection's bins and budget (0: default) */
     int spill;              /* COLSTAT_SPILL=1: files spill as streams do */
