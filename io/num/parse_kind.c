@@ -22,6 +22,22 @@ int parse_kind_date(const char *s, size_t n, int64_t *us)
     return kind_parse_date(s, s + n, us);
 }
 
+int parse_kind_offset(const char *s, size_t n)
+{
+    const char *e = s + n;
+    int64_t us;
+    if (kind_parse_date(s, e, &us) != KIND_DT_ZONED)
+        return 0;
+    /* a zoned datetime: its zone is what follows the time */
+    while (kind_blank(*s))
+        s++;
+    while (kind_blank(e[-1]))
+        e--;
+    const char *p = s + 11;
+    (void)kind_scan_time(&p, e);
+    return kind_scan_zone(p, e);
+}
+
 int parse_kind_unit(const char *s, size_t n, const num_format *f)
 {
     for (int u = 0; u < KIND_NUNITS; u++) {

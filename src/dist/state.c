@@ -61,13 +61,37 @@ static const char *too_big(const state_info *info, const engine_result *r,
  * a state of number columns keeps the bytes it had before kinds. */
 static uint64_t index_kind(const engine_column *c)
 {
-    return (uint64_t)c->index | (uint64_t)c->kind << 32;
+    uint64_t k = c->kind == KIND_DATETIME_Z
+                     ? KIND_DATETIME_Z | STATE_KIND_OFFSETS
+                     : c->kind;
+    return (uint64_t)c->index | k << 32;
 }
 
 static int known_kind(uint64_t k)
 {
     return k <= KIND_DATETIME_Z ||
+           k == (KIND_DATETIME_Z | STATE_KIND_OFFSETS) ||
            (k >= KIND_UNIT && k < KIND_UNIT + KIND_NUNITS);
+}
+
+/* A datetime column with zones: the offsets its extremes' rows were
+ * written in (stats.h), after its histogram; other columns have none. */
+static void put_offsets(sc_out *o, const engine_column *c)
+{
+    if (c->kind != KIND_DATETIME_Z)
+        return;
+    sc_put_i64(o, c->st->min_off);
+    sc_put_i64(o, c->st->max_off);
+}
+
+static int16_t get_offset(sc_in *i, const col_stats *s)
+{
+    int64_t v = sc_get_i64(i);
+    if (v < -STATE_MAX_OFFSET || v > STATE_MAX_OFFSET || (v && !s->count)) {
+        sc_bad(i, "a UTC offset past 23:59, or of no value");
+        return 0;
+    }
+    return (int16_t)v;
 }
 
 static void put_body(sc_out *o, const engine_result *r)
@@ -80,6 +104,7 @@ static void put_body(sc_out *o, const engine_result *r)
         sc_put_u64(o, index_kind(c));
         state_put_stats(o, c->st);
         state_put_hist(o, c->h);
+        put_offsets(o, c);
     }
     if (r->groups)
         state_put_groups(o, r);
@@ -144,10 +169,17 @@ static int get_columns(sc_in *i, engine_result *r)
         if (!known_kind(kind))
             sc_bad(i, "a column of an unknown kind");
         c->index = (int)index;
-        c->kind = known_kind(kind) ? (unsigned char)kind : KIND_NUMBER;
+        int offsets = kind == (KIND_DATETIME_Z | STATE_KIND_OFFSETS);
+        c->kind = offsets            ? KIND_DATETIME_Z
+                  : known_kind(kind) ? (unsigned char)kind
+                                     : KIND_NUMBER;
         c->unit = c->kind >= KIND_UNIT ? kind_unit_name(c->kind) : NULL;
         state_get_stats(i, &r->held_st[k]);
         state_get_hist(i, &r->held_h[k]);
+        if (offsets) {
+            r->held_st[k].min_off = get_offset(i, &r->held_st[k]);
+            r->held_st[k].max_off = get_offset(i, &r->held_st[k]);
+        }
         c->st = &r->held_st[k];
         c->h = &r->held_h[k];
     }
@@ -239,7 +271,7 @@ uint64_t state_max_bytes(const state_info *info, uint64_t ncols)
     uint64_t hist = VAR;
     if (info->what & STAT_HIST)
         hist += 16 + 2 * VAR + VAR * (uint64_t)info->nbins;
-    uint64_t col = VAR + STATE_MAX_NAME + VAR + STATS_MAX + hist;
+    uint64_t col = VAR + STATE_MAX_NAME + VAR + STATS_MAX + hist + 2 * VAR;
     return 2 * VAR + ncols * col; /* ncols <= 2^24: no overflow */
 }
 

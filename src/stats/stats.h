@@ -80,6 +80,10 @@ typedef struct col_stats {
     csum sumsq;      /* of d*d: with STAT_STD */
     csum sumsq_corr; /* of 2*d*r + r*r: with STAT_STD; sumsq + sumsq_corr is
                         the sum of the integers' squares */
+    /* the UTC offsets, in minutes east, that the integer view's extremes'
+       rows were written in (a datetime column with zones prints its min
+       and max in them); 0 where the rows carried none */
+    int16_t min_off, max_off;
 } col_stats;
 
 /* A col_stats is plain data but for its sums, which may hold memory once
@@ -96,6 +100,12 @@ void stats_free(col_stats *s);
  * or -1 when out of memory. */
 int stats_add_values(col_stats *s, const double *v, const int32_t *corr,
                      size_t n, uint64_t first_row, unsigned what);
+
+/* After stats_add_values of rows [first_row, first_row + n): off[i] is
+ * row first_row + i's UTC offset (NULL: all 0), taken for an extreme whose
+ * row is among them. */
+void stats_add_offsets(col_stats *s, const int16_t *off, size_t n,
+                       uint64_t first_row);
 
 /* stats_add_values for values whose rows are rows[0..n), ascending but
  * not consecutive (a group's rows, --group-by). */
@@ -165,6 +175,7 @@ typedef struct col_summary {
                          the exact sum, min and max */
     char sum_int[48]; /* exact decimal integers */
     char min_int[24], max_int[24];
+    int16_t min_off, max_off; /* the exact extremes' UTC offsets (col_stats) */
     /* what the values are (the report's business, set after
        stats_finalize): numbers, or instants in microseconds since 1970
        UTC, of a date column or a datetime column (printed in UTC with 'Z':
