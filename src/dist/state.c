@@ -67,31 +67,12 @@ static uint64_t index_kind(const engine_column *c)
     return (uint64_t)c->index | k << 32;
 }
 
+/* A datetime column with zones without STATE_KIND_OFFSETS came from a
+ * colstat before offsets: not known, so it is refused. */
 static int known_kind(uint64_t k)
 {
-    return k <= KIND_DATETIME_Z ||
-           k == (KIND_DATETIME_Z | STATE_KIND_OFFSETS) ||
+    return k <= KIND_DATETIME || k == (KIND_DATETIME_Z | STATE_KIND_OFFSETS) ||
            (k >= KIND_UNIT && k < KIND_UNIT + KIND_NUNITS);
-}
-
-/* A datetime column with zones: the offsets its extremes' rows were
- * written in (stats.h), after its histogram; other columns have none. */
-static void put_offsets(sc_out *o, const engine_column *c)
-{
-    if (c->kind != KIND_DATETIME_Z)
-        return;
-    sc_put_i64(o, c->st->min_off);
-    sc_put_i64(o, c->st->max_off);
-}
-
-static int16_t get_offset(sc_in *i, const col_stats *s)
-{
-    int64_t v = sc_get_i64(i);
-    if (v < -STATE_MAX_OFFSET || v > STATE_MAX_OFFSET || (v && !s->count)) {
-        sc_bad(i, "a UTC offset past 23:59, or of no value");
-        return 0;
-    }
-    return (int16_t)v;
 }
 
 static void put_body(sc_out *o, const engine_result *r)
@@ -104,7 +85,7 @@ static void put_body(sc_out *o, const engine_result *r)
         sc_put_u64(o, index_kind(c));
         state_put_stats(o, c->st);
         state_put_hist(o, c->h);
-        put_offsets(o, c);
+        state_put_offsets(o, c->kind, c->st);
     }
     if (r->groups)
         state_put_groups(o, r);
@@ -176,10 +157,7 @@ static int get_columns(sc_in *i, engine_result *r)
         c->unit = c->kind >= KIND_UNIT ? kind_unit_name(c->kind) : NULL;
         state_get_stats(i, &r->held_st[k]);
         state_get_hist(i, &r->held_h[k]);
-        if (offsets) {
-            r->held_st[k].min_off = get_offset(i, &r->held_st[k]);
-            r->held_st[k].max_off = get_offset(i, &r->held_st[k]);
-        }
+        state_get_offsets(i, c->kind, &r->held_st[k]);
         c->st = &r->held_st[k];
         c->h = &r->held_h[k];
     }

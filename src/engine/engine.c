@@ -344,7 +344,7 @@ static void say_kind(engine *r, int k, const csv_why *w, unsigned char kind)
                     label, kind == KIND_DATE ? "date" : "datetime",
                     w->dates + w->datetimes, w->numbers + w->texts,
                     kind == KIND_DATE ? "dates" : "dates or datetimes",
-                    kind == KIND_DATETIME_Z ? ", with zones: shown in UTC"
+                    kind == KIND_DATETIME_Z ? ", with zones: compared in UTC"
                                             : "");
     else
         account_say(&r->acc,

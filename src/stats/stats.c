@@ -116,7 +116,7 @@ typedef struct ext_slot {
     uint64_t *row;
     int32_t *corr;
     uint64_t *row_int;
-    int16_t *off; /* NULL in a col_part, which keeps none */
+    int16_t *off;
 } ext_slot;
 
 /* Takes e as the minimum (sign 1) or maximum (sign -1) in d, of count
@@ -137,8 +137,7 @@ static void take_at(uint64_t count, ext_slot d, ext e, int sign)
     if (int_first || (int_tie && e.row_int < *d.row_int)) {
         *d.corr = e.corr;
         *d.row_int = e.row_int;
-        if (d.off)
-            *d.off = (int16_t)e.off;
+        *d.off = (int16_t)e.off;
     }
 }
 
@@ -307,9 +306,9 @@ void stats_part_init(col_part *p)
 static ext_slot part_slot(col_part *p, int sign)
 {
     return sign > 0 ? (ext_slot){&p->min, &p->min_row, &p->min_corr,
-                                 &p->min_row_int, NULL}
+                                 &p->min_row_int, &p->min_off}
                     : (ext_slot){&p->max, &p->max_row, &p->max_corr,
-                                 &p->max_row_int, NULL};
+                                 &p->max_row_int, &p->max_off};
 }
 
 void stats_part_add_any(col_part *p, double v, int32_t r, uint64_t row)
@@ -351,9 +350,9 @@ void stats_part_merge(col_part *dst, const col_part *src, uint64_t row_offset)
         src->first_invalid_row ? src->first_invalid_row + row_offset : 0);
     if (src->count > 0) {
         ext mn = {src->min, src->min_row + row_offset, src->min_corr,
-                  src->min_row_int + row_offset, 0};
+                  src->min_row_int + row_offset, src->min_off};
         ext mx = {src->max, src->max_row + row_offset, src->max_corr,
-                  src->max_row_int + row_offset, 0};
+                  src->max_row_int + row_offset, src->max_off};
         take_at(dst->count, part_slot(dst, 1), mn, 1);
         take_at(dst->count, part_slot(dst, -1), mx, -1);
     }
@@ -371,9 +370,9 @@ void stats_merge_part(col_stats *dst, const col_part *src, uint64_t row_offset)
         src->first_invalid_row ? src->first_invalid_row + row_offset : 0);
     if (src->count > 0) {
         ext mn = {src->min, src->min_row + row_offset, src->min_corr,
-                  src->min_row_int + row_offset, 0};
+                  src->min_row_int + row_offset, src->min_off};
         ext mx = {src->max, src->max_row + row_offset, src->max_corr,
-                  src->max_row_int + row_offset, 0};
+                  src->max_row_int + row_offset, src->max_off};
         take(dst, mn, 1);
         take(dst, mx, -1);
     }

@@ -122,6 +122,7 @@ typedef struct col_part {
     double fmin, fmax, min, max;
     int32_t all_int;
     int32_t min_corr, max_corr;
+    int16_t min_off, max_off; /* as col_stats' (in what was padding) */
     uint64_t min_row, max_row, min_row_int, max_row_int;
     int64_t sum_r;
     uint64_t missing, invalid, nan, first_invalid_row;
@@ -129,6 +130,16 @@ typedef struct col_part {
 
 void stats_part_init(col_part *p);
 void stats_part_add_any(col_part *p, double v, int32_t r, uint64_t row);
+
+/* After stats_part_add of row `row`, written at UTC offset off (not 0):
+ * the offset of an extreme that row now holds. */
+static inline void stats_part_offset(col_part *p, uint64_t row, int off)
+{
+    if (p->min_row_int == row)
+        p->min_off = (int16_t)off;
+    if (p->max_row_int == row)
+        p->max_off = (int16_t)off;
+}
 
 /* One value v (not NaN) of row `row`, correction r (as stats_add_rows'),
  * after every row before it. Inline, the common case: a value strictly
