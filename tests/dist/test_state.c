@@ -12,6 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "io/num/parse_kind.h"
 #include "src/dist/state.h"
 #include "src/dist/state_codec.h"
 #include "tests/testlib.h"
@@ -191,6 +192,48 @@ START_TEST(round_trip_and_merge)
     same(&whole, &acc);
     engine_result_free(&whole);
     engine_result_free(&acc);
+    free(v);
+}
+END_TEST
+
+/* A datetime column with zones carries its extremes' UTC offsets through
+ * a state, and only it; an offset past 23:59 is refused. */
+START_TEST(offsets_travel)
+{
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (int i = 0; i < N; i++)
+            v[k][i] = draw();
+    engine_result r, back;
+    make(&r, v, 0, N, 0);
+    r.cols[0].kind = KIND_DATETIME_Z;
+    r.cols[1].kind = KIND_DATETIME;
+    for (int k = 0; k < 2; k++) {
+        r.held_st[k].min_off = (int16_t)(k ? 0 : -1439);
+        r.held_st[k].max_off = (int16_t)(k ? 0 : 765);
+    }
+    size_t n;
+    unsigned char *p = encode(&r, "k", &n);
+    char *key = NULL;
+    cs_error e = {0};
+    ck_assert_int_eq(decode(p, n, &back, &key, &e), CS_OK);
+    ck_assert_int_eq(back.cols[0].kind, KIND_DATETIME_Z);
+    ck_assert_int_eq(back.cols[1].kind, KIND_DATETIME);
+    ck_assert_int_eq(back.cols[0].st->min_off, -1439);
+    ck_assert_int_eq(back.cols[0].st->max_off, 765);
+    ck_assert_int_eq(back.cols[1].st->min_off, 0);
+    same(&r, &back);
+    engine_result_free(&back);
+    free(key);
+    free(p);
+    r.held_st[0].max_off = 1440;
+    p = encode(&r, "k", &n);
+    ck_assert_int_eq(decode(p, n, &back, &key, &e), CS_EDATA);
+    ck_assert_msg(strstr(e.msg, "UTC offset") != NULL, "%s", e.msg);
+    engine_result_free(&back);
+    free(key);
+    free(p);
+    engine_result_free(&r);
     free(v);
 }
 END_TEST
@@ -614,6 +657,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     for (int i = 0; i < 5; i++)
         tcase_add_test(tc, round_trip_and_merge);
+    tcase_add_test(tc, offsets_travel);
     tcase_add_test(tc, damage_is_refused);
     tcase_add_test(tc, header_first);
     tcase_add_test(tc, write_bounds);
