@@ -25,17 +25,19 @@ int parse_kind_date(const char *s, size_t n, int64_t *us)
 int parse_kind_offset(const char *s, size_t n)
 {
     const char *e = s + n;
-    int64_t us;
-    if (kind_parse_date(s, e, &us) != KIND_DT_ZONED)
-        return 0;
-    /* a zoned datetime: its zone is what follows the time */
-    while (kind_blank(*s))
+    while (s < e && kind_blank(*s))
         s++;
-    while (kind_blank(e[-1]))
+    while (e > s && kind_blank(e[-1]))
         e--;
-    const char *p = s + 11;
-    (void)kind_scan_time(&p, e);
-    return kind_scan_zone(p, e);
+    if (e > s && (e[-1] == 'Z' || e[-1] == 'z'))
+        return 0;
+    /* a zone's sign is among the last six bytes (+hh:mm), past the date
+       and the hour and minute ("YYYY-MM-DDTHH:MM"); a time holds none */
+    const char *p = e - s > 16 + 6 ? e - 6 : s + 16;
+    while (p < e && *p != '+' && *p != '-')
+        p++;
+    int off = p < e ? kind_scan_zone(p, e) : 0;
+    return off == KIND_NO_ZONE ? 0 : off;
 }
 
 int parse_kind_unit(const char *s, size_t n, const num_format *f)

@@ -545,8 +545,6 @@ static int state_fits(const engine *r, const input *in, cs_error *e)
                                       : DEFAULT_MEMORY);
 }
 
-/* The GPU when chosen and it opens (else -v says why); a table without
- * columns needs no device. */
 /* A datetime column with zones whose min or max is asked: its extremes
  * print at the offsets their rows were written in, which only the host's
  * readers keep (the device reads the same instants, without offsets). */
@@ -560,6 +558,8 @@ static int zoned_extremes(const engine *r)
     return 0;
 }
 
+/* The GPU when chosen and it opens (else -v says why); a table without
+ * columns needs no device. */
 static int start_backend(engine *r, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
