@@ -16,9 +16,10 @@
  *
  * A datetime column with zones holds, after its histogram, the UTC
  * offsets its extremes' rows were written in; its kind says so
- * (STATE_KIND_OFFSETS beside KIND_DATETIME_Z: a colstat before offsets
- * refuses such a column as one of an unknown kind, and one without the
- * bit, which such a colstat wrote, reads with offsets 0).
+ * (STATE_KIND_OFFSETS beside KIND_DATETIME_Z), so that a colstat before
+ * offsets refuses such a column as one of an unknown kind, and this one
+ * the bare KIND_DATETIME_Z such a colstat wrote (its extremes' offsets
+ * unknown). States of other columns keep their bytes.
  *
  * A state of -g (its key names the groups: state_groups.h) holds, after
  * the columns, the key columns' names and the groups: per group its key
@@ -41,6 +42,7 @@
 #include "src/engine/engine.h"
 
 #define STATE_VERSION 2
+/* A column kind's bit in a state: the extremes' offsets follow. */
 #define STATE_KIND_OFFSETS 0x80
 
 /* Bounds a state is read within (man/colstat.1): a key of at most
