@@ -33,7 +33,8 @@ int parse_kind_offset(const char *s, size_t n)
         return 0;
     /* a zone's sign is among the last six bytes (+hh:mm), past the date
        and the hour and minute ("YYYY-MM-DDTHH:MM"); a time holds none */
-    const char *p = e - s > 16 + 6 ? e - 6 : s + 16;
+    ptrdiff_t len = e - s;
+    const char *p = len > 16 + 6 ? e - 6 : len > 16 ? s + 16 : e;
     while (p < e && *p != '+' && *p != '-')
         p++;
     int off = p < e ? kind_scan_zone(p, e) : 0;
