@@ -162,6 +162,23 @@ static COLD void put_corr(block *b, int c, int32_t r)
     o->corr[c][b->row] = r;
 }
 
+/* A field of a column of a kind (parse_kind.h); a datetime of a column
+ * with zones keeps the offset it was written in, for its extremes. */
+static num_kind kind_field(block *b, int c, const char *s, size_t len,
+                           double *v, int32_t *r)
+{
+    num_kind k = parse_kind_fmt(s, len, b->num, b->kinds[c], v, r);
+    if (k != NUM_OK || b->kinds[c] != KIND_DATETIME_Z)
+        return k;
+    int off = parse_kind_offset(s, len);
+    row_batch *o = b->out;
+    if (off && !o->has_off[c])
+        row_batch_off_start(o, c, o->cap);
+    if (o->has_off[c])
+        o->off[c][b->row] = (int16_t)off;
+    return k;
+}
+
 /* A key field: its text, or missing when empty or a null spelling. */
 static void key_field(block *b, int f, const char *s, size_t len)
 {
@@ -198,7 +215,7 @@ static void on_field(void *s, size_t len, void *data)
     double v;
     int32_t r;
     num_kind k = b->kinds && b->kinds[c]
-                     ? parse_kind_fmt(s, len, b->num, b->kinds[c], &v, &r)
+                     ? kind_field(b, c, s, len, &v, &r)
                      : parse_number_fmt(s, len, b->num, &v, &r);
     if (k == NUM_OK) {
         b->col[c][b->row] = v;

@@ -61,12 +61,17 @@ static const char *too_big(const state_info *info, const engine_result *r,
  * a state of number columns keeps the bytes it had before kinds. */
 static uint64_t index_kind(const engine_column *c)
 {
-    return (uint64_t)c->index | (uint64_t)c->kind << 32;
+    uint64_t k = c->kind == KIND_DATETIME_Z
+                     ? KIND_DATETIME_Z | STATE_KIND_OFFSETS
+                     : c->kind;
+    return (uint64_t)c->index | k << 32;
 }
 
+/* A datetime column with zones without STATE_KIND_OFFSETS came from a
+ * colstat before offsets: not known, so it is refused. */
 static int known_kind(uint64_t k)
 {
-    return k <= KIND_DATETIME_Z ||
+    return k <= KIND_DATETIME || k == (KIND_DATETIME_Z | STATE_KIND_OFFSETS) ||
            (k >= KIND_UNIT && k < KIND_UNIT + KIND_NUNITS);
 }
 
@@ -80,6 +85,7 @@ static void put_body(sc_out *o, const engine_result *r)
         sc_put_u64(o, index_kind(c));
         state_put_stats(o, c->st);
         state_put_hist(o, c->h);
+        state_put_offsets(o, c->kind, c->st);
     }
     if (r->groups)
         state_put_groups(o, r);
@@ -144,10 +150,14 @@ static int get_columns(sc_in *i, engine_result *r)
         if (!known_kind(kind))
             sc_bad(i, "a column of an unknown kind");
         c->index = (int)index;
-        c->kind = known_kind(kind) ? (unsigned char)kind : KIND_NUMBER;
+        int offsets = kind == (KIND_DATETIME_Z | STATE_KIND_OFFSETS);
+        c->kind = offsets            ? KIND_DATETIME_Z
+                  : known_kind(kind) ? (unsigned char)kind
+                                     : KIND_NUMBER;
         c->unit = c->kind >= KIND_UNIT ? kind_unit_name(c->kind) : NULL;
         state_get_stats(i, &r->held_st[k]);
         state_get_hist(i, &r->held_h[k]);
+        state_get_offsets(i, c->kind, &r->held_st[k]);
         c->st = &r->held_st[k];
         c->h = &r->held_h[k];
     }
@@ -239,7 +249,7 @@ uint64_t state_max_bytes(const state_info *info, uint64_t ncols)
     uint64_t hist = VAR;
     if (info->what & STAT_HIST)
         hist += 16 + 2 * VAR + VAR * (uint64_t)info->nbins;
-    uint64_t col = VAR + STATE_MAX_NAME + VAR + STATS_MAX + hist;
+    uint64_t col = VAR + STATE_MAX_NAME + VAR + STATS_MAX + hist + 2 * VAR;
     return 2 * VAR + ncols * col; /* ncols <= 2^24: no overflow */
 }
 

@@ -14,6 +14,13 @@
  * damaged state is refused, never merged. States follow each other,
  * one a line, in a file or a stream.
  *
+ * A datetime column with zones holds, after its histogram, the UTC
+ * offsets its extremes' rows were written in; its kind says so
+ * (STATE_KIND_OFFSETS beside KIND_DATETIME_Z), so that a colstat before
+ * offsets refuses such a column as one of an unknown kind, and this one
+ * the bare KIND_DATETIME_Z such a colstat wrote (its extremes' offsets
+ * unknown). States of other columns keep their bytes.
+ *
  * A state of -g (its key names the groups: state_groups.h) holds, after
  * the columns, the key columns' names and the groups: per group its key
  * bytes, its rows, and per column its statistics and histogram; a state
@@ -35,6 +42,8 @@
 #include "src/engine/engine.h"
 
 #define STATE_VERSION 2
+/* A column kind's bit in a state: the extremes' offsets follow. */
+#define STATE_KIND_OFFSETS 0x80
 
 /* Bounds a state is read within (man/colstat.1): a key of at most
  * STATE_MAX_KEY bytes, column names of at most STATE_MAX_NAME bytes, at
@@ -46,6 +55,8 @@
 #define STATE_MAX_BINS (1u << 20)
 #define STATE_MAX_COLS (1u << 24)
 #define STATE_MAX_BYTES ((uint64_t)1 << 31)
+/* The furthest UTC offset a datetime is written in, in minutes (23:59). */
+#define STATE_MAX_OFFSET 1439
 
 /* The key of a run: the options that shape its state, as text. A state of
  * one key must not meet one of another. Returns a malloc'ed string, or

@@ -26,6 +26,11 @@
  *              corrections' squares below 2^140; integers' sums are
  *              integers; a sum the key keeps (sum, mean or std) lies in n
  *              times [min, max] (n: the values not infinite)
+ *   offsets    a datetime column with zones, and no other, holds its
+ *              extremes' UTC offsets after its histogram (in a state of
+ *              groups, after each group's): each at most 23:59 (1439
+ *              minutes) either way, 0 when count is 0 (the reader checks
+ *              them)
  *   hist       present exactly when the key has STAT_HIST, with the key's
  *              bins and edges (--range); underflow + overflow + bins =
  *              count. Without --range (--mpi's ranks) the key's bins when

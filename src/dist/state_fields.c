@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "io/num/parse_kind.h"
 #include "src/dist/state.h"
 
 /* --- bytes out ------------------------------------------------------- */
@@ -164,4 +165,32 @@ void state_get_hist(sc_in *i, hist *h)
     h->overflow = sc_get_u64(i);
     for (uint64_t k = 0; k < nbins; k++)
         h->bins[k] = sc_get_u64(i);
+}
+
+/* A datetime column with zones: the offsets its extremes' rows were
+ * written in (stats.h), after its histogram; other columns have none. */
+void state_put_offsets(sc_out *o, unsigned char kind, const col_stats *s)
+{
+    if (kind != KIND_DATETIME_Z)
+        return;
+    sc_put_i64(o, s->min_off);
+    sc_put_i64(o, s->max_off);
+}
+
+static int16_t get_offset(sc_in *i, const col_stats *s)
+{
+    int64_t v = sc_get_i64(i);
+    if (v < -STATE_MAX_OFFSET || v > STATE_MAX_OFFSET || (v && !s->count)) {
+        sc_bad(i, "a UTC offset past 23:59, or of no value");
+        return 0;
+    }
+    return (int16_t)v;
+}
+
+void state_get_offsets(sc_in *i, unsigned char kind, col_stats *s)
+{
+    if (kind != KIND_DATETIME_Z)
+        return;
+    s->min_off = get_offset(i, s);
+    s->max_off = get_offset(i, s);
 }

@@ -12,4 +12,9 @@ void state_put_hist(sc_out *o, const hist *h);
 void state_get_stats(sc_in *i, col_stats *s);
 void state_get_hist(sc_in *i, hist *h);
 
+/* A column of kind (io/num/parse_kind.h) KIND_DATETIME_Z: its extremes'
+ * UTC offsets (stats.h); nothing for any other kind. */
+void state_put_offsets(sc_out *o, unsigned char kind, const col_stats *s);
+void state_get_offsets(sc_in *i, unsigned char kind, col_stats *s);
+
 #endif

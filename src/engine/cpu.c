@@ -147,6 +147,8 @@ static int reduce(const row_batch *c, uint64_t first_row, col_stats *s,
         rc |= stats_add_values(&s[k], c->col[k],
                                c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
                                first_row, what);
+        stats_add_offsets(&s[k], c->has_off[k] ? c->off[k] : NULL, c->nrows,
+                          first_row);
         stats_add_counts(
             &s[k], c->missing[k], c->invalid[k], c->nan[k],
             c->first_invalid[k] ? first_row - 1 + c->first_invalid[k] : 0);

@@ -344,7 +344,7 @@ static void say_kind(engine *r, int k, const csv_why *w, unsigned char kind)
                     label, kind == KIND_DATE ? "date" : "datetime",
                     w->dates + w->datetimes, w->numbers + w->texts,
                     kind == KIND_DATE ? "dates" : "dates or datetimes",
-                    kind == KIND_DATETIME_Z ? ", with zones: shown in UTC"
+                    kind == KIND_DATETIME_Z ? ", with zones: compared in UTC"
                                             : "");
     else
         account_say(&r->acc,
@@ -545,6 +545,19 @@ static int state_fits(const engine *r, const input *in, cs_error *e)
                                       : DEFAULT_MEMORY);
 }
 
+/* A datetime column with zones whose min or max is asked: its extremes
+ * print at the offsets their rows were written in, which only the host's
+ * readers keep (the device reads the same instants, without offsets). */
+static int zoned_extremes(const engine *r)
+{
+    if (!r->kinds || !(r->cfg->what & (STAT_MIN | STAT_MAX)))
+        return 0;
+    for (int k = 0; k < r->table.ncols; k++)
+        if (r->kinds[k] == KIND_DATETIME_Z)
+            return 1;
+    return 0;
+}
+
 /* The GPU when chosen and it opens (else -v says why); a table without
  * columns needs no device. */
 static int start_backend(engine *r, cs_error *e)
@@ -574,6 +587,10 @@ static int start_backend(engine *r, cs_error *e)
     if (r->use_gpu && r->kind)
         account_say(&r->acc, "GPU not used: text columns are answered on "
                              "the host");
+    else if (r->use_gpu && zoned_extremes(r))
+        account_say(&r->acc, "GPU not used: the min and max of a datetime "
+                             "column with zones are shown at their rows' "
+                             "offsets, which the device does not keep");
     else if (r->use_gpu && r->table.ncols > 0) {
         cs_error why = {0};
         if (backend_gpu_open(&p, r->opener, &r->be, &why) == CS_OK)
