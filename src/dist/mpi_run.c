@@ -459,8 +459,8 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
     MPI_Comm_free(&w.node);
     free_packed(&p);
     if (rc == CS_OK)
-        engine_result_finalize(out);
-    else
+        rc = engine_result_finalize(out, e);
+    if (rc != CS_OK)
         engine_result_free(out);
     e->status = rc;
     return rc;

@@ -499,6 +499,7 @@ static unsigned char *hand_state(int64_t digit, uint64_t at, size_t *n)
     for (size_t i = 2; i < 10; i++)
         sc_put_u64(&body, sums[i]);
     sc_put_u64(&body, 0); /* no histogram */
+    sc_put_u64(&body, 0); /* no profile */
     char *key = key_of(0, "c");
     sc_put_text(&all, key);
     sc_put_u64(&all, STAT_ALL & ~STAT_HIST);
@@ -510,7 +511,7 @@ static unsigned char *hand_state(int64_t digit, uint64_t at, size_t *n)
     char *p = NULL;
     FILE *f = open_memstream(&p, n);
     ck_assert(f && !all.oom && !body.oom);
-    ck_assert_int_eq(sc_line_write(f, "colstat-state 2 ", all.p, all.n), 0);
+    ck_assert_int_eq(sc_line_write(f, "colstat-state 3 ", all.p, all.n), 0);
     fclose(f);
     free(key);
     free(body.p);
@@ -565,7 +566,7 @@ START_TEST(columns_past_payload)
     char *p = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&p, &n);
-    ck_assert_int_eq(sc_line_write(f, "colstat-state 2 ", all.p, all.n), 0);
+    ck_assert_int_eq(sc_line_write(f, "colstat-state 3 ", all.p, all.n), 0);
     fclose(f);
     engine_result back;
     char *k = NULL;

@@ -3,7 +3,7 @@ for tests that make states by hand: decode() a state into plain fields,
 change them, encode() them back with a valid CRC-32 (so that what colstat
 then refuses, it refuses for the fields, not for the damage).
 
-A state is one line: "colstat-state 2 ", base64 (RFC 4648, no padding) of
+A state is one line: "colstat-state 3 ", base64 (RFC 4648, no padding) of
 its bytes, a newline. Bytes (src/dist/state_codec.h): unsigned LEB128
 varints (u), zigzag varints for signed numbers (i), doubles as 8 bytes
 little-endian (f), texts as u length and bytes. Header: key, u what, u
@@ -13,16 +13,21 @@ invalid, nan, first_invalid_row, min_row, max_row, min_row_int,
 max_row_int, i sum_r, f min, f max, i min_corr, i max_corr, u all_int,
 three sums (u digits n, when n: u first digit, i each digit, balanced:
 in [-2^31, 2^31); u pos_inf, u neg_inf), the histogram (u bins; when not 0: f lo, f hi, u underflow, u
-overflow, u per bin); a state of -g (its key's tail ends ";keys=D,T")
+overflow, u per bin), the profile (u flags: 1 a text column's u count,
+missing, shortest, longest; 2 the values' counts: u n, then per value a
+text (a text column) or a number (u t: t > 0 the integer zigzag(t - 1),
+t = 0 f double and i correction), and u its count); a state of -g (its key's tail ends ";keys=D,T")
 then: u key columns, their names, u groups, per group: its key as a text
 (the engine's encoding: per key column 0, or 1, 4 bytes LE length and the
-text), u rows, and per column the fields after name and index; then 4
+text), u rows, and per column the fields after name and index, no
+profile; then 4
 bytes LE: the CRC-32 of all before."""
 import base64
 import struct
 import zlib
 
-PREFIX = b"colstat-state 2 "
+PREFIX = b"colstat-state 3 "
+TEXT_KIND = 4  # COL_TEXT, above the index's 32 bits
 DIGITS = 137  # SACC_DIGITS
 U64 = ["count", "missing", "invalid", "nan", "first_invalid_row", "min_row",
        "max_row", "min_row_int", "max_row_int"]
@@ -86,7 +91,28 @@ def _sacc(r):
 
 def _column(r):
     c = {"name": r.text(), "index": r.u()}
-    return _fields(r, c)
+    _fields(r, c)
+    c["prof"] = _prof(r, c["index"] >> 32 == TEXT_KIND)
+    return c
+
+
+def _number(r):
+    t = r.u()
+    if t:
+        return ("int", ((t - 1) >> 1) ^ -((t - 1) & 1))
+    return ("f64", r.f64(), r.i())
+
+
+def _prof(r, text):
+    """A column's profile: flags, the text facts (or None), the values
+    (or None) as [(value, count)]: bytes, or ("int", v) / ("f64", d, r)."""
+    p = {"flags": r.u(), "facts": None, "values": None}
+    if p["flags"] & 1:
+        p["facts"] = [r.u() for _ in range(4)]
+    if p["flags"] & 2:
+        p["values"] = [((r.text() if text else _number(r)), r.u())
+                       for _ in range(r.u())]
+    return p
 
 
 def _fields(r, c):
@@ -188,7 +214,28 @@ def _sum(c):
 
 
 def _encode_column(c):
-    return _text(c["name"]) + _u(c["index"]) + _encode_fields(c)
+    return _text(c["name"]) + _u(c["index"]) + _encode_fields(c) + \
+        _encode_prof(c.get("prof"))
+
+
+def _encode_number(v):
+    if v[0] == "int":
+        return _u(((v[1] << 1) ^ (v[1] >> 63) if v[1] < 0 else v[1] << 1) + 1)
+    return _u(0) + struct.pack("<d", v[1]) + _i(v[2])
+
+
+def _encode_prof(p):
+    if p is None:
+        return _u(0)
+    out = [_u(p["flags"])]
+    if p["flags"] & 1:
+        out += [_u(x) for x in p["facts"]]
+    if p["flags"] & 2:
+        out.append(_u(len(p["values"])))
+        for v, n in p["values"]:
+            out.append(_text(v) if isinstance(v, bytes) else _encode_number(v))
+            out.append(_u(n))
+    return b"".join(out)
 
 
 def _encode_groups(s, ngroups=None):
