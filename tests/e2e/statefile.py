@@ -213,9 +213,9 @@ def _sum(c):
     return out + _u(c["pos_inf"]) + _u(c["neg_inf"])
 
 
-def _encode_column(c):
-    return _text(c["name"]) + _u(c["index"]) + _encode_fields(c) + \
-        _encode_prof(c.get("prof"))
+def _encode_column(c, version=3):
+    prof = _encode_prof(c.get("prof")) if version >= 3 else b""
+    return _text(c["name"]) + _u(c["index"]) + _encode_fields(c) + prof
 
 
 def _encode_number(v):
@@ -267,21 +267,23 @@ def header(s, length):
         _u(p) for p in s["parts"]) + _u(length)
 
 
-def line(data):
+def line(data, version=3):
     """A state's line carrying data."""
-    return PREFIX + base64.b64encode(data).rstrip(b"=") + b"\n"
+    prefix = PREFIX if version == 3 else b"colstat-state %d " % version
+    return prefix + base64.b64encode(data).rstrip(b"=") + b"\n"
 
 
-def encode(s, length=None, ngroups=None):
+def encode(s, length=None, ngroups=None, version=3):
     """The line of s, its CRC-32 valid; length: the payload length to
     declare (default: the true one); ngroups: the group count to declare
-    (default: the true one)."""
+    (default: the true one); version 2: as before text columns (no
+    profiles)."""
     body = _u(s["rows"]) + _u(len(s["columns"])) + b"".join(
-        _encode_column(c) for c in s["columns"])
+        _encode_column(c, version) for c in s["columns"])
     if "groups" in s:
         body += _encode_groups(s, ngroups)
     data = header(s, len(body) if length is None else length) + body
-    return line(data + struct.pack("<I", zlib.crc32(data)))
+    return line(data + struct.pack("<I", zlib.crc32(data)), version)
 
 
 def header_line(s, length):
