@@ -57,20 +57,11 @@ static held *next_slot(heap_of *h)
     return &h->v[h->n];
 }
 
-/* The bytes of r's values' counts. */
-static size_t prof_bytes(const engine_result *r)
-{
-    size_t n = 0;
-    for (int k = 0; r->held_raw && k < r->nheld; k++)
-        n += profile_bytes(&r->held_raw[k]);
-    return n;
-}
-
 /* The states' values' counts, all held at once, within --memory. */
 static int within_memory(heap_of *h, const merge_ask *ask, const char *name,
                          cs_error *e)
 {
-    h->bytes += prof_bytes(&h->v[h->n - 1].r);
+    h->bytes += state_profile_bytes(&h->v[h->n - 1].r);
     if (h->bytes <= profile_budget(ask->memory, h->v[0].r.nheld))
         return CS_OK;
     return cs_fail(e, CS_EDATA, name, 0,

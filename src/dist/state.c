@@ -453,6 +453,14 @@ int state_read(FILE *f, const char *name, state_info *info, engine_result *r,
     return rc;
 }
 
+size_t state_profile_bytes(const engine_result *r)
+{
+    size_t n = 0;
+    for (int k = 0; r->held_raw && k < r->nheld; k++)
+        n += profile_bytes(&r->held_raw[k]);
+    return n;
+}
+
 int state_more(FILE *f)
 {
     int c = fgetc(f);

@@ -102,6 +102,9 @@ int state_read(FILE *f, const char *name, state_info *info, engine_result *r,
  * says. Nothing for a state without groups. */
 int state_groups_arrange(engine_result *r, const state_info *info, cs_error *e);
 
+/* The bytes r's distinct values' counts hold (held_raw). */
+size_t state_profile_bytes(const engine_result *r);
+
 /* Whether f holds more after a state: 1, or 0 at its end. */
 int state_more(FILE *f);
 

@@ -976,8 +976,8 @@ static int profiles_too_big(engine *r, cs_error *e)
     const char *which = r->cfg->memory_set ? "--memory" : DEFAULT_MEMORY;
     return cs_fail(e, CS_EDATA, "", 0,
                    "the distinct values' counts (--distinct, --mode, --top) "
-                   "of a partial state need more than %s: a state carries "
-                   "them whole; give a larger --memory",
+                   "need more than %s: with --emit-state or --mpi they "
+                   "travel whole, in a state; give a larger --memory",
                    which);
 }
 

@@ -315,6 +315,15 @@ def test_mpi(s):
                         f"mpi {it}: -n {n} {' '.join(opts)} == one process",
                         f"got {got[0]} {got[1][:200]!r} {got[2][:200]!r}\n"
                         f"      want {want[0]} {want[1][:200]!r}")
+    path = s.path("mpiwide.csv")
+    with open(path, "wb") as f:
+        f.write(b"u\n" + b"".join(b"user%d\n" % i for i in range(30000)))
+    for mem in ("64k", "1500k"):  # past a rank's, past rank 0's merge
+        rc, out, err = mpirun(s, 3, ["--distinct", "-c", "u", "--memory", mem,
+                                     path])
+        s.check(rc == 1 and not out and "--memory" in err and
+                len(err.strip().splitlines()) == 1,
+                f"--mpi --memory {mem}: one line naming --memory", err)
 
 
 if __name__ == "__main__":
