@@ -72,7 +72,7 @@ static int known_kind(uint64_t k)
            (k >= KIND_UNIT && k < KIND_UNIT + KIND_NUNITS);
 }
 
-static void put_body(sc_out *o, const engine_result *r)
+static void put_body(sc_out *o, const engine_result *r, unsigned what)
 {
     sc_put_u64(o, r->rows);
     sc_put_u64(o, (uint64_t)r->ncols);
@@ -82,8 +82,9 @@ static void put_body(sc_out *o, const engine_result *r)
         sc_put_u64(o, index_kind(c));
         state_put_stats(o, c->st);
         state_put_hist(o, c->h);
-        state_put_prof(o, r->held_raw ? &r->held_raw[c->held] : NULL,
-                       c->kind == COL_TEXT);
+        if (c->kind == COL_TEXT || (what & STAT_PROFILE))
+            state_put_prof(o, r->held_raw ? &r->held_raw[c->held] : NULL,
+                           c->kind == COL_TEXT, (what & STAT_PROFILE) != 0);
     }
     if (r->groups)
         state_put_groups(o, r);
@@ -103,7 +104,7 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
                 cs_error *e)
 {
     sc_out body = {0}, all = {0};
-    put_body(&body, r);
+    put_body(&body, r, info->what);
     put_header(&all, info, body.n);
     sc_put(&all, body.p, body.n);
     sc_put_crc(&all);
@@ -125,29 +126,30 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
 
 /* --- bytes in -------------------------------------------------------- */
 
-/* A column's profile into r's, made when the first column has one: a
- * text column always has its facts, and with --distinct, --mode or
- * --top every column its values (state_check). */
-static void get_prof(sc_in *i, engine_result *r, int k)
+/* A text column's profile, or any column's where the key asks for the
+ * values' counts, into r's, made when the first column has one. */
+static void get_prof(sc_in *i, engine_result *r, int k, int counted)
 {
     col_prof p = {0};
-    unsigned flags = 0;
-    state_get_prof(i, &p, r->cols[k].kind == COL_TEXT, &flags);
-    if (flags && !r->held_raw) {
+    int is_text = r->cols[k].kind == COL_TEXT;
+    if (!is_text && !counted)
+        return;
+    state_get_prof(i, &p, is_text, counted);
+    if (!r->held_raw) {
         r->held_raw = calloc((size_t)r->ncols, sizeof *r->held_raw);
         for (int c = 0; r->held_raw && c < r->ncols; c++)
             profile_init(&r->held_raw[c], 0); /* no values: no failure */
         if (!r->held_raw)
             sc_bad(i, "out of memory");
     }
-    if (flags && r->held_raw)
-        r->held_raw[k] = p; /* else profile_init's, without values */
+    if (r->held_raw)
+        r->held_raw[k] = p;
     else
         profile_free(&p);
 }
 
 /* The payload: rows, columns. */
-static int get_columns(sc_in *i, engine_result *r, int profiles)
+static int get_columns(sc_in *i, engine_result *r, unsigned what)
 {
     r->rows = sc_get_u64(i);
     uint64_t n = sc_get_u64(i);
@@ -176,8 +178,7 @@ static int get_columns(sc_in *i, engine_result *r, int profiles)
         state_get_hist(i, &r->held_h[k]);
         c->st = &r->held_st[k];
         c->h = &r->held_h[k];
-        if (profiles)
-            get_prof(i, r, (int)k);
+        get_prof(i, r, (int)k, (what & STAT_PROFILE) != 0);
     }
     return i->bad ? -1 : 0;
 }
@@ -280,7 +281,7 @@ uint64_t state_max_bytes(const state_info *info, uint64_t ncols)
     uint64_t hist = VAR;
     if (info->what & STAT_HIST)
         hist += 16 + 2 * VAR + VAR * (uint64_t)info->nbins;
-    uint64_t prof = 5 * VAR; /* a text column's facts */
+    uint64_t prof = 4 * VAR; /* a text column's facts */
     uint64_t col = VAR + STATE_MAX_NAME + VAR + STATS_MAX + hist + prof;
     return 2 * VAR + ncols * col; /* ncols <= 2^24: no overflow */
 }
@@ -422,13 +423,13 @@ static int read_state(FILE *f, const char *name, state_info *info,
                       engine_result *r, cs_error *e)
 {
     line_in l = {0};
-    unsigned version = 0;
+    unsigned version = 0; /* 2 or 3: read alike (state.h) */
     int rc = read_prefix(f, name, &version, e);
     if (rc == CS_OK)
         rc = read_line(f, name, &l, info, e);
     if (rc == CS_OK) {
         sc_in i = {l.b.p, l.b.n - 4, l.head, 0, NULL};
-        if (get_columns(&i, r, version == STATE_VERSION) ||
+        if (get_columns(&i, r, info->what) ||
             (info->grouped && state_get_groups(&i, info, r)) || i.at != i.n)
             rc = refuse(e, name, i.why ? i.why : "corrupt payload");
     }

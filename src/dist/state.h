@@ -41,8 +41,8 @@
 #include "src/engine/engine.h"
 
 #define STATE_VERSION 3
-/* The version before text columns and profiles (read still: a column
- * without its profile's flags) */
+/* The version before text columns and profiles, read as version 3: its
+ * states are those of version 3 without them, byte for byte */
 #define STATE_VERSION_NO_TEXT 2
 
 /* Bounds a state is read within (man/colstat.1): a key of at most

@@ -104,20 +104,22 @@ static void put_value(sc_out *o, const char *key, size_t len, int is_text)
     sc_put_i64(o, r);
 }
 
-void state_put_prof(sc_out *o, const col_prof *p, int is_text)
+void state_put_prof(sc_out *o, const col_prof *p, int is_text, int counted)
 {
-    unsigned flags =
-        p ? (is_text ? PROF_FACTS : 0) | (p->vals ? PROF_VALUES : 0) : 0;
-    sc_put_u64(o, flags);
-    if (flags & PROF_FACTS) {
+    col_prof none;
+    if (!p) { /* a run gives every text column a profile: not expected */
+        profile_init(&none, 0);
+        p = &none;
+    }
+    if (is_text) {
         sc_put_u64(o, p->count);
         sc_put_u64(o, p->missing);
         sc_put_u64(o, p->len_min);
         sc_put_u64(o, p->len_max);
     }
-    if (!(flags & PROF_VALUES))
+    if (!counted)
         return;
-    size_t n = vcount_size(p->vals);
+    size_t n = p->vals ? vcount_size(p->vals) : 0;
     sc_put_u64(o, n);
     for (size_t k = 0; k < n; k++) {
         size_t len;
@@ -276,26 +278,18 @@ static void get_values(sc_in *i, col_prof *p, int is_text)
     }
 }
 
-void state_get_prof(sc_in *i, col_prof *p, int is_text, unsigned *flags)
+void state_get_prof(sc_in *i, col_prof *p, int is_text, int counted)
 {
-    uint64_t f = sc_get_u64(i);
-    *flags = 0;
-    if (f > (PROF_FACTS | PROF_VALUES) || (f && profile_init(p, 0))) {
-        sc_bad(i, f > 3 ? "a profile of unknown flags" : "out of memory");
+    if (profile_init(p, counted)) {
+        sc_bad(i, "out of memory");
         return;
     }
-    *flags = (unsigned)f;
-    if (f & PROF_FACTS) {
+    if (is_text) {
         p->count = sc_get_u64(i);
         p->missing = sc_get_u64(i);
         p->len_min = sc_get_u64(i);
         p->len_max = sc_get_u64(i);
     }
-    if (!(f & PROF_VALUES))
-        return;
-    if (!(p->vals = vcount_new())) {
-        sc_bad(i, "out of memory");
-        return;
-    }
-    get_values(i, p, is_text);
+    if (counted)
+        get_values(i, p, is_text);
 }

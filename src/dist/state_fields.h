@@ -13,17 +13,17 @@ void state_put_hist(sc_out *o, const hist *h);
 void state_get_stats(sc_in *i, col_stats *s);
 void state_get_hist(sc_in *i, hist *h);
 
-/* A column's profile (profile.h) after its histogram: a varint of flags,
- * PROF_FACTS (a text column's count, missing, shortest and longest
- * length: always there for one) and PROF_VALUES (the distinct values'
- * counts: a varint n, then n values, each once, in the order first seen,
- * each with its count). A text value is its length and bytes; a number
- * (d, r) is a varint t: t > 0 the integer zigzag(t - 1) (|d| < 2^53, r 0:
- * dates' microseconds, integers), t = 0 the double's 8 bytes and r
- * zigzagged. p NULL: no profile (flags 0). */
-enum { PROF_FACTS = 1, PROF_VALUES = 2 };
-void state_put_prof(sc_out *o, const col_prof *p, int is_text);
-/* Into p (profile_init'ed by it); *flags: what it held. */
-void state_get_prof(sc_in *i, col_prof *p, int is_text, unsigned *flags);
+/* A column's profile (profile.h) after its histogram, in a text column
+ * (is_text) or where the key asks for the values' counts (counted), else
+ * nothing: so a state of number columns without them has the bytes it
+ * had before profiles. A text column: its count, missing, shortest and
+ * longest length (varints). counted: a varint n, then n values, each once,
+ * in the order first seen, each with its count: a text value is its
+ * length and bytes; a number (d, r) a varint t: t > 0 the integer
+ * zigzag(t - 1) (|d| < 2^53, r 0: integers, dates' microseconds), t = 0
+ * the double's 8 bytes and r zigzagged. p NULL: an empty profile. */
+void state_put_prof(sc_out *o, const col_prof *p, int is_text, int counted);
+/* Into p, profile_init'ed by it (with values when counted). */
+void state_get_prof(sc_in *i, col_prof *p, int is_text, int counted);
 
 #endif

@@ -499,7 +499,6 @@ static unsigned char *hand_state(int64_t digit, uint64_t at, size_t *n)
     for (size_t i = 2; i < 10; i++)
         sc_put_u64(&body, sums[i]);
     sc_put_u64(&body, 0); /* no histogram */
-    sc_put_u64(&body, 0); /* no profile */
     char *key = key_of(0, "c");
     sc_put_text(&all, key);
     sc_put_u64(&all, STAT_ALL & ~STAT_HIST);

@@ -327,7 +327,6 @@ static unsigned char *with_value(const unsigned char *value, size_t vlen,
     sc_put_u64(&body, 1);
     state_put_stats(&body, &st);
     sc_put_u64(&body, 0); /* no histogram */
-    sc_put_u64(&body, PROF_VALUES);
     sc_put_u64(&body, 1);
     sc_put(&body, value, vlen);
     sc_put_u64(&body, count);

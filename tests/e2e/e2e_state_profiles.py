@@ -263,7 +263,7 @@ def test_broken(s):
         d["columns"][0]["prof"]["facts"][0] = 2
 
     def no_counts(d):
-        d["columns"][1]["prof"] = None
+        d["columns"][1]["prof"]["values"] = []
 
     def text_as_number(d):
         d["columns"][0]["index"] &= 0xffffffff

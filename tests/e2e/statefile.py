@@ -13,10 +13,12 @@ invalid, nan, first_invalid_row, min_row, max_row, min_row_int,
 max_row_int, i sum_r, f min, f max, i min_corr, i max_corr, u all_int,
 three sums (u digits n, when n: u first digit, i each digit, balanced:
 in [-2^31, 2^31); u pos_inf, u neg_inf), the histogram (u bins; when not 0: f lo, f hi, u underflow, u
-overflow, u per bin), the profile (u flags: 1 a text column's u count,
-missing, shortest, longest; 2 the values' counts: u n, then per value a
-text (a text column) or a number (u t: t > 0 the integer zigzag(t - 1),
-t = 0 f double and i correction), and u its count); a state of -g (its key's tail ends ";keys=D,T")
+overflow, u per bin), the profile: a text column's (its kind, 4, above
+the index's 32 bits) u count, missing, shortest, longest; and where the
+key's what has --distinct, --mode or --top (0xe00) the values' counts:
+u n, then per value a text (a text column) or a number (u t: t > 0 the
+integer zigzag(t - 1), t = 0 f double and i correction), and u its
+count; a state of -g (its key's tail ends ";keys=D,T")
 then: u key columns, their names, u groups, per group: its key as a text
 (the engine's encoding: per key column 0, or 1, 4 bytes LE length and the
 text), u rows, and per column the fields after name and index, no
@@ -89,10 +91,13 @@ def _sacc(r):
     return {"d": _normal(_value(d)), "pos_inf": r.u(), "neg_inf": r.u()}
 
 
-def _column(r):
+PROFILE = 0xe00  # STAT_DISTINCT | STAT_MODE | STAT_TOP
+
+
+def _column(r, counted):
     c = {"name": r.text(), "index": r.u()}
     _fields(r, c)
-    c["prof"] = _prof(r, c["index"] >> 32 == TEXT_KIND)
+    c["prof"] = _prof(r, c["index"] >> 32 == TEXT_KIND, counted)
     return c
 
 
@@ -103,13 +108,13 @@ def _number(r):
     return ("f64", r.f64(), r.i())
 
 
-def _prof(r, text):
-    """A column's profile: flags, the text facts (or None), the values
-    (or None) as [(value, count)]: bytes, or ("int", v) / ("f64", d, r)."""
-    p = {"flags": r.u(), "facts": None, "values": None}
-    if p["flags"] & 1:
+def _prof(r, text, counted):
+    """A column's profile: the text facts (or None), the values (or None)
+    as [(value, count)]: bytes, or ("int", v) / ("f64", d, r)."""
+    p = {"facts": None, "values": None}
+    if text:
         p["facts"] = [r.u() for _ in range(4)]
-    if p["flags"] & 2:
+    if counted:
         p["values"] = [((r.text() if text else _number(r)), r.u())
                        for _ in range(r.u())]
     return p
@@ -166,7 +171,8 @@ def decode(line):
     length = r.u()
     end = r.at + length
     s["rows"] = r.u()
-    s["columns"] = [_column(r) for _ in range(r.u())]
+    counted = bool(s["what"] & PROFILE)
+    s["columns"] = [_column(r, counted) for _ in range(r.u())]
     if grouped(s):
         s["group_by"] = [r.text() for _ in range(r.u())]
         s["groups"] = [_group(r, len(s["columns"])) for _ in range(r.u())]
@@ -213,9 +219,9 @@ def _sum(c):
     return out + _u(c["pos_inf"]) + _u(c["neg_inf"])
 
 
-def _encode_column(c, version=3):
-    prof = _encode_prof(c.get("prof")) if version >= 3 else b""
-    return _text(c["name"]) + _u(c["index"]) + _encode_fields(c) + prof
+def _encode_column(c):
+    return _text(c["name"]) + _u(c["index"]) + _encode_fields(c) + \
+        _encode_prof(c.get("prof"))
 
 
 def _encode_number(v):
@@ -225,12 +231,13 @@ def _encode_number(v):
 
 
 def _encode_prof(p):
+    """A profile as decoded: facts and values written where present."""
     if p is None:
-        return _u(0)
-    out = [_u(p["flags"])]
-    if p["flags"] & 1:
+        return b""
+    out = []
+    if p["facts"] is not None:
         out += [_u(x) for x in p["facts"]]
-    if p["flags"] & 2:
+    if p["values"] is not None:
         out.append(_u(len(p["values"])))
         for v, n in p["values"]:
             out.append(_text(v) if isinstance(v, bytes) else _encode_number(v))
@@ -276,10 +283,10 @@ def line(data, version=3):
 def encode(s, length=None, ngroups=None, version=3):
     """The line of s, its CRC-32 valid; length: the payload length to
     declare (default: the true one); ngroups: the group count to declare
-    (default: the true one); version 2: as before text columns (no
-    profiles)."""
+    (default: the true one); version: the line's (2: as before text
+    columns, the same bytes where there are none)."""
     body = _u(s["rows"]) + _u(len(s["columns"])) + b"".join(
-        _encode_column(c, version) for c in s["columns"])
+        _encode_column(c) for c in s["columns"])
     if "groups" in s:
         body += _encode_groups(s, ngroups)
     data = header(s, len(body) if length is None else length) + body
