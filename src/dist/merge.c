@@ -201,21 +201,34 @@ static int check_parts(heap_of *h, int whole, cs_error *e)
     return CS_OK;
 }
 
+/* States whose values' counts differ: one with them and one without
+ * (named), or with them for other options. */
+static int counts_differ(const held *a, const held *b, cs_error *e)
+{
+    unsigned x = a->info.what & STAT_PROFILE, y = b->info.what & STAT_PROFILE;
+    if (!x != !y)
+        return cs_fail(e, CS_EDATA, b->from, 0,
+                       "%s holds the values' counts (%s), %s does not: "
+                       "emit every state with the same of --distinct, "
+                       "--mode and --top",
+                       x ? a->from : b->from, stat_name(x ? x : y),
+                       x ? b->from : a->from);
+    if (x == y && a->info.top == b->info.top)
+        return CS_OK;
+    return cs_fail(e, CS_EDATA, b->from, 0,
+                   "%s and %s hold the values' counts for other options "
+                   "(--distinct, --mode, --top K): emit every state with "
+                   "the same",
+                   a->from, b->from);
+}
+
 /* Every state after the first merged into the first, in order. */
 static int merge_all(heap_of *h, cs_error *e)
 {
     const held *first = &h->v[0];
     for (size_t i = 1; i < h->n; i++) {
-        unsigned differ = (h->v[i].info.what ^ first->info.what) & STAT_PROFILE;
-        if (differ)
-            return cs_fail(
-                e, CS_EDATA, h->v[i].from, 0,
-                "%s holds the values' counts of %s, %s does not "
-                "(emit every state with the same of --distinct, "
-                "--mode and --top)",
-                (h->v[i].info.what & differ) ? h->v[i].from : first->from,
-                stat_name(differ),
-                (h->v[i].info.what & differ) ? first->from : h->v[i].from);
+        if (counts_differ(first, &h->v[i], e) != CS_OK)
+            return e->status;
         if (strcmp(h->v[i].info.key, first->info.key))
             return cs_fail(e, CS_EDATA, h->v[i].from, 0,
                            "a state of other options than %s's (%s against "

@@ -126,15 +126,15 @@ def parts_equal_whole(s, tag, files, opts, n):
                     err)
 
 
-def stat_opts(rng, k):
-    """The counts asked (at least one of them), or none: a text column
-    rides then with its count, missing and lengths alone."""
+def stat_opts(rng, k, threads=None):
+    """The counts asked (any of them, or none: a text column rides then
+    with its count, missing and lengths alone); threads, else drawn."""
     asked = rng.sample(["--distinct", "--mode", "--top"], rng.randint(0, 3))
     out = ["-c", "host,val,when"] + rng.sample(
         ["--count", "--min", "--max", "--sum"], rng.randint(1, 3))
     for a in asked:
         out += [a, str(k)] if a == "--top" else [a]
-    return out + ["--threads", str(rng.choice([1, 2, 16]))]
+    return out + ["--threads", str(threads or rng.choice([1, 2, 16]))]
 
 
 def test_parts(s):
@@ -143,8 +143,8 @@ def test_parts(s):
         files, blobs = make_files(s, f"c{it}")
         k = s.rng.randint(1, 6)
         check_reference(s, tag, files, blobs, k)
-        for n in (1, 2, 3, 7):
-            opts = stat_opts(s.rng, k)
+        for i, n in enumerate((1, 2, 3, 7)):
+            opts = stat_opts(s.rng, k, (1, 2, 16)[(i + it) % 3])
             parts_equal_whole(s, f"{tag} N={n} {' '.join(opts)}", files,
                               opts, n)
 
@@ -185,6 +185,11 @@ def test_refusals(s):
     refused(s, "states with and without the counts",
             ["--merge", "-"], with_counts[0] + without[1],
             ["values' counts", "--distinct"])
+    tops = emit_parts(s, "top", files, ["-c", "host,val", "--top", "3"], 2)
+    if tops:
+        refused(s, "states with the counts of other options",
+                ["--merge", "-"], with_counts[0] + tops[1],
+                ["values' counts for other options"])
     refused(s, "--merge --distinct of states without them",
             ["--merge", "--distinct", "-"], b"".join(without),
             ["--distinct"], status=2)
