@@ -753,7 +753,8 @@ static int check_profile_options(options *o, cs_error *e)
     if (o->cfg.group_by && (o->cfg.what & STAT_PROFILE))
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--group-by: --distinct, --mode and --top are not "
-                       "supported with it yet; run without -g");
+                       "supported with it yet; run the parts as one "
+                       "(colstat FILE...)");
     o->cfg.no_text = states && o->cfg.group_by;
     o->cfg.keep_profiles = o->emit_state || o->mpi;
     return CS_OK;
