@@ -559,7 +559,7 @@ static unsigned char *hand_kind_state(int64_t digit, uint64_t at, uint64_t kind,
     char *p = NULL;
     FILE *f = open_memstream(&p, n);
     ck_assert(f && !all.oom && !body.oom);
-    ck_assert_int_eq(sc_line_write(f, "colstat-state 2 ", all.p, all.n), 0);
+    ck_assert_int_eq(sc_line_write(f, "colstat-state 3 ", all.p, all.n), 0);
     fclose(f);
     free(key);
     free(body.p);
@@ -660,7 +660,7 @@ START_TEST(columns_past_payload)
     char *p = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&p, &n);
-    ck_assert_int_eq(sc_line_write(f, "colstat-state 2 ", all.p, all.n), 0);
+    ck_assert_int_eq(sc_line_write(f, "colstat-state 3 ", all.p, all.n), 0);
     fclose(f);
     engine_result back;
     char *k = NULL;
