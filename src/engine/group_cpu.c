@@ -1,9 +1,18 @@
 /* The CPU backend of --group-by: each worker sorts its job's rows into a
- * group table of its own (no locks), retiring merges the job's table into
- * the run's in input order, so the answer is the same for any thread
- * count. The values a group's quantiles and histograms need are kept in
- * the group (group_table.h); the group state counts against --memory. */
+ * group table (no locks), taken from a pool while the job is parsed, and
+ * merges it into the run's table when the job is done (under a lock);
+ * the table goes back to the pool, so that there are as many tables as
+ * jobs being parsed, not as jobs in flight. A job's rows are not yet
+ * numbered when it is done (the jobs before it may still be parsing), so
+ * tables hold them as the job's place and the row's place in the job
+ * (row_packed), which order rows as their numbers do: every tie between
+ * rows is decided the same. Retiring notes each job's first row, and
+ * finish turns the packed rows into rows. The answer is the same for any
+ * thread count. The values a group's quantiles and histograms need are
+ * kept in the group (group_table.h); the group state counts against
+ * --memory. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +35,14 @@
 #define GROUP_DEVICE_BLOCK (16u << 20)
 #define GROUP_DEVICE_ROWS (1u << 18)
 
+/* A packed row: the job's place above, the row's 1-based place in the job
+ * below (a job holds far fewer than 2^32 rows: a block and a record). */
+#define ROW_BITS 32
+#define ROW_MASK ((UINT64_C(1) << ROW_BITS) - 1)
+
 typedef struct group_jstate {
-    group_table t;
-    char *key; /* a row's encoded key */
+    group_table *t; /* from the pool while a worker fills it, else NULL */
+    char *key;      /* a row's encoded key */
     size_t key_room;
     size_t last;               /* the group of the row before + 1, 0 none */
     size_t on_device, on_host; /* batches, with a device (group_gpu.h) */
@@ -37,36 +51,82 @@ typedef struct group_jstate {
 typedef struct group_backend {
     backend base; /* first: the engine sees this */
     backend_params p;
-    group_jstate merged;
+    pthread_mutex_t lock; /* merged, the pool */
+    group_table merged;
+    group_table **pool; /* free tables */
+    size_t npool, pool_cap, ntables;
+    uint64_t *first_row; /* [seq]: each retired job's first row */
+    size_t nfirst;
     size_t groups, bytes, values; /* for -v, once finished */
     size_t on_device, on_host;
 } group_backend;
 
 static void *gb_jstate_new(backend *b)
 {
-    group_backend *g = (group_backend *)b;
-    group_jstate *pt = calloc(1, sizeof *pt);
-    if (pt) {
-        group_table_init(&pt->t, g->p.ncols, g->p.what,
-                         group_backend_keeps(&g->p));
-        group_table_direct(&pt->t);
+    (void)b;
+    return calloc(1, sizeof(group_jstate));
+}
+
+static group_table *table_new(const group_backend *g)
+{
+    group_table *t = malloc(sizeof *t);
+    if (t) {
+        group_table_init(t, g->p.ncols, g->p.what, group_backend_keeps(&g->p));
+        group_table_direct(t);
     }
-    return pt;
+    return t;
+}
+
+/* Room in the pool for every table made and one more. -1: no memory. */
+static int pool_room(group_backend *g)
+{
+    if (g->ntables < g->pool_cap)
+        return 0;
+    size_t cap = g->pool_cap ? 2 * g->pool_cap : 16;
+    group_table **p = realloc(g->pool, cap * sizeof *p);
+    if (!p)
+        return -1;
+    g->pool = p;
+    g->pool_cap = cap;
+    return 0;
+}
+
+/* A table for a job: a free one, or a new one. NULL: no memory. */
+static group_table *table_take(group_backend *g)
+{
+    group_table *t = NULL;
+    pthread_mutex_lock(&g->lock);
+    if (g->npool)
+        t = g->pool[--g->npool];
+    else if (pool_room(g) == 0 && (t = table_new(g)))
+        g->ntables++;
+    pthread_mutex_unlock(&g->lock);
+    return t;
+}
+
+/* The job's table, emptied, back to the pool (which has room for every
+ * table made). */
+static void table_give(group_backend *g, group_jstate *pt)
+{
+    if (!pt->t)
+        return;
+    group_table_clear(pt->t);
+    pthread_mutex_lock(&g->lock);
+    g->pool[g->npool++] = pt->t;
+    pthread_mutex_unlock(&g->lock);
+    pt->t = NULL;
+    pt->last = 0;
 }
 
 static void gb_jstate_reset(backend *b, void *state)
 {
-    group_jstate *pt = state;
-    (void)b;
-    group_table_clear(&pt->t);
-    pt->last = 0;
+    table_give((group_backend *)b, state);
 }
 
 static void gb_jstate_free(backend *b, void *state)
 {
     group_jstate *pt = state;
-    (void)b;
-    group_table_free(&pt->t);
+    table_give((group_backend *)b, pt);
     free(pt->key);
     free(pt);
 }
@@ -109,13 +169,13 @@ static int row_group(group_jstate *pt, const row_batch *c, size_t i,
     if (encode(pt, c->keys, i, &len))
         return -1;
     /* logs come sorted or in runs often: the row before's group first */
-    if (pt->last && group_is(&pt->t, pt->last - 1, pt->key, len))
+    if (pt->last && group_is(pt->t, pt->last - 1, pt->key, len))
         id = pt->last - 1;
-    else if (group_find(&pt->t, pt->key, len, group_hash(pt->key, len), &id))
+    else if (group_find(pt->t, pt->key, len, group_hash(pt->key, len), &id))
         return -1;
     pt->last = id + 1;
     ids[i] = (uint32_t)id;
-    pt->t.rows[id]++;
+    pt->t->rows[id]++;
     return 0;
 }
 
@@ -126,7 +186,7 @@ static void add_bad(group_jstate *pt, const row_keys *k, const uint32_t *ids,
     for (size_t b = 0; b < k->nbad; b++) {
         const key_bad *x = &k->bad[b];
         int inv = x->kind == NUM_INVALID;
-        group_add_counts(&pt->t, ids[x->row], x->col, x->kind == NUM_MISSING,
+        group_add_counts(pt->t, ids[x->row], x->col, x->kind == NUM_MISSING,
                          inv, x->kind == NUM_NAN, inv ? first_row + x->row : 0);
     }
 }
@@ -136,21 +196,25 @@ static void add_bad(group_jstate *pt, const row_keys *k, const uint32_t *ids,
 static int device_batch(group_jstate *pt, const row_batch *c, uint64_t first,
                         int where, uint32_t *ids, int *host, cs_error *e)
 {
-    if (group_gpu_batch(&pt->t, c, first, where, ids, host, e) != CS_OK)
+    if (group_gpu_batch(pt->t, c, first, where, ids, host, e) != CS_OK)
         return e->status;
     pt->on_device += !*host;
     pt->on_host += *host;
     for (size_t i = 0; !*host && i < c->nrows; i++)
-        pt->t.rows[ids[i]]++;
+        pt->t->rows[ids[i]]++;
     return CS_OK;
 }
 
 static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
-    int where = ((group_backend *)b)->p.group_device;
+    group_backend *g = (group_backend *)b;
+    int where = g->p.group_device;
     group_jstate *pt = j->jstate;
-    uint64_t first = j->rows + 1;
-    if (!c->keys || c->keys->failed)
+    if (j->rows + c->nrows > ROW_MASK || j->seq > UINT64_MAX >> ROW_BITS)
+        return cs_fail(e, CS_EDATA, j->in->name, j->first_line,
+                       "group-by: more than 2^32 rows in one piece of input");
+    uint64_t first = j->seq << ROW_BITS | (j->rows + 1);
+    if (!c->keys || c->keys->failed || (!pt->t && !(pt->t = table_take(g))))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for group keys");
     uint32_t *ids = malloc((c->nrows ? c->nrows : 1) * sizeof *ids);
     int bad = !ids, host = 1;
@@ -163,7 +227,7 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
         bad = row_group(pt, c, i, ids);
     /* column by column: each column's values in one loop */
     for (int k = 0; !bad && host && k < c->ncols; k++)
-        bad = group_add_column(&pt->t, ids, k, c->col[k],
+        bad = group_add_column(pt->t, ids, k, c->col[k],
                                c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
                                first);
     if (!bad)
@@ -185,6 +249,10 @@ static void size_text(size_t n, char *buf, size_t cap)
     snprintf(buf, cap, "%.4g%s", v, unit[u]);
 }
 
+/* Main thread, in input order: the job's first row, for finish; the
+ * merged table against --memory. Jobs merge as they are done, so the job
+ * that finds the table past --memory is the one being retired then; the
+ * table only grows, so whether the run fails does not depend on it. */
 static int gb_retire(backend *b, job *j, uint64_t first_row, int abandon,
                      cs_error *e)
 {
@@ -195,26 +263,48 @@ static int gb_retire(backend *b, job *j, uint64_t first_row, int abandon,
     g->on_device += pt->on_device;
     g->on_host += pt->on_host;
     pt->on_device = pt->on_host = 0;
-    if (group_merge(&g->merged.t, &pt->t, first_row - 1))
-        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
-    if (group_table_bytes(&g->merged.t) > g->p.memory) {
+    if (j->seq >= g->nfirst) {
+        size_t n = g->nfirst ? 2 * g->nfirst : 64;
+        while (n <= j->seq)
+            n *= 2;
+        uint64_t *p = realloc(g->first_row, n * sizeof *p);
+        if (!p)
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+        memset(p + g->nfirst, 0, (n - g->nfirst) * sizeof *p);
+        g->first_row = p;
+        g->nfirst = n;
+    }
+    g->first_row[j->seq] = first_row;
+    pthread_mutex_lock(&g->lock);
+    size_t bytes = group_table_bytes(&g->merged), n = g->merged.n;
+    pthread_mutex_unlock(&g->lock);
+    if (bytes > g->p.memory) {
         char mem[32];
         size_text(g->p.memory, mem, sizeof mem);
         return cs_fail(e, CS_EDATA, j->in->name, j->first_line,
                        "group-by: %zu groups and their values need more than "
                        "--memory %s; raise --memory",
-                       g->merged.t.n, mem);
+                       n, mem);
     }
     return CS_OK;
+}
+
+/* A packed row (row_packed) as the row it is. */
+static uint64_t unpack_row(void *ctx, uint64_t row)
+{
+    const group_backend *g = ctx;
+    return g->first_row[row >> ROW_BITS] - 1 + (row & ROW_MASK);
 }
 
 /* The whole columns' statistics: every group's merged. */
 static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
 {
     group_backend *g = (group_backend *)b;
-    const group_table *t = &g->merged.t;
+    const group_table *t = &g->merged;
     (void)h;
-    if (group_flush(&g->merged.t))
+    if (t->n)
+        group_table_map_rows(&g->merged, unpack_row, g);
+    if (group_flush(&g->merged))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->groups = t->n; /* the engine moves the table out after this */
     g->bytes = group_table_bytes(t);
@@ -243,19 +333,33 @@ static void gb_describe(backend *b, account *acc)
 static void gb_close(backend *b)
 {
     group_backend *g = (group_backend *)b;
-    group_table_free(&g->merged.t);
-    free(g->merged.key);
+    group_table_free(&g->merged);
+    for (size_t i = 0; i < g->npool; i++) {
+        group_table_free(g->pool[i]);
+        free(g->pool[i]);
+    }
+    free(g->pool);
+    free(g->first_row);
+    pthread_mutex_destroy(&g->lock);
     free(g);
 }
 
-/* Worker thread: the job's waiting values into its groups' statistics. */
+/* Worker thread: the job's waiting values into its groups' statistics,
+ * its groups into the run's, its table back to the pool. */
 static int gb_job_done(backend *b, job *j, cs_error *e)
 {
+    group_backend *g = (group_backend *)b;
     group_jstate *pt = j->jstate;
-    (void)b;
-    /* a direct table's sums merge as they are, cheaper than flushed */
-    if (e->status == CS_OK && !pt->t.direct && group_flush(&pt->t))
-        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
+    if (e->status == CS_OK && pt->t) {
+        /* a direct table's sums merge as they are, cheaper than flushed */
+        int bad = !pt->t->direct && group_flush(pt->t);
+        pthread_mutex_lock(&g->lock);
+        bad = bad || group_merge(&g->merged, pt->t, 0);
+        pthread_mutex_unlock(&g->lock);
+        if (bad)
+            cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
+    }
+    table_give(g, pt);
     return e->status;
 }
 
@@ -283,8 +387,12 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
     if (!g)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->p = *p;
-    group_table_init(&g->merged.t, p->ncols, p->what, group_backend_keeps(p));
-    group_table_direct(&g->merged.t);
+    if (pthread_mutex_init(&g->lock, NULL)) {
+        free(g);
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    group_table_init(&g->merged, p->ncols, p->what, group_backend_keeps(p));
+    group_table_direct(&g->merged);
     g->base = (backend){
         &group_ops,       NULL, "cpu", GROUP_BLOCK,
         GROUP_CHUNK_ROWS, 0,    NULL,  (size_t)p->ncols * sizeof(col_stats)};
@@ -298,5 +406,5 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
 
 group_table *backend_group_table(backend *b)
 {
-    return &((group_backend *)b)->merged.t;
+    return &((group_backend *)b)->merged;
 }

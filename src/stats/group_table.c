@@ -400,6 +400,34 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
     return 0;
 }
 
+static uint64_t map_row(uint64_t (*map)(void *, uint64_t), void *ctx,
+                        uint64_t row)
+{
+    return row ? map(ctx, row) : 0;
+}
+
+#define MAP_ROWS(x)                                                            \
+    do {                                                                       \
+        (x)->min_row = map_row(map, ctx, (x)->min_row);                        \
+        (x)->max_row = map_row(map, ctx, (x)->max_row);                        \
+        (x)->min_row_int = map_row(map, ctx, (x)->min_row_int);                \
+        (x)->max_row_int = map_row(map, ctx, (x)->max_row_int);                \
+        (x)->first_invalid_row = map_row(map, ctx, (x)->first_invalid_row);    \
+    } while (0)
+
+void group_table_map_rows(group_table *t, uint64_t (*map)(void *, uint64_t),
+                          void *ctx)
+{
+    for (size_t i = 0; i < t->n * (size_t)t->ncols; i++) {
+        if (t->direct)
+            MAP_ROWS(&t->part[i]);
+        if (t->st)
+            MAP_ROWS(&t->st[i]);
+        for (size_t k = 0; t->val && k < t->val[i].n; k++)
+            t->val[i].row[k] = map_row(map, ctx, t->val[i].row[k]);
+    }
+}
+
 size_t group_table_bytes(const group_table *t)
 {
     size_t per =

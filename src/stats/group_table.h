@@ -95,6 +95,12 @@ void group_add_counts(group_table *t, size_t id, int col, uint64_t missing,
                       uint64_t invalid, uint64_t nan,
                       uint64_t first_invalid_row);
 
+/* Every row number t holds (extremes, first invalid rows, kept values'
+ * rows; 0, none, stays 0) replaced by map(ctx, row). map must keep the
+ * rows' order: ties between rows were decided by it. */
+void group_table_map_rows(group_table *t, uint64_t (*map)(void *, uint64_t),
+                          void *ctx);
+
 /* Bytes the table holds, about. */
 size_t group_table_bytes(const group_table *t);
 
