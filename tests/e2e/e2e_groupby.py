@@ -291,6 +291,50 @@ def test_memory(suite):
                 "--memory far below the groups: one line, exit 1", err)
 
 
+def test_ties_across_jobs(suite):
+    """A group's extremes repeat in every job of the input (a job is 1 MiB):
+    min and max name the first row holding them, whichever job a worker
+    finished first, at -j 1, 2 and 16, on each kind of group table (values
+    straight into the groups; with --std; with values kept)."""
+    rng = suite.rng
+    n = 20000 if QUICK else 400000
+    keys = ["k%d" % i for i in range(7)] + [""]
+    # the range widens down the file: each extreme first comes in a later
+    # job, then again and again
+    rows = []
+    for r in range(n):
+        w = 1 + 4 * r // n
+        rows.append([rng.choice(keys), str(rng.randint(-w, w)),
+                     "%.1f" % (rng.randint(-5 * w, 5 * w) / 2),
+                     rng.choice(["1", "x"])])
+    p = suite.path("ties.csv")
+    write_csv(p, ["k", "i", "f", "bad"], rows)
+    want = {}
+    for r, row in enumerate(rows, 1):
+        for c in (1, 2):
+            v = float(row[c])
+            lo, lo_row, hi, hi_row = want.get((row[0], c), (v, r, v, r))
+            if v < lo:
+                lo, lo_row = v, r
+            if v > hi:
+                hi, hi_row = v, r
+            want[(row[0], c)] = (lo, lo_row, hi, hi_row)
+    for extra in ([], ["--std"], ["--median"]):
+        for j in (1, 2, 16):
+            rc, out, err = suite.run(["-g", "k", "-c", "i,f,bad", "--min",
+                                      "--max", "--json", "-j", j, p] + extra)
+            doc = parse_json(out) if rc == 0 else {}
+            got = {}
+            for g in doc.get("groups", []):
+                k = g["key"][0] or ""
+                for c, col in ((1, g["columns"][0]), (2, g["columns"][1])):
+                    got[(k, c)] = (col["min"]["value"], col["min"]["row"],
+                                   col["max"]["value"], col["max"]["row"])
+            suite.check(rc == 0 and got == want,
+                        f"ties across jobs: first rows, -j {j} {extra}",
+                        f"{err} {sorted(set(got.items()) ^ set(want.items()))[:4]}")
+
+
 def test_refusals(suite):
     p = suite.path("f.csv")
     write_csv(p, ["k", "v"], [["a", "1"]])
@@ -306,4 +350,4 @@ if __name__ == "__main__":
     s.run_tests([test_random, test_one_group_and_many, test_million,
                  test_files_gzip_pipe,
                  test_formats, test_blanks, test_whitespace_and_null,
-                 test_memory, test_refusals])
+                 test_memory, test_ties_across_jobs, test_refusals])
