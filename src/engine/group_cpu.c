@@ -74,6 +74,10 @@ static group_table *table_new(const group_backend *g)
         group_table_init(t, g->p.ncols, g->p.what, group_backend_keeps(&g->p));
         group_table_direct(t);
     }
+    if (t && group_table_track_first(t)) {
+        free(t);
+        t = NULL;
+    }
     return t;
 }
 
@@ -162,8 +166,9 @@ static int encode(group_jstate *pt, const row_keys *k, size_t row, size_t *len)
     return 0;
 }
 
+/* The group of row i (packed: row) of c into ids[i]. */
 static int row_group(group_jstate *pt, const row_batch *c, size_t i,
-                     uint32_t *ids)
+                     uint64_t row, uint32_t *ids)
 {
     size_t len, id;
     if (encode(pt, c->keys, i, &len))
@@ -176,6 +181,8 @@ static int row_group(group_jstate *pt, const row_batch *c, size_t i,
     pt->last = id + 1;
     ids[i] = (uint32_t)id;
     pt->t->rows[id]++;
+    if (row < pt->t->first[id])
+        pt->t->first[id] = row;
     return 0;
 }
 
@@ -200,8 +207,11 @@ static int device_batch(group_jstate *pt, const row_batch *c, uint64_t first,
         return e->status;
     pt->on_device += !*host;
     pt->on_host += *host;
-    for (size_t i = 0; !*host && i < c->nrows; i++)
+    for (size_t i = 0; !*host && i < c->nrows; i++) {
         pt->t->rows[ids[i]]++;
+        if (first + i < pt->t->first[ids[i]])
+            pt->t->first[ids[i]] = first + i;
+    }
     return CS_OK;
 }
 
@@ -224,7 +234,7 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
         return e->status;
     }
     for (size_t i = 0; !bad && host && i < c->nrows; i++)
-        bad = row_group(pt, c, i, ids);
+        bad = row_group(pt, c, i, first + i, ids);
     /* column by column: each column's values in one loop */
     for (int k = 0; !bad && host && k < c->ncols; k++)
         bad = group_add_column(pt->t, ids, k, c->col[k],
@@ -296,24 +306,60 @@ static uint64_t unpack_row(void *ctx, uint64_t row)
     return g->first_row[row >> ROW_BITS] - 1 + (row & ROW_MASK);
 }
 
-/* The whole columns' statistics: every group's merged. */
-static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
+/* The whole columns' statistics of a direct table (no col_stats yet):
+ * every group's part and sum merged, then made one col_stats each, the
+ * same values as merging every group's col_stats, for a fraction of the
+ * work. -1: no memory. */
+static int direct_totals(const group_table *t, col_stats *out)
 {
-    group_backend *g = (group_backend *)b;
-    const group_table *t = &g->merged;
-    (void)h;
-    if (t->n)
-        group_table_map_rows(&g->merged, unpack_row, g);
-    if (group_flush(&g->merged))
-        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
-    g->groups = t->n; /* the engine moves the table out after this */
-    g->bytes = group_table_bytes(t);
-    g->values = t->values;
+    size_t nc = (size_t)t->ncols;
+    for (size_t k = 0; k < nc; k++) {
+        col_part p;
+        group_sum s;
+        stats_part_init(&p);
+        group_sum_init(&s);
+        int bad = 0;
+        for (size_t id = 0; id < t->n && !bad; id++) {
+            stats_part_merge(&p, &t->part[id * nc + k], 0);
+            bad = group_sum_merge(&s, &t->sum[id * nc + k]);
+        }
+        stats_merge_part(&out[k], &p, 0);
+        if (group_sum_move(&s, &out[k].sum) || bad)
+            return -1;
+    }
+    return 0;
+}
+
+/* Every group's col_stats merged into the whole columns'. -1: no memory. */
+static int group_totals(const group_table *t, col_stats *out)
+{
     for (size_t id = 0; id < t->n; id++)
         for (int k = 0; k < t->ncols; k++)
             if (stats_merge(&out[k], &t->st[id * (size_t)t->ncols + (size_t)k],
                             0))
-                return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+                return -1;
+    return 0;
+}
+
+/* The whole columns' statistics: every group's merged. */
+static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
+{
+    group_backend *g = (group_backend *)b;
+    group_table *t = &g->merged;
+    (void)h;
+    /* the groups as one thread would have made them: a state lists
+       them in this order */
+    if (group_table_by_first(t))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    if (t->n)
+        group_table_map_rows(t, unpack_row, g);
+    int direct = t->direct && !t->st;
+    if ((direct && direct_totals(t, out)) || group_flush(t) ||
+        (!direct && group_totals(t, out)))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    g->groups = t->n; /* the engine moves the table out after this */
+    g->bytes = group_table_bytes(t);
+    g->values = t->values;
     return CS_OK;
 }
 
@@ -393,6 +439,11 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
     }
     group_table_init(&g->merged, p->ncols, p->what, group_backend_keeps(p));
     group_table_direct(&g->merged);
+    if (group_table_track_first(&g->merged)) {
+        pthread_mutex_destroy(&g->lock);
+        free(g);
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
     g->base = (backend){
         &group_ops,       NULL, "cpu", GROUP_BLOCK,
         GROUP_CHUNK_ROWS, 0,    NULL,  (size_t)p->ncols * sizeof(col_stats)};

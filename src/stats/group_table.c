@@ -84,6 +84,7 @@ void group_table_free(group_table *t)
     free(t->key_len);
     free(t->hash);
     free(t->rows);
+    free(t->first);
     free(t->st);
     free(t->val);
     free(t->part);
@@ -102,6 +103,12 @@ static int resize(void **p, size_t n, size_t sz)
     return 0;
 }
 
+int group_table_track_first(group_table *t)
+{
+    t->first = malloc((t->cap ? t->cap : 1) * sizeof *t->first);
+    return t->first ? 0 : -1;
+}
+
 static int grow_groups(group_table *t)
 {
     size_t cap = t->cap ? 2 * t->cap : 16, nc = (size_t)t->ncols;
@@ -109,6 +116,7 @@ static int grow_groups(group_table *t)
         resize((void **)&t->key_len, cap, sizeof *t->key_len) ||
         resize((void **)&t->hash, cap, sizeof *t->hash) ||
         resize((void **)&t->rows, cap, sizeof *t->rows) ||
+        (t->first && resize((void **)&t->first, cap, sizeof *t->first)) ||
         ((!t->direct || t->st) &&
          resize((void **)&t->st, cap * nc + 1, sizeof *t->st)) ||
         (t->direct ? resize((void **)&t->part, cap * nc + 1, sizeof *t->part) ||
@@ -174,6 +182,8 @@ static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
     t->keys_used += len;
     t->hash[g] = hash;
     t->rows[g] = 0;
+    if (t->first)
+        t->first[g] = UINT64_MAX;
     for (size_t k = 0; k < nc; k++) {
         if (t->st)
             stats_init(&t->st[g * nc + k]);
@@ -383,6 +393,8 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
                        &id))
             return -1;
         dst->rows[id] += src->rows[g];
+        if (dst->first && src->first && src->first[g] < dst->first[id])
+            dst->first[id] = src->first[g];
         for (size_t k = 0; k < nc; k++) {
             if (dst->direct) {
                 if (merge_direct(dst, id * nc + k, src, g * nc + k, row_offset))
@@ -397,6 +409,89 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
                 return -1;
         }
     }
+    return 0;
+}
+
+typedef struct first_id {
+    uint64_t first;
+    size_t id;
+} first_id;
+
+static int cmp_first(const void *x, const void *y)
+{
+    const first_id *a = x, *b = y;
+    if (a->first != b->first)
+        return a->first < b->first ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* *p's items (per of size sz each per group; room for room groups and
+ * one item more) in the order of o; NULL stays NULL. */
+static void *reorder(void *p, size_t sz, size_t per, const first_id *o,
+                     size_t n, size_t room)
+{
+    if (!p)
+        return NULL;
+    char *q = malloc(room * per * sz + sz);
+    for (size_t i = 0; q && i < n; i++)
+        memcpy(q + i * per * sz, (char *)p + o[i].id * per * sz, per * sz);
+    return q;
+}
+
+/* Each per-group array, then each per-cell array, in the order of o:
+ * every new one made before any old one goes. */
+static int apply_order(group_table *t, const first_id *o)
+{
+    size_t n = t->n, cap = t->cap, nc = (size_t)t->ncols;
+    void **arr[] = {
+        (void **)&t->key_off, (void **)&t->key_len, (void **)&t->hash,
+        (void **)&t->rows,    (void **)&t->first,   (void **)&t->st,
+        (void **)&t->val,     (void **)&t->part,    (void **)&t->sum};
+    size_t sz[] = {sizeof *t->key_off, sizeof *t->key_len, sizeof *t->hash,
+                   sizeof *t->rows,    sizeof *t->first,   sizeof *t->st,
+                   sizeof *t->val,     sizeof *t->part,    sizeof *t->sum};
+    enum { NARR = sizeof sz / sizeof sz[0], CELLS_FROM = 5 };
+    void *made[NARR];
+    int bad = 0;
+    for (int i = 0; i < NARR; i++) {
+        size_t per = i >= CELLS_FROM ? nc : 1;
+        made[i] = reorder(*arr[i], sz[i], per, o, n, cap);
+        bad |= *arr[i] && !made[i];
+    }
+    for (int i = 0; i < NARR; i++) {
+        if (bad) {
+            free(made[i]);
+            continue;
+        }
+        free(*arr[i]);
+        *arr[i] = made[i];
+    }
+    return bad ? -1 : 0;
+}
+
+int group_table_by_first(group_table *t)
+{
+    if (!t->first || t->n < 2)
+        return 0;
+    first_id *o = malloc(t->n * sizeof *o);
+    if (!o)
+        return -1;
+    for (size_t i = 0; i < t->n; i++)
+        o[i] = (first_id){t->first[i], i};
+    qsort(o, t->n, sizeof *o, cmp_first);
+    /* value arrays set up past the groups (a cleared table's) go first */
+    for (size_t i = t->n * (size_t)t->ncols;
+         t->val && i < t->inited * (size_t)t->ncols; i++)
+        vals_free(&t->val[i]);
+    if (t->inited > t->n)
+        t->inited = t->n;
+    int bad = apply_order(t, o);
+    free(o);
+    if (bad)
+        return -1;
+    memset(t->slot, 0, t->nslots * sizeof *t->slot);
+    for (size_t id = 0; id < t->n; id++)
+        place(t, id);
     return 0;
 }
 

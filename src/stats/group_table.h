@@ -48,6 +48,10 @@ typedef struct group_table {
     uint32_t *key_len;
     uint64_t *hash;
     uint64_t *rows;
+    /* with group_table_track_first: the least row (in the caller's
+       numbering) seen in the group, UINT64_MAX until the caller sets it;
+       else NULL */
+    uint64_t *first;
     col_stats *st;   /* [cap * ncols]; direct: NULL until group_flush */
     group_vals *val; /* [cap * ncols] */
     char *keys;
@@ -64,6 +68,13 @@ void group_table_init(group_table *t, int ncols, unsigned what, int keep);
  * squares); before its first group. */
 void group_table_direct(group_table *t);
 void group_table_free(group_table *t);
+/* Keeps each group's first row (first): before its first group. -1: no
+ * memory. */
+int group_table_track_first(group_table *t);
+/* Group ids renumbered in order of first rows (a tracked table's): the
+ * order of first appearance, whatever order the groups came in. -1: no
+ * memory (t unchanged). */
+int group_table_by_first(group_table *t);
 void group_table_clear(group_table *t); /* no groups; memory value_store */
 
 /* The id of the group of key (hash: group_hash of it), made when new.

@@ -333,6 +333,17 @@ def test_ties_across_jobs(suite):
             suite.check(rc == 0 and got == want,
                         f"ties across jobs: first rows, -j {j} {extra}",
                         f"{err} {sorted(set(got.items()) ^ set(want.items()))[:4]}")
+        # a state lists the groups in order of first appearance, whichever
+        # job a worker finished first (states refuse quantiles)
+        if "--median" in extra:
+            continue
+        states = set()
+        for j in (1, 2, 16, 2, 16):
+            rc, out, err = suite.run(["-g", "k", "-c", "i,f,bad", "--min", "--max",
+                                      "--emit-state", "-j", j, p] + extra)
+            suite.check(rc == 0, f"state -j {j} {extra}", err)
+            states.add(out)
+        suite.check(len(states) == 1, f"the same state at -j 1, 2, 16 {extra}")
 
 
 def test_refusals(suite):
