@@ -19,12 +19,26 @@ static void json_string(FILE *f, const char *str)
         report_json_text(f, str, strlen(str));
 }
 
+/* Printable ASCII but '"' and '\\': as it is. */
+static int plain(unsigned char c)
+{
+    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 void report_json_text(FILE *f, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     putc('"', f);
     for (size_t i = 0; i < n;) {
         unsigned char c = s[i];
+        size_t run = 0;
+        while (i + run < n && plain(s[i + run]))
+            run++;
+        if (run) { /* a run of plain bytes in one write */
+            fwrite(s + i, 1, run, f);
+            i += run;
+            continue;
+        }
         if (c == '"' || c == '\\') {
             fprintf(f, "\\%c", c);
         } else if (c == '\n') {

@@ -413,10 +413,14 @@ static void int_text(char *buf, double d, int32_t r)
     u128 u = v < 0 ? -(u128)v : (u128)v;
     char rev[48];
     int k = 0;
-    do {
+    for (; u > UINT64_MAX; u /= 10) /* past 2^64: rare */
         rev[k++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
+    /* the rest in 64 bits: a 128-bit division is a call per digit */
+    uint64_t w = (uint64_t)u;
+    do {
+        rev[k++] = (char)('0' + (int)(w % 10));
+        w /= 10;
+    } while (w);
     if (v < 0)
         *buf++ = '-';
     while (k)
