@@ -360,6 +360,7 @@ static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
     g->groups = t->n; /* the engine moves the table out after this */
     g->bytes = group_table_bytes(t);
     g->values = t->values;
+    group_drop_parts(t);
     return CS_OK;
 }
 

@@ -119,9 +119,11 @@ static int grow_groups(group_table *t)
         (t->first && resize((void **)&t->first, cap, sizeof *t->first)) ||
         ((!t->direct || t->st) &&
          resize((void **)&t->st, cap * nc + 1, sizeof *t->st)) ||
-        (t->direct ? resize((void **)&t->part, cap * nc + 1, sizeof *t->part) ||
-                         resize((void **)&t->sum, cap * nc + 1, sizeof *t->sum)
-                   : resize((void **)&t->val, cap * nc + 1, sizeof *t->val)))
+        (t->dropped ? 0
+         : t->direct
+             ? resize((void **)&t->part, cap * nc + 1, sizeof *t->part) ||
+                   resize((void **)&t->sum, cap * nc + 1, sizeof *t->sum)
+             : resize((void **)&t->val, cap * nc + 1, sizeof *t->val)))
         return -1;
     t->cap = cap;
     return 0;
@@ -188,6 +190,8 @@ static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
         if (t->st)
             stats_init(&t->st[g * nc + k]);
         if (t->direct) {
+            if (t->dropped)
+                continue;
             stats_part_init(&t->part[g * nc + k]);
             group_sum_init(&t->sum[g * nc + k]);
         } else if (g >= t->inited)
@@ -340,6 +344,8 @@ static int flush_direct(group_table *t, size_t at)
 
 int group_flush(group_table *t)
 {
+    if (t->dropped)
+        return 0;
     if (t->direct && need_st(t))
         return -1;
     for (size_t i = 0; i < t->n * (size_t)t->ncols; i++)
@@ -367,8 +373,10 @@ static int merge_direct(group_table *dst, size_t at, const group_table *src,
     if (src->st &&
         (need_st(dst) || stats_merge(&dst->st[at], &src->st[from], row_offset)))
         return -1;
-    if (!src->direct)
+    if (!src->direct || src->dropped)
         return 0;
+    if (dst->dropped) /* never: a finished table takes no running one */
+        return -1;
     stats_part_merge(&dst->part[at], &src->part[from], row_offset);
     return group_sum_merge(&dst->sum[at], &src->sum[from]);
 }
@@ -382,6 +390,19 @@ static int merge_vals(group_table *t, group_vals *dst, const group_vals *src,
             return -1;
     dst->done = dst->n;
     return 0;
+}
+
+void group_drop_parts(group_table *t)
+{
+    if (!t->direct || !t->st)
+        return;
+    for (size_t i = 0; t->sum && i < t->n * (size_t)t->ncols; i++)
+        group_sum_free(&t->sum[i]);
+    free(t->part);
+    free(t->sum);
+    t->part = NULL;
+    t->sum = NULL;
+    t->dropped = 1;
 }
 
 int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
@@ -514,7 +535,7 @@ void group_table_map_rows(group_table *t, uint64_t (*map)(void *, uint64_t),
                           void *ctx)
 {
     for (size_t i = 0; i < t->n * (size_t)t->ncols; i++) {
-        if (t->direct)
+        if (t->part)
             MAP_ROWS(&t->part[i]);
         if (t->st)
             MAP_ROWS(&t->st[i]);
@@ -527,9 +548,11 @@ size_t group_table_bytes(const group_table *t)
 {
     size_t per =
         sizeof(size_t) + sizeof(uint32_t) + 2 * sizeof(uint64_t) +
-        (size_t)t->ncols * (t->direct ? sizeof(col_part) + sizeof(group_sum) +
-                                            (t->st ? sizeof(col_stats) : 0)
-                                      : sizeof(col_stats) + sizeof(group_vals));
+        (size_t)t->ncols *
+            (t->direct
+                 ? (t->dropped ? 0 : sizeof(col_part) + sizeof(group_sum)) +
+                       (t->st ? sizeof(col_stats) : 0)
+                 : sizeof(col_stats) + sizeof(group_vals));
     /* values: as their arrays grow, up to twice their room */
     return t->cap * per + t->keys_room + t->nslots * sizeof(uint64_t) +
            t->values * (sizeof(double) + sizeof(int32_t) + sizeof(uint64_t)) *

@@ -39,8 +39,9 @@ typedef struct group_table {
        goes straight into its group's part and sum, which group_flush
        moves into st (allocated then) */
     int direct;
-    col_part *part; /* [cap * ncols], when direct */
+    col_part *part; /* [cap * ncols], when direct (NULL once dropped) */
     group_sum *sum; /* [cap * ncols], when direct: of STAT_SUM, STAT_MEAN */
+    int dropped;    /* group_drop_parts: st holds everything */
     size_t n, cap;
     size_t inited; /* groups whose val arrays were set up (clear keeps them) */
     /* per group */
@@ -96,6 +97,11 @@ int group_add_column(group_table *t, const uint32_t *ids, int col,
 
 /* Every waiting value into its group's statistics (st). -1: no memory. */
 int group_flush(group_table *t);
+
+/* A flushed direct table's parts and sums freed (its col_stats hold
+ * them): a million groups' finished table half the size. It takes no
+ * more values; merges of flushed or non-direct tables into it go on. */
+void group_drop_parts(group_table *t);
 
 /* dst += src (flushed, or both direct), src's row numbers shifted by
  * row_offset. -1: no memory. */
