@@ -57,6 +57,8 @@ typedef struct group_backend {
     size_t npool, pool_cap, ntables;
     uint64_t *first_row; /* [seq]: each retired job's first row */
     size_t nfirst;
+    char *last_name; /* the last retired job's input and first line */
+    uint64_t last_line;
     size_t groups, bytes, values; /* for -v, once finished */
     size_t on_device, on_host;
 } group_backend;
@@ -108,13 +110,21 @@ static group_table *table_take(group_backend *g)
     return t;
 }
 
-/* The job's table, emptied, back to the pool (which has room for every
- * table made). */
-static void table_give(group_backend *g, group_jstate *pt)
+/* A table this small keeps its groups for the next job that takes it,
+ * merged at finish: with few groups, merging and emptying it after every
+ * job cost a good part of the work (the extremes start again each time).
+ * --memory counts such tables only at finish: a few of them, each this
+ * small. */
+#define GROUP_KEEP_TABLE ((size_t)4 << 20)
+
+/* The job's table back to the pool (which has room for every table
+ * made), emptied unless keep. */
+static void table_give(group_backend *g, group_jstate *pt, int keep)
 {
     if (!pt->t)
         return;
-    group_table_clear(pt->t);
+    if (!keep)
+        group_table_clear(pt->t);
     pthread_mutex_lock(&g->lock);
     g->pool[g->npool++] = pt->t;
     pthread_mutex_unlock(&g->lock);
@@ -124,13 +134,13 @@ static void table_give(group_backend *g, group_jstate *pt)
 
 static void gb_jstate_reset(backend *b, void *state)
 {
-    table_give((group_backend *)b, state);
+    table_give((group_backend *)b, state, 0);
 }
 
 static void gb_jstate_free(backend *b, void *state)
 {
     group_jstate *pt = state;
-    table_give((group_backend *)b, pt);
+    table_give((group_backend *)b, pt, 0);
     free(pt->key);
     free(pt);
 }
@@ -285,6 +295,12 @@ static int gb_retire(backend *b, job *j, uint64_t first_row, int abandon,
         g->nfirst = n;
     }
     g->first_row[j->seq] = first_row;
+    if (!g->last_name || strcmp(g->last_name, j->in->name)) {
+        free(g->last_name);
+        if (!(g->last_name = strdup(j->in->name)))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    g->last_line = j->first_line;
     pthread_mutex_lock(&g->lock);
     size_t bytes = group_table_bytes(&g->merged), n = g->merged.n;
     pthread_mutex_unlock(&g->lock);
@@ -341,12 +357,35 @@ static int group_totals(const group_table *t, col_stats *out)
     return 0;
 }
 
+/* The tables that kept their groups (GROUP_KEEP_TABLE) into the run's,
+ * then the whole against --memory. */
+static int merge_kept(group_backend *g, cs_error *e)
+{
+    for (size_t i = 0; i < g->npool; i++) {
+        if (group_merge(&g->merged, g->pool[i], 0))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
+        group_table_clear(g->pool[i]);
+    }
+    if (group_table_bytes(&g->merged) > g->p.memory) {
+        char mem[32];
+        size_text(g->p.memory, mem, sizeof mem);
+        return cs_fail(e, CS_EDATA, g->last_name ? g->last_name : "",
+                       g->last_line,
+                       "group-by: %zu groups and their values need more than "
+                       "--memory %s; raise --memory",
+                       g->merged.n, mem);
+    }
+    return CS_OK;
+}
+
 /* The whole columns' statistics: every group's merged. */
 static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
 {
     group_backend *g = (group_backend *)b;
     group_table *t = &g->merged;
     (void)h;
+    if (merge_kept(g, e) != CS_OK)
+        return e->status;
     /* the groups as one thread would have made them: a state lists
        them in this order */
     if (group_table_by_first(t))
@@ -387,6 +426,7 @@ static void gb_close(backend *b)
     }
     free(g->pool);
     free(g->first_row);
+    free(g->last_name);
     pthread_mutex_destroy(&g->lock);
     free(g);
 }
@@ -397,16 +437,20 @@ static int gb_job_done(backend *b, job *j, cs_error *e)
 {
     group_backend *g = (group_backend *)b;
     group_jstate *pt = j->jstate;
+    int keep = 0;
     if (e->status == CS_OK && pt->t) {
         /* a direct table's sums merge as they are, cheaper than flushed */
         int bad = !pt->t->direct && group_flush(pt->t);
-        pthread_mutex_lock(&g->lock);
-        bad = bad || group_merge(&g->merged, pt->t, 0);
-        pthread_mutex_unlock(&g->lock);
+        keep = !bad && group_table_bytes(pt->t) <= GROUP_KEEP_TABLE;
+        if (!bad && !keep) {
+            pthread_mutex_lock(&g->lock);
+            bad = group_merge(&g->merged, pt->t, 0);
+            pthread_mutex_unlock(&g->lock);
+        }
         if (bad)
             cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     }
-    table_give(g, pt);
+    table_give(g, pt, keep);
     return e->status;
 }
 

@@ -289,6 +289,25 @@ def test_memory(suite):
     suite.check(rc == 1 and out == b"" and len(lines) == 1 and
                 "groups and their values need more than --memory" in err,
                 "--memory far below the groups: one line, exit 1", err)
+    # few groups (each worker's table keeps them to the end): the same
+    rows = [["k%d" % (i % 300), str(i)] for i in range(5000)]
+    p = suite.path("mem2.csv")
+    write_csv(p, ["k", "v"], rows)
+    for j in (1, 2, 16):
+        rc, out, err = suite.run(["-g", "k", "--sum", "--memory", "10k", "-j", j, p])
+        lines = err.strip().splitlines()
+        suite.check(rc == 1 and out == b"" and len(lines) == 1 and
+                    "groups and their values need more than --memory" in err and
+                    "mem2.csv:" in err,
+                    f"--memory below 300 groups: one line naming the file, exit 1, -j {j}",
+                    err)
+        rc, out, err = suite.run(["-g", "k", "--sum", "--json", "-j", j, p])
+        doc = parse_json(out) if rc == 0 else {}
+        sums = {g["key"][0]: g["columns"][0]["sum"] for g in doc.get("groups", [])}
+        want = {}
+        for k, v in rows:
+            want[k] = want.get(k, 0) + int(v)
+        suite.check(sums == want, f"300 groups within --memory, -j {j}", err)
 
 
 def test_ties_across_jobs(suite):
