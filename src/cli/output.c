@@ -94,31 +94,44 @@ static void fill_col(const options *o, const engine_column *c,
     }
 }
 
+/* The report's groups, one at a time: a group's columns are finalized
+ * as the writer comes to it, into room for one group. */
+typedef struct group_cursor {
+    const options *o;
+    const engine_result *res;
+    col_summary *sum; /* [nheld] */
+    report_col *cols; /* [ncols] */
+} group_cursor;
+
+static int next_group(void *ctx, size_t i, report_group *g)
+{
+    const group_cursor *c = ctx;
+    const engine_groups *gs = c->res->groups;
+    const engine_group *eg = &gs->g[i];
+    engine_group_finalize(gs, i, c->sum);
+    for (int k = 0; k < c->res->ncols; k++) {
+        int h = c->res->cols[k].held;
+        fill_col(c->o, &c->res->cols[k], &c->sum[h], eg->h ? &eg->h[h] : NULL,
+                 eg->q ? &eg->q[(size_t)h * gs->nq] : NULL, &c->cols[k]);
+    }
+    *g = (report_group){eg->key, eg->key_len, eg->rows, c->cols};
+    return 0;
+}
+
 /* --group-by: every group's columns, as the columns of a run are. */
 static int write_groups(const options *o, const engine_result *res, FILE *m,
                         const report_style *st)
 {
     const engine_groups *gs = res->groups;
-    size_t n = gs->n ? gs->n : 1, nc = (size_t)(res->ncols ? res->ncols : 1);
-    report_group *g = calloc(n, sizeof *g);
-    report_col *cols = calloc(n * nc, sizeof *cols);
-    int bad = !g || !cols || (gs->n && !gs->sums);
-    for (size_t i = 0; !bad && i < gs->n; i++) {
-        const engine_group *eg = &gs->g[i];
-        g[i] = (report_group){eg->key, eg->key_len, eg->rows, &cols[i * nc]};
-        for (int k = 0; k < res->ncols; k++) {
-            int h = res->cols[k].held;
-            fill_col(o, &res->cols[k], &eg->sum[h], eg->h ? &eg->h[h] : NULL,
-                     eg->q ? &eg->q[(size_t)h * gs->nq] : NULL,
-                     &cols[i * nc + (size_t)k]);
-        }
-    }
-    if (!bad)
-        bad = report_write_groups(m, o->format, o->cfg.what, res->rows,
-                                  (const char *const *)gs->names, gs->nkeys, g,
-                                  gs->n, res->ncols, st);
-    free(g);
-    free(cols);
+    group_cursor c = {o, res, calloc((size_t)gs->nheld + 1, sizeof *c.sum),
+                      calloc((size_t)res->ncols + 1, sizeof *c.cols)};
+    report_groups src = {gs->n, next_group, &c};
+    int bad = !c.sum || !c.cols ||
+              report_write_groups(m, o->format, o->cfg.what, res->rows,
+                                  (const char *const *)gs->names, gs->nkeys,
+                                  &src, res->ncols, st);
+    free(c.sum);
+    free(c.cols);
     return bad ? -1 : 0;
 }
 

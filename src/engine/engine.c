@@ -1347,19 +1347,10 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     return rc;
 }
 
-/* Every group's statistics finalized; sums stays NULL when out of
- * memory (the report then fails with CS_ENOMEM, not a partial table). */
-static void finalize_groups(engine_groups *gs)
+void engine_group_finalize(const engine_groups *gs, size_t i, col_summary *out)
 {
-    size_t nh = (size_t)gs->nheld;
-    if (!gs->n || !nh || gs->sums)
-        return;
-    gs->sums = malloc(gs->n * nh * sizeof *gs->sums);
-    for (size_t i = 0; gs->sums && i < gs->n; i++) {
-        for (size_t h = 0; h < nh; h++)
-            stats_finalize(&gs->g[i].st[h], &gs->sums[i * nh + h]);
-        gs->g[i].sum = &gs->sums[i * nh];
-    }
+    for (int h = 0; h < gs->nheld; h++)
+        stats_finalize(&gs->g[i].st[h], &out[h]);
 }
 
 /* The whole profiles' summaries, as the report shows them (a number
@@ -1387,8 +1378,6 @@ int engine_result_finalize(engine_result *r, cs_error *e)
 {
     for (int k = 0; r->cols && k < r->ncols; k++)
         stats_finalize(r->cols[k].st, &r->cols[k].sum);
-    if (r->groups)
-        finalize_groups(r->groups);
     return summarize_profiles(r, e);
 }
 

@@ -187,12 +187,11 @@ typedef struct engine_column {
  * in the held columns' order (engine_column.held). */
 typedef struct engine_group {
     uint64_t rows;
-    const char **key;       /* [nkeys]: the key fields' texts, NULL: missing */
-    const size_t *key_len;  /* [nkeys] */
-    const col_stats *st;    /* [nheld] */
-    const col_summary *sum; /* [nheld]: st finalized (engine_result_finalize) */
-    const hist *h;          /* [nheld] with STAT_HIST, else NULL */
-    const qres *q;          /* [nheld * nq], or NULL */
+    const char **key;      /* [nkeys]: the key fields' texts, NULL: missing */
+    const size_t *key_len; /* [nkeys] */
+    const col_stats *st;   /* [nheld]: engine_group_finalize finalizes it */
+    const hist *h;         /* [nheld] with STAT_HIST, else NULL */
+    const qres *q;         /* [nheld * nq], or NULL */
 } engine_group;
 
 /* The groups in the answer's order: ascending by key, key column by key
@@ -209,9 +208,13 @@ typedef struct engine_groups {
     size_t *key_lens;
     hist *h;
     qres *q;
-    col_summary *sums; /* [n * nheld], or NULL until finalized */
     int nheld;
 } engine_groups;
+
+/* Group i's held columns finalized, into out[0..nheld): the report makes
+ * them a group at a time, so that a million groups' summaries never
+ * exist at once. */
+void engine_group_finalize(const engine_groups *gs, size_t i, col_summary *out);
 
 /* Groups made elsewhere (--merge, --mpi: their table and histograms,
  * in the table's order) put in the answer's order, as a run puts its

@@ -1,9 +1,18 @@
 /* The CPU backend of --group-by: each worker sorts its job's rows into a
- * group table of its own (no locks), retiring merges the job's table into
- * the run's in input order, so the answer is the same for any thread
- * count. The values a group's quantiles and histograms need are kept in
- * the group (group_table.h); the group state counts against --memory. */
+ * group table (no locks), taken from a pool while the job is parsed, and
+ * merges it into the run's table when the job is done (under a lock);
+ * the table goes back to the pool, so that there are as many tables as
+ * jobs being parsed, not as jobs in flight. A job's rows are not yet
+ * numbered when it is done (the jobs before it may still be parsing), so
+ * tables hold them as the job's place and the row's place in the job
+ * (row_packed), which order rows as their numbers do: every tie between
+ * rows is decided the same. Retiring notes each job's first row, and
+ * finish turns the packed rows into rows. The answer is the same for any
+ * thread count. The values a group's quantiles and histograms need are
+ * kept in the group (group_table.h); the group state counts against
+ * --memory. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +35,14 @@
 #define GROUP_DEVICE_BLOCK (16u << 20)
 #define GROUP_DEVICE_ROWS (1u << 18)
 
+/* A packed row: the job's place above, the row's 1-based place in the job
+ * below (a job holds far fewer than 2^32 rows: a block and a record). */
+#define ROW_BITS 32
+#define ROW_MASK ((UINT64_C(1) << ROW_BITS) - 1)
+
 typedef struct group_jstate {
-    group_table t;
-    char *key; /* a row's encoded key */
+    group_table *t; /* from the pool while a worker fills it, else NULL */
+    char *key;      /* a row's encoded key */
     size_t key_room;
     size_t last;               /* the group of the row before + 1, 0 none */
     size_t on_device, on_host; /* batches, with a device (group_gpu.h) */
@@ -37,36 +51,96 @@ typedef struct group_jstate {
 typedef struct group_backend {
     backend base; /* first: the engine sees this */
     backend_params p;
-    group_jstate merged;
+    pthread_mutex_t lock; /* merged, the pool */
+    group_table merged;
+    group_table **pool; /* free tables */
+    size_t npool, pool_cap, ntables;
+    uint64_t *first_row; /* [seq]: each retired job's first row */
+    size_t nfirst;
+    char *last_name; /* the last retired job's input and first line */
+    uint64_t last_line;
     size_t groups, bytes, values; /* for -v, once finished */
     size_t on_device, on_host;
 } group_backend;
 
 static void *gb_jstate_new(backend *b)
 {
-    group_backend *g = (group_backend *)b;
-    group_jstate *pt = calloc(1, sizeof *pt);
-    if (pt) {
-        group_table_init(&pt->t, g->p.ncols, g->p.what,
-                         group_backend_keeps(&g->p));
-        group_table_direct(&pt->t);
+    (void)b;
+    return calloc(1, sizeof(group_jstate));
+}
+
+static group_table *table_new(const group_backend *g)
+{
+    group_table *t = malloc(sizeof *t);
+    if (t) {
+        group_table_init(t, g->p.ncols, g->p.what, group_backend_keeps(&g->p));
+        group_table_direct(t);
     }
-    return pt;
+    if (t && group_table_track_first(t)) {
+        free(t);
+        t = NULL;
+    }
+    return t;
+}
+
+/* Room in the pool for every table made and one more. -1: no memory. */
+static int pool_room(group_backend *g)
+{
+    if (g->ntables < g->pool_cap)
+        return 0;
+    size_t cap = g->pool_cap ? 2 * g->pool_cap : 16;
+    group_table **p = realloc(g->pool, cap * sizeof *p);
+    if (!p)
+        return -1;
+    g->pool = p;
+    g->pool_cap = cap;
+    return 0;
+}
+
+/* A table for a job: a free one, or a new one. NULL: no memory. */
+static group_table *table_take(group_backend *g)
+{
+    group_table *t = NULL;
+    pthread_mutex_lock(&g->lock);
+    if (g->npool)
+        t = g->pool[--g->npool];
+    else if (pool_room(g) == 0 && (t = table_new(g)))
+        g->ntables++;
+    pthread_mutex_unlock(&g->lock);
+    return t;
+}
+
+/* A table this small keeps its groups for the next job that takes it,
+ * merged at finish: with few groups, merging and emptying it after every
+ * job cost a good part of the work (the extremes start again each time).
+ * --memory counts such tables only at finish: a few of them, each this
+ * small. */
+#define GROUP_KEEP_TABLE ((size_t)4 << 20)
+
+/* The job's table back to the pool (which has room for every table
+ * made), emptied unless keep. */
+static void table_give(group_backend *g, group_jstate *pt, int keep)
+{
+    if (!pt->t)
+        return;
+    if (!keep)
+        group_table_clear(pt->t);
+    pthread_mutex_lock(&g->lock);
+    g->pool[g->npool++] = pt->t;
+    pthread_mutex_unlock(&g->lock);
+    pt->t = NULL;
+    pt->last = 0;
 }
 
 static void gb_jstate_reset(backend *b, void *state)
 {
-    group_jstate *pt = state;
-    (void)b;
-    group_table_clear(&pt->t);
-    pt->last = 0;
+    table_give((group_backend *)b, state, 0);
 }
 
 static void gb_jstate_free(backend *b, void *state)
 {
     group_jstate *pt = state;
-    (void)b;
-    group_table_free(&pt->t);
+    table_give((group_backend *)b, pt, 0);
     free(pt->key);
     free(pt);
 }
@@ -102,20 +176,23 @@ static int encode(group_jstate *pt, const row_keys *k, size_t row, size_t *len)
     return 0;
 }
 
+/* The group of row i (packed: row) of c into ids[i]. */
 static int row_group(group_jstate *pt, const row_batch *c, size_t i,
-                     uint32_t *ids)
+                     uint64_t row, uint32_t *ids)
 {
     size_t len, id;
     if (encode(pt, c->keys, i, &len))
         return -1;
     /* logs come sorted or in runs often: the row before's group first */
-    if (pt->last && group_is(&pt->t, pt->last - 1, pt->key, len))
+    if (pt->last && group_is(pt->t, pt->last - 1, pt->key, len))
         id = pt->last - 1;
-    else if (group_find(&pt->t, pt->key, len, group_hash(pt->key, len), &id))
+    else if (group_find(pt->t, pt->key, len, group_hash(pt->key, len), &id))
         return -1;
     pt->last = id + 1;
     ids[i] = (uint32_t)id;
-    pt->t.rows[id]++;
+    pt->t->rows[id]++;
+    if (row < pt->t->first[id])
+        pt->t->first[id] = row;
     return 0;
 }
 
@@ -126,7 +203,7 @@ static void add_bad(group_jstate *pt, const row_keys *k, const uint32_t *ids,
     for (size_t b = 0; b < k->nbad; b++) {
         const key_bad *x = &k->bad[b];
         int inv = x->kind == NUM_INVALID;
-        group_add_counts(&pt->t, ids[x->row], x->col, x->kind == NUM_MISSING,
+        group_add_counts(pt->t, ids[x->row], x->col, x->kind == NUM_MISSING,
                          inv, x->kind == NUM_NAN, inv ? first_row + x->row : 0);
     }
 }
@@ -136,21 +213,28 @@ static void add_bad(group_jstate *pt, const row_keys *k, const uint32_t *ids,
 static int device_batch(group_jstate *pt, const row_batch *c, uint64_t first,
                         int where, uint32_t *ids, int *host, cs_error *e)
 {
-    if (group_gpu_batch(&pt->t, c, first, where, ids, host, e) != CS_OK)
+    if (group_gpu_batch(pt->t, c, first, where, ids, host, e) != CS_OK)
         return e->status;
     pt->on_device += !*host;
     pt->on_host += *host;
-    for (size_t i = 0; !*host && i < c->nrows; i++)
-        pt->t.rows[ids[i]]++;
+    for (size_t i = 0; !*host && i < c->nrows; i++) {
+        pt->t->rows[ids[i]]++;
+        if (first + i < pt->t->first[ids[i]])
+            pt->t->first[ids[i]] = first + i;
+    }
     return CS_OK;
 }
 
 static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
 {
-    int where = ((group_backend *)b)->p.group_device;
+    group_backend *g = (group_backend *)b;
+    int where = g->p.group_device;
     group_jstate *pt = j->jstate;
-    uint64_t first = j->rows + 1;
-    if (!c->keys || c->keys->failed)
+    if (j->rows + c->nrows > ROW_MASK || j->seq > UINT64_MAX >> ROW_BITS)
+        return cs_fail(e, CS_EDATA, j->in->name, j->first_line,
+                       "group-by: more than 2^32 rows in one piece of input");
+    uint64_t first = j->seq << ROW_BITS | (j->rows + 1);
+    if (!c->keys || c->keys->failed || (!pt->t && !(pt->t = table_take(g))))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for group keys");
     uint32_t *ids = malloc((c->nrows ? c->nrows : 1) * sizeof *ids);
     int bad = !ids, host = 1;
@@ -160,17 +244,17 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
         return e->status;
     }
     for (size_t i = 0; !bad && host && i < c->nrows; i++)
-        bad = row_group(pt, c, i, ids);
+        bad = row_group(pt, c, i, first + i, ids);
     /* column by column: each column's values in one loop */
     for (int k = 0; !bad && host && k < c->ncols; k++)
-        bad = group_add_column(&pt->t, ids, k, c->col[k],
+        bad = group_add_column(pt->t, ids, k, c->col[k],
                                c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
                                first);
     /* the offsets datetimes with zones were written in (the device's
        pieces carry none): the host's, wherever the values were reduced */
     for (int k = 0; !bad && k < c->ncols; k++)
         if (c->has_off[k])
-            bad = group_add_offsets(&pt->t, ids, k, c->col[k], c->off[k],
+            bad = group_add_offsets(pt->t, ids, k, c->col[k], c->off[k],
                                     c->nrows, first);
     if (!bad)
         add_bad(pt, c->keys, ids, first);
@@ -191,6 +275,10 @@ static void size_text(size_t n, char *buf, size_t cap)
     snprintf(buf, cap, "%.4g%s", v, unit[u]);
 }
 
+/* Main thread, in input order: the job's first row, for finish; the
+ * merged table against --memory. Jobs merge as they are done, so the job
+ * that finds the table past --memory is the one being retired then; the
+ * table only grows, so whether the run fails does not depend on it. */
 static int gb_retire(backend *b, job *j, uint64_t first_row, int abandon,
                      cs_error *e)
 {
@@ -201,15 +289,97 @@ static int gb_retire(backend *b, job *j, uint64_t first_row, int abandon,
     g->on_device += pt->on_device;
     g->on_host += pt->on_host;
     pt->on_device = pt->on_host = 0;
-    if (group_merge(&g->merged.t, &pt->t, first_row - 1))
-        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
-    if (group_table_bytes(&g->merged.t) > g->p.memory) {
+    if (j->seq >= g->nfirst) {
+        size_t n = g->nfirst ? 2 * g->nfirst : 64;
+        while (n <= j->seq)
+            n *= 2;
+        uint64_t *p = realloc(g->first_row, n * sizeof *p);
+        if (!p)
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+        memset(p + g->nfirst, 0, (n - g->nfirst) * sizeof *p);
+        g->first_row = p;
+        g->nfirst = n;
+    }
+    g->first_row[j->seq] = first_row;
+    if (!g->last_name || strcmp(g->last_name, j->in->name)) {
+        free(g->last_name);
+        if (!(g->last_name = strdup(j->in->name)))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    g->last_line = j->first_line;
+    pthread_mutex_lock(&g->lock);
+    size_t bytes = group_table_bytes(&g->merged), n = g->merged.n;
+    pthread_mutex_unlock(&g->lock);
+    if (bytes > g->p.memory) {
         char mem[32];
         size_text(g->p.memory, mem, sizeof mem);
         return cs_fail(e, CS_EDATA, j->in->name, j->first_line,
                        "group-by: %zu groups and their values need more than "
                        "--memory %s; raise --memory",
-                       g->merged.t.n, mem);
+                       n, mem);
+    }
+    return CS_OK;
+}
+
+/* A packed row (row_packed) as the row it is. */
+static uint64_t unpack_row(void *ctx, uint64_t row)
+{
+    const group_backend *g = ctx;
+    return g->first_row[row >> ROW_BITS] - 1 + (row & ROW_MASK);
+}
+
+/* The whole columns' statistics of a direct table (no col_stats yet):
+ * every group's part and sum merged, then made one col_stats each, the
+ * same values as merging every group's col_stats, for a fraction of the
+ * work. -1: no memory. */
+static int direct_totals(const group_table *t, col_stats *out)
+{
+    size_t nc = (size_t)t->ncols;
+    for (size_t k = 0; k < nc; k++) {
+        col_part p;
+        group_sum s;
+        stats_part_init(&p);
+        group_sum_init(&s);
+        int bad = 0;
+        for (size_t id = 0; id < t->n && !bad; id++) {
+            stats_part_merge(&p, &t->part[id * nc + k], 0);
+            bad = group_sum_merge(&s, &t->sum[id * nc + k]);
+        }
+        stats_merge_part(&out[k], &p, 0);
+        if (group_sum_move(&s, &out[k].sum) || bad)
+            return -1;
+    }
+    return 0;
+}
+
+/* Every group's col_stats merged into the whole columns'. -1: no memory. */
+static int group_totals(const group_table *t, col_stats *out)
+{
+    for (size_t id = 0; id < t->n; id++)
+        for (int k = 0; k < t->ncols; k++)
+            if (stats_merge(&out[k], &t->st[id * (size_t)t->ncols + (size_t)k],
+                            0))
+                return -1;
+    return 0;
+}
+
+/* The tables that kept their groups (GROUP_KEEP_TABLE) into the run's,
+ * then the whole against --memory. */
+static int merge_kept(group_backend *g, cs_error *e)
+{
+    for (size_t i = 0; i < g->npool; i++) {
+        if (group_merge(&g->merged, g->pool[i], 0))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
+        group_table_clear(g->pool[i]);
+    }
+    if (group_table_bytes(&g->merged) > g->p.memory) {
+        char mem[32];
+        size_text(g->p.memory, mem, sizeof mem);
+        return cs_fail(e, CS_EDATA, g->last_name ? g->last_name : "",
+                       g->last_line,
+                       "group-by: %zu groups and their values need more than "
+                       "--memory %s; raise --memory",
+                       g->merged.n, mem);
     }
     return CS_OK;
 }
@@ -218,18 +388,24 @@ static int gb_retire(backend *b, job *j, uint64_t first_row, int abandon,
 static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
 {
     group_backend *g = (group_backend *)b;
-    const group_table *t = &g->merged.t;
+    group_table *t = &g->merged;
     (void)h;
-    if (group_flush(&g->merged.t))
+    if (merge_kept(g, e) != CS_OK)
+        return e->status;
+    /* the groups as one thread would have made them: a state lists
+       them in this order */
+    if (group_table_by_first(t))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    if (t->n)
+        group_table_map_rows(t, unpack_row, g);
+    int direct = t->direct && !t->st;
+    if ((direct && direct_totals(t, out)) || group_flush(t) ||
+        (!direct && group_totals(t, out)))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->groups = t->n; /* the engine moves the table out after this */
     g->bytes = group_table_bytes(t);
     g->values = t->values;
-    for (size_t id = 0; id < t->n; id++)
-        for (int k = 0; k < t->ncols; k++)
-            if (stats_merge(&out[k], &t->st[id * (size_t)t->ncols + (size_t)k],
-                            0))
-                return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    group_drop_parts(t);
     return CS_OK;
 }
 
@@ -249,19 +425,38 @@ static void gb_describe(backend *b, account *acc)
 static void gb_close(backend *b)
 {
     group_backend *g = (group_backend *)b;
-    group_table_free(&g->merged.t);
-    free(g->merged.key);
+    group_table_free(&g->merged);
+    for (size_t i = 0; i < g->npool; i++) {
+        group_table_free(g->pool[i]);
+        free(g->pool[i]);
+    }
+    free(g->pool);
+    free(g->first_row);
+    free(g->last_name);
+    pthread_mutex_destroy(&g->lock);
     free(g);
 }
 
-/* Worker thread: the job's waiting values into its groups' statistics. */
+/* Worker thread: the job's waiting values into its groups' statistics,
+ * its groups into the run's, its table back to the pool. */
 static int gb_job_done(backend *b, job *j, cs_error *e)
 {
+    group_backend *g = (group_backend *)b;
     group_jstate *pt = j->jstate;
-    (void)b;
-    /* a direct table's sums merge as they are, cheaper than flushed */
-    if (e->status == CS_OK && !pt->t.direct && group_flush(&pt->t))
-        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
+    int keep = 0;
+    if (e->status == CS_OK && pt->t) {
+        /* a direct table's sums merge as they are, cheaper than flushed */
+        int bad = !pt->t->direct && group_flush(pt->t);
+        keep = !bad && group_table_bytes(pt->t) <= GROUP_KEEP_TABLE;
+        if (!bad && !keep) {
+            pthread_mutex_lock(&g->lock);
+            bad = group_merge(&g->merged, pt->t, 0);
+            pthread_mutex_unlock(&g->lock);
+        }
+        if (bad)
+            cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
+    }
+    table_give(g, pt, keep);
     return e->status;
 }
 
@@ -289,8 +484,17 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
     if (!g)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->p = *p;
-    group_table_init(&g->merged.t, p->ncols, p->what, group_backend_keeps(p));
-    group_table_direct(&g->merged.t);
+    if (pthread_mutex_init(&g->lock, NULL)) {
+        free(g);
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    group_table_init(&g->merged, p->ncols, p->what, group_backend_keeps(p));
+    group_table_direct(&g->merged);
+    if (group_table_track_first(&g->merged)) {
+        pthread_mutex_destroy(&g->lock);
+        free(g);
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
     g->base = (backend){
         &group_ops,       NULL, "cpu", GROUP_BLOCK,
         GROUP_CHUNK_ROWS, 0,    NULL,  (size_t)p->ncols * sizeof(col_stats)};
@@ -304,5 +508,5 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
 
 group_table *backend_group_table(backend *b)
 {
-    return &((group_backend *)b)->merged.t;
+    return &((group_backend *)b)->merged;
 }

@@ -243,8 +243,6 @@ int engine_groups_arrange(engine_groups *gs, const num_format *num, cs_error *e)
     free(gs->g);
     free(gs->keys);
     free(gs->key_lens);
-    free(gs->sums);
-    gs->sums = NULL;
     gs->n = t->n;
     gs->nheld = t->ncols;
     gs->g = calloc(n1, sizeof *gs->g);
@@ -271,6 +269,5 @@ void groups_free(engine_groups *gs)
     free(gs->key_lens);
     free(gs->h);
     free(gs->q);
-    free(gs->sums);
     free(gs);
 }

@@ -332,18 +332,24 @@ static void key_field(row *r, const char *s, size_t n)
     free(t);
 }
 
-void report_delim_groups(FILE *f, char sep_char, unsigned what,
-                         const char *const *key_names, int nkeys,
-                         const report_group *g, size_t ng, int ncols,
-                         int digits)
+int report_delim_groups(FILE *f, char sep_char, unsigned what,
+                        const char *const *key_names, int nkeys,
+                        const report_groups *gs, int ncols, int digits)
 {
     row r = {f, sep_char, 0, digits, 0, 0, 0};
-    header(&r, what, ng && ncols ? &g[0].cols[0] : NULL, key_names, nkeys);
-    for (size_t i = 0; i < ng; i++)
+    report_group g;
+    if (gs->n && gs->get(gs->ctx, 0, &g))
+        return -1;
+    header(&r, what, gs->n && ncols ? &g.cols[0] : NULL, key_names, nkeys);
+    for (size_t i = 0; i < gs->n; i++) {
+        if (i && gs->get(gs->ctx, i, &g))
+            return -1;
         for (int k = 0; k < ncols; k++) {
             r.nfields = 0;
             for (int j = 0; j < nkeys; j++)
-                key_field(&r, g[i].key[j], g[i].key_len[j]);
-            column(&r, what, &g[i].cols[k]);
+                key_field(&r, g.key[j], g.key_len[j]);
+            column(&r, what, &g.cols[k]);
         }
+    }
+    return 0;
 }

@@ -4,11 +4,12 @@
 
 #include "writers.h"
 
-static void json_groups(FILE *f, unsigned what, uint64_t rows,
-                        const char *const *names, int nkeys,
-                        const report_group *g, size_t ng, int ncols,
-                        const report_style *st)
+static int json_groups(FILE *f, unsigned what, uint64_t rows,
+                       const char *const *names, int nkeys,
+                       const report_groups *gs, int ncols,
+                       const report_style *st)
 {
+    report_group g;
     fprintf(
         f, "{\n  \"schema_version\": %d,\n  \"rows\": ", REPORT_SCHEMA_VERSION);
     report_json_count(f, rows, st->bigint_string);
@@ -18,25 +19,28 @@ static void json_groups(FILE *f, unsigned what, uint64_t rows,
         report_json_text(f, names[i], strlen(names[i]));
     }
     fputs("],\n  \"groups\": [", f);
-    for (size_t i = 0; i < ng; i++) {
+    for (size_t i = 0; i < gs->n; i++) {
+        if (gs->get(gs->ctx, i, &g))
+            return -1;
         fputs(i ? ",\n  {\"key\": [" : "\n  {\"key\": [", f);
         for (int j = 0; j < nkeys; j++) {
             fputs(j ? ", " : "", f);
-            if (g[i].key[j])
-                report_json_text(f, g[i].key[j], g[i].key_len[j]);
+            if (g.key[j])
+                report_json_text(f, g.key[j], g.key_len[j]);
             else
                 fputs("null", f);
         }
         fputs("], \"rows\": ", f);
-        report_json_count(f, g[i].rows, st->bigint_string);
+        report_json_count(f, g.rows, st->bigint_string);
         fputs(", \"columns\": [", f);
         for (int k = 0; k < ncols; k++) {
             fputs(k ? ",\n" : "\n", f);
-            report_json_column(f, what, &g[i].cols[k], st);
+            report_json_column(f, what, &g.cols[k], st);
         }
         fputs(ncols ? "\n  ]}" : "]}", f);
     }
-    fputs(ng ? "\n  ]\n}\n" : "]\n}\n", f);
+    fputs(gs->n ? "\n  ]\n}\n" : "]\n}\n", f);
+    return 0;
 }
 
 /* "status=200 host=(missing) (870 rows)": the key bytes as they are (a
@@ -56,14 +60,17 @@ static void table_heading(FILE *f, const char *const *names, int nkeys,
 }
 
 static int table_groups(FILE *f, unsigned what, const char *const *names,
-                        int nkeys, const report_group *g, size_t ng, int ncols,
+                        int nkeys, const report_groups *gs, int ncols,
                         const report_style *st)
 {
-    for (size_t i = 0; i < ng; i++) {
+    report_group g;
+    for (size_t i = 0; i < gs->n; i++) {
+        if (gs->get(gs->ctx, i, &g))
+            return -1;
         if (i)
             putc('\n', f);
-        table_heading(f, names, nkeys, &g[i]);
-        if (report_table(f, what, g[i].cols, ncols, st))
+        table_heading(f, names, nkeys, &g);
+        if (report_table(f, what, g.cols, ncols, st))
             return -1;
     }
     return 0;
@@ -71,19 +78,19 @@ static int table_groups(FILE *f, unsigned what, const char *const *names,
 
 int report_write_groups(FILE *f, out_format fmt, unsigned what, uint64_t rows,
                         const char *const *key_names, int nkeys,
-                        const report_group *g, size_t ng, int ncols,
+                        const report_groups *gs, int ncols,
                         const report_style *st)
 {
-    int bad = 0;
+    int bad;
     report_style s = *st;
     s.width = s.width > 0 ? s.width : 80;
     if (fmt == FMT_JSON)
-        json_groups(f, what, rows, key_names, nkeys, g, ng, ncols, &s);
+        bad = json_groups(f, what, rows, key_names, nkeys, gs, ncols, &s);
     else if (fmt == FMT_TSV || fmt == FMT_CSV)
-        report_delim_groups(f, fmt == FMT_TSV ? '\t' : ',', what, key_names,
-                            nkeys, g, ng, ncols, s.digits);
+        bad = report_delim_groups(f, fmt == FMT_TSV ? '\t' : ',', what,
+                                  key_names, nkeys, gs, ncols, s.digits);
     else
-        bad = table_groups(f, what, key_names, nkeys, g, ng, ncols, &s);
+        bad = table_groups(f, what, key_names, nkeys, gs, ncols, &s);
     if (fflush(f) != 0 || ferror(f) || bad)
         return -1;
     return 0;

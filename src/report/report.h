@@ -70,13 +70,24 @@ typedef struct report_group {
     const report_col *cols;
 } report_group;
 
+/* The groups, handed out one at a time in the report's order (a million
+ * groups' columns need not all exist at once): get fills *g with group i
+ * (0 <= i < n, ascending), its columns valid until the next call, and
+ * returns 0, or -1 when out of memory. */
+typedef struct report_groups {
+    size_t n;
+    int (*get)(void *ctx, size_t i, report_group *g);
+    void *ctx;
+} report_groups;
+
 /* The groups' report: JSON {"schema_version", "rows", "group_by": [names],
  * "groups": [{"key": [...], "rows": N, "columns": [...]}]}; TSV and CSV a
  * line per group and column, the key columns first; the table a block
- * per group headed by its key. Returns 0, or -1 as report_write. */
+ * per group headed by its key. Returns 0, or -1 as report_write (or when
+ * get failed). */
 int report_write_groups(FILE *f, out_format fmt, unsigned what, uint64_t rows,
                         const char *const *key_names, int nkeys,
-                        const report_group *g, size_t ng, int ncols,
+                        const report_groups *gs, int ncols,
                         const report_style *st);
 
 /* An error as one JSON document on a line (--json-errors):

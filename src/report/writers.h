@@ -15,10 +15,9 @@ void report_json_text(FILE *f, const char *s, size_t n);
 void report_json_count(FILE *f, uint64_t n, int bigint_string);
 /* TSV and CSV: the header line, and one column's line, after the
  * group-by key fields when nkeys > 0 (key NULL: the header's names). */
-void report_delim_groups(FILE *f, char sep, unsigned what,
-                         const char *const *key_names, int nkeys,
-                         const report_group *g, size_t ng, int ncols,
-                         int digits);
+int report_delim_groups(FILE *f, char sep, unsigned what,
+                        const char *const *key_names, int nkeys,
+                        const report_groups *gs, int ncols, int digits);
 void report_delim(FILE *f, char sep, unsigned what, const report_col *cols,
                   int ncols, int digits);
 int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,

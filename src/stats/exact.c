@@ -507,6 +507,10 @@ int csum_add(csum *c, const sacc *a)
         sacc_merge(c->all, a);
         return 0;
     }
+    if (c->lo < 0 && !c->pos_inf && !c->neg_inf) { /* 0 + a: a */
+        sacc t = *a;
+        return store(c, &t);
+    }
     sacc t;
     csum_get(c, &t);
     sacc_merge(&t, a);
@@ -520,4 +524,113 @@ int csum_merge(csum *dst, const csum *src)
     sacc t;
     csum_get(src, &t);
     return csum_add(dst, &t);
+}
+
+/* ---- finalizing from the window ------------------------------------ */
+
+/* Zero limbs under the window's: a quotient by n < 2^64 of a value of at
+ * least one window unit keeps 64 bits and more, so that the remainder only
+ * decides the sticky bit, as in sacc_mean. */
+#define WIN_BELOW 4
+#define WIN_LIMBS (WIN_BELOW + CSUM_WINDOW + 1)
+
+/* The window as sign and magnitude, l[WIN_LIMBS] (the limbs under it
+ * zero); returns 1 when negative. Limb i is worth 2^(32 i + *base). */
+static int window_magnitude(const csum *c, uint32_t *l, int *base)
+{
+    int64_t d[CSUM_WINDOW + 1];
+    for (int i = 0; i < CSUM_WINDOW; i++)
+        d[i] = c->w[i];
+    d[CSUM_WINDOW] = 0;
+    int neg = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t carry = 0;
+        for (int i = 0; i < CSUM_WINDOW; i++) {
+            int64_t v = d[i] + carry;
+            carry = v >> 32;
+            d[i] = v & (int64_t)M32;
+        }
+        d[CSUM_WINDOW] += carry;
+        if (pass || d[CSUM_WINDOW] >= 0)
+            break;
+        neg = 1;
+        for (int i = 0; i <= CSUM_WINDOW; i++)
+            d[i] = -d[i];
+    }
+    memset(l, 0, WIN_BELOW * sizeof *l);
+    for (int i = 0; i <= CSUM_WINDOW; i++)
+        l[WIN_BELOW + i] = (uint32_t)d[i];
+    *base = SACC_LSB_EXP + 32 * (c->lo - WIN_BELOW);
+    return neg;
+}
+
+/* In the window: no whole accumulator, no infinity. */
+static int windowed(const csum *c)
+{
+    return !c->all && !c->pos_inf && !c->neg_inf;
+}
+
+double csum_value(const csum *c)
+{
+    if (!windowed(c)) {
+        sacc a;
+        csum_get(c, &a);
+        return sacc_value(&a);
+    }
+    if (c->lo < 0)
+        return 0.0;
+    uint32_t l[WIN_LIMBS];
+    int base, neg = window_magnitude(c, l, &base);
+    return round_limbs(l, WIN_LIMBS, base, 0, neg);
+}
+
+double csum_mean(const csum *c, uint64_t n)
+{
+    if (!windowed(c) || n == 0) {
+        sacc a;
+        csum_get(c, &a);
+        return sacc_mean(&a, n);
+    }
+    if (c->lo < 0)
+        return 0.0;
+    uint32_t l[WIN_LIMBS];
+    int base, neg = window_magnitude(c, l, &base);
+    int sticky = div_limbs(l, WIN_LIMBS, n) != 0;
+    return round_limbs(l, WIN_LIMBS, base, sticky, neg);
+}
+
+/* The window's integer limbs start at limb FRAC_BITS / 32 of the whole;
+ * a window above it (an integer of more than 2^(32 * 9) or so) takes the
+ * whole accumulator's way. */
+int csum_integer_string(const csum *c, char *buf, size_t len)
+{
+    const int first = FRAC_BITS / 32;
+    if (!windowed(c) || c->lo > first) {
+        sacc a;
+        csum_get(c, &a);
+        return sacc_integer_string(&a, buf, len);
+    }
+    uint32_t l[WIN_LIMBS];
+    int base, neg = 0, lo = c->lo < 0 ? first : c->lo;
+    if (c->lo < 0)
+        memset(l, 0, sizeof l);
+    else
+        neg = window_magnitude(c, l, &base);
+    /* l[WIN_BELOW + i] is limb lo + i of the whole */
+    int at = WIN_BELOW + first - lo;
+    for (int i = 0; i < at; i++)
+        if (l[i])
+            return 0;
+    char rev[100]; /* 2^(32 * WIN_LIMBS) has 126 decimal digits */
+    size_t k = decimal_reversed(l + at, WIN_LIMBS - at, rev);
+    neg = neg && !(k == 1 && rev[0] == '0');
+    if (k + (size_t)neg + 1 > len)
+        return 0;
+    size_t o = 0;
+    if (neg)
+        buf[o++] = '-';
+    while (k > 0)
+        buf[o++] = rev[--k];
+    buf[o] = '\0';
+    return 1;
 }

@@ -83,4 +83,11 @@ int csum_merge(csum *dst, const csum *src);
 /* The value as a sacc. */
 void csum_get(const csum *c, sacc *a);
 
+/* sacc_value, sacc_mean and sacc_integer_string of the value, the same
+ * results, from the window alone where the sum is in it (a million
+ * groups' sums are finalized each: the whole accumulator is 1 KiB). */
+double csum_value(const csum *c);
+double csum_mean(const csum *c, uint64_t n);
+int csum_integer_string(const csum *c, char *buf, size_t len);
+
 #endif

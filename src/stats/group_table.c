@@ -84,6 +84,7 @@ void group_table_free(group_table *t)
     free(t->key_len);
     free(t->hash);
     free(t->rows);
+    free(t->first);
     free(t->st);
     free(t->val);
     free(t->part);
@@ -102,6 +103,12 @@ static int resize(void **p, size_t n, size_t sz)
     return 0;
 }
 
+int group_table_track_first(group_table *t)
+{
+    t->first = malloc((t->cap ? t->cap : 1) * sizeof *t->first);
+    return t->first ? 0 : -1;
+}
+
 static int grow_groups(group_table *t)
 {
     size_t cap = t->cap ? 2 * t->cap : 16, nc = (size_t)t->ncols;
@@ -109,11 +116,14 @@ static int grow_groups(group_table *t)
         resize((void **)&t->key_len, cap, sizeof *t->key_len) ||
         resize((void **)&t->hash, cap, sizeof *t->hash) ||
         resize((void **)&t->rows, cap, sizeof *t->rows) ||
+        (t->first && resize((void **)&t->first, cap, sizeof *t->first)) ||
         ((!t->direct || t->st) &&
          resize((void **)&t->st, cap * nc + 1, sizeof *t->st)) ||
-        (t->direct ? resize((void **)&t->part, cap * nc + 1, sizeof *t->part) ||
-                         resize((void **)&t->sum, cap * nc + 1, sizeof *t->sum)
-                   : resize((void **)&t->val, cap * nc + 1, sizeof *t->val)))
+        (t->dropped ? 0
+         : t->direct
+             ? resize((void **)&t->part, cap * nc + 1, sizeof *t->part) ||
+                   resize((void **)&t->sum, cap * nc + 1, sizeof *t->sum)
+             : resize((void **)&t->val, cap * nc + 1, sizeof *t->val)))
         return -1;
     t->cap = cap;
     return 0;
@@ -174,10 +184,14 @@ static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
     t->keys_used += len;
     t->hash[g] = hash;
     t->rows[g] = 0;
+    if (t->first)
+        t->first[g] = UINT64_MAX;
     for (size_t k = 0; k < nc; k++) {
         if (t->st)
             stats_init(&t->st[g * nc + k]);
         if (t->direct) {
+            if (t->dropped)
+                continue;
             stats_part_init(&t->part[g * nc + k]);
             group_sum_init(&t->sum[g * nc + k]);
         } else if (g >= t->inited)
@@ -348,6 +362,8 @@ static int flush_direct(group_table *t, size_t at)
 
 int group_flush(group_table *t)
 {
+    if (t->dropped)
+        return 0;
     if (t->direct && need_st(t))
         return -1;
     for (size_t i = 0; i < t->n * (size_t)t->ncols; i++)
@@ -375,8 +391,10 @@ static int merge_direct(group_table *dst, size_t at, const group_table *src,
     if (src->st &&
         (need_st(dst) || stats_merge(&dst->st[at], &src->st[from], row_offset)))
         return -1;
-    if (!src->direct)
+    if (!src->direct || src->dropped)
         return 0;
+    if (dst->dropped) /* never: a finished table takes no running one */
+        return -1;
     stats_part_merge(&dst->part[at], &src->part[from], row_offset);
     return group_sum_merge(&dst->sum[at], &src->sum[from]);
 }
@@ -392,6 +410,19 @@ static int merge_vals(group_table *t, group_vals *dst, const group_vals *src,
     return 0;
 }
 
+void group_drop_parts(group_table *t)
+{
+    if (!t->direct || !t->st)
+        return;
+    for (size_t i = 0; t->sum && i < t->n * (size_t)t->ncols; i++)
+        group_sum_free(&t->sum[i]);
+    free(t->part);
+    free(t->sum);
+    t->part = NULL;
+    t->sum = NULL;
+    t->dropped = 1;
+}
+
 int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
 {
     size_t nc = (size_t)dst->ncols;
@@ -401,6 +432,8 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
                        &id))
             return -1;
         dst->rows[id] += src->rows[g];
+        if (dst->first && src->first && src->first[g] < dst->first[id])
+            dst->first[id] = src->first[g];
         for (size_t k = 0; k < nc; k++) {
             if (dst->direct) {
                 if (merge_direct(dst, id * nc + k, src, g * nc + k, row_offset))
@@ -418,13 +451,126 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
     return 0;
 }
 
+typedef struct first_id {
+    uint64_t first;
+    size_t id;
+} first_id;
+
+static int cmp_first(const void *x, const void *y)
+{
+    const first_id *a = x, *b = y;
+    if (a->first != b->first)
+        return a->first < b->first ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* *p's items (per of size sz each per group; room for room groups and
+ * one item more) in the order of o; NULL stays NULL. */
+static void *reorder(void *p, size_t sz, size_t per, const first_id *o,
+                     size_t n, size_t room)
+{
+    if (!p)
+        return NULL;
+    char *q = malloc(room * per * sz + sz);
+    for (size_t i = 0; q && i < n; i++)
+        memcpy(q + i * per * sz, (char *)p + o[i].id * per * sz, per * sz);
+    return q;
+}
+
+/* Each per-group array, then each per-cell array, in the order of o:
+ * every new one made before any old one goes. */
+static int apply_order(group_table *t, const first_id *o)
+{
+    size_t n = t->n, cap = t->cap, nc = (size_t)t->ncols;
+    void **arr[] = {
+        (void **)&t->key_off, (void **)&t->key_len, (void **)&t->hash,
+        (void **)&t->rows,    (void **)&t->first,   (void **)&t->st,
+        (void **)&t->val,     (void **)&t->part,    (void **)&t->sum};
+    size_t sz[] = {sizeof *t->key_off, sizeof *t->key_len, sizeof *t->hash,
+                   sizeof *t->rows,    sizeof *t->first,   sizeof *t->st,
+                   sizeof *t->val,     sizeof *t->part,    sizeof *t->sum};
+    enum { NARR = sizeof sz / sizeof sz[0], CELLS_FROM = 5 };
+    void *made[NARR];
+    int bad = 0;
+    for (int i = 0; i < NARR; i++) {
+        size_t per = i >= CELLS_FROM ? nc : 1;
+        made[i] = reorder(*arr[i], sz[i], per, o, n, cap);
+        bad |= *arr[i] && !made[i];
+    }
+    for (int i = 0; i < NARR; i++) {
+        if (bad) {
+            free(made[i]);
+            continue;
+        }
+        free(*arr[i]);
+        *arr[i] = made[i];
+    }
+    return bad ? -1 : 0;
+}
+
+int group_table_by_first(group_table *t)
+{
+    if (!t->first || t->n < 2)
+        return 0;
+    first_id *o = malloc(t->n * sizeof *o);
+    if (!o)
+        return -1;
+    for (size_t i = 0; i < t->n; i++)
+        o[i] = (first_id){t->first[i], i};
+    qsort(o, t->n, sizeof *o, cmp_first);
+    /* value arrays set up past the groups (a cleared table's) go first */
+    for (size_t i = t->n * (size_t)t->ncols;
+         t->val && i < t->inited * (size_t)t->ncols; i++)
+        vals_free(&t->val[i]);
+    if (t->inited > t->n)
+        t->inited = t->n;
+    int bad = apply_order(t, o);
+    free(o);
+    if (bad)
+        return -1;
+    memset(t->slot, 0, t->nslots * sizeof *t->slot);
+    for (size_t id = 0; id < t->n; id++)
+        place(t, id);
+    return 0;
+}
+
+static uint64_t map_row(uint64_t (*map)(void *, uint64_t), void *ctx,
+                        uint64_t row)
+{
+    return row ? map(ctx, row) : 0;
+}
+
+#define MAP_ROWS(x)                                                            \
+    do {                                                                       \
+        (x)->min_row = map_row(map, ctx, (x)->min_row);                        \
+        (x)->max_row = map_row(map, ctx, (x)->max_row);                        \
+        (x)->min_row_int = map_row(map, ctx, (x)->min_row_int);                \
+        (x)->max_row_int = map_row(map, ctx, (x)->max_row_int);                \
+        (x)->first_invalid_row = map_row(map, ctx, (x)->first_invalid_row);    \
+    } while (0)
+
+void group_table_map_rows(group_table *t, uint64_t (*map)(void *, uint64_t),
+                          void *ctx)
+{
+    for (size_t i = 0; i < t->n * (size_t)t->ncols; i++) {
+        if (t->part)
+            MAP_ROWS(&t->part[i]);
+        if (t->st)
+            MAP_ROWS(&t->st[i]);
+        for (size_t k = 0; t->val && k < t->val[i].n; k++)
+            t->val[i].row[k] = map_row(map, ctx, t->val[i].row[k]);
+    }
+}
+
 size_t group_table_bytes(const group_table *t)
 {
     size_t per =
         sizeof(size_t) + sizeof(uint32_t) + 2 * sizeof(uint64_t) +
-        (size_t)t->ncols * (t->direct ? sizeof(col_part) + sizeof(group_sum) +
-                                            (t->st ? sizeof(col_stats) : 0)
-                                      : sizeof(col_stats) + sizeof(group_vals));
+        (size_t)t->ncols *
+            (t->direct
+                 ? (t->dropped ? 0 : sizeof(col_part) + sizeof(group_sum)) +
+                       (t->st ? sizeof(col_stats) : 0)
+                 : sizeof(col_stats) + sizeof(group_vals));
     /* values: as their arrays grow, up to twice their room */
     return t->cap * per + t->keys_room + t->nslots * sizeof(uint64_t) +
            t->values * (sizeof(double) + sizeof(int32_t) + sizeof(uint64_t)) *

@@ -39,8 +39,9 @@ typedef struct group_table {
        goes straight into its group's part and sum, which group_flush
        moves into st (allocated then) */
     int direct;
-    col_part *part; /* [cap * ncols], when direct */
+    col_part *part; /* [cap * ncols], when direct (NULL once dropped) */
     group_sum *sum; /* [cap * ncols], when direct: of STAT_SUM, STAT_MEAN */
+    int dropped;    /* group_drop_parts: st holds everything */
     size_t n, cap;
     size_t inited; /* groups whose val arrays were set up (clear keeps them) */
     /* per group */
@@ -48,6 +49,10 @@ typedef struct group_table {
     uint32_t *key_len;
     uint64_t *hash;
     uint64_t *rows;
+    /* with group_table_track_first: the least row (in the caller's
+       numbering) seen in the group, UINT64_MAX until the caller sets it;
+       else NULL */
+    uint64_t *first;
     col_stats *st;   /* [cap * ncols]; direct: NULL until group_flush */
     group_vals *val; /* [cap * ncols] */
     char *keys;
@@ -64,6 +69,13 @@ void group_table_init(group_table *t, int ncols, unsigned what, int keep);
  * squares); before its first group. */
 void group_table_direct(group_table *t);
 void group_table_free(group_table *t);
+/* Keeps each group's first row (first): before its first group. -1: no
+ * memory. */
+int group_table_track_first(group_table *t);
+/* Group ids renumbered in order of first rows (a tracked table's): the
+ * order of first appearance, whatever order the groups came in. -1: no
+ * memory (t unchanged). */
+int group_table_by_first(group_table *t);
 void group_table_clear(group_table *t); /* no groups; memory value_store */
 
 /* The id of the group of key (hash: group_hash of it), made when new.
@@ -93,6 +105,11 @@ int group_add_offsets(group_table *t, const uint32_t *ids, int col,
 /* Every waiting value into its group's statistics (st). -1: no memory. */
 int group_flush(group_table *t);
 
+/* A flushed direct table's parts and sums freed (its col_stats hold
+ * them): a million groups' finished table half the size. It takes no
+ * more values; merges of flushed or non-direct tables into it go on. */
+void group_drop_parts(group_table *t);
+
 /* dst += src (flushed, or both direct), src's row numbers shifted by
  * row_offset. -1: no memory. */
 int group_merge(group_table *dst, const group_table *src, uint64_t row_offset);
@@ -101,6 +118,12 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset);
 void group_add_counts(group_table *t, size_t id, int col, uint64_t missing,
                       uint64_t invalid, uint64_t nan,
                       uint64_t first_invalid_row);
+
+/* Every row number t holds (extremes, first invalid rows, kept values'
+ * rows; 0, none, stays 0) replaced by map(ctx, row). map must keep the
+ * rows' order: ties between rows were decided by it. */
+void group_table_map_rows(group_table *t, uint64_t (*map)(void *, uint64_t),
+                          void *ctx);
 
 /* Bytes the table holds, about. */
 size_t group_table_bytes(const group_table *t);

@@ -425,10 +425,14 @@ static void int_text(char *buf, double d, int32_t r)
     u128 u = v < 0 ? -(u128)v : (u128)v;
     char rev[48];
     int k = 0;
-    do {
+    for (; u > UINT64_MAX; u /= 10) /* past 2^64: rare */
         rev[k++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
+    /* the rest in 64 bits: a 128-bit division is a call per digit */
+    uint64_t w = (uint64_t)u;
+    do {
+        rev[k++] = (char)('0' + (int)(w % 10));
+        w /= 10;
+    } while (w);
     if (v < 0)
         *buf++ = '-';
     while (k)
@@ -451,6 +455,23 @@ static int no_squares(const col_stats *s)
  * corrections'. */
 static void finalize_int(const col_stats *s, col_summary *out)
 {
+    out->min_row = s->min_row_int;
+    out->max_row = s->max_row_int;
+    out->min_off = s->min_off;
+    out->max_off = s->max_off;
+    int_text(out->min_int, s->min, s->min_corr);
+    int_text(out->max_int, s->max, s->max_corr);
+    /* the common case, no corrections and no squares, from the compact
+       sum alone (csum_value: the same values) */
+    if (s->sum_r == 0 && no_squares(s)) {
+        out->sum = csum_value(&s->sum);
+        out->mean = csum_mean(&s->sum, s->count);
+        out->is_int =
+            csum_integer_string(&s->sum, out->sum_int, sizeof out->sum_int);
+        out->std = NAN;
+        if (out->sum != 0)
+            return;
+    }
     sacc sum, sq, corr;
     csum_get(&s->sum, &sum);
     csum_get(&s->sumsq, &sq);
@@ -461,13 +482,7 @@ static void finalize_int(const col_stats *s, col_summary *out)
     out->mean = sacc_mean(&sum, s->count);
     out->std =
         no_squares(s) && out->sum != 0 ? NAN : sacc_std(&sum, &sq, s->count);
-    out->min_row = s->min_row_int;
-    out->max_row = s->max_row_int;
-    out->min_off = s->min_off;
-    out->max_off = s->max_off;
     out->is_int = sacc_integer_string(&sum, out->sum_int, sizeof out->sum_int);
-    int_text(out->min_int, s->min, s->min_corr);
-    int_text(out->max_int, s->max, s->max_corr);
 }
 
 void stats_finalize(const col_stats *s, col_summary *out)
@@ -484,14 +499,16 @@ void stats_finalize(const col_stats *s, col_summary *out)
         finalize_int(s, out);
         return;
     }
-    sacc sum, sq;
-    csum_get(&s->sum, &sum);
-    csum_get(&s->sumsq, &sq);
-    out->sum = sacc_value(&sum);
-    out->mean = s->count ? sacc_mean(&sum, s->count) : NAN;
+    out->sum = csum_value(&s->sum);
+    out->mean = s->count ? csum_mean(&s->sum, s->count) : NAN;
     /* no squares of values that are not all zero: std was not asked for */
-    out->std =
-        no_squares(s) && out->sum != 0 ? NAN : sacc_std(&sum, &sq, s->count);
+    out->std = NAN;
+    if (!no_squares(s) || out->sum == 0) {
+        sacc sum, sq;
+        csum_get(&s->sum, &sum);
+        csum_get(&s->sumsq, &sq);
+        out->std = sacc_std(&sum, &sq, s->count);
+    }
     out->min_row = s->count ? s->min_row : 0;
     out->max_row = s->count ? s->max_row : 0;
 }

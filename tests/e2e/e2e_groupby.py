@@ -289,6 +289,80 @@ def test_memory(suite):
     suite.check(rc == 1 and out == b"" and len(lines) == 1 and
                 "groups and their values need more than --memory" in err,
                 "--memory far below the groups: one line, exit 1", err)
+    # few groups (each worker's table keeps them to the end): the same
+    rows = [["k%d" % (i % 300), str(i)] for i in range(5000)]
+    p = suite.path("mem2.csv")
+    write_csv(p, ["k", "v"], rows)
+    for j in (1, 2, 16):
+        rc, out, err = suite.run(["-g", "k", "--sum", "--memory", "10k", "-j", j, p])
+        lines = err.strip().splitlines()
+        suite.check(rc == 1 and out == b"" and len(lines) == 1 and
+                    "groups and their values need more than --memory" in err and
+                    "mem2.csv:" in err,
+                    f"--memory below 300 groups: one line naming the file, exit 1, -j {j}",
+                    err)
+        rc, out, err = suite.run(["-g", "k", "--sum", "--json", "-j", j, p])
+        doc = parse_json(out) if rc == 0 else {}
+        sums = {g["key"][0]: g["columns"][0]["sum"] for g in doc.get("groups", [])}
+        want = {}
+        for k, v in rows:
+            want[k] = want.get(k, 0) + int(v)
+        suite.check(sums == want, f"300 groups within --memory, -j {j}", err)
+
+
+def test_ties_across_jobs(suite):
+    """A group's extremes repeat in every job of the input (a job is 1 MiB):
+    min and max name the first row holding them, whichever job a worker
+    finished first, at -j 1, 2 and 16, on each kind of group table (values
+    straight into the groups; with --std; with values kept)."""
+    rng = suite.rng
+    n = 20000 if QUICK else 400000
+    keys = ["k%d" % i for i in range(7)] + [""]
+    # the range widens down the file: each extreme first comes in a later
+    # job, then again and again
+    rows = []
+    for r in range(n):
+        w = 1 + 4 * r // n
+        rows.append([rng.choice(keys), str(rng.randint(-w, w)),
+                     "%.1f" % (rng.randint(-5 * w, 5 * w) / 2),
+                     rng.choice(["1", "x"])])
+    p = suite.path("ties.csv")
+    write_csv(p, ["k", "i", "f", "bad"], rows)
+    want = {}
+    for r, row in enumerate(rows, 1):
+        for c in (1, 2):
+            v = float(row[c])
+            lo, lo_row, hi, hi_row = want.get((row[0], c), (v, r, v, r))
+            if v < lo:
+                lo, lo_row = v, r
+            if v > hi:
+                hi, hi_row = v, r
+            want[(row[0], c)] = (lo, lo_row, hi, hi_row)
+    for extra in ([], ["--std"], ["--median"]):
+        for j in (1, 2, 16):
+            rc, out, err = suite.run(["-g", "k", "-c", "i,f,bad", "--min",
+                                      "--max", "--json", "-j", j, p] + extra)
+            doc = parse_json(out) if rc == 0 else {}
+            got = {}
+            for g in doc.get("groups", []):
+                k = g["key"][0] or ""
+                for c, col in ((1, g["columns"][0]), (2, g["columns"][1])):
+                    got[(k, c)] = (col["min"]["value"], col["min"]["row"],
+                                   col["max"]["value"], col["max"]["row"])
+            suite.check(rc == 0 and got == want,
+                        f"ties across jobs: first rows, -j {j} {extra}",
+                        f"{err} {sorted(set(got.items()) ^ set(want.items()))[:4]}")
+        # a state lists the groups in order of first appearance, whichever
+        # job a worker finished first (states refuse quantiles)
+        if "--median" in extra:
+            continue
+        states = set()
+        for j in (1, 2, 16, 2, 16):
+            rc, out, err = suite.run(["-g", "k", "-c", "i,f,bad", "--min", "--max",
+                                      "--emit-state", "-j", j, p] + extra)
+            suite.check(rc == 0, f"state -j {j} {extra}", err)
+            states.add(out)
+        suite.check(len(states) == 1, f"the same state at -j 1, 2, 16 {extra}")
 
 
 def test_refusals(suite):
@@ -306,4 +380,4 @@ if __name__ == "__main__":
     s.run_tests([test_random, test_one_group_and_many, test_million,
                  test_files_gzip_pipe,
                  test_formats, test_blanks, test_whitespace_and_null,
-                 test_memory, test_refusals])
+                 test_memory, test_ties_across_jobs, test_refusals])

@@ -353,6 +353,79 @@ START_TEST(test_compact_sums)
 }
 END_TEST
 
+static void sacc_to_mpq(mpq_t q, const sacc *a);
+
+/* csum_value, csum_mean and csum_integer_string (from the window alone)
+ * give the whole accumulator's results bit for bit, and the mean is the
+ * exact quotient rounded once (GMP), for every regime's sums, integer
+ * sums of every size, cancellations to zero and infinities, divided by
+ * small and huge counts. */
+static void check_compact(const csum *c, const sacc *whole, uint64_t n)
+{
+    char a[48], b[48];
+    ck_assert(bits_of(csum_value(c)) == bits_of(sacc_value(whole)));
+    ck_assert(bits_of(csum_mean(c, n)) == bits_of(sacc_mean(whole, n)));
+    int ia = csum_integer_string(c, a, sizeof a);
+    int ib = sacc_integer_string(whole, b, sizeof b);
+    ck_assert_int_eq(ia, ib);
+    if (ia)
+        ck_assert_str_eq(a, b);
+    if (whole->pos_inf || whole->neg_inf || n == 0)
+        return;
+    mpq_t q;
+    mpq_init(q);
+    sacc_to_mpq(q, whole);
+    mpz_t z;
+    mpz_init(z);
+    mpz_set_ui(z, (unsigned long)(n >> 32));
+    mpz_mul_2exp(z, z, 32);
+    mpz_add_ui(z, z, (unsigned long)(n & 0xffffffffu));
+    mpq_t d;
+    mpq_init(d);
+    mpq_set_z(d, z);
+    mpq_div(q, q, d);
+    ck_assert(is_rounded(q, csum_mean(c, n)));
+    mpq_clears(q, d, NULL);
+    mpz_clear(z);
+}
+
+START_TEST(test_compact_finalize)
+{
+    double x[400];
+    for (int it = 0; it < iters(900); it++) {
+        int n = gen(it % R_NREGIMES, x, 1 + (int)(test_rand(&rng_state) % 380));
+        if (it % 3 == 1) /* integers of every size, both signs */
+            for (int i = 0; i < n; i++)
+                x[i] = ldexp((double)(int64_t)(test_rand(&rng_state) >> 11) -
+                                 0x1p52,
+                             (int)(test_rand(&rng_state) % 64));
+        if (it % 11 == 0)
+            x[test_rand(&rng_state) % (uint64_t)n] =
+                test_rand(&rng_state) % 2 ? INFINITY : -INFINITY;
+        if (it % 7 == 0) /* to exactly zero */
+            for (int i = 0; i + 1 < n; i += 2)
+                x[i + 1] = -x[i];
+        sacc whole;
+        csum c;
+        sacc_init(&whole);
+        csum_init(&c);
+        for (int i = 0; i < n; i++)
+            sacc_add(&whole, x[i]);
+        ck_assert_int_eq(csum_add(&c, &whole), 0);
+        uint64_t counts[] = {
+            1, (uint64_t)n, 3, 1 + test_rand(&rng_state), UINT64_MAX, 0};
+        for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+            check_compact(&c, &whole, counts[k]);
+        csum_free(&c);
+    }
+    csum z;
+    sacc zero;
+    csum_init(&z);
+    sacc_init(&zero);
+    check_compact(&z, &zero, 5);
+}
+END_TEST
+
 static void sacc_to_mpq(mpq_t q, const sacc *a)
 {
     mpz_t z, t;
@@ -579,6 +652,7 @@ int main(void)
     tcase_add_test(tc, test_zero_and_inf);
     tcase_add_test(tc, test_merge_splits);
     tcase_add_test(tc, test_compact_sums);
+    tcase_add_test(tc, test_compact_finalize);
     tcase_add_test(tc, test_pending_limit);
     tcase_add_test(tc, test_many_adds);
     tcase_add_test(tc, test_integer_string);

@@ -250,6 +250,99 @@ START_TEST(test_direct_same_as_batched)
 }
 END_TEST
 
+/* Rows of job tables merged last job first, each group's first row kept:
+ * renumbered by first rows, the ids are those of a table filled row by
+ * row (the order of first appearance). Then the parts dropped: merging
+ * a kept-values table into it gives what merging it into the undropped
+ * table gives, new groups too. */
+static void fill_direct(group_table *t, int nkeys, size_t from, size_t to,
+                        uint64_t row0, const double *v)
+{
+    for (size_t i = from; i < to; i++) {
+        test_rng kr = rng_for(seed, i + 1);
+        char buf[32];
+        size_t len, id;
+        key_text(&kr, nkeys, buf, &len);
+        ck_assert_int_eq(group_find(t, buf, len, group_hash(buf, len), &id), 0);
+        t->rows[id]++;
+        uint64_t row = row0 + (i - from);
+        if (t->first && row < t->first[id])
+            t->first[id] = row;
+        ck_assert_int_eq(group_add(t, id, 0, v[i], 0, row), 0);
+    }
+}
+
+static void same_summaries(const group_table *a, const group_table *b)
+{
+    ck_assert_uint_eq(a->n, b->n);
+    for (size_t g = 0; g < a->n; g++) {
+        col_summary x, y;
+        ck_assert_uint_eq(a->key_len[g], b->key_len[g]);
+        ck_assert(!memcmp(group_key(a, g), group_key(b, g), a->key_len[g]));
+        ck_assert_uint_eq(a->rows[g], b->rows[g]);
+        stats_finalize(&a->st[g], &x);
+        stats_finalize(&b->st[g], &y);
+        ck_assert(!memcmp(&x, &y, sizeof x));
+    }
+}
+
+START_TEST(test_first_and_dropped)
+{
+    test_rng r = rng_for(seed, 3000 + (uint64_t)_i);
+    size_t n = 1 + rng_below(&r, test_quick() ? 3000 : 30000);
+    int nkeys = 1 + (int)rng_below(&r, _i % 2 ? 3000 : 6);
+    double *v = malloc(n * sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = (double)(int)rng_below(&r, 1000) / 8.0;
+    group_table whole, merged[2], kept;
+    group_table_init(&whole, 1, STAT_DEFAULT, 0);
+    group_table_direct(&whole);
+    fill_direct(&whole, nkeys, 0, n, 1, v);
+    for (int m = 0; m < 2; m++) {
+        group_table_init(&merged[m], 1, STAT_DEFAULT, 0);
+        group_table_direct(&merged[m]);
+        ck_assert_int_eq(group_table_track_first(&merged[m]), 0);
+    }
+    size_t cut[17], nc = 0;
+    cut[nc++] = 0;
+    while (nc < 16 && cut[nc - 1] < n)
+        cut[nc] = cut[nc - 1] + 1 + rng_below(&r, n / 4 + 1), nc++;
+    cut[nc - 1] = n;
+    for (size_t j = nc - 1; j-- > 0;) {
+        group_table job;
+        group_table_init(&job, 1, STAT_DEFAULT, 0);
+        group_table_direct(&job);
+        ck_assert_int_eq(group_table_track_first(&job), 0);
+        fill_direct(&job, nkeys, cut[j], cut[j + 1], 1 + cut[j], v);
+        for (int m = 0; m < 2; m++)
+            ck_assert_int_eq(group_merge(&merged[m], &job, 0), 0);
+        group_table_free(&job);
+    }
+    ck_assert_int_eq(group_flush(&whole), 0);
+    for (int m = 0; m < 2; m++) {
+        ck_assert_int_eq(group_table_by_first(&merged[m]), 0);
+        ck_assert_int_eq(group_flush(&merged[m]), 0);
+        same_summaries(&whole, &merged[m]);
+    }
+    group_drop_parts(&merged[1]);
+    ck_assert(merged[1].part == NULL && merged[1].sum == NULL);
+    /* more groups than before, kept values: merged into both */
+    group_table_init(&kept, 1, STAT_DEFAULT, 1);
+    fill(&kept, &r, 2 * nkeys + 2, 0, n, 1, v);
+    ck_assert_int_eq(group_flush(&kept), 0);
+    for (int m = 0; m < 2; m++)
+        ck_assert_int_eq(group_merge(&merged[m], &kept, 7), 0);
+    ck_assert_int_eq(group_flush(&merged[0]), 0);
+    ck_assert_int_eq(group_flush(&merged[1]), 0);
+    same_summaries(&merged[0], &merged[1]);
+    group_table_free(&whole);
+    group_table_free(&kept);
+    group_table_free(&merged[0]);
+    group_table_free(&merged[1]);
+    free(v);
+}
+END_TEST
+
 int main(void)
 {
     seed = test_seed("test_group_table");
@@ -259,6 +352,7 @@ int main(void)
     tcase_add_test(tc, test_colliding_hashes);
     tcase_add_loop_test(tc, test_merge_any_order, 0, 8);
     tcase_add_loop_test(tc, test_direct_same_as_batched, 0, 12);
+    tcase_add_loop_test(tc, test_first_and_dropped, 0, 6);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
