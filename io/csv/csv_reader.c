@@ -59,6 +59,8 @@ typedef struct block {
     uint64_t rec_line; /* where the record being fed starts */
     csv_simd_index ix; /* a batch's field ends (csv_simd_scan), */
     char *text;        /* and room for a quoted field's halved quotes */
+    const char *end;   /* the block's: NUM_PAD bytes before it, a field
+                          may be parsed padded (parse_number_padded) */
 } block;
 
 #define BATCH ((size_t)1 << 16)
@@ -186,9 +188,9 @@ static int wanted(const block *b, int f)
     return (f < b->nmap && b->map[f] >= 0) || is_key(b, f);
 }
 
-static void on_field(void *s, size_t len, void *data)
+/* Field f's text; padded: NUM_PAD bytes after it may be read. */
+static void put_field(block *b, const char *s, size_t len, int padded)
 {
-    block *b = data;
     int f = b->field++;
     if (is_key(b, f))
         key_field(b, f, s, len);
@@ -199,7 +201,8 @@ static void on_field(void *s, size_t len, void *data)
     int32_t r;
     num_kind k = b->kinds && b->kinds[c]
                      ? parse_kind_fmt(s, len, b->num, b->kinds[c], &v, &r)
-                     : parse_number_fmt(s, len, b->num, &v, &r);
+                 : padded ? parse_number_padded(s, len, b->num, &v, &r)
+                          : parse_number_fmt(s, len, b->num, &v, &r);
     if (k == NUM_OK) {
         b->col[c][b->row] = v;
         if (r != 0)
@@ -208,6 +211,12 @@ static void on_field(void *s, size_t len, void *data)
     }
     b->col[c][b->row] = NAN;
     count_bad(b, c, f, k, s, len);
+}
+
+/* libcsv's callback: its buffer has no padding. */
+static void on_field(void *s, size_t len, void *data)
+{
+    put_field(data, s, len, 0);
 }
 
 static void on_record(int ch, void *data)
@@ -249,7 +258,7 @@ static void fast_field(block *b, const char *s, const char *e)
         while (e > s && (e[-1] == ' ' || e[-1] == '\t') && e[-1] != b->delim)
             e--;
     }
-    on_field((void *)s, (size_t)(e - s), b);
+    put_field(b, s, (size_t)(e - s), b->end - e >= NUM_PAD);
 }
 
 /* A repeated header line (csv_repeat_at), seen on the line being fed. */
@@ -267,7 +276,7 @@ static void quoted_field(block *b, const char *s, const char *e)
     e--;
     size_t len = (size_t)(e - s);
     if (!b->ix.doubled || !memchr(s, CSV_G_QUOTE, len)) {
-        on_field((void *)s, len, b);
+        put_field(b, s, len, b->end - e >= NUM_PAD);
         return;
     }
     size_t o = 0;
@@ -275,7 +284,7 @@ static void quoted_field(block *b, const char *s, const char *e)
         b->text[o++] = *p;
         p += *p == CSV_G_QUOTE;
     }
-    on_field(b->text, o, b);
+    put_field(b, b->text, o, 1);
 }
 
 /* The fields of one record from its start at s[at], the index's ends from
@@ -530,7 +539,7 @@ static void ws_field(block *b, const char *s, const char *e)
         s++; /* no quoting: a pair of quotes around a field only goes */
         e--;
     }
-    on_field((void *)s, (size_t)(e - s), b);
+    put_field(b, s, (size_t)(e - s), b->end - e >= NUM_PAD);
 }
 
 /* One line [s, e) without its LF: a record unless it is blank. */
@@ -616,7 +625,8 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
                .strict = strict,
                .file = file,
                .e = e,
-               .row0 = out->nrows};
+               .row0 = out->nrows,
+               .end = buf + n};
     size_t pos = 0;
     uint64_t line = first_line;
     if (b.keys && b.keys->nkmap > b.nscan)
@@ -630,7 +640,7 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     }
     struct csv_parser p;
     size_t most = min_size(n, BATCH);
-    b.text = malloc(most + 1);
+    b.text = malloc(most + 1 + NUM_PAD);
     if (csv_simd_init(&b.ix, most) != 0 || !b.text ||
         csv_init(&p, CSV_APPEND_NULL) != 0) {
         csv_simd_free(&b.ix);
