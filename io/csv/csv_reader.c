@@ -405,6 +405,43 @@ static size_t before_repeat(const block *b, const char *buf, size_t at,
     return nl ? (size_t)(nl - buf) + 1 - at : 0;
 }
 
+/* The length of the indexed batch s[0, len) cut after its room-th line
+ * end (a record's, a blank line's or a repeated header's): at most room
+ * records, so that a batch of any length fits the row batch. */
+static size_t fit_rows(const block *b, const char *s, size_t len, size_t room)
+{
+    const uint32_t *end = b->ix.end, *stop = end + b->ix.n;
+    for (; end < stop; end++) {
+        if (s[*end] == b->delim)
+            continue;
+        if (--room == 0)
+            return *end + (s[*end] == CSV_G_CR ? 2 : 1);
+    }
+    return len;
+}
+
+/* Reads a batch of whole lines from buf[at, n) with the index, when it
+ * takes them: returns the length read (0: none) and the line after it in
+ * *next_line. The batch is the longest one up to BATCH bytes, cut where
+ * the row batch fills. */
+static size_t simd_batch(struct csv_parser *p, block *b, const char *buf,
+                         size_t n, size_t at, uint64_t line,
+                         uint64_t *next_line)
+{
+    if (p->pstate != 0)
+        return 0; /* the index starts between records */
+    size_t w = min_size(n - at, BATCH);
+    const char *nl = w ? memrchr(buf + at, '\n', w) : NULL;
+    if (!nl)
+        return 0;
+    size_t len = (size_t)(nl - buf) + 1 - at;
+    if (!csv_simd_scan(&b->ix, buf + at, len, (unsigned char)b->delim))
+        return 0;
+    len = fit_rows(b, buf + at, len, b->out->cap - b->row);
+    *next_line = simd_lines(b, buf + at, len, line);
+    return len;
+}
+
 /* Feeds records from buf[*pos, n) until the block or the row batch ends;
  * *line is the physical line at *pos. */
 static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
@@ -425,11 +462,17 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
             at += skip;
             continue;
         }
-        size_t room = b->out->cap - b->row;
         uint64_t next_line = 0; /* the index's count of the batch's lines */
+        size_t len = simd_batch(p, b, buf, n, at, *line, &next_line);
+        if (len) {
+            rc = b->failed ? CS_EDATA : CS_OK;
+            *line = next_line;
+            at += len;
+            continue;
+        }
+        size_t room = b->out->cap - b->row;
         size_t w = min_size(min_size(n - at, BATCH), room - 1);
         const char *nl = w ? memrchr(buf + at, '\n', w) : NULL;
-        size_t len;
         if (nl) {
             len = (size_t)(nl - buf) + 1 - at;
             /* Batches end at a newline, not always at a record's end: the
