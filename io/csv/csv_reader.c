@@ -189,14 +189,10 @@ static int wanted(const block *b, int f)
 }
 
 /* Field f's text; padded: NUM_PAD bytes after it may be read. */
-static void put_field(block *b, const char *s, size_t len, int padded)
+/* Field f, column c's: its value, or NaN and a count of why not. */
+static inline void number_field(block *b, int f, int c, const char *s,
+                                size_t len, int padded)
 {
-    int f = b->field++;
-    if (is_key(b, f))
-        key_field(b, f, s, len);
-    if (f >= b->nmap || b->map[f] < 0)
-        return;
-    int c = b->map[f];
     double v;
     int32_t r;
     num_kind k = b->kinds && b->kinds[c]
@@ -211,6 +207,15 @@ static void put_field(block *b, const char *s, size_t len, int padded)
     }
     b->col[c][b->row] = NAN;
     count_bad(b, c, f, k, s, len);
+}
+
+static void put_field(block *b, const char *s, size_t len, int padded)
+{
+    int f = b->field++;
+    if (is_key(b, f))
+        key_field(b, f, s, len);
+    if (f < b->nmap && b->map[f] >= 0)
+        number_field(b, f, b->map[f], s, len, padded);
 }
 
 /* libcsv's callback: its buffer has no padding. */
@@ -320,6 +325,32 @@ static size_t simd_record(block *b, const char *s, size_t at,
     }
 }
 
+/* simd_record for a batch without quotes in a block without keys, the
+ * common case: each wanted field straight to its column. */
+static size_t plain_record(block *b, const char *s, size_t at,
+                           const uint32_t **next)
+{
+    const uint32_t *end = *next;
+    for (int f = 0;; f++) {
+        size_t e = *end++;
+        int last = s[e] != b->delim;
+        if (last && f == 0 && blank_line(s + at, s + e, b->delim)) {
+            *next = end;
+            return (size_t)-1;
+        }
+        int c = f < b->nmap ? b->map[f] : -1;
+        if (c >= 0)
+            number_field(b, f, c, s + at, e - at, b->end - (s + e) >= NUM_PAD);
+        if (last) {
+            *next = end;
+            b->field = f + 1;
+            on_record(0, b);
+            return e;
+        }
+        at = e + 1;
+    }
+}
+
 /* Whether a record starting with byte c may repeat the header: its first
  * byte, or a BOM's (most records are turned away without a call). */
 static int may_repeat(const csv_dialect *d, char c)
@@ -335,6 +366,7 @@ static uint64_t simd_lines(block *b, const char *s, size_t n, uint64_t line)
 {
     const uint32_t *next = b->ix.end, *stop = next + b->ix.n;
     size_t at = 0;
+    int plain = !b->ix.quoted && !b->keys;
     while (at < n) {
         b->line = line;
         size_t skip =
@@ -348,7 +380,8 @@ static uint64_t simd_lines(block *b, const char *s, size_t n, uint64_t line)
             continue;
         }
         const uint32_t *first = next;
-        size_t e = simd_record(b, s, at, &next, &line);
+        size_t e = plain ? plain_record(b, s, at, &next)
+                         : simd_record(b, s, at, &next, &line);
         if (e == (size_t)-1)
             e = *first; /* a blank line: its one end */
         at = e + (s[e] == CSV_G_CR ? 2 : 1);

@@ -231,20 +231,24 @@ static RARE bool convert(const num_decimal *d, double *out)
 
 static const num_format c_format = {.decimal = '.'};
 
-num_kind parse_number_padded(const char *s, size_t n, const num_format *f,
-                             double *out, int32_t *corr)
+#if defined(__GNUC__)
+#define OUT_OF_LINE __attribute__((noinline))
+#else
+#define OUT_OF_LINE
+#endif
+
+/* What short8 does not take: scan_plain, then the core. Out of line, so
+ * that short8's path keeps a small frame. */
+static OUT_OF_LINE num_kind longer(const char *s, size_t n, const num_format *f,
+                                   double *out, int32_t *corr)
 {
-    if (!f)
-        f = &c_format;
     num_decimal d;
-    /* other separators could be letters or signs: the core reads those */
-    bool plain_point = f->decimal == '.' || f->decimal == ',';
-    if (plain_point && f->thousands != f->decimal && !f->nnull &&
-        (short8(s, n, f->decimal, out) || short_plain(s, n, f->decimal, out))) {
+    if (f->thousands != f->decimal && !f->nnull &&
+        short_plain(s, n, f->decimal, out)) {
         *corr = 0;
         return NUM_OK;
     }
-    if (!n || !plain_point || !scan_plain(s, s + n, f, &d) ||
+    if (!n || !scan_plain(s, s + n, f, &d) ||
         (f->nnull && num_is_null(f, s, s + n)))
         return parse_number_fmt(s, n, f, out, corr);
     double x;
@@ -255,4 +259,20 @@ num_kind parse_number_padded(const char *s, size_t n, const num_format *f,
         return parse_number_fmt(s, n, f, out, corr);
     *corr = num_int_corr(&d, *out);
     return NUM_OK;
+}
+
+num_kind parse_number_padded(const char *s, size_t n, const num_format *f,
+                             double *out, int32_t *corr)
+{
+    if (!f)
+        f = &c_format;
+    /* other separators could be letters or signs: the core reads those */
+    if (f->decimal != '.' && f->decimal != ',')
+        return parse_number_fmt(s, n, f, out, corr);
+    if (n - 1 < 9 && f->thousands != f->decimal && !f->nnull &&
+        short8(s, n, f->decimal, out)) {
+        *corr = 0;
+        return NUM_OK;
+    }
+    return longer(s, n, f, out, corr);
 }
