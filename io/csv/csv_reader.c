@@ -325,8 +325,8 @@ static size_t simd_record(block *b, const char *s, size_t at,
     }
 }
 
-/* simd_record for a batch without quotes in a block without keys, the
- * common case: each wanted field straight to its column. */
+/* simd_record for a block without keys and a batch without an LF inside
+ * quotes, the common case: each wanted field straight to its column. */
 static size_t plain_record(block *b, const char *s, size_t at,
                            const uint32_t **next)
 {
@@ -339,8 +339,12 @@ static size_t plain_record(block *b, const char *s, size_t at,
             return (size_t)-1;
         }
         int c = f < b->nmap ? b->map[f] : -1;
-        if (c >= 0)
+        if (c >= 0 && b->ix.quoted && s[at] == CSV_G_QUOTE) {
+            b->field = f;
+            quoted_field(b, s + at, s + e);
+        } else if (c >= 0) {
             number_field(b, f, c, s + at, e - at, b->end - (s + e) >= NUM_PAD);
+        }
         if (last) {
             *next = end;
             b->field = f + 1;
@@ -366,7 +370,7 @@ static uint64_t simd_lines(block *b, const char *s, size_t n, uint64_t line)
 {
     const uint32_t *next = b->ix.end, *stop = next + b->ix.n;
     size_t at = 0;
-    int plain = !b->ix.quoted && !b->keys;
+    int plain = !b->ix.inner_lf && !b->keys;
     while (at < n) {
         b->line = line;
         size_t skip =
