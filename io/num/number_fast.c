@@ -77,7 +77,8 @@ num_kind parse_number_padded(const char *s, size_t n, const num_format *f,
      * core reads those. */
     bool plain = (f->decimal == '.' || f->decimal == ',') &&
                  f->thousands != f->decimal && !f->nnull;
-    if (plain && n - 1 < 9 && short8(s, n, f->decimal, out)) {
+    /* 8 bytes after a sign: longer texts skip short8's checks */
+    if (plain && n - (s[0] == '-') - 1 < 8 && short8(s, n, f->decimal, out)) {
         *corr = 0;
         return NUM_OK;
     }
