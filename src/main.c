@@ -47,9 +47,15 @@ static int merge(options *o, cs_error *e)
 {
     engine_result res;
     state_info info;
-    merge_ask ask = {
-        o->asked,          o->cfg.columns,  o->bins_set ? o->cfg.nbins : 0,
-        o->cfg.have_range, o->cfg.range_lo, o->cfg.range_hi};
+    merge_ask ask = {o->asked,
+                     o->cfg.columns,
+                     o->bins_set ? o->cfg.nbins : 0,
+                     o->cfg.have_range,
+                     o->cfg.range_lo,
+                     o->cfg.range_hi,
+                     (o->asked & STAT_TOP) ? o->cfg.top : 0,
+                     o->cfg.memory_set ? o->cfg.memory
+                                       : engine_default_memory()};
     int rc = merge_states(o->cfg.files, o->cfg.nfiles, &ask, !o->emit_state,
                           &res, &o->cfg.what, &info, e);
     if (rc == CS_OK && o->cfg.group_by && !res.groups)

@@ -743,21 +743,20 @@ static int check_state_options(const options *o, cs_error *e)
     return rc == CS_OK ? check_part_options(o, e) : rc;
 }
 
-/* The distinct values' counts travel in no state yet: --emit-state,
- * --merge and --mpi refuse them, and take no text column by default. */
+/* Text columns and the distinct values' counts travel in states
+ * (--emit-state, --merge, --mpi), whole: a state keeps its profiles
+ * unfinalized. Groups carry neither: -g refuses the counts, and with
+ * states reads every column as numbers, as before. */
 static int check_profile_options(options *o, cs_error *e)
 {
-    const char *with = o->emit_state     ? "--emit-state"
-                       : o->merge        ? "--merge"
-                       : o->mpi          ? "--mpi"
-                       : o->cfg.group_by ? "--group-by"
-                                         : NULL;
-    if (with && (o->cfg.what & STAT_PROFILE))
+    int states = o->emit_state || o->merge || o->mpi;
+    if (o->cfg.group_by && (o->cfg.what & STAT_PROFILE))
         return cs_fail(e, CS_EUSAGE, "", 0,
-                       "%s: --distinct, --mode and --top are not supported "
-                       "with it yet; run the parts as one (colstat FILE...)",
-                       with);
-    o->cfg.no_text = with != NULL && strcmp(with, "--group-by") != 0;
+                       "--group-by: --distinct, --mode and --top are not "
+                       "supported with it yet; run the parts as one "
+                       "(colstat FILE...)");
+    o->cfg.no_text = states && o->cfg.group_by;
+    o->cfg.keep_profiles = o->emit_state || o->mpi;
     return CS_OK;
 }
 

@@ -27,10 +27,13 @@ typedef struct row_batch {
     size_t nrows; /* rows held */
     size_t cap;   /* rows each column array can hold */
     int ncols;
-    double **col;                      /* col[c][r] */
-    int32_t **corr;                    /* corr[c][r], while has_corr[c];
-                                          plain memory, not row_batch_alloc's */
-    uint64_t *has_corr;                /* per column: corr[c] is in use */
+    double **col;       /* col[c][r] */
+    int32_t **corr;     /* corr[c][r], while has_corr[c];
+                           plain memory, not row_batch_alloc's */
+    uint64_t *has_corr; /* per column: corr[c] is in use */
+    int16_t **off;      /* off[c][r], while has_off[c]: the UTC offset in
+                           minutes a datetime was written in (plain memory) */
+    uint64_t *has_off;  /* per column: off[c] is in use */
     uint64_t *missing, *invalid, *nan; /* per column, over the rows held */
     uint64_t *first_invalid;           /* per column: 1-based row in this
                                           row batch of the first invalid field,
@@ -52,8 +55,12 @@ void row_batch_free(row_batch *c, const row_batch_alloc *a);
  * appears. */
 void row_batch_corr_start(row_batch *c, int col, size_t rows);
 
-/* Appends src's values and corrections (not its counters) to dst, which
- * must have room for them. */
+/* Puts column col's offsets in use, those of rows [0, rows) zero, as
+ * row_batch_corr_start: a reader calls it at a first nonzero offset. */
+void row_batch_off_start(row_batch *c, int col, size_t rows);
+
+/* Appends src's values, corrections and offsets (not its counters) to dst,
+ * which must have room for them. */
 void row_batch_append_values(row_batch *dst, const row_batch *src);
 
 #endif

@@ -379,6 +379,30 @@ void csv_summarize(const csv_dialect *d, const char *buf, size_t n,
     s->lfs = count_newlines(buf, n);
 }
 
+size_t csv_common_record(const csv_dialect *d, const char *buf, size_t n)
+{
+    /* without a quote the parse from inside a quoted field never leaves
+       it: nothing to look for (most files, read at memchr's speed) */
+    if (!memchr(buf, CSV_G_QUOTE, n))
+        return (size_t)-1;
+    lanes l;
+    lanes_init(&l, d);
+    unsigned char st[CSV_NSTATES];
+    for (int k = 0; k < CSV_NSTATES; k++)
+        st[k] = (unsigned char)k;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *next = l.next[(unsigned char)buf[i]];
+        int met = 1;
+        for (int k = 0; k < CSV_NSTATES; k++) {
+            st[k] = next[st[k]];
+            met &= st[k] == S_ROW;
+        }
+        if (met)
+            return i + 1;
+    }
+    return (size_t)-1;
+}
+
 void csv_summary_then(csv_summary *a, const csv_summary *b)
 {
     for (int k = 0; k < CSV_NSTATES; k++)

@@ -164,6 +164,23 @@ static COLD void put_corr(block *b, int c, int32_t r)
     o->corr[c][b->row] = r;
 }
 
+/* A field of a column of a kind (parse_kind.h); a datetime of a column
+ * with zones keeps the offset it was written in, for its extremes. */
+static num_kind kind_field(block *b, int c, const char *s, size_t len,
+                           double *v, int32_t *r)
+{
+    num_kind k = parse_kind_fmt(s, len, b->num, b->kinds[c], v, r);
+    if (k != NUM_OK || b->kinds[c] != KIND_DATETIME_Z)
+        return k;
+    int off = parse_kind_offset(s, len);
+    row_batch *o = b->out;
+    if (off && !o->has_off[c])
+        row_batch_off_start(o, c, o->cap);
+    if (o->has_off[c])
+        o->off[c][b->row] = (int16_t)off;
+    return k;
+}
+
 /* A key field: its text, or missing when empty or a null spelling. */
 static void key_field(block *b, int f, const char *s, size_t len)
 {
@@ -188,15 +205,14 @@ static int wanted(const block *b, int f)
     return (f < b->nmap && b->map[f] >= 0) || is_key(b, f);
 }
 
-/* Field f's text; padded: NUM_PAD bytes after it may be read. */
-/* Field f, column c's: its value, or NaN and a count of why not. */
+/* Field f, column c's: its value, or NaN and a count of why not;
+ * padded: NUM_PAD bytes after the text may be read. */
 static inline void number_field(block *b, int f, int c, const char *s,
                                 size_t len, int padded)
 {
     double v;
     int32_t r;
-    num_kind k = b->kinds && b->kinds[c]
-                     ? parse_kind_fmt(s, len, b->num, b->kinds[c], &v, &r)
+    num_kind k = b->kinds && b->kinds[c] ? kind_field(b, c, s, len, &v, &r)
                  : padded ? parse_number_padded(s, len, b->num, &v, &r)
                           : parse_number_fmt(s, len, b->num, &v, &r);
     if (k == NUM_OK) {
@@ -209,6 +225,7 @@ static inline void number_field(block *b, int f, int c, const char *s,
     count_bad(b, c, f, k, s, len);
 }
 
+/* The next field's text: a key's, a column's, or neither. */
 static void put_field(block *b, const char *s, size_t len, int padded)
 {
     int f = b->field++;

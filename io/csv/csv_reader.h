@@ -192,6 +192,12 @@ void csv_summary_then(csv_summary *a, const csv_summary *b);
  * and where the part before it ends. (size_t)-1 when there is none. */
 size_t csv_first_record(const csv_dialect *d, const char *buf, size_t n,
                         int state);
+/* The first place in buf[1, n] between records whatever the state buf
+ * starts in: where the parses from all six states have met at a record's
+ * end (after a quote that one of them reads as closing and another as a
+ * literal, the next line end outside quotes usually). A boundary there is
+ * right without knowing the state at buf. (size_t)-1 when there is none. */
+size_t csv_common_record(const csv_dialect *d, const char *buf, size_t n);
 
 /* Parses a record-aligned block into out, appending rows. map[f] is the
  * row batch column for field f (f < nmap), or -1 to skip it. first_line is the

@@ -22,6 +22,25 @@ int parse_kind_date(const char *s, size_t n, int64_t *us)
     return kind_parse_date(s, s + n, us);
 }
 
+int parse_kind_offset(const char *s, size_t n)
+{
+    const char *e = s + n;
+    while (s < e && kind_blank(*s))
+        s++;
+    while (e > s && kind_blank(e[-1]))
+        e--;
+    if (e > s && (e[-1] == 'Z' || e[-1] == 'z'))
+        return 0;
+    /* a zone's sign is among the last six bytes (+hh:mm), past the date
+       and the hour and minute ("YYYY-MM-DDTHH:MM"); a time holds none */
+    ptrdiff_t len = e - s;
+    const char *p = len > 16 + 6 ? e - 6 : len > 16 ? s + 16 : e;
+    while (p < e && *p != '+' && *p != '-')
+        p++;
+    int off = p < e ? kind_scan_zone(p, e) : 0;
+    return off == KIND_NO_ZONE ? 0 : off;
+}
+
 int parse_kind_unit(const char *s, size_t n, const num_format *f)
 {
     for (int u = 0; u < KIND_NUNITS; u++) {

@@ -80,6 +80,12 @@ num_kind parse_kind_fmt(const char *s, size_t n, const num_format *f,
 int parse_kind_date(const char *s, size_t n, int64_t *us);
 int parse_kind_unit(const char *s, size_t n, const num_format *f);
 
+/* The offset a text that parse_kind_date reads as a date or datetime was
+ * written in, in minutes east of UTC: 0 for 'Z', a zero offset or no zone
+ * (what it gives for another text is no offset of any use). Host only:
+ * the device carries no offsets. */
+int parse_kind_offset(const char *s, size_t n);
+
 /* The unit's text ("ms"), "" for none. */
 const char *kind_unit_name(unsigned k);
 

@@ -26,6 +26,8 @@ void read_hooks(engine_hooks *h)
     if ((v = getenv("COLSTAT_GPU_PRESENT")))
         h->gpu_presence = *v == '0' ? 1 : 2;
     h->mpi_cuts = getenv("COLSTAT_MPI_CUTS");
+    if ((v = getenv("COLSTAT_MPI_GUESS")))
+        h->mpi_guess_line = !strcmp(v, "line");
     if ((v = getenv("COLSTAT_QSEL"))) {
         char *end;
         h->qsel_bits = (int)strtol(v, &end, 10);

@@ -32,6 +32,7 @@ typedef struct held {
 typedef struct heap_of {
     held *v;
     size_t n, cap;
+    size_t bytes; /* the values' counts held */
 } heap_of;
 
 static void held_free(heap_of *h)
@@ -56,8 +57,24 @@ static held *next_slot(heap_of *h)
     return &h->v[h->n];
 }
 
+/* The states' values' counts, all held at once, within --memory. */
+static int within_memory(heap_of *h, const merge_ask *ask, const char *name,
+                         cs_error *e)
+{
+    h->bytes += state_profile_bytes(&h->v[h->n - 1].r);
+    if (h->bytes <= profile_budget(ask->memory, h->v[0].r.nheld))
+        return CS_OK;
+    return cs_fail(e, CS_EDATA, name, 0,
+                   "--merge: the states' distinct values' counts (--distinct, "
+                   "--mode, --top) need more than --memory (%zu bytes held "
+                   "at once): give a larger --memory, or merge fewer states "
+                   "at a time (--merge --emit-state, a tree)",
+                   h->bytes);
+}
+
 /* Every state of one operand (at least one) into h. */
-static int read_operand(const char *path, heap_of *h, cs_error *e)
+static int read_operand(const char *path, const merge_ask *ask, heap_of *h,
+                        cs_error *e)
 {
     int std = !strcmp(path, "-");
     const char *name = std ? "(standard input)" : path;
@@ -77,6 +94,8 @@ static int read_operand(const char *path, heap_of *h, cs_error *e)
             h->n++;
             rc = emitted(&s->info, name, e);
         }
+        if (rc == CS_OK)
+            rc = within_memory(h, ask, name, e);
     } while (rc == CS_OK && state_more(f));
     if (!std)
         fclose(f);
@@ -91,15 +110,20 @@ static unsigned answerable(unsigned what)
     unsigned can = STAT_COUNT | STAT_MIN | STAT_MAX;
     if (what & (STAT_SUM | STAT_MEAN | STAT_STD))
         can |= STAT_SUM | STAT_MEAN;
+    if (what & STAT_PROFILE) /* every value's count: any of them, any K */
+        can |= STAT_PROFILE;
     return can | (what & (STAT_STD | STAT_HIST));
 }
 
 static const char *stat_name(unsigned bit)
 {
-    return bit & STAT_SUM    ? "--sum"
-           : bit & STAT_MEAN ? "--mean"
-           : bit & STAT_STD  ? "--std"
-                             : "--hist";
+    return bit & STAT_SUM        ? "--sum"
+           : bit & STAT_MEAN     ? "--mean"
+           : bit & STAT_STD      ? "--std"
+           : bit & STAT_DISTINCT ? "--distinct"
+           : bit & STAT_MODE     ? "--mode"
+           : bit & STAT_TOP      ? "--top"
+                                 : "--hist";
 }
 
 /* What is asked of states of the key in info, or CS_EUSAGE saying why
@@ -107,6 +131,12 @@ static const char *stat_name(unsigned bit)
 static int ask_ok(const merge_ask *ask, const state_info *info, cs_error *e)
 {
     unsigned lack = ask->what & ~answerable(info->what);
+    if (lack & STAT_PROFILE)
+        return cs_fail(e, CS_EUSAGE, "", 0,
+                       "--merge: the states do not hold the values' counts "
+                       "that %s needs (emit them with --distinct, --mode or "
+                       "--top)",
+                       stat_name(lack & STAT_PROFILE));
     if (lack)
         return cs_fail(e, CS_EUSAGE, "", 0,
                        "--merge: the states do not hold what %s needs "
@@ -171,11 +201,34 @@ static int check_parts(heap_of *h, int whole, cs_error *e)
     return CS_OK;
 }
 
+/* States whose values' counts differ: one with them and one without
+ * (named), or with them for other options. */
+static int counts_differ(const held *a, const held *b, cs_error *e)
+{
+    unsigned x = a->info.what & STAT_PROFILE, y = b->info.what & STAT_PROFILE;
+    if (!x != !y)
+        return cs_fail(e, CS_EDATA, b->from, 0,
+                       "%s holds the values' counts (%s), %s does not: "
+                       "emit every state with the same of --distinct, "
+                       "--mode and --top",
+                       x ? a->from : b->from, stat_name(x ? x : y),
+                       x ? b->from : a->from);
+    if (x == y && a->info.top == b->info.top)
+        return CS_OK;
+    return cs_fail(e, CS_EDATA, b->from, 0,
+                   "%s and %s hold the values' counts for other options "
+                   "(--distinct, --mode, --top K): emit every state with "
+                   "the same",
+                   a->from, b->from);
+}
+
 /* Every state after the first merged into the first, in order. */
 static int merge_all(heap_of *h, cs_error *e)
 {
     const held *first = &h->v[0];
     for (size_t i = 1; i < h->n; i++) {
+        if (counts_differ(first, &h->v[i], e) != CS_OK)
+            return e->status;
         if (strcmp(h->v[i].info.key, first->info.key))
             return cs_fail(e, CS_EDATA, h->v[i].from, 0,
                            "a state of other options than %s's (%s against "
@@ -207,7 +260,7 @@ int merge_states(const char *const *paths, int n, const merge_ask *ask,
     memset(out, 0, sizeof *out);
     memset(info, 0, sizeof *info);
     for (int i = 0; i < n && rc == CS_OK; i++)
-        rc = read_operand(paths[i], &h, e);
+        rc = read_operand(paths[i], ask, &h, e);
     if (rc == CS_OK)
         rc = ask_ok(ask, &h.v[0].info, e);
     if (rc == CS_OK)
@@ -223,8 +276,10 @@ int merge_states(const char *const *paths, int n, const merge_ask *ask,
         rc = state_groups_arrange(out, info, e);
     if (rc == CS_OK && ask->columns)
         rc = engine_select_columns(out, ask->columns, e);
+    if (ask->top) /* the states hold every value's count: any K */
+        out->prof_top = ask->top;
     if (rc == CS_OK)
-        engine_result_finalize(out);
+        rc = engine_result_finalize(out, e);
     if (rc != CS_OK) {
         engine_result_free(out);
         free(info->key);

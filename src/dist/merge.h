@@ -17,6 +17,8 @@ typedef struct merge_ask {
     int nbins;           /* --bins N; 0: not given */
     int have_range;      /* --range LO:HI */
     double lo, hi;
+    size_t top;    /* --top K; 0: not given */
+    size_t memory; /* --memory: the values' counts of every state read */
 } merge_ask;
 
 /* Reads paths[0, n) and merges their states into *out; *what: the
@@ -28,7 +30,8 @@ typedef struct merge_ask {
  * runs. whole: the merge must cover every part (a report), or may cover
  * a run of consecutive parts (a merged state). What the states cannot
  * answer (a statistic they do not hold, other bins or edges, a column
- * they lack) is CS_EUSAGE. */
+ * they lack) is CS_EUSAGE. The distinct values' counts of all the states
+ * are held at once: past ask->memory (profile_budget's), CS_EDATA. */
 int merge_states(const char *const *paths, int n, const merge_ask *ask,
                  int whole, engine_result *out, unsigned *what,
                  state_info *info, cs_error *e);

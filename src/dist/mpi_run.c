@@ -120,6 +120,7 @@ typedef struct packed {
     char *state, *invalid;
     size_t state_len, invalid_len;
     int ncols, verbose;
+    size_t memory; /* --memory: the merged counts' room on rank 0 */
     unsigned char *tentative;
     cs_error none;
     size_t nq;     /* quantiles a column, the same on every rank (the */
@@ -190,6 +191,7 @@ static int pack(const engine_config *cfg, engine_result *r, packed *p,
         rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     p->none = r->none;
     p->verbose = cfg->verbose;
+    p->memory = cfg->memory_set ? cfg->memory : engine_default_memory();
     p->ncols = r->ncols;
     p->tentative = calloc((size_t)(r->ncols ? r->ncols : 1), 1);
     for (int k = 0; p->tentative && k < r->ncols; k++)
@@ -237,9 +239,21 @@ static int run_share(const engine_config *cfg, const engine_sink *sink, world w,
     return rc;
 }
 
+/* Rank 0: the merged distinct values' counts within --memory, as one
+ * process's (a state carries them whole). */
+static int counts_fit(const engine_result *out, size_t memory, cs_error *e)
+{
+    if (state_profile_bytes(out) <= profile_budget(memory, out->nheld))
+        return CS_OK;
+    return cs_fail(e, CS_EDATA, "", 0,
+                   "--mpi: the ranks' distinct values' counts (--distinct, "
+                   "--mode, --top) need more than --memory on rank 0, which "
+                   "merges them; give a larger --memory");
+}
+
 /* Rank 0: the ranks' states merged in rank order into *out. */
 static int merge_ranks(const char *states, const int *len, const int *at, int n,
-                       engine_result *out, cs_error *e)
+                       size_t memory, engine_result *out, cs_error *e)
 {
     int rc = CS_OK;
     for (int r = 0; r < n && rc == CS_OK; r++) {
@@ -255,6 +269,8 @@ static int merge_ranks(const char *states, const int *len, const int *at, int n,
             rc = state_merge(out, &part, e);
             engine_result_free(&part);
         }
+        if (rc == CS_OK)
+            rc = counts_fit(out, memory, e);
     }
     return rc;
 }
@@ -406,8 +422,9 @@ static int conclude(world w, int rc, packed *p, const engine_sink *sink,
         if (first >= 0)
             *e = errs[first];
         rc = first >= 0 ? e->status
-             : got      ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory")
-                        : merge_ranks(states, len, len + w.n, w.n, out, e);
+             : got
+                 ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory")
+                 : merge_ranks(states, len, len + w.n, w.n, p->memory, out, e);
         if (rc == CS_OK)
             rc = attach_own(out, p, e);
         if (rc == CS_OK)
@@ -459,8 +476,8 @@ int dist_mpi_run(const engine_config *cfg, const engine_sink *sink,
     MPI_Comm_free(&w.node);
     free_packed(&p);
     if (rc == CS_OK)
-        engine_result_finalize(out);
-    else
+        rc = engine_result_finalize(out, e);
+    if (rc != CS_OK)
         engine_result_free(out);
     e->status = rc;
     return rc;

@@ -67,7 +67,9 @@ static int plan_guess(const engine_config *cfg, mpi_rank w, plan *p,
 {
     int rc = plan_split(cfg, w, p, e);
     if (rc == CS_OK)
-        rc = spec_guess(cfg->files, p->in, p->n, p->x0, p->x1, p->parts, e);
+        rc = spec_guess(cfg->files, p->in, p->n, p->x0, p->x1,
+                        cfg->hooks.mpi_guess_line ? 0 : SPEC_WINDOW, p->parts,
+                        e);
     if (rc == CS_OK)
         rc = spec_tail_start(cfg->files, p->in, p->n, p->x0, p->x1, w.threads,
                              &p->tail, e);

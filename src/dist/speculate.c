@@ -6,41 +6,49 @@
 
 #include "io/csv/csv_grammar.h"
 
-/* The state guessed at a cut: inside an unquoted field, so that the first
- * line end after it ends a record (most cuts of most files). */
+/* The state guessed at a cut where no boundary is proven near it: inside
+ * an unquoted field, so that the first line end after it ends a record
+ * (most cuts of most files). */
 #define SPEC_GUESS CSV_G_UNQ
 
 /* The guessed boundary at byte x of a CSV input: the data's start where x
- * is not past it (the part after begins there too), else after the first
- * line end read in the guessed state. */
+ * is not past it (the part after begins there too); else the first place
+ * in the window after x where the parses from every state at x have met
+ * between records (right whatever the state at x: a cut inside a quoted
+ * field with line breaks is no miss); else after the first line end read
+ * in the guessed state (a file without quotes never proves one). */
 static int guess_at(const char *path, const split_input *in, uint64_t x,
-                    uint64_t *at, cs_error *e)
+                    size_t window, uint64_t *at, cs_error *e)
 {
     uint64_t lfs = 0;
+    int found = 0;
     if (x <= in->bom) { /* as split_parts: 0 stays, the mark is skipped */
         *at = x ? in->bom : 0;
         return CS_OK;
     }
-    return split_boundary(path, in, x, SPEC_GUESS, at, &lfs, e);
+    if (window &&
+        split_common_boundary(path, in, x, window, at, &found, e) != CS_OK)
+        return CS_EDATA;
+    return found ? CS_OK : split_boundary(path, in, x, SPEC_GUESS, at, &lfs, e);
 }
 
 static int guess_part(const char *path, const split_input *in, uint64_t x0,
-                      uint64_t x1, engine_part *p, cs_error *e)
+                      uint64_t x1, size_t window, engine_part *p, cs_error *e)
 {
     *p = (engine_part){0, 0, 1};
-    if (guess_at(path, in, x0, &p->lo, e) != CS_OK)
+    if (guess_at(path, in, x0, window, &p->lo, e) != CS_OK)
         return CS_EDATA;
     if (x0 > in->bom)
         p->line = SPEC_LINE_BASE + 1;
     p->hi = in->size;
-    if (x1 < in->size && guess_at(path, in, x1, &p->hi, e) != CS_OK)
+    if (x1 < in->size && guess_at(path, in, x1, window, &p->hi, e) != CS_OK)
         return CS_EDATA;
     return CS_OK;
 }
 
 int spec_guess(const char *const *paths, const split_input *in, int nin,
-               const uint64_t *x0, const uint64_t *x1, engine_part *parts,
-               cs_error *e)
+               const uint64_t *x0, const uint64_t *x1, size_t window,
+               engine_part *parts, cs_error *e)
 {
     for (int i = 0; i < nin; i++) {
         engine_part *p = &parts[i];
@@ -48,7 +56,8 @@ int spec_guess(const char *const *paths, const split_input *in, int nin,
         if (x0[i] == x1[i])
             *p = (engine_part){0, 0, 1};
         else if (in[i].kind == SPLIT_CSV &&
-                 guess_part(paths[i], &in[i], x0[i], x1[i], p, e) != CS_OK)
+                 guess_part(paths[i], &in[i], x0[i], x1[i], window, p, e) !=
+                     CS_OK)
             return CS_EDATA;
         /* an empty CSV part keeps its guessed place, to be checked */
         if (p->lo >= p->hi && in[i].kind != SPLIT_CSV)

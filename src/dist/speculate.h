@@ -7,8 +7,12 @@
  * the ranks exchanged those summaries, each checks its own guesses over
  * the bytes between the cut and the guessed boundary: a guess held where
  * the right state at the boundary is between records, the parse from there
- * on being one process's. A missed guess (a cut inside a quoted field with
- * a line end after it) costs a parse again from the right boundaries. */
+ * on being one process's. A guess is first looked for where it cannot
+ * miss: the first record boundary that every state at the cut leads to.
+ * Only where none is near (a quoted field longer than the window over the
+ * cut, or quotes that never let the parses meet) is a state guessed, and
+ * a missed guess (a cut inside a quoted field with a line end after it)
+ * costs a parse again from the right boundaries. */
 #ifndef COLSTAT_SRC_DIST_SPECULATE_H
 #define COLSTAT_SRC_DIST_SPECULATE_H
 
@@ -21,10 +25,15 @@
  * only after the check (spec_line), and stand out until then. */
 #define SPEC_LINE_BASE ((uint64_t)1 << 40)
 
-/* This rank's guessed part of every input (of the ranges x0, x1). */
+/* The bytes after a cut looked at for a boundary that holds whatever the
+ * state at the cut (csv_common_record) before guessing one. */
+#define SPEC_WINDOW ((size_t)1 << 20)
+
+/* This rank's guessed part of every input (of the ranges x0, x1); window:
+ * SPEC_WINDOW, or 0 to guess at once (a test hook's choice). */
 int spec_guess(const char *const *paths, const split_input *in, int nin,
-               const uint64_t *x0, const uint64_t *x1, engine_part *parts,
-               cs_error *e);
+               const uint64_t *x0, const uint64_t *x1, size_t window,
+               engine_part *parts, cs_error *e);
 
 /* The summary of this rank's tail (split_tail_make) on a thread of its
  * own, started by spec_tail_start (the arguments must outlive it) and

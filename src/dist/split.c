@@ -347,6 +347,32 @@ int split_boundary(const char *path, const split_input *in, uint64_t x,
     return rc;
 }
 
+int split_common_boundary(const char *path, const split_input *in, uint64_t x,
+                          size_t window, uint64_t *at, int *found, cs_error *e)
+{
+    *found = 0;
+    uint64_t left = x < in->size ? in->size - x : 0;
+    size_t n = left < window ? (size_t)left : window;
+    if (n == 0)
+        return CS_OK;
+    source *src = NULL;
+    char *buf = block_alloc(n);
+    int rc = buf ? source_open(path, &src, e)
+                 : cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    const char *got = rc == CS_OK ? read_at(src, buf, n, x, e) : NULL;
+    size_t p = got ? csv_common_record(&in->d, got, n) : (size_t)-1;
+    if (rc == CS_OK && !got)
+        rc = CS_EDATA;
+    if (p != (size_t)-1) {
+        *at = x + p;
+        *found = 1;
+    }
+    if (src)
+        source_close(src);
+    free(buf);
+    return rc;
+}
+
 int split_tail_input(const split_input *in, int nin, const uint64_t *x0,
                      const uint64_t *x1)
 {

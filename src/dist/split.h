@@ -60,6 +60,12 @@ void split_summarize_block(const csv_dialect *d, const char *buf, size_t n,
 int split_boundary(const char *path, const split_input *in, uint64_t x,
                    int state, uint64_t *at, uint64_t *lfs, cs_error *e);
 
+/* The first place between records after x in path whatever the state
+ * at x (csv_common_record), looked for in the window bytes after x:
+ * *at, with *found set; *found 0 where the window holds none. */
+int split_common_boundary(const char *path, const split_input *in, uint64_t x,
+                          size_t window, uint64_t *at, int *found, cs_error *e);
+
 /* What a rank tells the others: its last range's input when that is CSV
  * (-1 otherwise) and the summary of that range. Exchanged as bytes. */
 typedef struct split_tail {

@@ -24,10 +24,12 @@ char *state_key(const engine_config *c)
     memcpy(&lo, &c->range_lo, 8);
     memcpy(&hi, &c->range_hi, 8);
     /* -g's list, and how its keys' numbers are written (their order) */
-    char grouped[32] = "";
+    char grouped[64] = "";
+    if (c->what & STAT_TOP) /* the K of --top: what the report shows */
+        snprintf(grouped, sizeof grouped, ";top=%zu", c->top);
     if (c->group_by)
-        snprintf(grouped, sizeof grouped, ";keys=%d,%d",
-                 c->num ? c->num->decimal : '.',
+        snprintf(grouped + strlen(grouped), sizeof grouped - strlen(grouped),
+                 ";keys=%d,%d", c->num ? c->num->decimal : '.',
                  c->num ? c->num->thousands : 0);
     int n =
         asprintf(&s,
@@ -61,16 +63,21 @@ static const char *too_big(const state_info *info, const engine_result *r,
  * a state of number columns keeps the bytes it had before kinds. */
 static uint64_t index_kind(const engine_column *c)
 {
-    return (uint64_t)c->index | (uint64_t)c->kind << 32;
+    uint64_t k = c->kind == KIND_DATETIME_Z
+                     ? KIND_DATETIME_Z | STATE_KIND_OFFSETS
+                     : c->kind;
+    return (uint64_t)c->index | k << 32;
 }
 
+/* A datetime column with zones without STATE_KIND_OFFSETS came from a
+ * colstat before offsets: not known, so it is refused. */
 static int known_kind(uint64_t k)
 {
-    return k <= KIND_DATETIME_Z ||
-           (k >= KIND_UNIT && k < KIND_UNIT + KIND_NUNITS);
+    return k <= KIND_DATETIME || k == (KIND_DATETIME_Z | STATE_KIND_OFFSETS) ||
+           k == COL_TEXT || (k >= KIND_UNIT && k < KIND_UNIT + KIND_NUNITS);
 }
 
-static void put_body(sc_out *o, const engine_result *r)
+static void put_body(sc_out *o, const engine_result *r, unsigned what)
 {
     sc_put_u64(o, r->rows);
     sc_put_u64(o, (uint64_t)r->ncols);
@@ -80,6 +87,10 @@ static void put_body(sc_out *o, const engine_result *r)
         sc_put_u64(o, index_kind(c));
         state_put_stats(o, c->st);
         state_put_hist(o, c->h);
+        state_put_offsets(o, c->kind, c->st);
+        if (c->kind == COL_TEXT || (what & STAT_PROFILE))
+            state_put_prof(o, r->held_raw ? &r->held_raw[c->held] : NULL,
+                           c->kind == COL_TEXT, (what & STAT_PROFILE) != 0);
     }
     if (r->groups)
         state_put_groups(o, r);
@@ -99,7 +110,7 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
                 cs_error *e)
 {
     sc_out body = {0}, all = {0};
-    put_body(&body, r);
+    put_body(&body, r, info->what);
     put_header(&all, info, body.n);
     sc_put(&all, body.p, body.n);
     sc_put_crc(&all);
@@ -121,8 +132,30 @@ int state_write(FILE *f, const state_info *info, const engine_result *r,
 
 /* --- bytes in -------------------------------------------------------- */
 
+/* A text column's profile, or any column's where the key asks for the
+ * values' counts, into r's, made when the first column has one. */
+static void get_prof(sc_in *i, engine_result *r, int k, int counted)
+{
+    col_prof p = {0};
+    int is_text = r->cols[k].kind == COL_TEXT;
+    if (!is_text && !counted)
+        return;
+    state_get_prof(i, &p, is_text, counted);
+    if (!r->held_raw) {
+        r->held_raw = calloc((size_t)r->ncols, sizeof *r->held_raw);
+        for (int c = 0; r->held_raw && c < r->ncols; c++)
+            profile_init(&r->held_raw[c], 0); /* no values: no failure */
+        if (!r->held_raw)
+            sc_bad(i, "out of memory");
+    }
+    if (r->held_raw)
+        r->held_raw[k] = p;
+    else
+        profile_free(&p);
+}
+
 /* The payload: rows, columns. */
-static int get_columns(sc_in *i, engine_result *r)
+static int get_columns(sc_in *i, engine_result *r, unsigned what)
 {
     r->rows = sc_get_u64(i);
     uint64_t n = sc_get_u64(i);
@@ -144,12 +177,18 @@ static int get_columns(sc_in *i, engine_result *r)
         if (!known_kind(kind))
             sc_bad(i, "a column of an unknown kind");
         c->index = (int)index;
-        c->kind = known_kind(kind) ? (unsigned char)kind : KIND_NUMBER;
+        int offsets = kind == (KIND_DATETIME_Z | STATE_KIND_OFFSETS);
+        c->kind = offsets            ? KIND_DATETIME_Z
+                  : known_kind(kind) ? (unsigned char)kind
+                                     : KIND_NUMBER;
         c->unit = c->kind >= KIND_UNIT ? kind_unit_name(c->kind) : NULL;
+        c->held = (int)k;
         state_get_stats(i, &r->held_st[k]);
         state_get_hist(i, &r->held_h[k]);
+        state_get_offsets(i, c->kind, &r->held_st[k]);
         c->st = &r->held_st[k];
         c->h = &r->held_h[k];
+        get_prof(i, r, (int)k, (what & STAT_PROFILE) != 0);
     }
     return i->bad ? -1 : 0;
 }
@@ -178,6 +217,13 @@ static int parse_key(const char *key, state_info *info)
                &what, &nbins, &have_range, &lo, &hi, &strict, &used) != 6 ||
         used < 0)
         return -1;
+    unsigned long top = 0;
+    int ntop = 0;
+    if ((what & STAT_TOP) &&
+        (sscanf(tail + used, ";top=%lu%n", &top, &ntop) != 1 || top < 1 ||
+         top > STATE_MAX_TOP))
+        return -1;
+    used += ntop;
     info->grouped = tail[used] != 0;
     if (info->grouped &&
         (sscanf(tail + used, ";keys=%d,%d%n", &dec, &thou, &more) != 2 ||
@@ -189,12 +235,16 @@ static int parse_key(const char *key, state_info *info)
              ";what=%x;nbins=%d;range=%d:%016" PRIx64 ":%016" PRIx64
              ";strict=%d",
              what, nbins, have_range, lo, hi, strict);
+    if (what & STAT_TOP)
+        snprintf(again + strlen(again), sizeof again - strlen(again),
+                 ";top=%lu", top);
     if (info->grouped)
         snprintf(again + strlen(again), sizeof again - strlen(again),
                  ";keys=%d,%d", dec, thou);
     if (strcmp(again, tail) || strict < 0 || strict > 1)
         return -1;
     info->nbins = nbins;
+    info->top = top;
     info->have_range = have_range;
     info->key_decimal = (char)dec;
     info->key_thousands = (char)thou;
@@ -208,7 +258,7 @@ static int parse_key(const char *key, state_info *info)
  * (What --emit-state may hold is narrower: merge.c.) */
 static const char *key_invariant(const state_info *k)
 {
-    const unsigned known = STAT_ALL | STAT_QUANTILES;
+    const unsigned known = STAT_ALL | STAT_QUANTILES | STAT_PROFILE;
     if (!k->what || (k->what & ~known))
         return "statistics colstat does not know";
     if (k->nbins < 1 || k->nbins > (int)STATE_MAX_BINS)
@@ -236,10 +286,14 @@ static const char *key_invariant(const state_info *k)
 
 uint64_t state_max_bytes(const state_info *info, uint64_t ncols)
 {
+    if (info->what & STAT_PROFILE) /* the values' counts: any number */
+        return STATE_MAX_BYTES;
     uint64_t hist = VAR;
     if (info->what & STAT_HIST)
         hist += 16 + 2 * VAR + VAR * (uint64_t)info->nbins;
-    uint64_t col = VAR + STATE_MAX_NAME + VAR + STATS_MAX + hist;
+    uint64_t prof = 4 * VAR; /* a text column's facts */
+    uint64_t col =
+        VAR + STATE_MAX_NAME + VAR + STATS_MAX + hist + 2 * VAR + prof;
     return 2 * VAR + ncols * col; /* ncols <= 2^24: no overflow */
 }
 
@@ -253,8 +307,10 @@ typedef struct line_in {
     int ncols_checked;
 } line_in;
 
-/* "colstat-state VERSION " and the version; the old binary states named. */
-static int read_prefix(FILE *f, const char *name, cs_error *e)
+/* "colstat-state VERSION " and the version (*version); the old binary
+ * states named. */
+static int read_prefix(FILE *f, const char *name, unsigned *version,
+                       cs_error *e)
 {
     char got[sizeof LINE_PREFIX] = {0};
     size_t n = fread(got, 1, sizeof LINE_PREFIX - 1, f);
@@ -267,18 +323,20 @@ static int read_prefix(FILE *f, const char *name, cs_error *e)
     if (n < sizeof LINE_PREFIX - 1 || memcmp(got, LINE_PREFIX, n))
         return refuse(e, name,
                       n ? "it does not begin with 'colstat-state'" : "empty");
-    unsigned version = 0;
+    unsigned v = 0;
     int c, digits = 0;
     while ((c = fgetc(f)) >= '0' && c <= '9' && digits < 9) {
-        version = version * 10 + (unsigned)(c - '0');
+        v = v * 10 + (unsigned)(c - '0');
         digits++;
     }
     if (!digits || c != ' ')
         return refuse(e, name, "no version after 'colstat-state'");
-    if (version != STATE_VERSION)
+    if (v != STATE_VERSION && v != STATE_VERSION_NO_TEXT)
         return cs_fail(e, CS_EDATA, name, 0,
-                       "state of version %u; this colstat reads version %d",
-                       version, STATE_VERSION);
+                       "state of version %u; this colstat reads versions %d "
+                       "and %d",
+                       v, STATE_VERSION_NO_TEXT, STATE_VERSION);
+    *version = v;
     return CS_OK;
 }
 
@@ -345,13 +403,16 @@ static const char *check_so_far(line_in *l, state_info *info)
     return NULL;
 }
 
-static int read_line(FILE *f, const char *name, line_in *l, state_info *info,
-                     cs_error *e)
+/* The line's characters up to its newline or the end, under f's lock
+ * taken once (a character each under a lock of its own doubled the time
+ * of --merge over large states). */
+static int read_chars(FILE *f, const char *name, line_in *l, state_info *info,
+                      cs_error *e)
 {
     for (;;) {
-        int c = fgetc(f);
+        int c = getc_unlocked(f);
         if (c == EOF || c == '\n')
-            break;
+            return CS_OK;
         int fed = sc_b64_feed(&l->d, &l->b, c);
         if (fed < 0)
             return cs_fail(e, CS_ENOMEM, name, 0, "out of memory");
@@ -361,6 +422,16 @@ static int read_line(FILE *f, const char *name, line_in *l, state_info *info,
         if (why)
             return refuse(e, name, why);
     }
+}
+
+static int read_line(FILE *f, const char *name, line_in *l, state_info *info,
+                     cs_error *e)
+{
+    flockfile(f);
+    int rc = read_chars(f, name, l, info, e);
+    funlockfile(f);
+    if (rc != CS_OK)
+        return rc;
     if (ferror(f))
         return refuse(e, name, "cannot read");
     if (!l->head || l->b.n != l->total || sc_b64_end(&l->d))
@@ -376,16 +447,18 @@ static int read_state(FILE *f, const char *name, state_info *info,
                       engine_result *r, cs_error *e)
 {
     line_in l = {0};
-    int rc = read_prefix(f, name, e);
+    unsigned version = 0; /* 2 or 3: read alike (state.h) */
+    int rc = read_prefix(f, name, &version, e);
     if (rc == CS_OK)
         rc = read_line(f, name, &l, info, e);
     if (rc == CS_OK) {
         sc_in i = {l.b.p, l.b.n - 4, l.head, 0, NULL};
-        if (get_columns(&i, r) ||
+        if (get_columns(&i, r, info->what) ||
             (info->grouped && state_get_groups(&i, info, r)) || i.at != i.n)
             rc = refuse(e, name, i.why ? i.why : "corrupt payload");
     }
     free(l.b.p);
+    r->prof_top = info->top ? info->top : 1;
     if (rc == CS_OK)
         rc = state_check(info, r, name, e);
     return rc;
@@ -403,6 +476,14 @@ int state_read(FILE *f, const char *name, state_info *info, engine_result *r,
         engine_result_free(r);
     }
     return rc;
+}
+
+size_t state_profile_bytes(const engine_result *r)
+{
+    size_t n = 0;
+    for (int k = 0; r->held_raw && k < r->nheld; k++)
+        n += profile_bytes(&r->held_raw[k]);
+    return n;
 }
 
 int state_more(FILE *f)
@@ -430,6 +511,13 @@ int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
                        dst->ncols, src->ncols);
     for (int k = 0; k < dst->ncols; k++) {
         const engine_column *a = &dst->cols[k], *b = &src->cols[k];
+        if ((a->kind == COL_TEXT) != (b->kind == COL_TEXT) &&
+            !strcmp(a->name, b->name))
+            return cs_fail(e, CS_EDATA, "", 0,
+                           "the states' column %d ('%s') is text in one and "
+                           "not in the other (their samples differ: give "
+                           "every part the same first input)",
+                           k + 1, a->name);
         if (strcmp(a->name, b->name) || a->index != b->index ||
             a->kind != b->kind || !same_hist(a->h, b->h))
             return cs_fail(e, CS_EDATA, "", 0,
@@ -453,6 +541,10 @@ int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
                            "add up past 2^63",
                            k + 1);
     }
+    if (!dst->held_raw != !src->held_raw)
+        return cs_fail(e, CS_EDATA, "", 0,
+                       "a state with text columns or the values' counts "
+                       "beside one without");
     if (dst->groups && state_merge_groups(dst, src, e) != CS_OK)
         return e->status;
     for (int k = 0; k < dst->ncols; k++) {
@@ -462,6 +554,9 @@ int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
             return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         if (dst->held_h[at].bins)
             hist_merge(&dst->held_h[at], src->cols[k].h);
+        if (dst->held_raw && profile_merge(&dst->held_raw[dst->cols[k].held],
+                                           &src->held_raw[src->cols[k].held]))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     dst->rows += src->rows;
     return CS_OK;

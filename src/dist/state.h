@@ -5,7 +5,7 @@
  *
  * A state is one line of printable ASCII, so that it passes through
  * pipes, line-oriented engines (Spark's RDD.pipe, Hadoop streaming) and
- * message queues: "colstat-state 2 ", then base64 of its bytes, then a
+ * message queues: "colstat-state 3 ", then base64 of its bytes, then a
  * newline. The bytes (state_codec.h: varints, no padding): the key (the
  * options that shape a state: two states merge only when their keys are
  * equal), the statistics held, the parts of the input it covers (--part:
@@ -13,6 +13,19 @@
  * length, the payload, and a CRC-32 of all that precedes it, so a cut or
  * damaged state is refused, never merged. States follow each other,
  * one a line, in a file or a stream.
+ *
+ * A datetime column with zones holds, after its histogram, the UTC
+ * offsets its extremes' rows were written in; its kind says so
+ * (STATE_KIND_OFFSETS beside KIND_DATETIME_Z), so that a colstat before
+ * offsets refuses such a column as one of an unknown kind, and this one
+ * the bare KIND_DATETIME_Z such a colstat wrote (its extremes' offsets
+ * unknown). States of other columns keep their bytes.
+ *
+ * Per column, after its statistics and histogram, its profile
+ * (state_fields.h): a text column's counts and lengths, and with
+ * --distinct, --mode or --top (the key's what; --top's K at the key's
+ * end, ";top=K") every distinct value's count, so that a merge answers
+ * them exactly, for any K (read back into engine_result.held_raw).
  *
  * A state of -g (its key names the groups: state_groups.h) holds, after
  * the columns, the key columns' names and the groups: per group its key
@@ -34,7 +47,12 @@
 #include "io/base/error.h"
 #include "src/engine/engine.h"
 
-#define STATE_VERSION 2
+#define STATE_VERSION 3
+/* The version before text columns and profiles, read as version 3: its
+ * states are those of version 3 without them, byte for byte */
+#define STATE_VERSION_NO_TEXT 2
+/* A column kind's bit in a state: the extremes' offsets follow. */
+#define STATE_KIND_OFFSETS 0x80
 
 /* Bounds a state is read within (man/colstat.1): a key of at most
  * STATE_MAX_KEY bytes, column names of at most STATE_MAX_NAME bytes, at
@@ -46,6 +64,9 @@
 #define STATE_MAX_BINS (1u << 20)
 #define STATE_MAX_COLS (1u << 24)
 #define STATE_MAX_BYTES ((uint64_t)1 << 31)
+/* The furthest UTC offset a datetime is written in, in minutes (23:59). */
+#define STATE_MAX_OFFSET 1439
+#define STATE_MAX_TOP 1000000 /* --top K's largest K */
 
 /* The key of a run: the options that shape its state, as text. A state of
  * one key must not meet one of another. Returns a malloc'ed string, or
@@ -60,6 +81,7 @@ typedef struct state_info {
        histograms' bins and, with have_range, their edges */
     int nbins, have_range;
     double lo, hi;
+    size_t top; /* with STAT_TOP: --top K's K */
     /* --part: the parts first..last of n it covers (0 0 0: all of it) */
     uint32_t part_lo, part_hi, part_n;
     /* read from the key: a state of -g (its groups follow the columns),
@@ -90,6 +112,9 @@ int state_read(FILE *f, const char *name, state_info *info, engine_result *r,
  * order) put in the answer's order, their numeric keys read as info's key
  * says. Nothing for a state without groups. */
 int state_groups_arrange(engine_result *r, const state_info *info, cs_error *e);
+
+/* The bytes r's distinct values' counts hold (held_raw). */
+size_t state_profile_bytes(const engine_result *r);
 
 /* Whether f holds more after a state: 1, or 0 at its end. */
 int state_more(FILE *f);

@@ -26,10 +26,23 @@
  *              corrections' squares below 2^140; integers' sums are
  *              integers; a sum the key keeps (sum, mean or std) lies in n
  *              times [min, max] (n: the values not infinite)
+ *   offsets    a datetime column with zones, and no other, holds its
+ *              extremes' UTC offsets after its histogram (in a state of
+ *              groups, after each group's): each at most 23:59 (1439
+ *              minutes) either way, 0 when count is 0 (the reader checks
+ *              them)
  *   hist       present exactly when the key has STAT_HIST, with the key's
  *              bins and edges (--range); underflow + overflow + bins =
  *              count. Without --range (--mpi's ranks) the key's bins when
  *              there is one.
+ *   profile    a text column's facts: count + missing <= rows, the
+ *              shortest length at most the longest (UINT64_MAX and 0
+ *              without text); none for another column. The values'
+ *              counts for every column exactly when the key has
+ *              --distinct, --mode or --top: their counts add up to the
+ *              column's count (a text column's texts), a text's length
+ *              within the shortest and longest, a number within [min, max]
+ *              (each value once, no NaN, no -0: the reader).
  * A state of groups holds its histograms in its groups, none in its
  * columns. Per group (state_groups.c), the same per column, rows of the
  * extremes within the state's rows and fields within the group's; and
@@ -310,6 +323,57 @@ static int check_groups(const state_info *info, const engine_result *r,
     return CS_OK;
 }
 
+static const char *check_facts(const col_prof *p, int is_text, uint64_t rows)
+{
+    if (!is_text)
+        return p->count || p->missing || p->len_min != UINT64_MAX || p->len_max
+                   ? "text counts in a column of another kind"
+                   : NULL;
+    if (p->count > rows || p->missing > rows - p->count)
+        return "more fields than the state's rows";
+    if (p->count ? p->len_min > p->len_max
+                 : p->len_min != UINT64_MAX || p->len_max)
+        return "text lengths that do not match its count";
+    return NULL;
+}
+
+/* One value of a column: within its lengths or extremes. */
+static int value_fits(const col_prof *p, const col_stats *s, int is_text,
+                      const char *key, size_t len)
+{
+    if (is_text) {
+        uint64_t l = profile_length(key, len);
+        return p->len_min <= l && l <= p->len_max;
+    }
+    double d;
+    int32_t r;
+    profile_key_num(key, &d, &r);
+    return s->min <= d && d <= s->max;
+}
+
+static const char *check_prof(const state_info *info, const engine_column *c,
+                              const col_prof *p, uint64_t rows)
+{
+    int is_text = c->kind == COL_TEXT;
+    if (!p)
+        return is_text                     ? "a text column without its counts"
+               : info->what & STAT_PROFILE ? "no values' counts"
+                                           : NULL;
+    const char *why = check_facts(p, is_text, rows);
+    if (why || !p->vals != !(info->what & STAT_PROFILE))
+        return why ? why : "values' counts other than its key's";
+    uint64_t sum = 0, want = is_text ? p->count : c->st->count;
+    for (size_t k = 0; p->vals && k < vcount_size(p->vals); k++) {
+        size_t len;
+        const char *key = vcount_key(p->vals, k, &len);
+        if (__builtin_add_overflow(sum, vcount_count(p->vals, k), &sum) ||
+            !value_fits(p, c->st, is_text, key, len))
+            return "values' counts that are not the column's values";
+    }
+    return p->vals && sum != want ? "values' counts that are not its count"
+                                  : NULL;
+}
+
 static int by_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -349,6 +413,9 @@ int state_check(const state_info *info, const engine_result *r,
             why = "a histogram of the whole column beside groups";
         else if (!why && !info->grouped)
             why = state_check_hist(info, c->h, c->st->count);
+        if (!why)
+            why = check_prof(
+                info, c, r->held_raw ? &r->held_raw[c->held] : NULL, r->rows);
         if (why)
             return cs_fail(e, CS_EDATA, name, 0,
                            "a state that no colstat run gives: column %d "

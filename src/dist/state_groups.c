@@ -31,6 +31,7 @@ void state_put_groups(sc_out *o, const engine_result *r)
             size_t at = g * nc + (size_t)r->cols[k].held;
             state_put_stats(o, &t->st[at]);
             state_put_hist(o, gs->h ? &gs->h[at] : &none);
+            state_put_offsets(o, r->cols[k].kind, &t->st[at]);
         }
     }
 }
@@ -52,7 +53,7 @@ static int get_names(sc_in *i, engine_groups *gs)
 
 /* One group: its key made a group of the table (new: a key given twice
  * is refused), its rows, its columns' statistics and histograms. */
-static int get_group(sc_in *i, engine_groups *gs)
+static int get_group(sc_in *i, const engine_result *r, engine_groups *gs)
 {
     group_table *t = &gs->table;
     uint64_t len = sc_get_u64(i);
@@ -75,6 +76,7 @@ static int get_group(sc_in *i, engine_groups *gs)
         stats_free(&t->st[id * nc + k]);
         t->st[id * nc + k] = s;
         state_get_hist(i, &gs->h[id * nc + k]);
+        state_get_offsets(i, r->cols[k].kind, &t->st[id * nc + k]);
     }
     return i->bad ? -1 : 0;
 }
@@ -99,7 +101,7 @@ int state_get_groups(sc_in *i, const state_info *info, engine_result *r)
     if (!gs->h)
         return bad(i, "out of memory");
     for (uint64_t g = 0; g < n; g++)
-        if (get_group(i, gs))
+        if (get_group(i, r, gs))
             return -1;
     return 0;
 }

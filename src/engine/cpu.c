@@ -147,6 +147,8 @@ static int reduce(const row_batch *c, uint64_t first_row, col_stats *s,
         rc |= stats_add_values(&s[k], c->col[k],
                                c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
                                first_row, what);
+        stats_add_offsets(&s[k], c->has_off[k] ? c->off[k] : NULL, c->nrows,
+                          first_row);
         stats_add_counts(
             &s[k], c->missing[k], c->invalid[k], c->nan[k],
             c->first_invalid[k] ? first_row - 1 + c->first_invalid[k] : 0);
@@ -249,17 +251,10 @@ static int drop_values(cpu_backend *cb, cs_error *e)
     return CS_OK;
 }
 
-/* The distinct values' room: --memory, but never less than PROF_FLOOR,
- * and PROF_EMPTY_TABLE a column besides (a table of a few values takes
- * about 1 KB: a tiny --memory would split the values into partitions of
- * a handful each, a pass over the input for every one, or never fit). */
-#define PROF_FLOOR ((size_t)64 << 10)
-#define PROF_EMPTY_TABLE 2048
-
+/* The distinct values' room: --memory, with profile_budget's floor. */
 static size_t prof_budget(const cpu_backend *cb)
 {
-    size_t m = cb->p.memory > PROF_FLOOR ? cb->p.memory : PROF_FLOOR;
-    return m + (size_t)cb->p.ncols * PROF_EMPTY_TABLE;
+    return profile_budget(cb->p.memory, cb->p.ncols);
 }
 
 /* Past --memory on a stream (it cannot be read again): the merged values

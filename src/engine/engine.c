@@ -344,7 +344,7 @@ static void say_kind(engine *r, int k, const csv_why *w, unsigned char kind)
                     label, kind == KIND_DATE ? "date" : "datetime",
                     w->dates + w->datetimes, w->numbers + w->texts,
                     kind == KIND_DATE ? "dates" : "dates or datetimes",
-                    kind == KIND_DATETIME_Z ? ", with zones: shown in UTC"
+                    kind == KIND_DATETIME_Z ? ", with zones: compared in UTC"
                                             : "");
     else
         account_say(&r->acc,
@@ -545,6 +545,19 @@ static int state_fits(const engine *r, const input *in, cs_error *e)
                                       : DEFAULT_MEMORY);
 }
 
+/* A datetime column with zones whose min or max is asked: its extremes
+ * print at the offsets their rows were written in, which only the host's
+ * readers keep (the device reads the same instants, without offsets). */
+static int zoned_extremes(const engine *r)
+{
+    if (!r->kinds || !(r->cfg->what & (STAT_MIN | STAT_MAX)))
+        return 0;
+    for (int k = 0; k < r->table.ncols; k++)
+        if (r->kinds[k] == KIND_DATETIME_Z)
+            return 1;
+    return 0;
+}
+
 /* The GPU when chosen and it opens (else -v says why); a table without
  * columns needs no device. */
 static int start_backend(engine *r, cs_error *e)
@@ -574,6 +587,10 @@ static int start_backend(engine *r, cs_error *e)
     if (r->use_gpu && r->kind)
         account_say(&r->acc, "GPU not used: text columns are answered on "
                              "the host");
+    else if (r->use_gpu && zoned_extremes(r))
+        account_say(&r->acc, "GPU not used: the min and max of a datetime "
+                             "column with zones are shown at their rows' "
+                             "offsets, which the device does not keep");
     else if (r->use_gpu && r->table.ncols > 0) {
         cs_error why = {0};
         if (backend_gpu_open(&p, r->opener, &r->be, &why) == CS_OK)
@@ -968,6 +985,19 @@ static int profile_passes(engine *r, engine_result *out, cs_error *e)
     return rc;
 }
 
+/* A partial state carries its distinct values' counts whole, in one
+ * line: past --memory it cannot be made (passes over partitions would
+ * give each partition's, which do not merge). */
+static int profiles_too_big(engine *r, cs_error *e)
+{
+    const char *which = r->cfg->memory_set ? "--memory" : DEFAULT_MEMORY;
+    return cs_fail(e, CS_EDATA, "", 0,
+                   "the distinct values' counts (--distinct, --mode, --top) "
+                   "need more than %s: with --emit-state or --mpi they "
+                   "travel whole, in a state; give a larger --memory",
+                   which);
+}
+
 static int finish(engine *r, engine_result *out, cs_error *e)
 {
     int n = r->table.ncols;
@@ -988,7 +1018,22 @@ static int finish(engine *r, engine_result *out, cs_error *e)
     if (!r->prof)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     backend_cpu_profiles(r->be, r->prof);
+    if (backend_cpu_profiles_over(r->be) && r->cfg->keep_profiles)
+        return profiles_too_big(r, e);
     return backend_cpu_profiles_over(r->be) ? profile_passes(r, out, e) : CS_OK;
+}
+
+/* A partial state's profiles: whole, summarized by
+ * engine_result_finalize. */
+static int keep_profiles(engine *r, engine_result *out)
+{
+    for (int k = 0; k < out->ncols; k++)
+        if (r->kind[out->cols[k].held] == COL_TEXT)
+            out->cols[k].kind = COL_TEXT;
+    out->held_raw = r->prof;
+    out->prof_top = (r->cfg->what & STAT_TOP) ? r->cfg->top : 1;
+    r->prof = NULL;
+    return CS_OK;
 }
 
 /* The profiles as the report shows them: a number column's values as
@@ -997,6 +1042,8 @@ static int take_profiles(engine *r, engine_result *out, cs_error *e)
 {
     if (!r->prof)
         return CS_OK;
+    if (r->cfg->keep_profiles)
+        return keep_profiles(r, out);
     size_t n = (size_t)(out->nheld ? out->nheld : 1);
     if (!(out->held_prof = calloc(n, sizeof *out->held_prof)))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
@@ -1294,8 +1341,8 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     if (rc == CS_OK)
         report_times(r, out->rows);
     if (rc == CS_OK)
-        engine_result_finalize(out);
-    else
+        rc = engine_result_finalize(out, e);
+    if (rc != CS_OK)
         engine_result_free(out);
     return rc;
 }
@@ -1315,12 +1362,34 @@ static void finalize_groups(engine_groups *gs)
     }
 }
 
-void engine_result_finalize(engine_result *r)
+/* The whole profiles' summaries, as the report shows them (a number
+ * column's values as its other statistics are); their texts point into
+ * held_raw. */
+static int summarize_profiles(engine_result *r, cs_error *e)
+{
+    size_t n = (size_t)(r->nheld ? r->nheld : 1);
+    if (!r->held_raw || r->held_prof)
+        return CS_OK;
+    if (!(r->held_prof = calloc(n, sizeof *r->held_prof)))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    for (int k = 0; k < r->ncols; k++) {
+        engine_column *c = &r->cols[k];
+        if (profile_summarize(&r->held_raw[c->held], c->kind == COL_TEXT,
+                              c->sum.is_int, r->prof_top,
+                              &r->held_prof[c->held]))
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+        c->prof = &r->held_prof[c->held];
+    }
+    return CS_OK;
+}
+
+int engine_result_finalize(engine_result *r, cs_error *e)
 {
     for (int k = 0; r->cols && k < r->ncols; k++)
         stats_finalize(r->cols[k].st, &r->cols[k].sum);
     if (r->groups)
         finalize_groups(r->groups);
+    return summarize_profiles(r, e);
 }
 
 void engine_result_free(engine_result *res)
@@ -1336,8 +1405,11 @@ void engine_result_free(engine_result *res)
         hist_free(&res->held_h[k]);
         if (res->held_prof)
             profile_summary_free(&res->held_prof[k]);
+        if (res->held_raw)
+            profile_free(&res->held_raw[k]);
     }
     free(res->held_prof);
+    free(res->held_raw);
     for (int k = 0; res->left && k < res->nleft; k++) {
         free(res->left[k].label);
         free(res->left[k].why);

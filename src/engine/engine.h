@@ -32,6 +32,7 @@ typedef struct engine_hooks {
     int gpu_terms;          /* COLSTAT_GPU_TERMS */
     int gpu_presence;       /* COLSTAT_GPU_PRESENT: 1 absent, 2 present */
     const char *mpi_cuts;   /* COLSTAT_MPI_CUTS: --mpi's rank boundaries */
+    int mpi_guess_line;     /* COLSTAT_MPI_GUESS=line: no proven boundary */
     int qsel_bits;          /* COLSTAT_QSEL=BITS,CANDIDATES: the quantile */
     size_t qsel_candidates; /*   selection's bins and budget (0: default) */
     int spill;              /* COLSTAT_SPILL=1: files spill as streams do */
@@ -120,6 +121,9 @@ typedef struct engine_config {
     size_t top;             /* with STAT_TOP: K, the values of --top K */
     int text_columns;       /* the default takes text columns too (-a) */
     int no_text;            /* text columns refused: states carry none */
+    int keep_profiles;      /* the profiles stay whole in the result
+                               (held_raw: a partial state carries them);
+                               past --memory they are an error */
     size_t nquantiles;
     int memory_set;     /* --memory given: */
     size_t memory;      /*   bytes of values kept in memory at most */
@@ -235,7 +239,12 @@ typedef struct engine_result {
     hist *held_h;
     qres *held_q;
     prof_summary *held_prof; /* [nheld], or NULL: no column profiled */
-    cs_error none;           /* the error should no column be reported */
+    /* keep_profiles, and states read back: the profiles whole ([nheld], or
+       NULL), held_prof made from them by engine_result_finalize (their
+       texts point into these), prof_top values each */
+    col_prof *held_raw;
+    size_t prof_top;
+    cs_error none; /* the error should no column be reported */
     /* the columns the default left out (not those -c left out) */
     int nleft;
     engine_left *left;
@@ -299,10 +308,11 @@ void engine_say_left(const engine_result *r, const engine_sink *sink);
 void engine_warn_repeats(const engine_result *r, const engine_sink *sink);
 void engine_result_free(engine_result *r);
 
-/* Finalizes every column's statistics into its sum. engine_run, and
- * what merges results (--merge, --mpi), call it last, before handing the
- * result back. */
-void engine_result_finalize(engine_result *r);
+/* Finalizes every column's statistics into its sum (and, from held_raw,
+ * its profile). engine_run, and what merges results (--merge, --mpi),
+ * call it last, before handing the result back. CS_ENOMEM when out of
+ * memory for the profiles. */
+int engine_result_finalize(engine_result *r, cs_error *e);
 
 /* Keeps the columns of r that the -c list selects (columns.h's grammar:
  * indices are the input's fields, as engine_column.index), in the list's

@@ -166,6 +166,12 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
         bad = group_add_column(&pt->t, ids, k, c->col[k],
                                c->has_corr[k] ? c->corr[k] : NULL, c->nrows,
                                first);
+    /* the offsets datetimes with zones were written in (the device's
+       pieces carry none): the host's, wherever the values were reduced */
+    for (int k = 0; !bad && k < c->ncols; k++)
+        if (c->has_off[k])
+            bad = group_add_offsets(&pt->t, ids, k, c->col[k], c->off[k],
+                                    c->nrows, first);
     if (!bad)
         add_bad(pt, c->keys, ids, first);
     free(ids);

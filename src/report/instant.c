@@ -63,6 +63,17 @@ int report_instant_text(char *buf, size_t cap, int64_t us, int date_only,
                     (int)(s % 60), f, zone ? "Z" : "");
 }
 
+int report_instant_at(char *buf, size_t cap, int64_t us, int off)
+{
+    int n = report_instant_text(buf, cap, us + (int64_t)off * 60000000, 0, 0);
+    size_t at = n > 0 && (size_t)n < cap ? (size_t)n : 0;
+    int a = off < 0 ? -off : off;
+    if (!off)
+        return n + snprintf(buf + at, cap - at, "Z");
+    return n + snprintf(buf + at, cap - at, "%c%02d:%02d", off < 0 ? '-' : '+',
+                        a / 60, a % 60);
+}
+
 void report_span_text(char *buf, size_t cap, int64_t us, int date_only)
 {
     int64_t days = us / 86400000000, in_day = us % 86400000000;

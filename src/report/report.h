@@ -106,6 +106,10 @@ int format_decimal(char *buf, size_t len, int neg, const char *digits,
 int report_instant_text(char *buf, size_t cap, int64_t us, int date_only,
                         int zone);
 
+/* The instant us as a datetime written at UTC offset off (minutes east):
+ * its local time there, then 'Z' for offset 0, else +hh:mm or -hh:mm. */
+int report_instant_at(char *buf, size_t cap, int64_t us, int off);
+
 /* A span of us microseconds (>= 0): "1d 02:03:04.5" (no day part under
  * a day; date_only: "59d"); and its seconds as exact decimal text. */
 void report_span_text(char *buf, size_t cap, int64_t us, int date_only);

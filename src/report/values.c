@@ -45,6 +45,17 @@ static void instant(char *buf, size_t len, const col_summary *s,
                         s->type == COL_DATE, s->type == COL_DATETIME_Z);
 }
 
+/* An extreme's instant: in a datetime column with zones, at the offset
+ * its row was written in. */
+static void extreme(char *buf, size_t len, const col_summary *s,
+                    const char *digits, int off)
+{
+    if (s->type == COL_DATETIME_Z)
+        report_instant_at(buf, len, strtoll(digits, NULL, 10), off);
+    else
+        instant(buf, len, s, digits);
+}
+
 int report_span(const col_summary *s, char *text, size_t tlen, char *secs,
                 size_t slen)
 {
@@ -72,7 +83,7 @@ void report_sum_text(char *buf, size_t len, const col_summary *s, int digits)
 void report_min_text(char *buf, size_t len, const col_summary *s, int digits)
 {
     if (s->is_int && report_dated(s))
-        instant(buf, len, s, s->min_int);
+        extreme(buf, len, s, s->min_int, s->min_off);
     else if (s->is_int)
         snprintf(buf, len, "%s", s->min_int);
     else
@@ -82,7 +93,7 @@ void report_min_text(char *buf, size_t len, const col_summary *s, int digits)
 void report_max_text(char *buf, size_t len, const col_summary *s, int digits)
 {
     if (s->is_int && report_dated(s))
-        instant(buf, len, s, s->max_int);
+        extreme(buf, len, s, s->max_int, s->max_off);
     else if (s->is_int)
         snprintf(buf, len, "%s", s->max_int);
     else

@@ -321,6 +321,24 @@ int group_add_column(group_table *t, const uint32_t *ids, int col,
     return 0;
 }
 
+int group_add_offsets(group_table *t, const uint32_t *ids, int col,
+                      const double *v, const int16_t *off, size_t n,
+                      uint64_t first_row)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!off[i] || isnan(v[i]))
+            continue;
+        size_t at = (size_t)ids[i] * (size_t)t->ncols + (size_t)col;
+        if (t->direct)
+            stats_part_offset(&t->part[at], first_row + i, off[i]);
+        else if (flush_one(t, at)) /* its extremes known only once added */
+            return -1;
+        else
+            stats_add_offsets(&t->st[at], &off[i], 1, first_row + i);
+    }
+    return 0;
+}
+
 static int flush_direct(group_table *t, size_t at)
 {
     stats_merge_part(&t->st[at], &t->part[at], 0);

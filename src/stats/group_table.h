@@ -83,6 +83,13 @@ int group_add_column(group_table *t, const uint32_t *ids, int col,
                      const double *v, const int32_t *r, size_t n,
                      uint64_t first_row);
 
+/* After group_add_column of the same values: off[i] is row first_row +
+ * i's UTC offset (a datetime column with zones, stats.h), taken by the
+ * extremes that row holds in its group. -1: no memory. */
+int group_add_offsets(group_table *t, const uint32_t *ids, int col,
+                      const double *v, const int16_t *off, size_t n,
+                      uint64_t first_row);
+
 /* Every waiting value into its group's statistics (st). -1: no memory. */
 int group_flush(group_table *t);
 

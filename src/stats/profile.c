@@ -7,8 +7,7 @@
 #include "stats.h"
 #include "utf8.h"
 
-/* A number's key: its double (-0 as 0) and its correction. */
-#define NUM_KEY 12
+#define NUM_KEY PROFILE_NUM_KEY
 
 int profile_init(col_prof *p, int counting)
 {
@@ -71,7 +70,7 @@ int profile_add_text(col_prof *p, const char *s, size_t n)
     return vcount_add(p->vals, s, n, 1);
 }
 
-static void num_key(unsigned char *key, double d, int32_t r)
+void profile_num_key(unsigned char *key, double d, int32_t r)
 {
     if (d == 0)
         d = 0; /* -0 is 0 */
@@ -81,7 +80,7 @@ static void num_key(unsigned char *key, double d, int32_t r)
     memcpy(key + 8, &r, 4);
 }
 
-static void key_num(const char *key, double *d, int32_t *r)
+void profile_key_num(const char *key, double *d, int32_t *r)
 {
     memcpy(d, key, 8);
     memcpy(r, key + 8, 4);
@@ -94,7 +93,7 @@ int profile_add_numbers(col_prof *p, const double *v, const int32_t *corr,
     for (size_t i = 0; p->vals && i < n; i++) {
         if (isnan(v[i]))
             continue;
-        num_key(key, v[i], corr ? corr[i] : 0);
+        profile_num_key(key, v[i], corr ? corr[i] : 0);
         /* by the double alone: one double's integers share a partition,
            where a column of doubles makes them one value */
         if (p->nparts && !in_part(p, vcount_hash(key, 8)))
@@ -152,8 +151,8 @@ static vcount *by_double(const vcount *t)
         double d;
         int32_t r;
         unsigned char key[NUM_KEY];
-        key_num(k, &d, &r);
-        num_key(key, d, 0);
+        profile_key_num(k, &d, &r);
+        profile_num_key(key, d, 0);
         if (vcount_add(out, key, NUM_KEY, vcount_count(t, i))) {
             vcount_free(out);
             return NULL;
@@ -203,7 +202,7 @@ static void entry(const vcount *t, size_t i, int is_text, prof_value *v)
         v->text = k;
         v->len = len;
     } else {
-        key_num(k, &v->d, &v->r);
+        profile_key_num(k, &v->d, &v->r);
     }
 }
 
@@ -239,7 +238,7 @@ int profile_take_part(col_prof *dst, col_prof *part, int is_text, int all_int,
         if (is_text) {
             rc = vcount_add(dst->vals, v->text, v->len, v->count);
         } else {
-            num_key(key, v->d, v->r);
+            profile_num_key(key, v->d, v->r);
             rc = vcount_add(dst->vals, key, NUM_KEY, v->count);
         }
     }
@@ -248,8 +247,7 @@ int profile_take_part(col_prof *dst, col_prof *part, int is_text, int all_int,
     return rc;
 }
 
-int profile_finalize(col_prof *p, int is_text, int all_int, size_t k,
-                     prof_summary *out)
+static void summary_counts(const col_prof *p, int is_text, prof_summary *out)
 {
     memset(out, 0, sizeof *out);
     out->text = is_text;
@@ -257,6 +255,12 @@ int profile_finalize(col_prof *p, int is_text, int all_int, size_t k,
     out->missing = p->missing;
     out->len_min = p->count ? p->len_min : 0;
     out->len_max = p->len_max;
+}
+
+int profile_finalize(col_prof *p, int is_text, int all_int, size_t k,
+                     prof_summary *out)
+{
+    summary_counts(p, is_text, out);
     if (!p->vals)
         return 0;
     out->counted = 1;
@@ -268,6 +272,30 @@ int profile_finalize(col_prof *p, int is_text, int all_int, size_t k,
     }
     out->distinct = p->parted ? p->parted_distinct : vcount_size(out->own);
     return pick_top(out->own, is_text, k, out);
+}
+
+int profile_summarize(const col_prof *p, int is_text, int all_int, size_t k,
+                      prof_summary *out)
+{
+    summary_counts(p, is_text, out);
+    if (!p->vals)
+        return 0;
+    out->counted = 1;
+    const vcount *t = p->vals;
+    if (!is_text && !all_int && !(t = out->own = by_double(p->vals)))
+        return -1;
+    out->distinct = p->parted ? p->parted_distinct : vcount_size(t);
+    return pick_top(t, is_text, k, out);
+}
+
+/* Floor and a small table's bytes: prof_budget's reasons (profile.h). */
+#define PROF_FLOOR ((size_t)64 << 10)
+#define PROF_EMPTY_TABLE 2048
+
+size_t profile_budget(size_t memory, int ncols)
+{
+    size_t m = memory > PROF_FLOOR ? memory : PROF_FLOOR;
+    return m + (size_t)(ncols > 0 ? ncols : 0) * PROF_EMPTY_TABLE;
 }
 
 void profile_summary_free(prof_summary *s)

@@ -91,4 +91,23 @@ int profile_finalize(col_prof *p, int is_text, int all_int, size_t k,
                      prof_summary *out);
 void profile_summary_free(prof_summary *s);
 
+/* As profile_finalize, but p is left whole: out's texts (and a text or
+ * integer column's values) point into p's, which must outlive out (a
+ * partial state's profiles are written after the report's summary is
+ * made). Returns 0, or -1 when out of memory. */
+int profile_summarize(const col_prof *p, int is_text, int all_int, size_t k,
+                      prof_summary *out);
+
+/* A number's key as profiles keep it (PROFILE_NUM_KEY bytes: the double,
+ * -0 as 0, then the correction), and back. */
+#define PROFILE_NUM_KEY 12
+void profile_num_key(unsigned char *key, double d, int32_t r);
+void profile_key_num(const char *key, double *d, int32_t *r);
+
+/* The room for the distinct values' counts under --memory bytes, over
+ * ncols columns: never less than a floor (a tiny --memory would split the
+ * values into partitions of a handful each), and a small table's bytes a
+ * column besides. */
+size_t profile_budget(size_t memory, int ncols);
+
 #endif

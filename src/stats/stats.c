@@ -107,6 +107,7 @@ typedef struct ext {
     uint64_t row;
     int32_t corr;
     uint64_t row_int;
+    int off; /* the integer view's row's UTC offset (stats.h) */
 } ext;
 
 /* Where one extremum is kept, in a col_stats or a col_part. */
@@ -115,6 +116,7 @@ typedef struct ext_slot {
     uint64_t *row;
     int32_t *corr;
     uint64_t *row_int;
+    int16_t *off;
 } ext_slot;
 
 /* Takes e as the minimum (sign 1) or maximum (sign -1) in d, of count
@@ -135,15 +137,16 @@ static void take_at(uint64_t count, ext_slot d, ext e, int sign)
     if (int_first || (int_tie && e.row_int < *d.row_int)) {
         *d.corr = e.corr;
         *d.row_int = e.row_int;
+        *d.off = (int16_t)e.off;
     }
 }
 
 static void take(col_stats *s, ext e, int sign)
 {
-    ext_slot d =
-        sign > 0
-            ? (ext_slot){&s->min, &s->min_row, &s->min_corr, &s->min_row_int}
-            : (ext_slot){&s->max, &s->max_row, &s->max_corr, &s->max_row_int};
+    ext_slot d = sign > 0 ? (ext_slot){&s->min, &s->min_row, &s->min_corr,
+                                       &s->min_row_int, &s->min_off}
+                          : (ext_slot){&s->max, &s->max_row, &s->max_corr,
+                                       &s->max_row_int, &s->max_off};
     take_at(s->count, d, e, sign);
 }
 
@@ -164,7 +167,7 @@ static uint64_t at_row(row_of w, size_t i)
 static ext extremum(const double *v, const int32_t *corr, size_t n, size_t i,
                     int sign, row_of w)
 {
-    ext e = {v[i], at_row(w, i), 0, at_row(w, i)};
+    ext e = {v[i], at_row(w, i), 0, at_row(w, i), 0};
     if (!corr)
         return e;
     size_t at = i;
@@ -284,6 +287,15 @@ int stats_add_rows(col_stats *s, const double *v, const int32_t *corr,
     return add_values(s, v, corr, n, (row_of){0, rows}, what);
 }
 
+void stats_add_offsets(col_stats *s, const int16_t *off, size_t n,
+                       uint64_t first_row)
+{
+    if (s->count && s->min_row_int - first_row < n)
+        s->min_off = off ? off[s->min_row_int - first_row] : 0;
+    if (s->count && s->max_row_int - first_row < n)
+        s->max_off = off ? off[s->max_row_int - first_row] : 0;
+}
+
 void stats_part_init(col_part *p)
 {
     memset(p, 0, sizeof *p);
@@ -293,15 +305,15 @@ void stats_part_init(col_part *p)
 
 static ext_slot part_slot(col_part *p, int sign)
 {
-    return sign > 0
-               ? (ext_slot){&p->min, &p->min_row, &p->min_corr, &p->min_row_int}
-               : (ext_slot){&p->max, &p->max_row, &p->max_corr,
-                            &p->max_row_int};
+    return sign > 0 ? (ext_slot){&p->min, &p->min_row, &p->min_corr,
+                                 &p->min_row_int, &p->min_off}
+                    : (ext_slot){&p->max, &p->max_row, &p->max_corr,
+                                 &p->max_row_int, &p->max_off};
 }
 
 void stats_part_add_any(col_part *p, double v, int32_t r, uint64_t row)
 {
-    ext e = {v, row, corr_of(v, r), row};
+    ext e = {v, row, corr_of(v, r), row, 0};
     /* most values move no extreme: one test for both */
     if (!(p->count && v > p->min && v < p->max)) {
         take_at(p->count, part_slot(p, 1), e, 1);
@@ -338,9 +350,9 @@ void stats_part_merge(col_part *dst, const col_part *src, uint64_t row_offset)
         src->first_invalid_row ? src->first_invalid_row + row_offset : 0);
     if (src->count > 0) {
         ext mn = {src->min, src->min_row + row_offset, src->min_corr,
-                  src->min_row_int + row_offset};
+                  src->min_row_int + row_offset, src->min_off};
         ext mx = {src->max, src->max_row + row_offset, src->max_corr,
-                  src->max_row_int + row_offset};
+                  src->max_row_int + row_offset, src->max_off};
         take_at(dst->count, part_slot(dst, 1), mn, 1);
         take_at(dst->count, part_slot(dst, -1), mx, -1);
     }
@@ -358,9 +370,9 @@ void stats_merge_part(col_stats *dst, const col_part *src, uint64_t row_offset)
         src->first_invalid_row ? src->first_invalid_row + row_offset : 0);
     if (src->count > 0) {
         ext mn = {src->min, src->min_row + row_offset, src->min_corr,
-                  src->min_row_int + row_offset};
+                  src->min_row_int + row_offset, src->min_off};
         ext mx = {src->max, src->max_row + row_offset, src->max_corr,
-                  src->max_row_int + row_offset};
+                  src->max_row_int + row_offset, src->max_off};
         take(dst, mn, 1);
         take(dst, mx, -1);
     }
@@ -389,9 +401,9 @@ int stats_merge(col_stats *dst, const col_stats *src, uint64_t row_offset)
         src->first_invalid_row ? src->first_invalid_row + row_offset : 0);
     if (src->count > 0) {
         ext mn = {src->min, src->min_row + row_offset, src->min_corr,
-                  src->min_row_int + row_offset};
+                  src->min_row_int + row_offset, src->min_off};
         ext mx = {src->max, src->max_row + row_offset, src->max_corr,
-                  src->max_row_int + row_offset};
+                  src->max_row_int + row_offset, src->max_off};
         take(dst, mn, 1);
         take(dst, mx, -1);
     }
@@ -451,6 +463,8 @@ static void finalize_int(const col_stats *s, col_summary *out)
         no_squares(s) && out->sum != 0 ? NAN : sacc_std(&sum, &sq, s->count);
     out->min_row = s->min_row_int;
     out->max_row = s->max_row_int;
+    out->min_off = s->min_off;
+    out->max_off = s->max_off;
     out->is_int = sacc_integer_string(&sum, out->sum_int, sizeof out->sum_int);
     int_text(out->min_int, s->min, s->min_corr);
     int_text(out->max_int, s->max, s->max_corr);

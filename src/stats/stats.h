@@ -80,6 +80,10 @@ typedef struct col_stats {
     csum sumsq;      /* of d*d: with STAT_STD */
     csum sumsq_corr; /* of 2*d*r + r*r: with STAT_STD; sumsq + sumsq_corr is
                         the sum of the integers' squares */
+    /* the UTC offsets, in minutes east, that the integer view's extremes'
+       rows were written in (a datetime column with zones prints its min
+       and max in them); 0 where the rows carried none */
+    int16_t min_off, max_off;
 } col_stats;
 
 /* A col_stats is plain data but for its sums, which may hold memory once
@@ -97,6 +101,12 @@ void stats_free(col_stats *s);
 int stats_add_values(col_stats *s, const double *v, const int32_t *corr,
                      size_t n, uint64_t first_row, unsigned what);
 
+/* After stats_add_values of rows [first_row, first_row + n): off[i] is
+ * row first_row + i's UTC offset (NULL: all 0), taken for an extreme whose
+ * row is among them. */
+void stats_add_offsets(col_stats *s, const int16_t *off, size_t n,
+                       uint64_t first_row);
+
 /* stats_add_values for values whose rows are rows[0..n), ascending but
  * not consecutive (a group's rows, --group-by). */
 int stats_add_rows(col_stats *s, const double *v, const int32_t *corr,
@@ -112,6 +122,7 @@ typedef struct col_part {
     double fmin, fmax, min, max;
     int32_t all_int;
     int32_t min_corr, max_corr;
+    int16_t min_off, max_off; /* as col_stats' (in what was padding) */
     uint64_t min_row, max_row, min_row_int, max_row_int;
     int64_t sum_r;
     uint64_t missing, invalid, nan, first_invalid_row;
@@ -119,6 +130,16 @@ typedef struct col_part {
 
 void stats_part_init(col_part *p);
 void stats_part_add_any(col_part *p, double v, int32_t r, uint64_t row);
+
+/* After stats_part_add of row `row`, written at UTC offset off (not 0):
+ * the offset of an extreme that row now holds. */
+static inline void stats_part_offset(col_part *p, uint64_t row, int off)
+{
+    if (p->min_row_int == row)
+        p->min_off = (int16_t)off;
+    if (p->max_row_int == row)
+        p->max_off = (int16_t)off;
+}
 
 /* One value v (not NaN) of row `row`, correction r (as stats_add_rows'),
  * after every row before it. Inline, the common case: a value strictly
@@ -165,6 +186,7 @@ typedef struct col_summary {
                          the exact sum, min and max */
     char sum_int[48]; /* exact decimal integers */
     char min_int[24], max_int[24];
+    int16_t min_off, max_off; /* the exact extremes' UTC offsets (col_stats) */
     /* what the values are (the report's business, set after
        stats_finalize): numbers, or instants in microseconds since 1970
        UTC, of a date column or a datetime column (printed in UTC with 'Z':

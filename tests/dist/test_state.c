@@ -12,6 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "io/num/parse_kind.h"
 #include "src/dist/state.h"
 #include "src/dist/state_codec.h"
 #include "tests/testlib.h"
@@ -191,6 +192,48 @@ START_TEST(round_trip_and_merge)
     same(&whole, &acc);
     engine_result_free(&whole);
     engine_result_free(&acc);
+    free(v);
+}
+END_TEST
+
+/* A datetime column with zones carries its extremes' UTC offsets through
+ * a state, and only it; an offset past 23:59 is refused. */
+START_TEST(offsets_travel)
+{
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (int i = 0; i < N; i++)
+            v[k][i] = draw();
+    engine_result r, back;
+    make(&r, v, 0, N, 0);
+    r.cols[0].kind = KIND_DATETIME_Z;
+    r.cols[1].kind = KIND_DATETIME;
+    for (int k = 0; k < 2; k++) {
+        r.held_st[k].min_off = (int16_t)(k ? 0 : -1439);
+        r.held_st[k].max_off = (int16_t)(k ? 0 : 765);
+    }
+    size_t n;
+    unsigned char *p = encode(&r, "k", &n);
+    char *key = NULL;
+    cs_error e = {0};
+    ck_assert_int_eq(decode(p, n, &back, &key, &e), CS_OK);
+    ck_assert_int_eq(back.cols[0].kind, KIND_DATETIME_Z);
+    ck_assert_int_eq(back.cols[1].kind, KIND_DATETIME);
+    ck_assert_int_eq(back.cols[0].st->min_off, -1439);
+    ck_assert_int_eq(back.cols[0].st->max_off, 765);
+    ck_assert_int_eq(back.cols[1].st->min_off, 0);
+    same(&r, &back);
+    engine_result_free(&back);
+    free(key);
+    free(p);
+    r.held_st[0].max_off = 1440;
+    p = encode(&r, "k", &n);
+    ck_assert_int_eq(decode(p, n, &back, &key, &e), CS_EDATA);
+    ck_assert_msg(strstr(e.msg, "UTC offset") != NULL, "%s", e.msg);
+    engine_result_free(&back);
+    free(key);
+    free(p);
+    engine_result_free(&r);
     free(v);
 }
 END_TEST
@@ -476,14 +519,18 @@ END_TEST
 /* A one-column state made by hand in the encoding (src/dist/state_codec.h,
  * the order of state.c), its CRC right: one value 1 in row 1, whose sum
  * holds the single digit `digit` at position `at`. */
-static unsigned char *hand_state(int64_t digit, uint64_t at, size_t *n)
+/* A state of one column of kind `kind` (its index's high bits) holding
+ * one value, 1.0, with its sum's one digit `digit` at `at`; noff UTC
+ * offsets off[] after its histogram. */
+static unsigned char *hand_kind_state(int64_t digit, uint64_t at, uint64_t kind,
+                                      const int64_t *off, int noff, size_t *n)
 {
     sc_out body = {0}, all = {0};
     const uint64_t head[] = {1, 1}, counts[] = {1, 0, 0, 0, 0, 1, 1, 1, 1};
     for (size_t i = 0; i < 2; i++)
         sc_put_u64(&body, head[i]);
     sc_put_text(&body, "c0");
-    sc_put_u64(&body, 1);
+    sc_put_u64(&body, 1 | kind << 32);
     for (size_t i = 0; i < 9; i++)
         sc_put_u64(&body, counts[i]);
     sc_put_i64(&body, 0);
@@ -499,6 +546,8 @@ static unsigned char *hand_state(int64_t digit, uint64_t at, size_t *n)
     for (size_t i = 2; i < 10; i++)
         sc_put_u64(&body, sums[i]);
     sc_put_u64(&body, 0); /* no histogram */
+    for (int i = 0; i < noff; i++)
+        sc_put_i64(&body, off[i]);
     char *key = key_of(0, "c");
     sc_put_text(&all, key);
     sc_put_u64(&all, STAT_ALL & ~STAT_HIST);
@@ -510,13 +559,59 @@ static unsigned char *hand_state(int64_t digit, uint64_t at, size_t *n)
     char *p = NULL;
     FILE *f = open_memstream(&p, n);
     ck_assert(f && !all.oom && !body.oom);
-    ck_assert_int_eq(sc_line_write(f, "colstat-state 2 ", all.p, all.n), 0);
+    ck_assert_int_eq(sc_line_write(f, "colstat-state 3 ", all.p, all.n), 0);
     fclose(f);
     free(key);
     free(body.p);
     free(all.p);
     return (unsigned char *)p;
 }
+
+static unsigned char *hand_state(int64_t digit, uint64_t at, size_t *n)
+{
+    return hand_kind_state(digit, at, 0, NULL, 0, n);
+}
+
+/* A datetime column with zones: its offsets read back with the bit that
+ * says they follow; refused without it (a colstat before offsets wrote
+ * it), without the offsets, or with one past 23:59. */
+START_TEST(offsets_by_hand)
+{
+    const uint64_t z = KIND_DATETIME_Z, zoff = z | STATE_KIND_OFFSETS;
+    const int64_t off[] = {-330, 1439}, far[] = {0, 1440};
+    const struct {
+        uint64_t kind;
+        const int64_t *off;
+        int noff;
+        const char *why;
+    } c[] = {{zoff, off, 2, NULL},
+             {z, NULL, 0, "unknown kind"},
+             {zoff, NULL, 0, "corrupt"},
+             {zoff, far, 2, "UTC offset"},
+             {KIND_DATETIME, off, 2, "corrupt"}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        engine_result back;
+        char *key = NULL;
+        size_t n;
+        unsigned char *q =
+            hand_kind_state(1, 68, c[i].kind, c[i].off, c[i].noff, &n);
+        cs_error e = {0};
+        int rc = decode(q, n, &back, &key, &e);
+        if (!c[i].why) {
+            ck_assert_msg(rc == CS_OK, "%s", e.msg);
+            ck_assert_int_eq(back.cols[0].kind, KIND_DATETIME_Z);
+            ck_assert_int_eq(back.cols[0].st->min_off, -330);
+            ck_assert_int_eq(back.cols[0].st->max_off, 1439);
+        } else {
+            ck_assert_int_eq(rc, CS_EDATA);
+            ck_assert_msg(strstr(e.msg, c[i].why) != NULL, "%zu: %s", i, e.msg);
+        }
+        engine_result_free(&back);
+        free(key);
+        free(q);
+    }
+}
+END_TEST
 
 /* A sum's digit out of its normal form, the CRC made right: refused
  * before the digits are added up (fuzz_merge: signed overflow in the
@@ -565,7 +660,7 @@ START_TEST(columns_past_payload)
     char *p = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&p, &n);
-    ck_assert_int_eq(sc_line_write(f, "colstat-state 2 ", all.p, all.n), 0);
+    ck_assert_int_eq(sc_line_write(f, "colstat-state 3 ", all.p, all.n), 0);
     fclose(f);
     engine_result back;
     char *k = NULL;
@@ -614,11 +709,13 @@ int main(void)
     tcase_set_timeout(tc, 120);
     for (int i = 0; i < 5; i++)
         tcase_add_test(tc, round_trip_and_merge);
+    tcase_add_test(tc, offsets_travel);
     tcase_add_test(tc, damage_is_refused);
     tcase_add_test(tc, header_first);
     tcase_add_test(tc, write_bounds);
     tcase_add_test(tc, handmade_refused);
     tcase_add_test(tc, digits_refused);
+    tcase_add_test(tc, offsets_by_hand);
     tcase_add_test(tc, columns_past_payload);
     tcase_add_test(tc, merge_overflow_refused);
     suite_add_tcase(s, tc);

@@ -9,8 +9,8 @@ zones (Z, +-hh:mm, +-hhmm, +-hh) and fractional seconds, over the years
 '-$3', '$-4'), a '%' column and a ' ms' column, a plain number column and
 a column of dates with a few numbers among them (invalid), missing fields
 everywhere. The reference is Python's csv, datetime and fractions alone:
-counts, min and max with their first row in ISO 8601 (zoned instants in
-UTC with 'Z'), the span, the median and quantiles (R type 7, exact, an
+counts, min and max with their first row in ISO 8601 (zoned instants at
+the offset their row was written in, 'Z' for a zero one), the span, the median and quantiles (in UTC with 'Z'; R type 7, exact, an
 instant between two microseconds rounded to the nearest, halves away from
 zero);
 unit columns through the harness's exact number reference. Every input
@@ -23,6 +23,7 @@ import gzip
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -104,6 +105,30 @@ def iso(us, kind):
     return text + ("Z" if kind == "zoned" else "")
 
 
+ZONE = re.compile(r"^\s*\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?"
+                  r"(?:([Zz])|([+-])(\d\d)(?::?(\d\d))?)?\s*$")
+
+
+def written_offset(text):
+    """The UTC offset, in minutes, a datetime's text was written in (0
+    for Z, none, or no datetime)."""
+    m = ZONE.match(text)
+    if not m or not m.group(2):
+        return 0
+    v = int(m.group(3)) * 60 + int(m.group(4) or 0)
+    return -v if m.group(2) == "-" else v
+
+
+def iso_at(us, off):
+    """The instant us as written at offset off: local time, then Z for a
+    zero offset, else +hh:mm or -hh:mm."""
+    text = iso(us + off * 60 * 10**6, "naive")
+    if not off:
+        return text + "Z"
+    return text + "%s%02d:%02d" % ("-" if off < 0 else "+", abs(off) // 60,
+                                   abs(off) % 60)
+
+
 def span_text(us, kind):
     days, rest = divmod(us, 86400 * 10**6)
     if kind == "date":
@@ -136,6 +161,7 @@ class DateRef:
         self.kind = kind
         self.missing = self.invalid = 0
         self.vals = []  # (row, instant)
+        self.offs = {}  # row: the offset it was written in
         for row, (text, inst) in enumerate(fields, start=1):
             if text.strip() == "":
                 self.missing += 1
@@ -143,6 +169,13 @@ class DateRef:
                 self.invalid += 1
             else:
                 self.vals.append((row, inst))
+                self.offs[row] = written_offset(text)
+
+    def extreme(self, row, inst):
+        """min's or max's value: a zoned instant at its row's offset."""
+        if self.kind == "zoned":
+            return iso_at(inst, self.offs[row])
+        return iso(inst, self.kind)
 
 
 def check_dates(suite, tag, jc, ref, name):
@@ -164,7 +197,7 @@ def check_dates(suite, tag, jc, ref, name):
     lo = min(ref.vals, key=lambda p: (p[1], p[0]))
     hi = max(ref.vals, key=lambda p: (p[1], -p[0]))
     for k, (row, inst) in (("min", lo), ("max", hi)):
-        want = {"value": iso(inst, ref.kind), "row": row}
+        want = {"value": ref.extreme(row, inst), "row": row}
         chk(jc.get(k) == want, k, jc.get(k), want)
     span = hi[1] - lo[1]
     want = {"seconds": json.loads(seconds_text(span)),

@@ -3,8 +3,11 @@
 
 usage: python3 tests/e2e/e2e_mpi_spec.py /path/to/colstat  (cwd = repo root)
 
-Each rank guesses that the byte at its cut is outside quotes, and begins
-after the first line end there (src/dist/speculate.h). The ranks' cuts
+Each rank first looks for a boundary that holds whatever the state at its
+cut (where the parses from every state meet between records); where
+there is none near, or with COLSTAT_MPI_GUESS=line, it guesses that the
+byte at its cut is outside quotes, and begins after the first line end
+there (src/dist/speculate.h). Every check runs both ways. The ranks' cuts
 are forced (COLSTAT_MPI_CUTS) to where that guess is wrong or awkward:
 inside a quoted field holding line breaks after the cut (the guess
 misses), inside a quoted field without any, between a CR and its LF (the
@@ -15,9 +18,10 @@ gzip, which goes whole to one rank). Every run must give the bytes one
 process gives (stdout, stderr, status), with statistics that need no pass
 (a missed guess: that rank alone parses again) and with the median (a
 pass over every rank: every rank parses again). -v must say per rank
-whether the speculation held, and that it missed where the guess is
-certainly wrong: a build that skips the parse after a missed guess
-counts a quoted fragment as rows and fails here. Skipped (77) without
+whether the speculation held; with COLSTAT_MPI_GUESS=line, that it missed
+where the guess is certainly wrong (a build that skips the parse after a
+missed guess counts a quoted fragment as rows and fails here); by
+default, that the proven boundary held there. Skipped (77) without
 mpirun or MPI. Seed printed; COLSTAT_SEED reproduces."""
 import gzip
 import os
@@ -121,6 +125,21 @@ def inputs(suite, it):
     return data, files
 
 
+class guessing:
+    """COLSTAT_MPI_GUESS=line in the ranks' environment while inside
+    (mpirun passes os.environ on), when line is true."""
+
+    def __init__(self, line):
+        self.line = line
+
+    def __enter__(self):
+        if self.line:
+            os.environ["COLSTAT_MPI_GUESS"] = "line"
+
+    def __exit__(self, *exc):
+        os.environ.pop("COLSTAT_MPI_GUESS", None)
+
+
 def test_forced_wrong(suite):
     rng = suite.rng
     for it in range(3 if QUICK else 8):
@@ -132,8 +151,10 @@ def test_forced_wrong(suite):
                 continue
             for n in (2, 3, 5):
                 cuts = cuts_at(rng, total, n, forced)
-                same_as_one(suite, f"it{it} {kind}", n, stats(rng) + files,
-                            cuts)
+                line = rng.random() < 0.5
+                with guessing(line):
+                    same_as_one(suite, f"it{it} {kind} guess line={line}", n,
+                                stats(rng) + files, cuts)
 
 
 def verdicts(err):
@@ -141,11 +162,12 @@ def verdicts(err):
 
 
 def test_says_and_reparses(suite):
-    """A cut inside a quoted field with line breaks after it: the guess
-    misses, -v says so for both ranks at that cut, and the answer is one
-    process's; a cut in a record's middle outside quotes, at a record's
-    start (the guess is the record after: between records too) and between
-    a CR and its LF holds."""
+    """A cut inside a quoted field with line breaks after it: a guess
+    (COLSTAT_MPI_GUESS=line) misses, -v says so for both ranks at that
+    cut, and the answer is one process's; by default the boundary proven
+    for every state holds there. A cut in a record's middle outside
+    quotes, at a record's start (the guess is the record after: between
+    records too) and between a CR and its LF holds either way."""
     rng = suite.rng
     for crlf in (False, True):
         p = suite.path(f"say{int(crlf)}.csv")
@@ -153,24 +175,29 @@ def test_says_and_reparses(suite):
         lf = places(data)["quoted_lf"]
         cut = rng.choice(lf)
         for args in (["--sum", "--max"], ["--sum", "--median"]):
-            same_as_one(suite, f"miss crlf={crlf} {args}", 2, args + [p],
-                        [cut])
-            rc, _, err = mpirun(suite, 2, ["-v"] + args + [p], [cut])
-            said = verdicts(err)
-            suite.check(rc == 0 and said.count("missed") == 2,
-                        f"miss crlf={crlf} {args}: -v says both ranks "
-                        "missed", err[-2000:])
+            for line, want in ((True, ["missed", "missed"]),
+                               (False, ["held", "held"])):
+                with guessing(line):
+                    same_as_one(suite, f"quoted lf, line={line} crlf={crlf} "
+                                f"{args}", 2, args + [p], [cut])
+                    rc, _, err = mpirun(suite, 2, ["-v"] + args + [p], [cut])
+                suite.check(rc == 0 and sorted(verdicts(err)) == want,
+                            f"quoted lf, guess line={line} crlf={crlf} "
+                            f"{args}: -v says both ranks {want[0]}",
+                            err[-2000:])
         plain = data.index(b",plain") + 3
         # a record's start (a line in a quoted field starts with "l")
         start = re.compile(rb"\n\d+,").search(data, len(data) // 2).start() + 1
         held = [plain, start] + places(data)["crlf"][-1:]
         for cut in held:  # guessed boundaries between records: kept
-            same_as_one(suite, f"hold crlf={crlf} at {cut}", 2, ["--sum", p],
-                        [cut])
-            rc, _, err = mpirun(suite, 2, ["-v", "--sum", p], [cut])
+            line = rng.random() < 0.5
+            with guessing(line):
+                same_as_one(suite, f"hold crlf={crlf} at {cut} line={line}",
+                            2, ["--sum", p], [cut])
+                rc, _, err = mpirun(suite, 2, ["-v", "--sum", p], [cut])
             suite.check(rc == 0 and verdicts(err) == ["held", "held"],
-                        f"hold crlf={crlf} at {cut}: -v says both ranks "
-                        "held", err[-2000:])
+                        f"hold crlf={crlf} at {cut} line={line}: -v says "
+                        "both ranks held", err[-2000:])
 
 
 def test_invalid_lines(suite):
@@ -190,8 +217,9 @@ def test_invalid_lines(suite):
         open(p, "wb").write(data)
         half = len(data) // 2
         for n in (2, 3, 5):
-            same_as_one(suite, f"invalid lines{it}", n, ["--sum", p],
-                        sorted(rng.randrange(half) for _ in range(n - 1)))
+            with guessing(n == 3):
+                same_as_one(suite, f"invalid lines{it}", n, ["--sum", p],
+                            sorted(rng.randrange(half) for _ in range(n - 1)))
             same_as_one(suite, f"invalid lines{it} strict", n,
                         ["--strict", "--sum", "-c", "price", p],
                         sorted(rng.randrange(half) for _ in range(n - 1)))

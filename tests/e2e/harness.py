@@ -379,7 +379,7 @@ NAME_WORDS = ["temp", "price", "qty", "load", "id", "score", "lat", "lon"]
 TEXT_WORDS = ["alpha", "beta", "gamma", "delta", "north", "south", "red",
               "green", "blue", "x-ray", "zulu", "ok", "fail", "n/a", "TBD"]
 INVALID = ["abc", "N/A", "12abc", "0x1A", "1.2.3", "--5", "1e", "#", "-",
-           "twelve", "3,5", "1 2", "$4"]
+           "twelve", "3,5", "1 2", "4$"]  # "$4" is a number in $ (units)
 NAN_SPELL = ["nan", "NaN", "NAN", "-nan", "+nan"]
 INF_SPELL = ["inf", "-inf", "Inf", "+INF", "infinity", "-Infinity"]
 

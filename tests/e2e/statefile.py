@@ -3,7 +3,7 @@ for tests that make states by hand: decode() a state into plain fields,
 change them, encode() them back with a valid CRC-32 (so that what colstat
 then refuses, it refuses for the fields, not for the damage).
 
-A state is one line: "colstat-state 2 ", base64 (RFC 4648, no padding) of
+A state is one line: "colstat-state 3 ", base64 (RFC 4648, no padding) of
 its bytes, a newline. Bytes (src/dist/state_codec.h): unsigned LEB128
 varints (u), zigzag varints for signed numbers (i), doubles as 8 bytes
 little-endian (f), texts as u length and bytes. Header: key, u what, u
@@ -13,16 +13,23 @@ invalid, nan, first_invalid_row, min_row, max_row, min_row_int,
 max_row_int, i sum_r, f min, f max, i min_corr, i max_corr, u all_int,
 three sums (u digits n, when n: u first digit, i each digit, balanced:
 in [-2^31, 2^31); u pos_inf, u neg_inf), the histogram (u bins; when not 0: f lo, f hi, u underflow, u
-overflow, u per bin); a state of -g (its key's tail ends ";keys=D,T")
+overflow, u per bin), the profile: a text column's (its kind, 4, above
+the index's 32 bits) u count, missing, shortest, longest; and where the
+key's what has --distinct, --mode or --top (0xe00) the values' counts:
+u n, then per value a text (a text column) or a number (u t: t > 0 the
+integer zigzag(t - 1), t = 0 f double and i correction), and u its
+count; a state of -g (its key's tail ends ";keys=D,T")
 then: u key columns, their names, u groups, per group: its key as a text
 (the engine's encoding: per key column 0, or 1, 4 bytes LE length and the
-text), u rows, and per column the fields after name and index; then 4
+text), u rows, and per column the fields after name and index, no
+profile; then 4
 bytes LE: the CRC-32 of all before."""
 import base64
 import struct
 import zlib
 
-PREFIX = b"colstat-state 2 "
+PREFIX = b"colstat-state 3 "
+TEXT_KIND = 4  # COL_TEXT, above the index's 32 bits
 DIGITS = 137  # SACC_DIGITS
 U64 = ["count", "missing", "invalid", "nan", "first_invalid_row", "min_row",
        "max_row", "min_row_int", "max_row_int"]
@@ -84,9 +91,33 @@ def _sacc(r):
     return {"d": _normal(_value(d)), "pos_inf": r.u(), "neg_inf": r.u()}
 
 
-def _column(r):
+PROFILE = 0xe00  # STAT_DISTINCT | STAT_MODE | STAT_TOP
+
+
+def _column(r, counted):
     c = {"name": r.text(), "index": r.u()}
-    return _fields(r, c)
+    _fields(r, c)
+    c["prof"] = _prof(r, c["index"] >> 32 == TEXT_KIND, counted)
+    return c
+
+
+def _number(r):
+    t = r.u()
+    if t:
+        return ("int", ((t - 1) >> 1) ^ -((t - 1) & 1))
+    return ("f64", r.f64(), r.i())
+
+
+def _prof(r, text, counted):
+    """A column's profile: the text facts (or None), the values (or None)
+    as [(value, count)]: bytes, or ("int", v) / ("f64", d, r)."""
+    p = {"facts": None, "values": None}
+    if text:
+        p["facts"] = [r.u() for _ in range(4)]
+    if counted:
+        p["values"] = [((r.text() if text else _number(r)), r.u())
+                       for _ in range(r.u())]
+    return p
 
 
 def _fields(r, c):
@@ -140,7 +171,8 @@ def decode(line):
     length = r.u()
     end = r.at + length
     s["rows"] = r.u()
-    s["columns"] = [_column(r) for _ in range(r.u())]
+    counted = bool(s["what"] & PROFILE)
+    s["columns"] = [_column(r, counted) for _ in range(r.u())]
     if grouped(s):
         s["group_by"] = [r.text() for _ in range(r.u())]
         s["groups"] = [_group(r, len(s["columns"])) for _ in range(r.u())]
@@ -188,7 +220,29 @@ def _sum(c):
 
 
 def _encode_column(c):
-    return _text(c["name"]) + _u(c["index"]) + _encode_fields(c)
+    return _text(c["name"]) + _u(c["index"]) + _encode_fields(c) + \
+        _encode_prof(c.get("prof"))
+
+
+def _encode_number(v):
+    if v[0] == "int":
+        return _u(((v[1] << 1) ^ (v[1] >> 63) if v[1] < 0 else v[1] << 1) + 1)
+    return _u(0) + struct.pack("<d", v[1]) + _i(v[2])
+
+
+def _encode_prof(p):
+    """A profile as decoded: facts and values written where present."""
+    if p is None:
+        return b""
+    out = []
+    if p["facts"] is not None:
+        out += [_u(x) for x in p["facts"]]
+    if p["values"] is not None:
+        out.append(_u(len(p["values"])))
+        for v, n in p["values"]:
+            out.append(_text(v) if isinstance(v, bytes) else _encode_number(v))
+            out.append(_u(n))
+    return b"".join(out)
 
 
 def _encode_groups(s, ngroups=None):
@@ -220,21 +274,23 @@ def header(s, length):
         _u(p) for p in s["parts"]) + _u(length)
 
 
-def line(data):
+def line(data, version=3):
     """A state's line carrying data."""
-    return PREFIX + base64.b64encode(data).rstrip(b"=") + b"\n"
+    prefix = PREFIX if version == 3 else b"colstat-state %d " % version
+    return prefix + base64.b64encode(data).rstrip(b"=") + b"\n"
 
 
-def encode(s, length=None, ngroups=None):
+def encode(s, length=None, ngroups=None, version=3):
     """The line of s, its CRC-32 valid; length: the payload length to
     declare (default: the true one); ngroups: the group count to declare
-    (default: the true one)."""
+    (default: the true one); version: the line's (2: as before text
+    columns, the same bytes where there are none)."""
     body = _u(s["rows"]) + _u(len(s["columns"])) + b"".join(
         _encode_column(c) for c in s["columns"])
     if "groups" in s:
         body += _encode_groups(s, ngroups)
     data = header(s, len(body) if length is None else length) + body
-    return line(data + struct.pack("<I", zlib.crc32(data)))
+    return line(data + struct.pack("<I", zlib.crc32(data)), version)
 
 
 def header_line(s, length):

@@ -39,7 +39,7 @@ static uint8_t *as_line(const uint8_t *p, size_t n, size_t *len)
 {
     char *q = NULL;
     FILE *f = open_memstream(&q, len);
-    if (!f || sc_line_write(f, "colstat-state 2 ", p, n))
+    if (!f || sc_line_write(f, "colstat-state 3 ", p, n))
         abort();
     fclose(f);
     return (uint8_t *)q;
@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         report(&r, info.what);
         cs_error e = {0};
         if (state_groups_arrange(&r, &info, &e) == CS_OK)
-            engine_result_finalize(&r); /* the groups' too */
+            engine_result_finalize(&r, &e); /* the groups' too */
         engine_result_free(&r);
         free(info.key);
     }

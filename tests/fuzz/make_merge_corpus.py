@@ -88,6 +88,18 @@ def real_states(colstat, tmp):
     out["groups"] = emit(colstat, ["-g", "k", "--std", "--hist", "--bins",
                                    "4", "--range", "-5:5"], keyed)
     out["groups2"] = emit(colstat, ["-g", "k,j", "-c", "x", "--max"], keyed)
+    texts = os.path.join(tmp, "e.csv")
+    trng = random.Random(17)  # apart: the seeds above stay as they were
+    with open(texts, "wb") as f:
+        f.write(b"t,n,d\n" + b"".join(
+            b'"%s",%s,2024-03-%02d\n' % (
+                trng.choice([b"GET", b'a""b', b"x,y", b"\xc3\xa9", b"\xff", b""]),
+                trng.choice([b"1", b"1.0", b"-0", b"2.5", b"", b"9007199254740993"]),
+                trng.randint(1, 28))
+            for _ in range(30)))
+    out["profiles"] = emit(colstat, ["-c", "t,n,d", "--distinct", "--top",
+                                     "3"], texts)
+    out["texts"] = emit(colstat, ["-c", "t,n"], texts)
     return out
 
 

@@ -583,6 +583,78 @@ START_TEST(test_integer_examples)
 END_TEST
 #endif
 
+/* Instants past 2^53 (corrections) with many ties, each written at an
+ * offset: the extremes' offsets are their first rows', through row
+ * batches (stats_add_offsets), merges in random tree order and col_parts
+ * one value at a time (stats_part_offset). */
+START_TEST(test_offsets)
+{
+    enum { N = 2000 };
+    static double d[N];
+    static int32_t corr[N];
+    static int16_t off[N];
+    static int64_t us[N];
+    for (int it = 0; it < iters(200); it++) {
+        size_t n = 1 + test_rand(&rng_state) % N;
+        int distinct = 1 + (int)(test_rand(&rng_state) % 5);
+        for (size_t i = 0; i < n; i++) {
+            us[i] = 1700000000000000000 +
+                    (int64_t)(test_rand(&rng_state) % (uint64_t)distinct) * 7;
+            d[i] = (double)us[i];
+            corr[i] = (int32_t)(us[i] - (int64_t)d[i]);
+            off[i] = test_rand(&rng_state) % 3
+                         ? (int16_t)((int)(test_rand(&rng_state) % 2879) - 1439)
+                         : 0;
+        }
+        size_t lo = 0, hi = 0;
+        for (size_t i = 1; i < n; i++) {
+            lo = us[i] < us[lo] ? i : lo;
+            hi = us[i] > us[hi] ? i : hi;
+        }
+        /* batches of random length, merged in random order */
+        static group g[64];
+        int ng = 0;
+        for (size_t at = 0; at < n && ng < 64; ng++) {
+            size_t len =
+                ng == 63 ? n - at : 1 + test_rand(&rng_state) % (n - at);
+            g[ng].start = at;
+            stats_init(&g[ng].st);
+            stats_add_values(&g[ng].st, d + at, corr + at, len, 1, STAT_MIN);
+            stats_add_offsets(&g[ng].st, off + at, len, 1);
+            at += len;
+        }
+        while (ng > 1) {
+            int k = (int)(test_rand(&rng_state) % (uint64_t)(ng - 1));
+            ck_assert_int_eq(stats_merge(&g[k].st, &g[k + 1].st,
+                                         g[k + 1].start - g[k].start),
+                             0);
+            stats_free(&g[k + 1].st);
+            memmove(&g[k + 1], &g[k + 2], (size_t)(ng - k - 2) * sizeof g[0]);
+            ng--;
+        }
+        col_part p;
+        col_stats fromp;
+        stats_part_init(&p);
+        stats_init(&fromp);
+        for (size_t i = 0; i < n; i++) {
+            stats_part_add(&p, d[i], corr[i], i + 1);
+            if (off[i])
+                stats_part_offset(&p, i + 1, off[i]);
+        }
+        stats_merge_part(&fromp, &p, 0);
+        const col_stats *got[] = {&g[0].st, &fromp};
+        for (int w = 0; w < 2; w++) {
+            ck_assert_uint_eq(got[w]->min_row_int, lo + 1);
+            ck_assert_uint_eq(got[w]->max_row_int, hi + 1);
+            ck_assert_int_eq(got[w]->min_off, off[lo]);
+            ck_assert_int_eq(got[w]->max_off, off[hi]);
+        }
+        stats_free(&g[0].st);
+        stats_free(&fromp);
+    }
+}
+END_TEST
+
 int main(void)
 {
     rng_state = test_seed("test_stats");
@@ -592,6 +664,7 @@ int main(void)
     tcase_add_test(tc, test_extrema_and_merge);
     tcase_add_test(tc, test_counters_merge);
     tcase_add_test(tc, test_finalize_empty);
+    tcase_add_test(tc, test_offsets);
 #ifdef COLSTAT_HAVE_GMP
     tcase_add_test(tc, test_finalize_exact);
     tcase_add_test(tc, test_integer_view);

@@ -4,7 +4,10 @@
  * byte offsets. The pieces' summaries composed must equal the whole's;
  * each piece then starts at its first place between records, and the
  * pieces parsed on their own must give exactly the rows of one parse of
- * the whole text, in order. Seed logged; COLSTAT_SEED replays it. */
+ * the whole text, in order. A boundary proven for every state
+ * (csv_common_record) is one of the parse's, the first such, and splits
+ * the text into pieces that parse to its rows. Seed logged; COLSTAT_SEED
+ * replays it. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -123,6 +126,59 @@ START_TEST(pieces_are_the_whole)
 }
 END_TEST
 
+/* The first q in [1, n] where every state at buf leads to a place between
+ * records, byte by byte through the summaries; (size_t)-1 if none. */
+static size_t first_common(const csv_dialect *d, const char *buf, size_t n)
+{
+    csv_summary acc, one;
+    csv_summarize(d, buf, 0, &acc);
+    for (size_t q = 1; q <= n; q++) {
+        csv_summarize(d, buf + q - 1, 1, &one);
+        csv_summary_then(&acc, &one);
+        int all = 1;
+        for (int k = 0; k < CSV_NSTATES; k++)
+            all &= acc.end[k] == csv_start_state();
+        if (all)
+            return q;
+    }
+    return (size_t)-1;
+}
+
+START_TEST(common_boundary_is_the_parse_s)
+{
+    test_rng r = rng_for(g_seed, 2);
+    csv_dialect d = {.delim = ',', .header = 0};
+    double *want = malloc(3 * MAXROWS * sizeof *want);
+    double *got = malloc(3 * MAXROWS * sizeof *got);
+    int found = 0;
+    for (int it = 0; it < (test_quick() ? 300 : 2000); it++) {
+        size_t n;
+        char *t = make_text(&r, &n);
+        size_t c = rng_below(&r, n + 1);
+        size_t p = csv_common_record(&d, t + c, n - c);
+        ck_assert_uint_eq(p, first_common(&d, t + c, n - c));
+        if (p == (size_t)-1) {
+            free(t);
+            continue;
+        }
+        found++;
+        size_t rows = parse(t, n, want);
+        size_t head = parse(t, c + p, got);
+        ck_assert_uint_eq(head + parse(t + c + p, n - c - p, got + 3 * head),
+                          rows);
+        for (size_t i = 0; i < 3 * rows; i++)
+            ck_assert(!memcmp(&got[i], &want[i], 8) ||
+                      (isnan(got[i]) && isnan(want[i])));
+        free(t);
+    }
+    ck_assert_int_gt(found, 0);
+    /* no quote: the parse from inside a quoted field never leaves it */
+    ck_assert_uint_eq(csv_common_record(&d, "1,2\n3,4\n", 8), (size_t)-1);
+    free(want);
+    free(got);
+}
+END_TEST
+
 /* -W text has no quotes: a '"' in it opens nothing, so the line after it
  * is a record of its own (quoted CSV would carry the field on). */
 START_TEST(whitespace_quotes_are_bytes)
@@ -149,6 +205,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, pieces_are_the_whole);
     tcase_add_test(tc, whitespace_quotes_are_bytes);
+    tcase_add_test(tc, common_boundary_is_the_parse_s);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }

@@ -90,7 +90,8 @@ static instant draw(uint64_t *r)
 }
 
 /* The reference's answers for ts[0, n), through files (no pipe pair). */
-static int reference(const instant *ts, int n, long long *us, char (*iso)[64])
+static int reference(const instant *ts, int n, long long *us, char (*iso)[64],
+                     char (*at)[64])
 {
     char in[] = "/tmp/colstat_kindXXXXXX", cmd[512];
     int fd = mkstemp(in);
@@ -108,7 +109,8 @@ static int reference(const instant *ts, int n, long long *us, char (*iso)[64])
              slash ? (int)(slash - src) : 1, slash ? src : ".", in);
     FILE *p = popen(cmd, "r");
     int got = 0;
-    while (p && got < n && fscanf(p, "%lld %63s", &us[got], iso[got]) == 2)
+    while (p && got < n &&
+           fscanf(p, "%lld %63s %63s", &us[got], iso[got], at[got]) == 3)
         got++;
     int rc = p ? pclose(p) : -1;
     unlink(in);
@@ -121,11 +123,12 @@ START_TEST(test_dates_against_datetime)
     enum { N = 4000 };
     static instant ts[N];
     static long long us[N];
-    static char iso[N][64];
+    static char iso[N][64], at[N][64];
     int n = test_quick() ? 500 : N;
     for (int i = 0; i < n; i++)
         ts[i] = draw(&r);
-    ck_assert_msg(reference(ts, n, us, iso) == 0, "python3 reference failed");
+    ck_assert_msg(reference(ts, n, us, iso, at) == 0,
+                  "python3 reference failed");
     for (int i = 0; i < n; i++) {
         int64_t got = 0;
         int dt = parse_kind_date(ts[i].text, strlen(ts[i].text), &got);
@@ -146,6 +149,15 @@ START_TEST(test_dates_against_datetime)
         if (strcmp(iso[i], "-") != 0)
             ck_assert_msg(strcmp(text, iso[i]) == 0, "%s: %s, want %s",
                           ts[i].text, text, iso[i]);
+        /* the offset it was written in, and the instant printed there */
+        int off = parse_kind_offset(ts[i].text, strlen(ts[i].text));
+        ck_assert_msg(off == (ts[i].zone ? ts[i].off : 0), "%s: offset %d",
+                      ts[i].text, off);
+        if (strcmp(at[i], "-") != 0) {
+            report_instant_at(text, sizeof text, got, off);
+            ck_assert_msg(strcmp(text, at[i]) == 0, "%s: %s, want %s",
+                          ts[i].text, text, at[i]);
+        }
     }
 }
 END_TEST
@@ -181,6 +193,11 @@ START_TEST(test_not_dates)
                           KIND_DT_NONE,
                       "%s", bad[i]);
     }
+    /* blanks around a zoned datetime; the zero offsets' spellings */
+    ck_assert_int_eq(parse_kind_offset(" 2024-03-01 12:00-05:30\t", 24), -330);
+    ck_assert_int_eq(parse_kind_offset("2024-03-01T12:00:00.5-0000", 26), 0);
+    ck_assert_int_eq(parse_kind_offset("2024-03-01T12:00:00+23", 22), 1380);
+    ck_assert_int_eq(parse_kind_offset("2024-03-01T12:00:00", 19), 0);
     double d;
     int32_t c;
     ck_assert(parse_kind_fmt(" 2024-03-01 ", 12, NULL, KIND_DATE, &d, &c) ==
