@@ -1,10 +1,11 @@
-/* Micro-benchmark, not a test: parse_number and parse_number_corr (what the
- * CSV reader calls: the value and its integer correction) against strtod on
+/* Micro-benchmark, not a test: parse_number, parse_number_corr and
+ * parse_number_padded (what the CSV reader calls: the value and its integer
+ * correction, the fast path where NUM_PAD bytes follow) against strtod on
  * ~10M realistic CSV fields, per field shape and mixed; last, nanosecond
  * timestamps (19-digit integers, nearly all with a nonzero correction).
  * Build and run by hand:
  *   gcc -O2 -std=c11 -D_GNU_SOURCE -I. bench/parse_speed.c \
- *       io/num/parse_number.c -o /tmp/parse_speed
+ *       io/num/parse_number.c io/num/number_fast.c -o /tmp/parse_speed
  *   /tmp/parse_speed [fields_per_shape]
  */
 #include "io/num/parse_number.h"
@@ -78,7 +79,7 @@ static void build(fields *f, size_t n, int shape)
 
 /* One pass in CPU-time ns per field (the build machine is shared, so wall
  * time would count other processes); *sum defeats dead-code removal. */
-enum { PARSE_NUMBER, STRTOD, PARSE_NUMBER_CORR };
+enum { PARSE_NUMBER, STRTOD, PARSE_NUMBER_CORR, PADDED };
 
 static double time_pass(const fields *f, int how, double *sum)
 {
@@ -94,6 +95,8 @@ static double time_pass(const fields *f, int how, double *sum)
             x = strtod(s, NULL);
         else if (how == PARSE_NUMBER)
             parse_number(s, n, &x);
+        else if (how == PADDED)
+            parse_number_padded(s, n, NULL, &x, &corr);
         else
             parse_number_corr(s, n, &x, &corr);
         acc += x + corr;
@@ -106,17 +109,20 @@ static double time_pass(const fields *f, int how, double *sum)
 }
 
 /* Best of five interleaved passes of each. */
-static void time_all(const fields *f, double *ours, double *libc, double *corr)
+static void time_all(const fields *f, double *ours, double *libc, double *corr,
+                     double *pad)
 {
     double sum = 0;
-    *ours = *libc = *corr = 1e30;
+    *ours = *libc = *corr = *pad = 1e30;
     for (int rep = 0; rep < 5; rep++) {
         double a = time_pass(f, PARSE_NUMBER, &sum),
                b = time_pass(f, STRTOD, &sum),
-               c = time_pass(f, PARSE_NUMBER_CORR, &sum);
+               c = time_pass(f, PARSE_NUMBER_CORR, &sum),
+               d = time_pass(f, PADDED, &sum);
         *ours = a < *ours ? a : *ours;
         *libc = b < *libc ? b : *libc;
         *corr = c < *corr ? c : *corr;
+        *pad = d < *pad ? d : *pad;
     }
     if (sum == 42.0) /* keep sum live */
         puts("");
@@ -137,13 +143,13 @@ static size_t mismatches(const fields *f)
 static void report(const char *name, size_t n, int shape)
 {
     fields f;
-    double a, b, c;
+    double a, b, c, d;
     build(&f, n, shape);
-    time_all(&f, &a, &b, &c);
+    time_all(&f, &a, &b, &c, &d);
     printf("%-16s %9zu fields %5.1f B/field  parse_number %6.2f ns  "
-           "parse_number_corr %6.2f ns  strtod %6.2f ns  speed-up %5.2fx  "
-           "mismatches %zu\n",
-           name, n, (double)(f.off[n] - n) / (double)n, a, c, b, b / a,
+           "parse_number_corr %6.2f ns  padded %6.2f ns  strtod %6.2f ns  "
+           "speed-up %5.2fx  mismatches %zu\n",
+           name, n, (double)(f.off[n] - n) / (double)n, a, c, d, b, b / a,
            mismatches(&f));
     free(f.text);
     free(f.off);

@@ -59,6 +59,8 @@ typedef struct block {
     uint64_t rec_line; /* where the record being fed starts */
     csv_simd_index ix; /* a batch's field ends (csv_simd_scan), */
     char *text;        /* and room for a quoted field's halved quotes */
+    const char *end;   /* the block's: NUM_PAD bytes before it, a field
+                          may be parsed padded (parse_number_padded) */
 } block;
 
 #define BATCH ((size_t)1 << 16)
@@ -203,20 +205,16 @@ static int wanted(const block *b, int f)
     return (f < b->nmap && b->map[f] >= 0) || is_key(b, f);
 }
 
-static void on_field(void *s, size_t len, void *data)
+/* Field f, column c's: its value, or NaN and a count of why not;
+ * padded: NUM_PAD bytes after the text may be read. */
+static inline void number_field(block *b, int f, int c, const char *s,
+                                size_t len, int padded)
 {
-    block *b = data;
-    int f = b->field++;
-    if (is_key(b, f))
-        key_field(b, f, s, len);
-    if (f >= b->nmap || b->map[f] < 0)
-        return;
-    int c = b->map[f];
     double v;
     int32_t r;
-    num_kind k = b->kinds && b->kinds[c]
-                     ? kind_field(b, c, s, len, &v, &r)
-                     : parse_number_fmt(s, len, b->num, &v, &r);
+    num_kind k = b->kinds && b->kinds[c] ? kind_field(b, c, s, len, &v, &r)
+                 : padded ? parse_number_padded(s, len, b->num, &v, &r)
+                          : parse_number_fmt(s, len, b->num, &v, &r);
     if (k == NUM_OK) {
         b->col[c][b->row] = v;
         if (r != 0)
@@ -225,6 +223,22 @@ static void on_field(void *s, size_t len, void *data)
     }
     b->col[c][b->row] = NAN;
     count_bad(b, c, f, k, s, len);
+}
+
+/* The next field's text: a key's, a column's, or neither. */
+static void put_field(block *b, const char *s, size_t len, int padded)
+{
+    int f = b->field++;
+    if (is_key(b, f))
+        key_field(b, f, s, len);
+    if (f < b->nmap && b->map[f] >= 0)
+        number_field(b, f, b->map[f], s, len, padded);
+}
+
+/* libcsv's callback: its buffer has no padding. */
+static void on_field(void *s, size_t len, void *data)
+{
+    put_field(data, s, len, 0);
 }
 
 static void on_record(int ch, void *data)
@@ -266,7 +280,7 @@ static void fast_field(block *b, const char *s, const char *e)
         while (e > s && (e[-1] == ' ' || e[-1] == '\t') && e[-1] != b->delim)
             e--;
     }
-    on_field((void *)s, (size_t)(e - s), b);
+    put_field(b, s, (size_t)(e - s), b->end - e >= NUM_PAD);
 }
 
 /* A repeated header line (csv_repeat_at), seen on the line being fed. */
@@ -284,7 +298,7 @@ static void quoted_field(block *b, const char *s, const char *e)
     e--;
     size_t len = (size_t)(e - s);
     if (!b->ix.doubled || !memchr(s, CSV_G_QUOTE, len)) {
-        on_field((void *)s, len, b);
+        put_field(b, s, len, b->end - e >= NUM_PAD);
         return;
     }
     size_t o = 0;
@@ -292,7 +306,7 @@ static void quoted_field(block *b, const char *s, const char *e)
         b->text[o++] = *p;
         p += *p == CSV_G_QUOTE;
     }
-    on_field(b->text, o, b);
+    put_field(b, b->text, o, 1);
 }
 
 /* The fields of one record from its start at s[at], the index's ends from
@@ -328,6 +342,36 @@ static size_t simd_record(block *b, const char *s, size_t at,
     }
 }
 
+/* simd_record for a block without keys and a batch without an LF inside
+ * quotes, the common case: each wanted field straight to its column. */
+static size_t plain_record(block *b, const char *s, size_t at,
+                           const uint32_t **next)
+{
+    const uint32_t *end = *next;
+    for (int f = 0;; f++) {
+        size_t e = *end++;
+        int last = s[e] != b->delim;
+        if (last && f == 0 && blank_line(s + at, s + e, b->delim)) {
+            *next = end;
+            return (size_t)-1;
+        }
+        int c = f < b->nmap ? b->map[f] : -1;
+        if (c >= 0 && b->ix.quoted && s[at] == CSV_G_QUOTE) {
+            b->field = f;
+            quoted_field(b, s + at, s + e);
+        } else if (c >= 0) {
+            number_field(b, f, c, s + at, e - at, b->end - (s + e) >= NUM_PAD);
+        }
+        if (last) {
+            *next = end;
+            b->field = f + 1;
+            on_record(0, b);
+            return e;
+        }
+        at = e + 1;
+    }
+}
+
 /* Whether a record starting with byte c may repeat the header: its first
  * byte, or a BOM's (most records are turned away without a call). */
 static int may_repeat(const csv_dialect *d, char c)
@@ -343,6 +387,7 @@ static uint64_t simd_lines(block *b, const char *s, size_t n, uint64_t line)
 {
     const uint32_t *next = b->ix.end, *stop = next + b->ix.n;
     size_t at = 0;
+    int plain = !b->ix.inner_lf && !b->keys;
     while (at < n) {
         b->line = line;
         size_t skip =
@@ -356,7 +401,8 @@ static uint64_t simd_lines(block *b, const char *s, size_t n, uint64_t line)
             continue;
         }
         const uint32_t *first = next;
-        size_t e = simd_record(b, s, at, &next, &line);
+        size_t e = plain ? plain_record(b, s, at, &next)
+                         : simd_record(b, s, at, &next, &line);
         if (e == (size_t)-1)
             e = *first; /* a blank line: its one end */
         at = e + (s[e] == CSV_G_CR ? 2 : 1);
@@ -413,6 +459,43 @@ static size_t before_repeat(const block *b, const char *buf, size_t at,
     return nl ? (size_t)(nl - buf) + 1 - at : 0;
 }
 
+/* The length of the indexed batch s[0, len) cut after its room-th line
+ * end (a record's, a blank line's or a repeated header's): at most room
+ * records, so that a batch of any length fits the row batch. */
+static size_t fit_rows(const block *b, const char *s, size_t len, size_t room)
+{
+    const uint32_t *end = b->ix.end, *stop = end + b->ix.n;
+    for (; end < stop; end++) {
+        if (s[*end] == b->delim)
+            continue;
+        if (--room == 0)
+            return *end + (s[*end] == CSV_G_CR ? 2 : 1);
+    }
+    return len;
+}
+
+/* Reads a batch of whole lines from buf[at, n) with the index, when it
+ * takes them: returns the length read (0: none) and the line after it in
+ * *next_line. The batch is the longest one up to BATCH bytes, cut where
+ * the row batch fills. */
+static size_t simd_batch(struct csv_parser *p, block *b, const char *buf,
+                         size_t n, size_t at, uint64_t line,
+                         uint64_t *next_line)
+{
+    if (p->pstate != 0)
+        return 0; /* the index starts between records */
+    size_t w = min_size(n - at, BATCH);
+    const char *nl = w ? memrchr(buf + at, '\n', w) : NULL;
+    if (!nl)
+        return 0;
+    size_t len = (size_t)(nl - buf) + 1 - at;
+    if (!csv_simd_scan(&b->ix, buf + at, len, (unsigned char)b->delim))
+        return 0;
+    len = fit_rows(b, buf + at, len, b->out->cap - b->row);
+    *next_line = simd_lines(b, buf + at, len, line);
+    return len;
+}
+
 /* Feeds records from buf[*pos, n) until the block or the row batch ends;
  * *line is the physical line at *pos. */
 static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
@@ -433,11 +516,17 @@ static int feed_lines(struct csv_parser *p, block *b, const char *buf, size_t n,
             at += skip;
             continue;
         }
-        size_t room = b->out->cap - b->row;
         uint64_t next_line = 0; /* the index's count of the batch's lines */
+        size_t len = simd_batch(p, b, buf, n, at, *line, &next_line);
+        if (len) {
+            rc = b->failed ? CS_EDATA : CS_OK;
+            *line = next_line;
+            at += len;
+            continue;
+        }
+        size_t room = b->out->cap - b->row;
         size_t w = min_size(min_size(n - at, BATCH), room - 1);
         const char *nl = w ? memrchr(buf + at, '\n', w) : NULL;
-        size_t len;
         if (nl) {
             len = (size_t)(nl - buf) + 1 - at;
             /* Batches end at a newline, not always at a record's end: the
@@ -547,7 +636,7 @@ static void ws_field(block *b, const char *s, const char *e)
         s++; /* no quoting: a pair of quotes around a field only goes */
         e--;
     }
-    on_field((void *)s, (size_t)(e - s), b);
+    put_field(b, s, (size_t)(e - s), b->end - e >= NUM_PAD);
 }
 
 /* One line [s, e) without its LF: a record unless it is blank. */
@@ -633,7 +722,8 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
                .strict = strict,
                .file = file,
                .e = e,
-               .row0 = out->nrows};
+               .row0 = out->nrows,
+               .end = buf + n};
     size_t pos = 0;
     uint64_t line = first_line;
     if (b.keys && b.keys->nkmap > b.nscan)
@@ -647,7 +737,7 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     }
     struct csv_parser p;
     size_t most = min_size(n, BATCH);
-    b.text = malloc(most + 1);
+    b.text = malloc(most + 1 + NUM_PAD);
     if (csv_simd_init(&b.ix, most) != 0 || !b.text ||
         csv_init(&p, CSV_APPEND_NULL) != 0) {
         csv_simd_free(&b.ix);

@@ -64,4 +64,14 @@ int num_format_add_null(num_format *f, const char *s, size_t n);
  * as num_format_init); a null spelling is NUM_MISSING. */
 num_kind parse_number_fmt(const char *s, size_t n, const num_format *f,
                           double *out, int32_t *corr);
+
+/* Bytes past a field that parse_number_padded may read. */
+#define NUM_PAD 16
+
+/* parse_number_fmt, the same kind, double and correction for every input,
+ * faster for the common spellings (digits, a fraction, an exponent, at
+ * most 19 significant digits): they are read 8 bytes at a time, so
+ * s[n, n + NUM_PAD) must be readable; what they hold does not matter. */
+num_kind parse_number_padded(const char *s, size_t n, const num_format *f,
+                             double *out, int32_t *corr);
 #endif
