@@ -11,7 +11,7 @@ invalid UTF-8, missing fields) and a number column spelled many ways (1,
 columns are checked against e2e_profiles.py's reference of that group's
 rows alone, and are the bytes colstat gives without -g on those rows.
 Several files, stdin, gzip; --threads 1, 2, 16; two key columns, files
-with their columns in other orders; a key column that is the text column
+with their columns in other orders; many groups; a key column that is the text column
 too; TSV's header; --memory far below the profiles (the
 one-line error); states refuse the counts; --device gpu hands the run to
 the host. Seed printed; COLSTAT_SEED reproduces.
@@ -20,6 +20,7 @@ import gzip
 import json
 import os
 import sys
+from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import QUICK, Suite  # noqa: E402
@@ -187,6 +188,39 @@ def test_two_keys_orders(s):
                              reference([group_blob(grows)], K), K)
 
 
+def test_many_groups(s):
+    """Many groups across many jobs (tables merged, groups reordered)."""
+    rng = s.rng
+    n = 30000 if QUICK else 200000
+    nkeys = n // 3
+    rows = [(b"g%d" % rng.randrange(nkeys), b"w%d" % rng.randrange(5),
+             str(rng.randrange(4))) for _ in range(n)]
+    p = s.path("many.csv")
+    with open(p, "wb") as f:
+        f.write(write_csv(rows))
+    for threads in (1, 16):
+        rc, out, err = s.run(OPTS + ["-j", str(threads), p], timeout=300)
+        if not s.check(rc == 0, f"many groups -j{threads}: status", err):
+            continue
+        got = {g["key"][0]: g for g in json.loads(out)["groups"]}
+        want = by_key(rows)
+        ok = len(got) == len(want)
+        for k, grows in want.items():
+            g = got.get(k.decode())
+            t = Counter(r[1] for r in grows)
+            v = Counter(int(r[2]) for r in grows)
+            top_t = sorted(t.items(), key=lambda kv: (-kv[1], kv[0]))[:K]
+            top_v = sorted(v.items(), key=lambda kv: (-kv[1], kv[0]))[:K]
+            ok &= g is not None and g["rows"] == len(grows)
+            if not ok:
+                break
+            ct, cv = g["columns"]
+            ok &= ct["distinct"] == len(t) and cv["distinct"] == len(v)
+            ok &= [(x["value"].encode(), x["count"]) for x in ct["top"]] == top_t
+            ok &= [(x["value"], x["count"]) for x in cv["top"]] == top_v
+        s.check(ok, f"many groups -j{threads}: {len(want)} groups' counts")
+
+
 def test_key_is_text_column(s):
     """-g host -c host: the key column profiled as a text column."""
     rows = make_rows(s.rng, 200, 3)
@@ -280,6 +314,6 @@ def test_device(s):
 
 if __name__ == "__main__":
     s = Suite("e2e_groupby_profiles", sys.argv)
-    s.run_tests([test_paths, test_same_bytes, test_two_keys_orders,
+    s.run_tests([test_paths, test_same_bytes, test_two_keys_orders, test_many_groups,
                  test_key_is_text_column, test_tsv,
                  test_memory, test_states_refuse, test_device])
