@@ -68,11 +68,11 @@ static report_style style_for(const options *o)
     return st;
 }
 
-/* One column of the report: its finalized statistics, histogram and
- * quantiles (the median first, then the list). */
+/* One column of the report: its finalized statistics, histogram,
+ * quantiles (the median first, then the list) and profile. */
 static void fill_col(const options *o, const engine_column *c,
                      const col_summary *sum, const hist *h, const qres *q,
-                     report_col *out)
+                     const prof_summary *prof, report_col *out)
 {
     out->name = c->name;
     out->index = c->index;
@@ -86,9 +86,9 @@ static void fill_col(const options *o, const engine_column *c,
     out->qf = o->cfg.quantiles;
     out->nquant = q && (o->cfg.what & STAT_QUANTILES) ? o->cfg.nquantiles : 0;
     out->kind = (col_kind)out->s.type;
-    out->prof = c->prof;
-    if (c->kind == COL_TEXT && c->prof) { /* no number was read */
-        out->s.missing = c->prof->missing;
+    out->prof = prof;
+    if (c->kind == COL_TEXT && prof) { /* no number was read */
+        out->s.missing = prof->missing;
         out->s.invalid = out->s.nan = 0;
         out->h = NULL;
     }
@@ -99,9 +99,19 @@ static void fill_col(const options *o, const engine_column *c,
 typedef struct group_cursor {
     const options *o;
     const engine_result *res;
-    col_summary *sum; /* [nheld] */
-    report_col *cols; /* [ncols] */
+    col_summary *sum;   /* [nheld] */
+    prof_summary *prof; /* [nheld]: the group's profiles, when kept */
+    report_col *cols;   /* [ncols] */
 } group_cursor;
+
+/* The last group's profiles freed. */
+static void drop_profiles(const group_cursor *c)
+{
+    for (int h = 0; c->prof && h < c->res->groups->nheld; h++) {
+        profile_summary_free(&c->prof[h]);
+        memset(&c->prof[h], 0, sizeof c->prof[h]);
+    }
+}
 
 static int next_group(void *ctx, size_t i, report_group *g)
 {
@@ -109,10 +119,14 @@ static int next_group(void *ctx, size_t i, report_group *g)
     const engine_groups *gs = c->res->groups;
     const engine_group *eg = &gs->g[i];
     engine_group_finalize(gs, i, c->sum);
+    drop_profiles(c);
+    if (engine_group_profiles(gs, i, c->sum, c->prof))
+        return -1;
     for (int k = 0; k < c->res->ncols; k++) {
         int h = c->res->cols[k].held;
         fill_col(c->o, &c->res->cols[k], &c->sum[h], eg->h ? &eg->h[h] : NULL,
-                 eg->q ? &eg->q[(size_t)h * gs->nq] : NULL, &c->cols[k]);
+                 eg->q ? &eg->q[(size_t)h * gs->nq] : NULL,
+                 eg->prof && gs->text ? &c->prof[h] : NULL, &c->cols[k]);
     }
     *g = (report_group){eg->key, eg->key_len, eg->rows, c->cols};
     return 0;
@@ -124,12 +138,17 @@ static int write_groups(const options *o, const engine_result *res, FILE *m,
 {
     const engine_groups *gs = res->groups;
     group_cursor c = {o, res, calloc((size_t)gs->nheld + 1, sizeof *c.sum),
+                      calloc((size_t)gs->nheld + 1, sizeof *c.prof),
                       calloc((size_t)res->ncols + 1, sizeof *c.cols)};
-    report_groups src = {gs->n, next_group, &c};
-    int bad = !c.sum || !c.cols ||
+    report_groups src = {gs->n, next_group, &c,
+                         (o->cfg.what & STAT_TOP) ? o->cfg.top : 0};
+    int bad = !c.sum || !c.prof || !c.cols ||
               report_write_groups(m, o->format, o->cfg.what, res->rows,
                                   (const char *const *)gs->names, gs->nkeys,
                                   &src, res->ncols, st);
+    if (c.prof)
+        drop_profiles(&c);
+    free(c.prof);
     free(c.sum);
     free(c.cols);
     return bad ? -1 : 0;
@@ -150,7 +169,7 @@ int write_result(const options *o, const engine_result *res, cs_error *e)
     }
     for (int k = 0; k < res->ncols; k++)
         fill_col(o, &res->cols[k], &res->cols[k].sum, res->cols[k].h,
-                 res->cols[k].q, &cols[k]);
+                 res->cols[k].q, res->cols[k].prof, &cols[k]);
     report_style st = style_for(o);
     int bad = res->groups ? write_groups(o, res, m, &st)
                           : report_write(m, o->format, o->cfg.what, res->rows,

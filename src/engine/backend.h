@@ -147,6 +147,10 @@ typedef struct backend_params {
     const col_kind *kind;
     const int *text_key;
     int nkeys;
+    /* --group-by: the row batch's keys [0, group_keys) are the group's;
+       text columns' fields, if any, follow (text_key points there, or to
+       a group key its column is) */
+    int group_keys;
 } backend_params;
 
 int backend_cpu_open(const backend_params *p, backend **out, cs_error *e);

@@ -357,32 +357,44 @@ void columns_free(col_table *t)
     memset(t, 0, sizeof *t);
 }
 
-int columns_subset(col_table *dst, const col_table *src,
-                   const unsigned char *pick, cs_error *e)
+/* src's column k after dst's (which has room). -1: no memory. */
+static int copy_column(col_table *dst, const col_table *src, int k)
+{
+    int j = dst->ncols++;
+    dst->nfirm = dst->ncols;
+    dst->fields[j] = src->fields[k];
+    dst->rank[j] = src->rank[k];
+    dst->names[j] = dup_string(src->names[k]);
+    dst->labels[j] = dup_string(src->labels[k]);
+    return dst->names[j] && dst->labels[j] ? 0 : -1;
+}
+
+int columns_join(col_table *dst, const col_table *a, const col_table *b,
+                 const unsigned char *pick, cs_error *e)
 {
     memset(dst, 0, sizeof *dst);
-    dst->by_name = src->by_name;
-    int n = 0;
-    for (int k = 0; k < src->ncols; k++)
+    dst->by_name = b->by_name;
+    int n = a ? a->ncols : 0;
+    for (int k = 0; k < b->ncols; k++)
         n += pick[k] != 0;
     if (table_alloc(dst, n))
         goto fail;
-    for (int k = 0; k < src->ncols; k++) {
-        if (!pick[k])
-            continue;
-        int j = dst->ncols++;
-        dst->nfirm = dst->ncols;
-        dst->fields[j] = src->fields[k];
-        dst->rank[j] = src->rank[k];
-        dst->names[j] = dup_string(src->names[k]);
-        dst->labels[j] = dup_string(src->labels[k]);
-        if (!dst->names[j] || !dst->labels[j])
+    for (int k = 0; a && k < a->ncols; k++)
+        if (copy_column(dst, a, k))
             goto fail;
-    }
+    for (int k = 0; k < b->ncols; k++)
+        if (pick[k] && copy_column(dst, b, k))
+            goto fail;
     return CS_OK;
 fail:
     columns_free(dst);
     return oom(e);
+}
+
+int columns_subset(col_table *dst, const col_table *src,
+                   const unsigned char *pick, cs_error *e)
+{
+    return columns_join(dst, NULL, src, pick, e);
 }
 
 static int holds(const int *fields, int n, int f)

@@ -65,6 +65,12 @@ void columns_free(col_table *t);
 int columns_subset(col_table *dst, const col_table *src,
                    const unsigned char *pick, cs_error *e);
 
+/* dst: a's columns (a NULL: none), then b's columns k where pick[k], in
+ * b's order (--group-by's keys, then the text columns' fields not among
+ * them, all delivered as row_keys). CS_ENOMEM when out of memory. */
+int columns_join(col_table *dst, const col_table *a, const col_table *b,
+                 const unsigned char *pick, cs_error *e);
+
 /* Leaves fields[0, n) (0-based fields of the first input) out of t's
  * columns and out of its left-out notes: --group-by's keys, which the
  * default does not summarise. */

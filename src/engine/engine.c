@@ -59,11 +59,14 @@ struct engine {
     int reread;     /* of those, passes that read the inputs again */
     /* profiles (src/stats/profile.h): NULL when no column has one (no
        text column, no --distinct, --mode, --top); else per column its
-       kind, and for a text column its key among texts' */
+       kind, and for a text column its key among the row batches' keys
+       (texts', or under -g rowkeys') */
     col_kind *kind;
     int *text_key;
-    col_table texts;          /* the text columns, delivered as row_keys */
-    col_prof *prof;           /* the backend's, after finish */
+    col_table texts;   /* the text columns, delivered as row_keys */
+    col_table rowkeys; /* --group-by with text columns: what row_keys holds
+                          (the keys, then the texts that are no key) */
+    col_prof *prof;    /* the backend's, after finish */
     unsigned char *text_cols; /* per column: a text column (--strict's
                                  exemption) */
 };
@@ -382,8 +385,8 @@ static int learn_kinds(engine *r, const input *in, cs_error *e)
 
 /* The text columns, from the first input's sample: a field it saw
  * text and no number in is a text column (binary records hold numbers only).
- * States and groups carry no text yet: there every column is read as numbers,
- * as before text columns were answered. */
+ * States of groups carry no text: there every column is read as numbers,
+ * as before text columns were answered (cfg->no_text). */
 static int learn_texts(engine *r, const input *in, cs_error *e)
 {
     const col_table *t = &r->table;
@@ -395,8 +398,7 @@ static int learn_texts(engine *r, const input *in, cs_error *e)
         /* a field whose sample held some numbers stays a number column
            (its other texts invalid), as before text columns were answered */
         text[k] = !in->spec && f < in->nfields && in->numeric[f] == CSV_TEXT &&
-                  !r->cfg->no_text && !r->cfg->group_by &&
-                  (!in->why || !in->why[f].numbers);
+                  !r->cfg->no_text && (!in->why || !in->why[f].numbers);
         ntext += text[k];
     }
     if (text && !ntext && !(r->cfg->what & STAT_PROFILE)) {
@@ -421,6 +423,48 @@ static int learn_texts(engine *r, const input *in, cs_error *e)
     return columns_subset(&r->texts, t, text, e);
 }
 
+/* The key among the group keys of field f, or -1. */
+static int key_of(const col_table *keys, int f)
+{
+    for (int j = 0; j < keys->ncols; j++)
+        if (keys->fields[j] == f)
+            return j;
+    return -1;
+}
+
+/* --group-by with text columns: the row batches' keys are the group keys,
+ * then the text columns' fields that are no key (a text column that is a
+ * key reads the key's); the device reduces no text: the host does. */
+static int group_texts(engine *r, cs_error *e)
+{
+    const col_table *t = &r->texts;
+    if (!r->cfg->group_by || !t->ncols)
+        return CS_OK;
+    if (r->group_device != GROUP_ON_HOST)
+        account_say(&r->acc, "group-by runs on the host: text columns are "
+                             "answered on the host");
+    r->group_device = GROUP_ON_HOST;
+    unsigned char *pick = malloc((size_t)t->ncols);
+    int *at = malloc((size_t)t->ncols * sizeof *at);
+    if (!pick || !at) {
+        free(pick);
+        free(at);
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    for (int i = 0, next = r->keys.ncols; i < t->ncols; i++) {
+        int key = key_of(&r->keys, t->fields[i]);
+        pick[i] = key < 0;
+        at[i] = key < 0 ? next++ : key;
+    }
+    for (int k = 0; k < r->table.ncols; k++)
+        if (r->text_key[k] >= 0)
+            r->text_key[k] = at[r->text_key[k]];
+    int rc = columns_join(&r->rowkeys, &r->keys, t, pick, e);
+    free(pick);
+    free(at);
+    return rc;
+}
+
 static int learn_columns(engine *r, const input *in, cs_error *e)
 {
     if (!in)
@@ -430,7 +474,8 @@ static int learn_columns(engine *r, const input *in, cs_error *e)
     f.with_text = r->cfg->text_columns && !r->cfg->no_text && !in->spec;
     if (columns_learn(&r->table, r->cfg->columns, &f, e) != CS_OK ||
         (r->cfg->group_by && learn_keys(r, &f, e) != CS_OK) ||
-        why_left(r, in, e) != CS_OK || learn_texts(r, in, e) != CS_OK)
+        why_left(r, in, e) != CS_OK || learn_texts(r, in, e) != CS_OK ||
+        group_texts(r, e) != CS_OK)
         return e->status;
     char why[256];
     hint_no_numbers(in, why, sizeof why);
@@ -581,7 +626,8 @@ static int start_backend(engine *r, cs_error *e)
                         .acc = &r->acc,
                         .kind = r->kind,
                         .text_key = r->text_key,
-                        .nkeys = r->texts.ncols};
+                        .nkeys = r->texts.ncols,
+                        .group_keys = r->keys.ncols};
     if (cfg->group_by)
         return backend_group_open(&p, &r->be, e);
     if (r->use_gpu && r->kind)
@@ -644,6 +690,15 @@ static void say_decoded(engine *r, const input *in)
         account_say(&r->acc, "%s: %s", in->name, line);
 }
 
+/* What in's row batches carry as keys: the group keys and text columns'
+ * fields. */
+static int input_map_row_keys(const engine *r, input *in, cs_error *e)
+{
+    if (r->cfg->group_by)
+        return input_map_keys(in, r->rowkeys.ncols ? &r->rowkeys : &r->keys, e);
+    return r->texts.ncols ? input_map_keys(in, &r->texts, e) : CS_OK;
+}
+
 /* Feeds in, then each later input, one at a time. */
 static int feed_all(engine *r, input *in, cs_error *e)
 {
@@ -652,8 +707,7 @@ static int feed_all(engine *r, input *in, cs_error *e)
         in->dialect.kinds = r->kinds;
         if (!input_empty(in) && !in->none &&
             input_map(in, &r->table, e) == CS_OK &&
-            (!r->cfg->group_by || input_map_keys(in, &r->keys, e) == CS_OK) &&
-            (!r->texts.ncols || input_map_keys(in, &r->texts, e) == CS_OK))
+            input_map_row_keys(r, in, e) == CS_OK)
             feed_input(&r->fd, in, e);
         if (e->status == CS_OK)
             say_decoded(r, in);
@@ -1011,8 +1065,9 @@ static int finish(engine *r, engine_result *out, cs_error *e)
     out->nheld = n;
     for (int k = 0; k < n; k++)
         stats_init(&out->held_st[k]);
+    /* groups keep their profiles in their table (take_groups) */
     if (r->be->ops->finish(r->be, out->held_st, out->held_h, e) != CS_OK ||
-        !r->kind)
+        !r->kind || r->cfg->group_by)
         return e->status;
     r->prof = calloc(k1, sizeof *r->prof);
     if (!r->prof)
@@ -1073,7 +1128,19 @@ static int take_groups(engine *r, engine_result *out, cs_error *e)
         r->keys.ncols, r->keys.names, cfg->num,   cfg->what,
         r->q,          r->nq,         cfg->nbins, cfg->have_range,
         cfg->range_lo, cfg->range_hi};
-    return groups_make(&p, backend_group_table(r->be), &out->groups, e);
+    if (groups_make(&p, backend_group_table(r->be), &out->groups, e) != CS_OK ||
+        !r->kind)
+        return e->status;
+    engine_groups *gs = out->groups;
+    if (!(gs->text = calloc((size_t)gs->nheld + 1, 1)))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    for (int h = 0; h < gs->nheld; h++)
+        gs->text[h] = r->kind[h] == COL_TEXT;
+    for (int k = 0; k < out->ncols; k++)
+        if (gs->text[out->cols[k].held])
+            out->cols[k].kind = COL_TEXT;
+    gs->top = (cfg->what & STAT_TOP) ? cfg->top : 1;
+    return CS_OK;
 }
 
 /* Where each column's first invalid field is, into the result. */
@@ -1222,6 +1289,7 @@ void engine_close(engine *r)
     columns_free(&r->table);
     columns_free(&r->keys);
     columns_free(&r->texts);
+    columns_free(&r->rowkeys);
     free(r->kind);
     free(r->text_key);
     free(r->text_cols);
@@ -1351,6 +1419,17 @@ void engine_group_finalize(const engine_groups *gs, size_t i, col_summary *out)
 {
     for (int h = 0; h < gs->nheld; h++)
         stats_finalize(&gs->g[i].st[h], &out[h]);
+}
+
+int engine_group_profiles(const engine_groups *gs, size_t i,
+                          const col_summary *sum, prof_summary *out)
+{
+    const engine_group *g = &gs->g[i];
+    for (int h = 0; g->prof && gs->text && h < gs->nheld; h++)
+        if (profile_summarize(&g->prof[h], gs->text[h], sum[h].is_int, gs->top,
+                              &out[h]))
+            return -1;
+    return 0;
 }
 
 /* The whole profiles' summaries, as the report shows them (a number

@@ -192,6 +192,7 @@ typedef struct engine_group {
     const col_stats *st;   /* [nheld]: engine_group_finalize finalizes it */
     const hist *h;         /* [nheld] with STAT_HIST, else NULL */
     const qres *q;         /* [nheld * nq], or NULL */
+    const col_prof *prof;  /* [nheld] (engine_group_profiles), or NULL */
 } engine_group;
 
 /* The groups in the answer's order: ascending by key, key column by key
@@ -209,12 +210,22 @@ typedef struct engine_groups {
     hist *h;
     qres *q;
     int nheld;
+    /* with profiles (a text column, --distinct, --mode, --top): per held
+       column whether it is text, and the top values wanted; else NULL */
+    unsigned char *text;
+    size_t top;
 } engine_groups;
 
 /* Group i's held columns finalized, into out[0..nheld): the report makes
  * them a group at a time, so that a million groups' summaries never
  * exist at once. */
 void engine_group_finalize(const engine_groups *gs, size_t i, col_summary *out);
+/* Group i's held columns' profiles summarized into out[0..nheld) (each
+ * the caller's to profile_summary_free; their texts point into gs), its
+ * columns' summaries sum (engine_group_finalize's) saying which are
+ * integer columns. Nothing when gs keeps no profiles. -1: no memory. */
+int engine_group_profiles(const engine_groups *gs, size_t i,
+                          const col_summary *sum, prof_summary *out);
 
 /* Groups made elsewhere (--merge, --mpi: their table and histograms,
  * in the table's order) put in the answer's order, as a run puts its

@@ -75,6 +75,8 @@ static group_table *table_new(const group_backend *g)
     if (t) {
         group_table_init(t, g->p.ncols, g->p.what, group_backend_keeps(&g->p));
         group_table_direct(t);
+        if (g->p.kind)
+            group_table_profile(t, (g->p.what & STAT_PROFILE) != 0);
     }
     if (t && group_table_track_first(t)) {
         free(t);
@@ -145,12 +147,14 @@ static void gb_jstate_free(backend *b, void *state)
     free(pt);
 }
 
-/* The row's keys as one byte string: per key, 0 for the missing key, or
- * 1, the length (4 bytes) and the text. */
-static int encode(group_jstate *pt, const row_keys *k, size_t row, size_t *len)
+/* The row's group keys (k's first nkeys; text columns' fields follow) as
+ * one byte string: per key, 0 for the missing key, or 1, the length (4
+ * bytes) and the text. */
+static int encode(group_jstate *pt, const row_keys *k, int nkeys, size_t row,
+                  size_t *len)
 {
     size_t need = 0;
-    for (int i = 0; i < k->nkeys; i++) {
+    for (int i = 0; i < nkeys; i++) {
         uint32_t l = k->len[row * (size_t)k->nkeys + (size_t)i];
         need += l == KEY_MISSING ? 1 : 5 + (size_t)l;
     }
@@ -162,7 +166,7 @@ static int encode(group_jstate *pt, const row_keys *k, size_t row, size_t *len)
         pt->key_room = need;
     }
     size_t at = 0;
-    for (int i = 0; i < k->nkeys; i++) {
+    for (int i = 0; i < nkeys; i++) {
         size_t x = row * (size_t)k->nkeys + (size_t)i;
         uint32_t l = k->len[x];
         pt->key[at++] = l != KEY_MISSING;
@@ -177,11 +181,11 @@ static int encode(group_jstate *pt, const row_keys *k, size_t row, size_t *len)
 }
 
 /* The group of row i (packed: row) of c into ids[i]. */
-static int row_group(group_jstate *pt, const row_batch *c, size_t i,
+static int row_group(group_jstate *pt, const row_batch *c, int nkeys, size_t i,
                      uint64_t row, uint32_t *ids)
 {
     size_t len, id;
-    if (encode(pt, c->keys, i, &len))
+    if (encode(pt, c->keys, nkeys, i, &len))
         return -1;
     /* logs come sorted or in runs often: the row before's group first */
     if (pt->last && group_is(pt->t, pt->last - 1, pt->key, len))
@@ -206,6 +210,33 @@ static void add_bad(group_jstate *pt, const row_keys *k, const uint32_t *ids,
         group_add_counts(pt->t, ids[x->row], x->col, x->kind == NUM_MISSING,
                          inv, x->kind == NUM_NAN, inv ? first_row + x->row : 0);
     }
+}
+
+/* Each column's fields into their groups' profiles: a text column's from
+ * the row batch's keys, a number column's values. */
+static int profile_rows(const backend_params *p, group_table *t,
+                        const row_batch *c, const uint32_t *ids)
+{
+    const row_keys *keys = c->keys;
+    for (int k = 0; k < c->ncols; k++) {
+        if (p->kind[k] != COL_TEXT) {
+            if (group_profile_numbers(t, ids, k, c->col[k],
+                                      c->has_corr[k] ? c->corr[k] : NULL,
+                                      c->nrows))
+                return -1;
+            continue;
+        }
+        for (size_t r = 0; r < c->nrows; r++) {
+            size_t at = r * (size_t)keys->nkeys + (size_t)p->text_key[k];
+            uint32_t len = keys->len[at];
+            const char *s =
+                len == KEY_MISSING ? NULL : keys->text + keys->off[at];
+            if (group_profile_text(t, ids[r], k, s,
+                                   len == KEY_MISSING ? 0 : len))
+                return -1;
+        }
+    }
+    return 0;
 }
 
 /* The batch on the device (group_gpu.h): its groups found there, each
@@ -244,7 +275,7 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
         return e->status;
     }
     for (size_t i = 0; !bad && host && i < c->nrows; i++)
-        bad = row_group(pt, c, i, first + i, ids);
+        bad = row_group(pt, c, g->p.group_keys, i, first + i, ids);
     /* column by column: each column's values in one loop */
     for (int k = 0; !bad && host && k < c->ncols; k++)
         bad = group_add_column(pt->t, ids, k, c->col[k],
@@ -258,6 +289,8 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
                                     c->nrows, first);
     if (!bad)
         add_bad(pt, c->keys, ids, first);
+    if (!bad && g->p.kind)
+        bad = profile_rows(&g->p, pt->t, c, ids);
     free(ids);
     return bad ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups")
                : CS_OK;
@@ -490,6 +523,8 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
     }
     group_table_init(&g->merged, p->ncols, p->what, group_backend_keeps(p));
     group_table_direct(&g->merged);
+    if (p->kind)
+        group_table_profile(&g->merged, (p->what & STAT_PROFILE) != 0);
     if (group_table_track_first(&g->merged)) {
         pthread_mutex_destroy(&g->lock);
         free(g);

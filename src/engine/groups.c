@@ -187,6 +187,7 @@ static int order(const groups_params *p, engine_groups *gs)
             o->st = &t->st[g * nc];
             o->h = gs->h ? &gs->h[g * nc] : NULL;
             o->q = gs->q ? &gs->q[g * nc * p->nq] : NULL;
+            o->prof = t->prof ? &t->prof[g * nc] : NULL;
         }
     }
     free(parts);
@@ -269,5 +270,6 @@ void groups_free(engine_groups *gs)
     free(gs->key_lens);
     free(gs->h);
     free(gs->q);
+    free(gs->text);
     free(gs);
 }

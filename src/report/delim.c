@@ -334,12 +334,20 @@ static void key_field(row *r, const char *s, size_t n)
 
 int report_delim_groups(FILE *f, char sep_char, unsigned what,
                         const char *const *key_names, int nkeys,
-                        const report_groups *gs, int ncols, int digits)
+                        const report_groups *gs, int ncols,
+                        const report_style *st)
 {
-    row r = {f, sep_char, 0, digits, 0, 0, 0};
+    /* every group has the same columns, of the same kinds */
+    row r = {f, sep_char, 0, st->digits, (what & STAT_PROFILE) != 0,
+             0, gs->top};
     report_group g;
     if (gs->n && gs->get(gs->ctx, 0, &g))
         return -1;
+    for (int i = 0; gs->n && i < ncols; i++)
+        if (g.cols[i].kind == COL_TEXT) {
+            r.typed = 1;
+            r.lengths = (what & (STAT_MIN | STAT_MAX)) != 0;
+        }
     header(&r, what, gs->n && ncols ? &g.cols[0] : NULL, key_names, nkeys);
     for (size_t i = 0; i < gs->n; i++) {
         if (i && gs->get(gs->ctx, i, &g))

@@ -88,7 +88,7 @@ int report_write_groups(FILE *f, out_format fmt, unsigned what, uint64_t rows,
         bad = json_groups(f, what, rows, key_names, nkeys, gs, ncols, &s);
     else if (fmt == FMT_TSV || fmt == FMT_CSV)
         bad = report_delim_groups(f, fmt == FMT_TSV ? '\t' : ',', what,
-                                  key_names, nkeys, gs, ncols, s.digits);
+                                  key_names, nkeys, gs, ncols, &s);
     else
         bad = table_groups(f, what, key_names, nkeys, gs, ncols, &s);
     if (fflush(f) != 0 || ferror(f) || bad)

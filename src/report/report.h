@@ -78,6 +78,9 @@ typedef struct report_groups {
     size_t n;
     int (*get)(void *ctx, size_t i, report_group *g);
     void *ctx;
+    /* --top K (else 0): TSV and CSV's header, written before any group's
+       values are known, has K top fields */
+    size_t top;
 } report_groups;
 
 /* The groups' report: JSON {"schema_version", "rows", "group_by": [names],

@@ -17,7 +17,8 @@ void report_json_count(FILE *f, uint64_t n, int bigint_string);
  * group-by key fields when nkeys > 0 (key NULL: the header's names). */
 int report_delim_groups(FILE *f, char sep, unsigned what,
                         const char *const *key_names, int nkeys,
-                        const report_groups *gs, int ncols, int digits);
+                        const report_groups *gs, int ncols,
+                        const report_style *st);
 void report_delim(FILE *f, char sep, unsigned what, const report_col *cols,
                   int ncols, int digits);
 int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,

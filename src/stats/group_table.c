@@ -48,6 +48,12 @@ void group_table_direct(group_table *t)
     t->direct = !t->keep && !(t->what & STAT_STD);
 }
 
+void group_table_profile(group_table *t, int counting)
+{
+    t->profiled = 1;
+    t->counting = counting;
+}
+
 #define GROUP_BATCH 512
 
 static void vals_free(group_vals *v)
@@ -67,8 +73,11 @@ void group_table_clear(group_table *t)
             group_sum_free(&t->sum[i]);
         if (t->val)
             t->val[i].n = t->val[i].done = 0; /* the arrays serve the next */
+        if (t->prof)
+            profile_free(&t->prof[i]);
     }
     t->n = 0;
+    t->prof_bytes = 0;
     t->keys_used = 0;
     t->values = 0;
     if (t->slot)
@@ -89,6 +98,7 @@ void group_table_free(group_table *t)
     free(t->val);
     free(t->part);
     free(t->sum);
+    free(t->prof);
     free(t->keys);
     free(t->slot);
     memset(t, 0, sizeof *t);
@@ -117,6 +127,8 @@ static int grow_groups(group_table *t)
         resize((void **)&t->hash, cap, sizeof *t->hash) ||
         resize((void **)&t->rows, cap, sizeof *t->rows) ||
         (t->first && resize((void **)&t->first, cap, sizeof *t->first)) ||
+        (t->profiled &&
+         resize((void **)&t->prof, cap * nc + 1, sizeof *t->prof)) ||
         ((!t->direct || t->st) &&
          resize((void **)&t->st, cap * nc + 1, sizeof *t->st)) ||
         (t->dropped ? 0
@@ -199,6 +211,11 @@ static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
     }
     if (g >= t->inited)
         t->inited = g + 1;
+    for (size_t k = 0; t->profiled && k < nc; k++) {
+        if (profile_init(&t->prof[g * nc + k], t->counting))
+            return -1;
+        t->prof_bytes += profile_bytes(&t->prof[g * nc + k]);
+    }
     *id = g;
     if (2 * t->n > t->nslots)
         return grow_slots(t);
@@ -384,6 +401,42 @@ void group_add_counts(group_table *t, size_t id, int col, uint64_t missing,
         stats_add_counts(&t->st[at], missing, invalid, nan, first_invalid_row);
 }
 
+int group_profile_text(group_table *t, size_t id, int col, const char *s,
+                       size_t n)
+{
+    col_prof *p = &t->prof[id * (size_t)t->ncols + (size_t)col];
+    size_t before = profile_bytes(p);
+    int rc = profile_add_text(p, s, n);
+    t->prof_bytes += profile_bytes(p) - before;
+    return rc;
+}
+
+int group_profile_numbers(group_table *t, const uint32_t *ids, int col,
+                          const double *v, const int32_t *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        col_prof *p = &t->prof[ids[i] * (size_t)t->ncols + (size_t)col];
+        size_t before = profile_bytes(p);
+        int rc = profile_add_numbers(p, &v[i], r ? &r[i] : NULL, 1);
+        t->prof_bytes += profile_bytes(p) - before;
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* src's profile of cell from into dst's of cell at. */
+static int merge_prof(group_table *dst, size_t at, const group_table *src,
+                      size_t from)
+{
+    if (!dst->prof || !src->prof)
+        return 0;
+    size_t before = profile_bytes(&dst->prof[at]);
+    int rc = profile_merge(&dst->prof[at], &src->prof[from]);
+    dst->prof_bytes += profile_bytes(&dst->prof[at]) - before;
+    return rc;
+}
+
 /* src's cell from into dst's cell at, both direct. */
 static int merge_direct(group_table *dst, size_t at, const group_table *src,
                         size_t from, uint64_t row_offset)
@@ -435,6 +488,8 @@ int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
         if (dst->first && src->first && src->first[g] < dst->first[id])
             dst->first[id] = src->first[g];
         for (size_t k = 0; k < nc; k++) {
+            if (merge_prof(dst, id * nc + k, src, g * nc + k))
+                return -1;
             if (dst->direct) {
                 if (merge_direct(dst, id * nc + k, src, g * nc + k, row_offset))
                     return -1;
@@ -482,13 +537,15 @@ static void *reorder(void *p, size_t sz, size_t per, const first_id *o,
 static int apply_order(group_table *t, const first_id *o)
 {
     size_t n = t->n, cap = t->cap, nc = (size_t)t->ncols;
-    void **arr[] = {
-        (void **)&t->key_off, (void **)&t->key_len, (void **)&t->hash,
-        (void **)&t->rows,    (void **)&t->first,   (void **)&t->st,
-        (void **)&t->val,     (void **)&t->part,    (void **)&t->sum};
+    void **arr[] = {(void **)&t->key_off, (void **)&t->key_len,
+                    (void **)&t->hash,    (void **)&t->rows,
+                    (void **)&t->first,   (void **)&t->st,
+                    (void **)&t->val,     (void **)&t->part,
+                    (void **)&t->sum,     (void **)&t->prof};
     size_t sz[] = {sizeof *t->key_off, sizeof *t->key_len, sizeof *t->hash,
                    sizeof *t->rows,    sizeof *t->first,   sizeof *t->st,
-                   sizeof *t->val,     sizeof *t->part,    sizeof *t->sum};
+                   sizeof *t->val,     sizeof *t->part,    sizeof *t->sum,
+                   sizeof *t->prof};
     enum { NARR = sizeof sz / sizeof sz[0], CELLS_FROM = 5 };
     void *made[NARR];
     int bad = 0;
@@ -572,7 +629,10 @@ size_t group_table_bytes(const group_table *t)
                        (t->st ? sizeof(col_stats) : 0)
                  : sizeof(col_stats) + sizeof(group_vals));
     /* values: as their arrays grow, up to twice their room */
+    if (t->profiled)
+        per += (size_t)t->ncols * sizeof(col_prof);
     return t->cap * per + t->keys_room + t->nslots * sizeof(uint64_t) +
+           t->prof_bytes +
            t->values * (sizeof(double) + sizeof(int32_t) + sizeof(uint64_t)) *
                2;
 }

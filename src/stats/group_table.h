@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "group_sum.h"
+#include "profile.h"
 #include "stats.h"
 
 /* A group's values of one column: d + r each (stats.h), and their rows.
@@ -60,6 +61,11 @@ typedef struct group_table {
     uint64_t *slot; /* group id + 1 | the hash's high half; 0 empty */
     size_t nslots;
     size_t values; /* kept values, all groups */
+    /* with group_table_profile: a col_prof per group and column (text
+       columns, --distinct, --mode, --top), and the bytes they hold */
+    col_prof *prof;
+    int profiled, counting;
+    size_t prof_bytes;
 } group_table;
 
 uint64_t group_hash(const char *key, size_t len);
@@ -69,6 +75,10 @@ void group_table_init(group_table *t, int ncols, unsigned what, int keep);
  * squares); before its first group. */
 void group_table_direct(group_table *t);
 void group_table_free(group_table *t);
+/* Keeps a profile (profile.h) per group and column, counting values when
+ * counting: before its first group. */
+void group_table_profile(group_table *t, int counting);
+
 /* Keeps each group's first row (first): before its first group. -1: no
  * memory. */
 int group_table_track_first(group_table *t);
@@ -101,6 +111,15 @@ int group_add_column(group_table *t, const uint32_t *ids, int col,
 int group_add_offsets(group_table *t, const uint32_t *ids, int col,
                       const double *v, const int16_t *off, size_t n,
                       uint64_t first_row);
+
+/* A profiled table's group id's text field s[0, n) of column col (s
+ * NULL: missing). -1: no memory. */
+int group_profile_text(group_table *t, size_t id, int col, const char *s,
+                       size_t n);
+/* v[i] (+ r[i]; r NULL: 0) of column col into the profile of group
+ * ids[i], NaN skipped. -1: no memory. */
+int group_profile_numbers(group_table *t, const uint32_t *ids, int col,
+                          const double *v, const int32_t *r, size_t n);
 
 /* Every waiting value into its group's statistics (st). -1: no memory. */
 int group_flush(group_table *t);

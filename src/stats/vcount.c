@@ -24,7 +24,11 @@ struct vcount {
     size_t used, room;
 };
 
-#define VC_FIRST_SLOTS 64
+/* Small at first: under -g every group's column has a table, most of
+ * them of a few values (a million groups) */
+#define VC_FIRST_SLOTS 8
+#define VC_FIRST_ENTRIES 4
+#define VC_FIRST_ROOM 64
 
 static uint64_t mix(uint64_t z)
 {
@@ -99,7 +103,7 @@ static int grow_slots(vcount *t)
 static int room_for(vcount *t, size_t len)
 {
     if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 16;
+        size_t cap = t->cap ? 2 * t->cap : VC_FIRST_ENTRIES;
         vc_entry *e = realloc(t->e, cap * sizeof *e);
         if (!e)
             return -1;
@@ -107,7 +111,7 @@ static int room_for(vcount *t, size_t len)
         t->cap = cap;
     }
     if (!t->arena || t->room - t->used < len) {
-        size_t room = t->room ? 2 * t->room : 256;
+        size_t room = t->room ? 2 * t->room : VC_FIRST_ROOM;
         while (room - t->used < len)
             room *= 2;
         char *a = realloc(t->arena, room);

@@ -202,9 +202,10 @@ def test_refusals(s):
     b = s.run(["--emit-state", "-c", "host,val", s.path("txt.csv")])[1]
     refused(s, "a text column beside a number column", ["--merge", "-"],
             a + b, ["'host'", "text"])
-    rc, _, err = s.run(["--distinct", "-g", "host", s.path("txt.csv")])
-    s.check(rc == 2 and "--distinct" in err, "-g still refuses --distinct",
-            err)
+    rc, _, err = s.run(["--distinct", "-g", "host", "--emit-state",
+                        s.path("txt.csv")])
+    s.check(rc == 2 and "--distinct" in err,
+            "-g with states still refuses --distinct", err)
 
 
 def test_memory(s):

@@ -343,6 +343,79 @@ START_TEST(test_first_and_dropped)
 }
 END_TEST
 
+/* Each group's text profile, in jobs merged in any order and reordered
+ * by first rows, against counts kept here: counts, missing, and every
+ * value's count. */
+START_TEST(test_profiles)
+{
+    enum { KEYS = 40, VALS = 6 };
+    test_rng r = rng_for(seed, 3000 + (uint64_t)_i);
+    size_t n = 1 + rng_below(&r, test_quick() ? 3000 : 30000), nj = 0;
+    uint64_t want[KEYS][VALS + 1] = {{0}}, first[KEYS], seen[KEYS] = {0};
+    group_table merged;
+    group_table_init(&merged, 1, STAT_COUNT, 0);
+    group_table_direct(&merged);
+    group_table_profile(&merged, 1);
+    ck_assert_int_eq(group_table_track_first(&merged), 0);
+    for (size_t at = 0; at < n; nj++) {
+        size_t end = at + 1 + rng_below(&r, n / 4 + 1);
+        group_table job;
+        group_table_init(&job, 1, STAT_COUNT, 0);
+        group_table_direct(&job);
+        group_table_profile(&job, 1);
+        ck_assert_int_eq(group_table_track_first(&job), 0);
+        for (; at < n && at < end; at++) {
+            char key[16], val[16];
+            int k = (int)rng_below(&r, KEYS), v = (int)rng_below(&r, VALS + 1);
+            int klen = snprintf(key, sizeof key, "k%d", k);
+            int vlen = snprintf(val, sizeof val, "w%d", v);
+            size_t id;
+            ck_assert_int_eq(group_find(&job, key, (size_t)klen,
+                                        group_hash(key, (size_t)klen), &id),
+                             0);
+            if (job.first[id] == UINT64_MAX)
+                job.first[id] = at;
+            if (!seen[k]++)
+                first[k] = at;
+            want[k][v]++;
+            /* value 0 is the missing field */
+            ck_assert_int_eq(group_profile_text(&job, id, 0, v ? val : NULL,
+                                                v ? (size_t)vlen : 0),
+                             0);
+        }
+        ck_assert_int_eq(group_merge(&merged, &job, 0), 0);
+        group_table_free(&job);
+    }
+    ck_assert_int_eq(group_table_by_first(&merged), 0);
+    ck_assert(merged.prof_bytes > 0 && group_table_bytes(&merged) > 0);
+    for (size_t id = 0; id < merged.n; id++) {
+        int k = atoi(group_key(&merged, id) + 1);
+        ck_assert_uint_eq(merged.first[id], first[k]);
+        const col_prof *p = &merged.prof[id];
+        uint64_t present = 0;
+        for (int v = 1; v <= VALS; v++)
+            present += want[k][v];
+        ck_assert_uint_eq(p->missing, want[k][0]);
+        ck_assert_uint_eq(p->count, present);
+        prof_summary sum;
+        ck_assert_int_eq(profile_summarize(p, 1, 0, VALS, &sum), 0);
+        for (size_t i = 0; i < sum.ntop; i++) {
+            int v = atoi(sum.top[i].text + 1);
+            ck_assert_uint_eq(sum.top[i].count, want[k][v]);
+        }
+        size_t distinct = 0;
+        for (int v = 1; v <= VALS; v++)
+            distinct += want[k][v] != 0;
+        ck_assert_uint_eq(sum.distinct, distinct);
+        profile_summary_free(&sum);
+    }
+    group_table_clear(&merged);
+    ck_assert_uint_eq(merged.prof_bytes, 0);
+    group_table_free(&merged);
+    ck_assert(nj > 0);
+}
+END_TEST
+
 int main(void)
 {
     seed = test_seed("test_group_table");
@@ -353,6 +426,7 @@ int main(void)
     tcase_add_loop_test(tc, test_merge_any_order, 0, 8);
     tcase_add_loop_test(tc, test_direct_same_as_batched, 0, 12);
     tcase_add_loop_test(tc, test_first_and_dropped, 0, 6);
+    tcase_add_loop_test(tc, test_profiles, 0, 6);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
