@@ -169,6 +169,24 @@ static int put(char *buf, size_t len, const char *text, int n)
     return n;
 }
 
+/* The n decimal digits of m into d, two at a time (the dependent
+ * divisions are what cost). */
+static void write_digits(char *d, int n, uint64_t m)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021"
+                                "22232425262728293031323334353637383940414243"
+                                "44454647484950515253545556575859606162636465"
+                                "66676869707172737475767778798081828384858687"
+                                "888990919293949596979899";
+    char *p = d + n;
+    for (; m >= 100; m /= 100)
+        memcpy(p -= 2, pairs + 2 * (m % 100), 2);
+    if (m >= 10)
+        memcpy(p - 2, pairs + 2 * m, 2);
+    else
+        p[-1] = (char)('0' + m);
+}
+
 /* Ryu's digits of v into d (n of them, first at 10^x), or 0 where the
  * search must decide. Ryu gives the shortest decimal in v's rounding
  * interval, the closest to v, ties to even; the search gives the
@@ -181,22 +199,15 @@ static int put(char *buf, size_t len, const char *text, int n)
  * v is to be rounded, which is the search's job too. */
 static int fast_digits(double v, int max_p, char *d, int *x)
 {
-    uint64_t m;
-    int e, n = 0;
+    uint64_t m, bits;
+    int e, n = 1;
     shortest_decimal(v, &m, &e);
-    char rev[24];
-    for (; m; m /= 10)
-        rev[n++] = (char)('0' + m % 10);
-    if (n > max_p)
+    for (uint64_t p = 10; n < 20 && m >= p; p *= 10)
+        n++;
+    memcpy(&bits, &v, sizeof bits);
+    if (n > max_p || (n >= 16 && (bits & ((1ull << 52) - 1)) == 0))
         return 0;
-    if (n >= 16) {
-        uint64_t bits;
-        memcpy(&bits, &v, sizeof bits);
-        if ((bits & ((1ull << 52) - 1)) == 0)
-            return 0;
-    }
-    for (int i = 0; i < n; i++)
-        d[i] = rev[n - 1 - i];
+    write_digits(d, n, m);
     *x = e + n - 1;
     return n;
 }
