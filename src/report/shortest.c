@@ -92,9 +92,27 @@ static void scale_down(struct scaled *s, uint64_t m2, int e2, int mm_shift)
     }
 }
 
+/* The common case, nothing exact to track: only the last digit dropped
+ * rounds, so digits may go two at a time (the same steps as one by one). */
+static uint64_t drop_inexact(struct scaled *s, int *removed)
+{
+    int up = 0;
+    for (; s->vp / 100 > s->vm / 100; *removed += 2) {
+        up = s->vr % 100 >= 50;
+        s->vr /= 100, s->vp /= 100, s->vm /= 100;
+    }
+    for (; s->vp / 10 > s->vm / 10; ++*removed) {
+        up = s->vr % 10 >= 5;
+        s->vr /= 10, s->vp /= 10, s->vm /= 10;
+    }
+    return s->vr + (s->vr == s->vm || up);
+}
+
 /* Drops digits while the bounds differ; returns the digits kept, rounded. */
 static uint64_t drop_digits(struct scaled *s, int *removed)
 {
+    if (!s->vm_zeros && !s->vr_zeros)
+        return drop_inexact(s, removed);
     int last = 0;
     for (; s->vp / 10 > s->vm / 10; ++*removed) {
         s->vm_zeros &= s->vm % 10 == 0;
