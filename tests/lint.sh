@@ -9,7 +9,8 @@ if command -v mandoc >/dev/null; then
   out=$(mandoc -T lint -W warning man/colstat.1 2>&1) || true
   [ -z "$out" ] || { echo "$out"; bad=1; }
 fi
-# io/num/pow5_table.h is generated (io/num/gen_pow5.py): not hand-formatted.
+# io/num/pow5_table.h and src/report/ryu_pow5_table.h are generated (their
+# gen_*.py): not hand-formatted.
 srcs=$(find src io gpu tests bench -name "*.[ch]" | sort | grep -v pow5_table)
 # CUDA sources: formatted like the rest (cppcheck does not read CUDA).
 cuda=$(find gpu bench -name "*.cu" -o -name "*.cuh" | sort)

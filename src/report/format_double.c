@@ -5,8 +5,12 @@
  * correctly rounded %.*e and strtod (at most three tries for a normal
  * double: shortest_digits says why). 17 digits always suffice for binary64
  * (IEEE 754-2008, 5.12.2). With a limit of N digits (--digits), the search
- * stops at N: the value correctly rounded to N digits. */
+ * stops at N: the value correctly rounded to N digits.
+ * The digits come from Ryu (src/report/shortest.h), which finds the same
+ * ones far faster: see fast_digits for why they agree and where the
+ * search above still decides. */
 #include "report.h"
+#include "shortest.h"
 
 #include <float.h>
 #include <math.h>
@@ -110,6 +114,104 @@ int format_decimal(char *buf, size_t len, int neg, const char *digits,
     return snprintf(buf, len, "%s%s", neg ? "-" : "", body);
 }
 
+/* The digits d[0..n) with the first at 10^x, in format_decimal's
+ * notation, into out (48 bytes). Returns the length. */
+static int layout(char *out, int neg, const char *d, int n, int x)
+{
+    char *p = out;
+    if (neg)
+        *p++ = '-';
+    if (x < PLAIN_MIN_EXP || x > PLAIN_MAX_EXP) {
+        *p++ = d[0];
+        if (n > 1) {
+            *p++ = '.';
+            memcpy(p, d + 1, (size_t)n - 1);
+            p += n - 1;
+        }
+        int a = abs(x);
+        *p++ = 'e';
+        *p++ = x < 0 ? '-' : '+';
+        if (a >= 100)
+            *p++ = (char)('0' + a / 100);
+        if (a >= 10)
+            *p++ = (char)('0' + a / 10 % 10);
+        *p++ = (char)('0' + a % 10);
+    } else if (x < 0) {
+        *p++ = '0';
+        *p++ = '.';
+        memset(p, '0', (size_t)(-x - 1));
+        p += -x - 1;
+        memcpy(p, d, (size_t)n);
+        p += n;
+    } else if (n > x + 1) {
+        memcpy(p, d, (size_t)x + 1);
+        p += x + 1;
+        *p++ = '.';
+        memcpy(p, d + x + 1, (size_t)(n - x - 1));
+        p += n - x - 1;
+    } else {
+        memcpy(p, d, (size_t)n);
+        memset(p + n, '0', (size_t)(x + 1 - n));
+        p += x + 1;
+    }
+    *p = '\0';
+    return (int)(p - out);
+}
+
+/* text (n bytes) into buf as snprintf would. */
+static int put(char *buf, size_t len, const char *text, int n)
+{
+    if (len > 0) {
+        size_t k = (size_t)n < len - 1 ? (size_t)n : len - 1;
+        memcpy(buf, text, k);
+        buf[k] = '\0';
+    }
+    return n;
+}
+
+/* The n decimal digits of m into d, two at a time (the dependent
+ * divisions are what cost). */
+static void write_digits(char *d, int n, uint64_t m)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021"
+                                "22232425262728293031323334353637383940414243"
+                                "44454647484950515253545556575859606162636465"
+                                "66676869707172737475767778798081828384858687"
+                                "888990919293949596979899";
+    char *p = d + n;
+    for (; m >= 100; m /= 100)
+        memcpy(p -= 2, pairs + 2 * (m % 100), 2);
+    if (m >= 10)
+        memcpy(p - 2, pairs + 2 * m, 2);
+    else
+        p[-1] = (char)('0' + m);
+}
+
+/* Ryu's digits of v into d (n of them, first at 10^x), or 0 where the
+ * search must decide. Ryu gives the shortest decimal in v's rounding
+ * interval, the closest to v, ties to even; the search gives the
+ * correctly rounded p-digit decimal for the least p that reads back, ties
+ * to even as printf rounds. Up to 15 digits the interval holds one such
+ * decimal at most (shortest_digits), so both agree. At 16 and 17 they
+ * agree where the interval is symmetric about v: then the closest
+ * p-digit decimal is inside when any is. At a power of two the lower gap
+ * is half the upper one: the search decides those. Beyond max_p digits,
+ * v is to be rounded, which is the search's job too. */
+static int fast_digits(double v, int max_p, char *d, int *x)
+{
+    uint64_t m, bits;
+    int e, n = 1;
+    shortest_decimal(v, &m, &e);
+    for (uint64_t p = 10; n < 20 && m >= p; p *= 10)
+        n++;
+    memcpy(&bits, &v, sizeof bits);
+    if (n > max_p || (n >= 16 && (bits & ((1ull << 52) - 1)) == 0))
+        return 0;
+    write_digits(d, n, m);
+    *x = e + n - 1;
+    return n;
+}
+
 int format_double_digits(char *buf, size_t len, double v, int digits)
 {
     if (isnan(v))
@@ -118,9 +220,14 @@ int format_double_digits(char *buf, size_t len, double v, int digits)
         return snprintf(buf, len, v < 0 ? "-inf" : "inf");
     if (v == 0)
         return snprintf(buf, len, signbit(v) ? "-0" : "0");
-    char d[24];
-    int x;
-    shortest_digits(v, digits > 0 && digits < 17 ? digits : 17, d, &x);
+    char d[24], text[48];
+    int x, max_p = digits > 0 && digits < 17 ? digits : 17;
+    int n = fast_digits(v, max_p, d, &x);
+    if (n > 0) {
+        int k = layout(text, v < 0, d, n, x);
+        return put(buf, len, text, k);
+    }
+    shortest_digits(v, max_p, d, &x);
     return format_decimal(buf, len, v < 0, d, x);
 }
 
