@@ -352,23 +352,24 @@ typedef struct lanes {
     unsigned char next[256][8];
 } lanes;
 
-static void lanes_init(lanes *l, const csv_dialect *d)
+/* The table, and each lane st[k] at its own start state k. */
+static void lanes_init(lanes *l, const csv_dialect *d, unsigned char *st)
 {
     scanner sc;
     dialect_scanner(&sc, d);
     for (unsigned c = 0; c < 256; c++)
         for (int k = 0; k < CSV_NSTATES; k++)
             l->next[c][k] = (unsigned char)next_of(&sc, (unsigned char)c, k);
+    for (int k = 0; k < CSV_NSTATES; k++)
+        st[k] = (unsigned char)k;
 }
 
 void csv_summarize(const csv_dialect *d, const char *buf, size_t n,
                    csv_summary *s)
 {
     lanes l;
-    lanes_init(&l, d);
     unsigned char st[CSV_NSTATES];
-    for (int k = 0; k < CSV_NSTATES; k++)
-        st[k] = (unsigned char)k;
+    lanes_init(&l, d, st);
     /* six lanes at once: the table is small, the bytes are read once */
     for (size_t i = 0; i < n; i++) {
         const unsigned char *next = l.next[(unsigned char)buf[i]];
@@ -386,10 +387,8 @@ size_t csv_common_record(const csv_dialect *d, const char *buf, size_t n)
     if (!memchr(buf, CSV_G_QUOTE, n))
         return (size_t)-1;
     lanes l;
-    lanes_init(&l, d);
     unsigned char st[CSV_NSTATES];
-    for (int k = 0; k < CSV_NSTATES; k++)
-        st[k] = (unsigned char)k;
+    lanes_init(&l, d, st);
     for (size_t i = 0; i < n; i++) {
         const unsigned char *next = l.next[(unsigned char)buf[i]];
         int met = 1;

@@ -408,6 +408,23 @@ static size_t decimal_reversed(uint32_t *l, int n, char *out)
     return k;
 }
 
+/* buf := the k digits rev holds last first, after a '-' where neg (never
+ * "-0"); 0 where they do not fit in len bytes with the NUL. */
+static int write_reversed(const char *rev, size_t k, int neg, char *buf,
+                          size_t len)
+{
+    neg = neg && !(k == 1 && rev[0] == '0');
+    if (k + (size_t)neg + 1 > len)
+        return 0;
+    size_t o = 0;
+    if (neg)
+        buf[o++] = '-';
+    while (k > 0)
+        buf[o++] = rev[--k];
+    buf[o] = '\0';
+    return 1;
+}
+
 int sacc_integer_string(const sacc *a, char *buf, size_t len)
 {
     if (a->pos_inf || a->neg_inf)
@@ -420,16 +437,7 @@ int sacc_integer_string(const sacc *a, char *buf, size_t len)
     char rev[700]; /* 2^2208 has 665 decimal digits */
     int nint = SACC_DIGITS - FRAC_BITS / 32;
     size_t k = decimal_reversed(mag + FRAC_BITS / 32, nint, rev);
-    neg = neg && !(k == 1 && rev[0] == '0');
-    if (k + (size_t)neg + 1 > len)
-        return 0;
-    size_t o = 0;
-    if (neg)
-        buf[o++] = '-';
-    while (k > 0)
-        buf[o++] = rev[--k];
-    buf[o] = '\0';
-    return 1;
+    return write_reversed(rev, k, neg, buf, len);
 }
 
 /* ---- the compact sum ---------------------------------------------- */
@@ -623,14 +631,5 @@ int csum_integer_string(const csum *c, char *buf, size_t len)
             return 0;
     char rev[100]; /* 2^(32 * WIN_LIMBS) has 126 decimal digits */
     size_t k = decimal_reversed(l + at, WIN_LIMBS - at, rev);
-    neg = neg && !(k == 1 && rev[0] == '0');
-    if (k + (size_t)neg + 1 > len)
-        return 0;
-    size_t o = 0;
-    if (neg)
-        buf[o++] = '-';
-    while (k > 0)
-        buf[o++] = rev[--k];
-    buf[o] = '\0';
-    return 1;
+    return write_reversed(rev, k, neg, buf, len);
 }
