@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/csv/csv_grow.h"
 #include "io/num/parse_kind.h"
 #include "io/num/parse_number.h"
 
@@ -187,7 +188,7 @@ static void sample_run(const char *buf, size_t n, int at_eof,
         return;
     }
     char delim = d->delim ? d->delim : ',';
-    if (csv_init(&p, CSV_APPEND_NULL) != 0) {
+    if (csv_init_growing(&p, CSV_APPEND_NULL) != 0) {
         s->oom = 1;
         return;
     }
@@ -535,7 +536,7 @@ int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
         return w.records;
     }
     struct csv_parser p;
-    if (csv_init(&p, CSV_APPEND_NULL) != 0) {
+    if (csv_init_growing(&p, CSV_APPEND_NULL) != 0) {
         free(w.cur);
         return -1;
     }

@@ -21,6 +21,7 @@
 
 #include "io/base/row_keys.h"
 #include "io/csv/csv_grammar.h"
+#include "io/csv/csv_grow.h"
 #include "io/csv/csv_simd.h"
 #include "io/num/parse_kind.h"
 #include "io/num/parse_number.h"
@@ -598,7 +599,7 @@ void csv_locate(const csv_dialect *d, const char *buf, size_t n,
     l.nspots = nspots;
     for (int i = 0; i < nspots; i++)
         spots[i].line = spots[i].record_line = 0;
-    if (csv_init(&p, CSV_APPEND_NULL) != 0)
+    if (csv_init_growing(&p, CSV_APPEND_NULL) != 0)
         return;
     csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
     for (size_t at = 0; at < n && l.next < nspots;) {
@@ -739,7 +740,7 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     size_t most = min_size(n, BATCH);
     b.text = malloc(most + 1 + NUM_PAD);
     if (csv_simd_init(&b.ix, most) != 0 || !b.text ||
-        csv_init(&p, CSV_APPEND_NULL) != 0) {
+        csv_init_growing(&p, CSV_APPEND_NULL) != 0) {
         csv_simd_free(&b.ix);
         free(b.text);
         return cs_fail(e, CS_ENOMEM, file, first_line, "out of memory");
