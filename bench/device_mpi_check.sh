@@ -1,11 +1,11 @@
 #!/bin/bash
 # One device call for what --mpi's collective passes touch: the GPU unit
-# tests, the quantile and MPI end-to-end suites with the GPU (every rank
-# on it), then bench/device_mpi_quick.sh (compute-sanitizer over two GPU
-# ranks selecting quantiles, and bench/mpi_bench.sh: SIZE, REPS). BUILD
-# holds the static build (colstat, colstat-mpi, colstat_gen, test_gpu),
-# .carry/tools/lib the shared libraries it needs (libisal.so.2); carry
-# both. Logs go to $OUT.
+# tests, the quantile and MPI end-to-end suites (the speculative cuts
+# too) with the GPU (every rank on it), then bench/device_mpi_quick.sh
+# (compute-sanitizer over two GPU ranks selecting quantiles, and
+# bench/mpi_bench.sh: SIZE, REPS). BUILD holds the static build (colstat,
+# colstat-mpi, colstat_gen, test_gpu), .carry/tools/lib the shared
+# libraries it needs (libisal.so.2); carry both. Logs go to $OUT.
 set -u
 B=${BUILD:-.carry/new}
 OUT=${OUT:-/tmp/colstat-out}
@@ -24,7 +24,7 @@ for t in test_gpu test_gpu_parse; do
     echo "$t rc=$?"; tail -2 "$OUT/$t.log"
 done
 
-for t in e2e_quantiles e2e_mpi; do
+for t in e2e_quantiles e2e_mpi e2e_mpi_spec; do
     step "$t, --device gpu"
     COLSTAT_TEST_DEVICE=gpu timeout 200 python3 "tests/e2e/$t.py" "$B/colstat" \
         > "$OUT/$t.log" 2>&1
