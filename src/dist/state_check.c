@@ -10,7 +10,9 @@
  *   index      1 to STATE_MAX_COLS, no two columns alike
  *   count + missing + invalid + nan <= rows (each row gives a column one
  *              field at most: a short record's absent field is missing)
- *   first_invalid_row  0 when invalid is 0, else 1..rows
+ *   first_invalid_row  0 when invalid is 0, else 0..rows (0: not known;
+ *              the device's parse finds the first invalid field's line,
+ *              not its row)
  *   count 0    min and max NaN, every row 0, corrections 0, sums 0
  *   count > 0  min <= max, neither NaN; min_row, max_row, min_row_int,
  *              max_row_int in 1..rows; one row for both extremes only when
@@ -214,7 +216,7 @@ static const char *check_counts(const col_stats *s, uint64_t rows)
             return "more fields than the state's rows";
         n = k;
     }
-    if ((s->invalid == 0) != (s->first_invalid_row == 0) ||
+    if ((s->invalid == 0 && s->first_invalid_row) ||
         s->first_invalid_row > rows)
         return "a first invalid row that does not match";
     return NULL;

@@ -63,7 +63,7 @@ static inline int stats_need_values(unsigned what, int have_range)
 typedef struct col_stats {
     uint64_t count;                 /* values that entered (not NaN) */
     uint64_t missing, invalid, nan; /* fields that did not */
-    uint64_t first_invalid_row;     /* 0 when none */
+    uint64_t first_invalid_row;     /* 0 when none or not known (the GPU) */
     double min, max;                /* first row wins ties; -0 == +0 */
     uint64_t min_row, max_row;      /* 0 when count == 0 */
     /* the integer view's extremes: since rounding is monotone they have

@@ -453,9 +453,9 @@ static void mutate(engine_result *r, int which)
     case 9: /* a correction no integer has */
         s->min_corr = 5000;
         return;
-    case 10: /* invalid fields, no first row */
-        s->invalid++;
-        s->first_invalid_row = 0;
+    case 10: /* a first invalid row, no invalid field */
+        s->invalid = 0;
+        s->first_invalid_row = 1;
         return;
     case 11: /* a sum past any 2^64 doubles' */
         a.d[SACC_DIGITS - 1] = 5;
@@ -512,6 +512,35 @@ START_TEST(handmade_refused)
         free(p);
         engine_result_free(&r);
     }
+    free(v);
+}
+END_TEST
+
+/* A GPU run counts a column's invalid fields but finds the first one's
+ * line, not its row: its state holds invalid > 0 beside row 0, which must
+ * be read (every --mpi run on GPUs with an invalid field was refused). */
+START_TEST(invalid_row_unknown_read)
+{
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (int i = 0; i < N; i++)
+            v[k][i] = draw();
+    engine_result r, back;
+    make(&r, v, 0, 200, 1);
+    r.rows += 3; /* rows of invalid fields only */
+    col_stats *s = &r.held_st[1 + test_rand(&rng) % (COLS - 1)];
+    s->invalid += 3;
+    s->first_invalid_row = 0;
+    size_t n;
+    unsigned char *p = encode(&r, "c", &n);
+    char *key = NULL;
+    cs_error e = {0};
+    ck_assert_msg(decode(p, n, &back, &key, &e) == CS_OK, "%s", e.msg);
+    same(&r, &back);
+    free(p);
+    free(key);
+    engine_result_free(&back);
+    engine_result_free(&r);
     free(v);
 }
 END_TEST
@@ -714,6 +743,7 @@ int main(void)
     tcase_add_test(tc, header_first);
     tcase_add_test(tc, write_bounds);
     tcase_add_test(tc, handmade_refused);
+    tcase_add_test(tc, invalid_row_unknown_read);
     tcase_add_test(tc, digits_refused);
     tcase_add_test(tc, offsets_by_hand);
     tcase_add_test(tc, columns_past_payload);

@@ -384,8 +384,8 @@ MUTATIONS = {
     "histogram of other values": lambda s: _busy(s)["hist"]["bins"].__setitem__(
         0, _busy(s)["hist"]["bins"][0] + 1),
     "correction out of range": lambda s: _busy(s).update(min_corr=5000),
-    "invalid without its row": lambda s: _busy(s).update(
-        invalid=_busy(s)["invalid"] + 1, first_invalid_row=0),
+    "a first invalid row without invalid fields": lambda s: _busy(s).update(
+        invalid=0, first_invalid_row=1),
     "all_int 2": lambda s: _busy(s).update(all_int=2),
     "a sum past 2^1088": lambda s: set_sum(_busy(s), "sum", 1 << 4000),
     "more infinities than values": lambda s: _busy(s)["sum"].update(
