@@ -176,6 +176,18 @@ typedef struct word {
     int32_t used;   /* the run used the collective */
 } word;
 
+/* How long the parse's end waited for the tail's summary: where it is
+ * long, the summary and not the parse bounds the rank. */
+static void say_tail(const planner *pl, double seconds)
+{
+    char text[200];
+    snprintf(text, sizeof text,
+             "the share's tail summarised on %d thread%s; the parse's end "
+             "waited %.3f s for it",
+             pl->w.threads, pl->w.threads == 1 ? "" : "s", seconds);
+    say(pl, text);
+}
+
 /* This rank's word: its tail joined, or made now where the run ended
  * before the guess (the others need it all the same). */
 static word own_word(planner *pl, int failed, int used, cs_error *why)
@@ -185,9 +197,12 @@ static word own_word(planner *pl, int failed, int used, cs_error *why)
     w.t.input = -1;
     plan *p = &pl->p;
     int rc = CS_OK;
-    if (p->tail)
+    double t0 = MPI_Wtime();
+    if (p->tail) {
         rc = spec_tail_join(p->tail, &w.t, why);
-    else if (p->made || plan_split(pl->cfg, pl->w, p, why) == CS_OK)
+        if (pl->cfg->verbose && w.t.input >= 0)
+            say_tail(pl, MPI_Wtime() - t0);
+    } else if (p->made || plan_split(pl->cfg, pl->w, p, why) == CS_OK)
         rc = split_tail_make(pl->cfg->files, p->in, p->n, p->x0, p->x1,
                              pl->w.threads, &w.t, why);
     else
