@@ -6,24 +6,7 @@
 #include <stdlib.h>
 
 #include "src/report/report.h"
-
-/* Bytes of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,
- * no surrogates, nothing past U+10FFFF), or 0. */
-static size_t utf8_seq(const unsigned char *s)
-{
-    size_t len = s[0] >= 0xC2 && s[0] <= 0xDF   ? 2
-                 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
-                 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
-                                                : 0;
-    unsigned lo = s[0] == 0xE0 ? 0xA0 : s[0] == 0xF0 ? 0x90 : 0x80;
-    unsigned hi = s[0] == 0xED ? 0x9F : s[0] == 0xF4 ? 0x8F : 0xBF;
-    if (len == 0 || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return len;
-}
+#include "src/stats/utf8.h"
 
 /* Every message is one line, whatever a file name, a field or an option
  * holds: control bytes print as \n, \r, \t or \xNN, and so do bytes that
@@ -32,7 +15,7 @@ static void put_escaped(FILE *f, const char *text)
 {
     const unsigned char *s = (const unsigned char *)text;
     while (*s) {
-        size_t len = *s >= 0x80 ? utf8_seq(s) : 0;
+        size_t len = *s >= 0x80 ? utf8_seq(s, 4) : 0;
         if (len) {
             fwrite(s, 1, len, f);
             s += len;
