@@ -118,9 +118,9 @@ static int next_group(void *ctx, size_t i, report_group *g)
     const group_cursor *c = ctx;
     const engine_groups *gs = c->res->groups;
     const engine_group *eg = &gs->g[i];
-    engine_group_finalize(gs, i, c->sum);
     drop_profiles(c);
-    if (engine_group_profiles(gs, i, c->sum, c->prof))
+    if (engine_group_finalize(gs, i, c->sum) ||
+        engine_group_profiles(gs, i, c->sum, c->prof))
         return -1;
     for (int k = 0; k < c->res->ncols; k++) {
         int h = c->res->cols[k].held;
