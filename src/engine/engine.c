@@ -1417,9 +1417,14 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     return rc;
 }
 
+/* Groups finalized this far ahead are asked for (group_ask). */
+#define GROUP_ASK_AHEAD 6
+
 int engine_group_finalize(const engine_groups *gs, size_t i, col_summary *out)
 {
     const engine_group *g = &gs->g[i];
+    if (i + GROUP_ASK_AHEAD < gs->n)
+        group_ask(&gs->table, gs->g[i + GROUP_ASK_AHEAD].id);
     for (int h = 0; h < gs->nheld; h++) {
         if (g->st) {
             stats_finalize(&g->st[h], &out[h]);

@@ -531,6 +531,18 @@ static void ask_group(const group_table *t, uint64_t hash)
         ask(&t->st[g * nc], nc * sizeof *t->st);
 }
 
+void group_ask(const group_table *t, size_t id)
+{
+    size_t nc = (size_t)t->ncols;
+    if (t->part)
+        ask(&t->part[id * nc], nc * sizeof *t->part);
+    if (t->sum)
+        ask(&t->sum[id * nc], nc * sizeof *t->sum);
+    if (t->st)
+        ask(&t->st[id * nc], nc * sizeof *t->st);
+    __builtin_prefetch(t->keys + t->key_off[id]);
+}
+
 static void ask_key(const group_table *t, uint64_t hash)
 {
     size_t g = slot_group(t, hash);

@@ -131,6 +131,11 @@ int group_flush(group_table *t);
  * memory. */
 int group_cell_stats(const group_table *t, size_t at, col_stats *out);
 
+/* Asks for group id's cells and key ahead of their use (a prefetch: a
+ * hint, nothing changes): the report visits the groups in key order, at
+ * random in memory. */
+void group_ask(const group_table *t, size_t id);
+
 /* A flushed direct table's parts and sums freed (its col_stats hold
  * them): a million groups' finished table half the size. It takes no
  * more values; merges of flushed or non-direct tables into it go on. */
