@@ -540,7 +540,6 @@ void group_ask(const group_table *t, size_t id)
         ask(&t->sum[id * nc], nc * sizeof *t->sum);
     if (t->st)
         ask(&t->st[id * nc], nc * sizeof *t->st);
-    __builtin_prefetch(t->keys + t->key_off[id]);
 }
 
 static void ask_key(const group_table *t, uint64_t hash)

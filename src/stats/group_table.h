@@ -131,7 +131,7 @@ int group_flush(group_table *t);
  * memory. */
 int group_cell_stats(const group_table *t, size_t at, col_stats *out);
 
-/* Asks for group id's cells and key ahead of their use (a prefetch: a
+/* Asks for group id's cells ahead of their use (a prefetch: a
  * hint, nothing changes): the report visits the groups in key order, at
  * random in memory. */
 void group_ask(const group_table *t, size_t id);
