@@ -241,7 +241,7 @@ int group_sum_add_to(const group_sum *g, csum *c)
         sacc_add(&a, t[i]);
     for (int i = 0; i < g->n; i++)
         sacc_add(&a, g->e[i]);
-    int rc = csum_add(c, &a);
+    int rc = csum_add_taking(c, &a);
     if (!rc && g->over)
         rc = csum_merge(c, g->over);
     return rc;
