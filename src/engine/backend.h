@@ -151,6 +151,9 @@ typedef struct backend_params {
        text columns' fields, if any, follow (text_key points there, or to
        a group key its column is) */
     int group_keys;
+    /* --group-by: no state will carry the groups, so finish may leave a
+       direct table's cells unflushed (group_cell_stats) */
+    int group_lazy;
 } backend_params;
 
 int backend_cpu_open(const backend_params *p, backend **out, cs_error *e);

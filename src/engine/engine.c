@@ -627,7 +627,9 @@ static int start_backend(engine *r, cs_error *e)
                         .kind = r->kind,
                         .text_key = r->text_key,
                         .nkeys = r->texts.ncols,
-                        .group_keys = r->keys.ncols};
+                        .group_keys = r->keys.ncols,
+                        .group_lazy = !cfg->no_text && !cfg->mpi &&
+                                      r->group_device == GROUP_ON_HOST};
     if (cfg->group_by)
         return backend_group_open(&p, &r->be, e);
     if (r->use_gpu && r->kind)
@@ -1415,10 +1417,29 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     return rc;
 }
 
-void engine_group_finalize(const engine_groups *gs, size_t i, col_summary *out)
+/* Groups finalized this far ahead are asked for (group_ask). */
+#define GROUP_ASK_AHEAD 6
+
+int engine_group_finalize(const engine_groups *gs, size_t i, col_summary *out)
 {
-    for (int h = 0; h < gs->nheld; h++)
-        stats_finalize(&gs->g[i].st[h], &out[h]);
+    const engine_group *g = &gs->g[i];
+    if (i + GROUP_ASK_AHEAD < gs->n)
+        group_ask(&gs->table, gs->g[i + GROUP_ASK_AHEAD].id);
+    for (int h = 0; h < gs->nheld; h++) {
+        if (g->st) {
+            stats_finalize(&g->st[h], &out[h]);
+            continue;
+        }
+        col_stats s;
+        int bad = group_cell_stats(
+            &gs->table, g->id * (size_t)gs->table.ncols + (size_t)h, &s);
+        if (!bad)
+            stats_finalize(&s, &out[h]);
+        stats_free(&s);
+        if (bad)
+            return -1;
+    }
+    return 0;
 }
 
 int engine_group_profiles(const engine_groups *gs, size_t i,

@@ -189,7 +189,9 @@ typedef struct engine_group {
     uint64_t rows;
     const char **key;      /* [nkeys]: the key fields' texts, NULL: missing */
     const size_t *key_len; /* [nkeys] */
-    const col_stats *st;   /* [nheld]: engine_group_finalize finalizes it */
+    const col_stats *st;   /* [nheld]: engine_group_finalize finalizes it;
+                              NULL: made then from the table's group id */
+    size_t id;             /* the group's id in engine_groups.table */
     const hist *h;         /* [nheld] with STAT_HIST, else NULL */
     const qres *q;         /* [nheld * nq], or NULL */
     const col_prof *prof;  /* [nheld] (engine_group_profiles), or NULL */
@@ -218,8 +220,8 @@ typedef struct engine_groups {
 
 /* Group i's held columns finalized, into out[0..nheld): the report makes
  * them a group at a time, so that a million groups' summaries never
- * exist at once. */
-void engine_group_finalize(const engine_groups *gs, size_t i, col_summary *out);
+ * exist at once. -1: no memory. */
+int engine_group_finalize(const engine_groups *gs, size_t i, col_summary *out);
 /* Group i's held columns' profiles summarized into out[0..nheld) (each
  * the caller's to profile_summary_free; their texts point into gs), its
  * columns' summaries sum (engine_group_finalize's) saying which are

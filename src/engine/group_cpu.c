@@ -425,20 +425,24 @@ static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
     (void)h;
     if (merge_kept(g, e) != CS_OK)
         return e->status;
+    int direct = t->direct && !t->st;
+    /* lazy: each group's col_stats are made as the report writes it, and
+       the groups, sorted by key for it, need no order before */
+    int lazy = direct && g->p.group_lazy;
     /* the groups as one thread would have made them: a state lists
        them in this order */
-    if (group_table_by_first(t))
+    if (!lazy && group_table_by_first(t))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (t->n)
         group_table_map_rows(t, unpack_row, g);
-    int direct = t->direct && !t->st;
-    if ((direct && direct_totals(t, out)) || group_flush(t) ||
+    if ((direct && direct_totals(t, out)) || (!lazy && group_flush(t)) ||
         (!direct && group_totals(t, out)))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->groups = t->n; /* the engine moves the table out after this */
     g->bytes = group_table_bytes(t);
     g->values = t->values;
-    group_drop_parts(t);
+    if (!lazy)
+        group_drop_parts(t);
     return CS_OK;
 }
 

@@ -1,5 +1,7 @@
 #include "src/engine/groups.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@ typedef struct key_part {
 } key_part;
 
 typedef struct sort_ent {
+    uint64_t pre;      /* the first key's order as far as pre_of tells */
     const key_part *k; /* [nkeys] */
     int nkeys;
     const unsigned char *numeric; /* [nkeys] */
@@ -45,12 +48,56 @@ static int cmp_key(const key_part *a, const key_part *b, int numeric)
 static int cmp_groups(const void *x, const void *y)
 {
     const sort_ent *a = x, *b = y;
+    if (a->pre != b->pre) /* most comparisons end here, no key read */
+        return a->pre < b->pre ? -1 : 1;
     for (int i = 0; i < a->nkeys; i++) {
         int c = cmp_key(&a->k[i], &b->k[i], a->numeric[i]);
         if (c)
             return c;
     }
     return 0;
+}
+
+/* A number whose order as an unsigned integer is the double's (-0 as
+ * 0: cmp_key finds them equal and lets the text decide). */
+static uint64_t pre_number(double d)
+{
+    uint64_t u;
+    d += 0.0;
+    memcpy(&u, &d, sizeof u);
+    return u >> 63 ? ~u : u | UINT64_C(1) << 63;
+}
+
+/* The first 8 bytes big-endian, zeros past the end: where two differ,
+ * the texts differ there the same way, or the shorter text ends there
+ * (and comes first, as in cmp_text). */
+static uint64_t pre_text(const char *s, size_t len)
+{
+    uint64_t u = 0;
+    for (size_t i = 0; i < 8; i++)
+        u = u << 8 | (i < len ? (unsigned char)s[i] : 0u);
+    return u;
+}
+
+/* A number that orders two keys of one column as cmp_key does wherever
+ * the numbers differ (equal numbers tell nothing): the missing key's is
+ * the largest. */
+static uint64_t pre_of(const key_part *k, int numeric)
+{
+    if (!k->s)
+        return UINT64_MAX;
+    return numeric ? pre_number(k->d) : pre_text(k->s, k->len);
+}
+
+/* Whether pre_of may order the first key column: not when a numeric
+ * column holds a NaN (cmp_key has no order for it; the keys are then
+ * compared whole, as they always were). */
+static int pre_usable(const key_part *parts, size_t n, size_t nk, int numeric)
+{
+    for (size_t g = 0; numeric && g < n; g++)
+        if (parts[g * nk].s && isnan(parts[g * nk].d))
+            return 0;
+    return 1;
 }
 
 /* The parts of an encoded key (group_cpu.c: per key 0, or 1, a 4-byte
@@ -170,8 +217,10 @@ static int order(const groups_params *p, engine_groups *gs)
     int ok = parts && numeric && ent;
     if (ok) {
         parse_keys(t, p, parts, numeric);
+        int pre = nk && pre_usable(parts, t->n, nk, numeric[0]);
         for (size_t g = 0; g < t->n; g++)
-            ent[g] = (sort_ent){&parts[g * nk], p->nkeys, numeric, g};
+            ent[g] = (sort_ent){pre ? pre_of(&parts[g * nk], numeric[0]) : 0,
+                                &parts[g * nk], p->nkeys, numeric, g};
         qsort(ent, t->n, sizeof *ent, cmp_groups);
         size_t nc = (size_t)t->ncols;
         for (size_t i = 0; i < t->n; i++) {
@@ -184,7 +233,8 @@ static int order(const groups_params *p, engine_groups *gs)
             o->rows = t->rows[g];
             o->key = &gs->keys[i * nk];
             o->key_len = &gs->key_lens[i * nk];
-            o->st = &t->st[g * nc];
+            o->st = t->st ? &t->st[g * nc] : NULL;
+            o->id = g;
             o->h = gs->h ? &gs->h[g * nc] : NULL;
             o->q = gs->q ? &gs->q[g * nc * p->nq] : NULL;
             o->prof = t->prof ? &t->prof[g * nc] : NULL;

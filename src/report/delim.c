@@ -51,10 +51,22 @@ static void number(row *r, double v, int exists)
     }
 }
 
+/* v's digits by a loop, not printf (which parses its format again for
+ * every field of a million groups' lines) */
+static void put_u64(FILE *f, uint64_t v)
+{
+    char buf[24], *p = buf + sizeof buf;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    fwrite(p, 1, (size_t)(buf + sizeof buf - p), f);
+}
+
 static void u64(row *r, uint64_t v)
 {
     sep(r);
-    fprintf(r->f, "%llu", (unsigned long long)v);
+    put_u64(r->f, v);
 }
 
 static void tsv_name(FILE *f, const char *s)
@@ -157,12 +169,11 @@ static void extremum(row *r, const col_summary *s, int is_max)
             report_max_text(buf, sizeof buf, s, r->digits);
         else
             report_min_text(buf, sizeof buf, s, r->digits);
-        fprintf(r->f, "%s", buf);
+        fputs(buf, r->f);
     }
     sep(r);
     if (exists)
-        fprintf(r->f, "%llu",
-                (unsigned long long)(is_max ? s->max_row : s->min_row));
+        put_u64(r->f, is_max ? s->max_row : s->min_row);
 }
 
 static void quantile_field(row *r, const col_summary *s, const qres *q)
@@ -185,8 +196,11 @@ static void hist_fields(row *r, const hist *h)
     u64(r, h->underflow);
     u64(r, h->overflow);
     sep(r);
-    for (int i = 0; i < h->nbins; i++)
-        fprintf(r->f, i ? " %llu" : "%llu", (unsigned long long)h->bins[i]);
+    for (int i = 0; i < h->nbins; i++) {
+        if (i)
+            putc(' ', r->f);
+        put_u64(r->f, h->bins[i]);
+    }
 }
 
 static void value_field(row *r, const report_col *c, const prof_value *v)
@@ -267,7 +281,10 @@ static void column(row *r, unsigned what, const report_col *c)
     const col_summary *s = &c->s;
     name(r, c->name);
     sep(r);
-    fprintf(r->f, "%d", c->index);
+    if (c->index >= 0)
+        put_u64(r->f, (uint64_t)c->index);
+    else
+        fprintf(r->f, "%d", c->index);
     if (what & STAT_COUNT)
         u64(r, c->kind == COL_TEXT && c->prof ? c->prof->count : s->count);
     if (what & STAT_SUM) {

@@ -525,6 +525,13 @@ int csum_add(csum *c, const sacc *a)
     return store(c, &t);
 }
 
+int csum_add_taking(csum *c, sacc *a)
+{
+    if (!c->all && c->lo < 0 && !c->pos_inf && !c->neg_inf)
+        return store(c, a);
+    return csum_add(c, a);
+}
+
 int csum_merge(csum *dst, const csum *src)
 {
     if (!src->all && src->lo < 0 && !src->pos_inf && !src->neg_inf)

@@ -78,6 +78,9 @@ void csum_init(csum *c);
 void csum_free(csum *c); /* csum_init'ed again */
 /* c += a. Returns 0, or -1 when out of memory (c unchanged). */
 int csum_add(csum *c, const sacc *a);
+/* csum_add, a used up (its digits changed): an empty c takes a without
+ * a copy of it (a million groups' sums are made so, 1 KiB each). */
+int csum_add_taking(csum *c, sacc *a);
 /* dst += src. Returns 0, or -1 when out of memory. */
 int csum_merge(csum *dst, const csum *src);
 /* The value as a sacc. */

@@ -226,6 +226,13 @@ int group_sum_merge(group_sum *dst, const group_sum *src)
 
 int group_sum_move(group_sum *g, csum *c)
 {
+    int rc = group_sum_add_to(g, c);
+    group_sum_free(g);
+    return rc;
+}
+
+int group_sum_add_to(const group_sum *g, csum *c)
+{
     sacc a;
     double t[3];
     int k = acc_terms(g, t);
@@ -234,9 +241,8 @@ int group_sum_move(group_sum *g, csum *c)
         sacc_add(&a, t[i]);
     for (int i = 0; i < g->n; i++)
         sacc_add(&a, g->e[i]);
-    int rc = csum_add(c, &a);
+    int rc = csum_add_taking(c, &a);
     if (!rc && g->over)
         rc = csum_merge(c, g->over);
-    group_sum_free(g);
     return rc;
 }

@@ -55,4 +55,7 @@ int group_sum_merge(group_sum *dst, const group_sum *src);
 /* c += g; g emptied. 0, or -1 when out of memory. */
 int group_sum_move(group_sum *g, csum *c);
 
+/* c += g, g as it was. 0, or -1 when out of memory. */
+int group_sum_add_to(const group_sum *g, csum *c);
+
 #endif

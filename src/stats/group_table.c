@@ -232,8 +232,11 @@ int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
         for (size_t i = (size_t)hash & mask; t->slot[i]; i = (i + 1) & mask) {
             if ((t->slot[i] & ~(uint64_t)UINT32_MAX) != tag)
                 continue;
+            /* the tag matched the hash's high half: the key's bytes
+               decide (the whole hash, one more line to load, rarely
+               would) */
             size_t g = (size_t)(t->slot[i] & UINT32_MAX) - 1;
-            if (t->hash[g] == hash && group_is(t, g, key, len)) {
+            if (group_is(t, g, key, len)) {
                 *id = g;
                 return 0;
             }
@@ -377,6 +380,13 @@ static int flush_direct(group_table *t, size_t at)
     return group_sum_move(&t->sum[at], &t->st[at].sum);
 }
 
+int group_cell_stats(const group_table *t, size_t at, col_stats *out)
+{
+    stats_init(out);
+    stats_merge_part(out, &t->part[at], 0);
+    return group_sum_add_to(&t->sum[at], &out->sum);
+}
+
 int group_flush(group_table *t)
 {
     if (t->dropped)
@@ -476,11 +486,86 @@ void group_drop_parts(group_table *t)
     t->dropped = 1;
 }
 
+/* A large table's groups lie anywhere in memory, so a merge into it
+ * would wait for each group's lines in turn: they are asked for ahead,
+ * first the slot a hash points at, then (once that is in) the lines of
+ * the group it names, most often the one sought, then its key. */
+#define ASK_SLOT 24
+#define ASK_GROUP 12
+#define ASK_KEY 4
+
+static void ask(const void *p, size_t bytes)
+{
+    __builtin_prefetch(p, 1);
+    __builtin_prefetch((const char *)p + bytes - 1, 1);
+}
+
+static void ask_slot(const group_table *t, uint64_t hash)
+{
+    if (t->nslots)
+        __builtin_prefetch(&t->slot[(size_t)hash & (t->nslots - 1)]);
+}
+
+/* The group the first slot of hash names, or SIZE_MAX. */
+static size_t slot_group(const group_table *t, uint64_t hash)
+{
+    uint64_t s = t->nslots ? t->slot[(size_t)hash & (t->nslots - 1)] : 0;
+    return s ? (size_t)(s & UINT32_MAX) - 1 : SIZE_MAX;
+}
+
+static void ask_group(const group_table *t, uint64_t hash)
+{
+    size_t g = slot_group(t, hash), nc = (size_t)t->ncols;
+    if (g == SIZE_MAX)
+        return;
+    __builtin_prefetch(&t->key_off[g]);
+    __builtin_prefetch(&t->key_len[g]);
+    __builtin_prefetch(&t->rows[g], 1);
+    if (t->first)
+        __builtin_prefetch(&t->first[g], 1);
+    if (t->part)
+        ask(&t->part[g * nc], nc * sizeof *t->part);
+    if (t->sum)
+        ask(&t->sum[g * nc], nc * sizeof *t->sum);
+    if (t->st)
+        ask(&t->st[g * nc], nc * sizeof *t->st);
+}
+
+void group_ask(const group_table *t, size_t id)
+{
+    size_t nc = (size_t)t->ncols;
+    if (t->part)
+        ask(&t->part[id * nc], nc * sizeof *t->part);
+    if (t->sum)
+        ask(&t->sum[id * nc], nc * sizeof *t->sum);
+    if (t->st)
+        ask(&t->st[id * nc], nc * sizeof *t->st);
+}
+
+static void ask_key(const group_table *t, uint64_t hash)
+{
+    size_t g = slot_group(t, hash);
+    if (g != SIZE_MAX)
+        __builtin_prefetch(t->keys + t->key_off[g]);
+}
+
+/* src's group g + k's lines in dst asked for, k of ASK_*. */
+static void ask_ahead(group_table *dst, const group_table *src, size_t g)
+{
+    if (g + ASK_SLOT < src->n)
+        ask_slot(dst, src->hash[g + ASK_SLOT]);
+    if (g + ASK_GROUP < src->n)
+        ask_group(dst, src->hash[g + ASK_GROUP]);
+    if (g + ASK_KEY < src->n)
+        ask_key(dst, src->hash[g + ASK_KEY]);
+}
+
 int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
 {
     size_t nc = (size_t)dst->ncols;
     for (size_t g = 0; g < src->n; g++) {
         size_t id;
+        ask_ahead(dst, src, g);
         if (group_find(dst, group_key(src, g), src->key_len[g], src->hash[g],
                        &id))
             return -1;

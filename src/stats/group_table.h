@@ -124,6 +124,18 @@ int group_profile_numbers(group_table *t, const uint32_t *ids, int col,
 /* Every waiting value into its group's statistics (st). -1: no memory. */
 int group_flush(group_table *t);
 
+/* The statistics of a direct, unflushed table's cell (group id *
+ * ncols + column) into out (stats_init'ed here: stats_free it), the same
+ * as group_flush makes, the table unchanged: a million groups' col_stats
+ * made one group at a time as they are written, not all at once. -1: no
+ * memory. */
+int group_cell_stats(const group_table *t, size_t at, col_stats *out);
+
+/* Asks for group id's cells ahead of their use (a prefetch: a
+ * hint, nothing changes): the report visits the groups in key order, at
+ * random in memory. */
+void group_ask(const group_table *t, size_t id);
+
 /* A flushed direct table's parts and sums freed (its col_stats hold
  * them): a million groups' finished table half the size. It takes no
  * more values; merges of flushed or non-direct tables into it go on. */

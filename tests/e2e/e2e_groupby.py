@@ -176,6 +176,38 @@ def test_one_group_and_many(suite):
                 f"{n} groups' sums")
 
 
+def test_key_order(suite):
+    """Keys that share their first 8 bytes and differ past them, keys of
+    bytes past 0x7f, -0 beside 0 and padded numbers, integers past 2^53
+    that one double holds (no blanks around them: unquoted, those go):
+    the groups in the rule's order (the sort
+    compares a number or 8 bytes of a key before whole keys)."""
+    rng = suite.rng
+    stems = ["", "abcdefg", "abcdefgh", "abcdefghi", "\u00ff\u00ff\u00ff\u00ff",
+             "~~~~~~~~"]
+    tails = ["", "a", "A", "0", "\u00ff", "~", "aa", "a \u00e9"]
+    text = sorted({rng.choice(stems) + rng.choice(tails) + rng.choice(tails)
+                   for _ in range(300)} - {""})
+    nums = ["0", "-0", "0.0", "-0.0", "+0", "1e-300", "-1e-300", "1e308",
+            "-1e308", "inf", "-inf", "9007199254740993", "9007199254740992",
+            "5", "5.0", "05", "-5"]
+    for tag, pool in (("text", text), ("numbers", nums)):
+        for nkeys in (1, 2):
+            path, header, rows = random_case(suite, f"order-{tag}-{nkeys}",
+                                             300 if QUICK else 3000,
+                                             pool + [""], nkeys)
+            want = ordered(list({tuple(r[:nkeys]) for r in rows}), nkeys)
+            for j in (1, 2):
+                rc, out, err = suite.run(["-g", ",".join(header[:nkeys]), "--sum",
+                                          "--json", "-j", str(j), path])
+                doc = parse_json(out) if rc == 0 else {}
+                got = [tuple("" if k is None else k for k in g["key"])
+                       for g in doc.get("groups", [])]
+                suite.check(rc == 0 and got == want,
+                            f"{tag} keys, {nkeys} key columns, -j {j}: groups "
+                            "in order", f"{err} got {got[:6]}..., want {want[:6]}...")
+
+
 def test_million(suite):
     """1,000,000 distinct keys within the default --memory (not in the
     sanitizer builds' quick runs)."""
@@ -377,7 +409,8 @@ def test_refusals(suite):
 
 if __name__ == "__main__":
     s = Suite("e2e_groupby", sys.argv)
-    s.run_tests([test_random, test_one_group_and_many, test_million,
+    s.run_tests([test_random, test_one_group_and_many, test_key_order,
+                 test_million,
                  test_files_gzip_pipe,
                  test_formats, test_blanks, test_whitespace_and_null,
                  test_memory, test_ties_across_jobs, test_refusals])

@@ -389,6 +389,45 @@ static void check_compact(const csum *c, const sacc *whole, uint64_t n)
     mpz_clear(z);
 }
 
+/* csum_add_taking gives what csum_add gives, into an empty csum and
+ * into one holding a sum already: the same window, the same whole. */
+static void same_csum(const csum *a, const csum *b)
+{
+    ck_assert(!a->all == !b->all);
+    if (a->all)
+        ck_assert(!memcmp(a->all->d, b->all->d, sizeof a->all->d));
+    else
+        ck_assert(!memcmp(a->w, b->w, sizeof a->w) && a->lo == b->lo);
+    ck_assert(a->pos_inf == b->pos_inf && a->neg_inf == b->neg_inf);
+}
+
+START_TEST(test_add_taking)
+{
+    double x[400];
+    for (int it = 0; it < iters(400); it++) {
+        int n = gen(it % R_NREGIMES, x, 1 + (int)(test_rand(&rng_state) % 16));
+        if (it % 5 == 0)
+            x[0] = it % 2 ? INFINITY : -INFINITY;
+        csum want, got;
+        csum_init(&want);
+        csum_init(&got);
+        for (int round = 0; round < 2; round++) { /* empty, then not */
+            sacc s;
+            sacc_init(&s);
+            for (int i = round; i < n; i++)
+                sacc_add(&s, x[i]);
+            ck_assert_int_eq(csum_add(&want, &s), 0);
+            ck_assert_int_eq(csum_add_taking(&got, &s), 0);
+            same_csum(&want, &got);
+        }
+        ck_assert(csum_value(&want) == csum_value(&got) ||
+                  (isnan(csum_value(&want)) && isnan(csum_value(&got))));
+        csum_free(&want);
+        csum_free(&got);
+    }
+}
+END_TEST
+
 START_TEST(test_compact_finalize)
 {
     double x[400];
@@ -653,6 +692,7 @@ int main(void)
     tcase_add_test(tc, test_merge_splits);
     tcase_add_test(tc, test_compact_sums);
     tcase_add_test(tc, test_compact_finalize);
+    tcase_add_test(tc, test_add_taking);
     tcase_add_test(tc, test_pending_limit);
     tcase_add_test(tc, test_many_adds);
     tcase_add_test(tc, test_integer_string);
