@@ -181,7 +181,7 @@ typedef struct qres {
     int has_value; /* 0: the column has no value (null) */
     double value;  /* rounded once; NaN (null) for -inf and +inf mixed */
     int is_int;    /* the order statistics used and the exact quantile are
-                      integers in (-2^64, 2^64): print exact, not value */
+                      integers in [-2^64, 2^64]: print exact, not value */
     qnum exact;    /* when is_int: that integer, as d + r (d nearest) */
     /* where the order statistics are integers: the exact quantile rounded
        to the nearest integer, halves away from zero (a date column's
@@ -204,7 +204,7 @@ int qsel_order_stats(const qsel *s, size_t i, qnum *xk, qnum *xk1);
 void qvalue_interpolate(qnum a, qnum b, uint64_t fnum, uint64_t fden,
                         qres *out);
 
-/* The decimal digits of d + r when it is an integer in (-2^64, 2^64);
+/* The decimal digits of d + r when it is an integer in [-2^64, 2^64];
  * returns the length, or 0 when it is not one or len is too small
  * (48 bytes are enough). */
 int qvalue_int_text(qnum v, char *buf, size_t len);

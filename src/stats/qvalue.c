@@ -19,17 +19,18 @@ static qnum norm(qnum v)
     return v;
 }
 
-/* d + r is an integer in (-2^64, 2^64): *out holds it. */
+/* d + r is an integer in [-2^64, 2^64] (an integer column's values'
+ * range, stats.h): *out holds it. */
 static int as_int(qnum v, i128 *out)
 {
     if (!(fabs(v.d) <= 0x1p64) || v.d != floor(v.d))
         return 0;
     *out = (i128)v.d + v.r;
     i128 lim = (i128)1 << 64;
-    return *out > -lim && *out < lim;
+    return *out >= -lim && *out <= lim;
 }
 
-/* The integer v of (-2^64, 2^64) as d + r with d the nearest double. */
+/* The integer v of [-2^64, 2^64] as d + r with d the nearest double. */
 static qnum from_int(i128 v)
 {
     qnum q;
@@ -108,12 +109,12 @@ void qvalue_interpolate(qnum a, qnum b, uint64_t fnum, uint64_t fden, qres *out)
     out->value = weighted(a, b, fnum, fden);
     i128 ia, ib;
     if (as_int(a, &ia) && as_int(b, &ib)) {
-        /* |ia|, |ib| < 2^64 and the weights <= 10^18 < 2^60: no overflow */
+        /* |ia|, |ib| <= 2^64 and the weights <= 10^18 < 2^60: no overflow */
         i128 num = ia * (i128)(fden - fnum) + ib * (i128)fnum;
         i128 near = div_nearest(num, (i128)fden);
         if (num % (i128)fden == 0)
             exact_result(out, from_int(num / (i128)fden));
-        out->has_near = near > -((i128)1 << 64) && near < (i128)1 << 64;
+        out->has_near = near >= -((i128)1 << 64) && near <= (i128)1 << 64;
         out->near = out->has_near ? from_int(near) : a;
     }
 }

@@ -285,8 +285,8 @@ class ColRef:
         x_k + (h - floor h)(x_k+1 - x_k) with h = (n - 1) q, x_k itself
         when h is an integer. Returns None (no value, or -inf and +inf both
         weighted), an int (an integer column's exact integer result, when
-        it and the order statistics used are inside (-2^64, 2^64), as
-        quantile.h's qres.is_int) or a float (rounded once; an infinity weighted above
+        it and the order statistics used are inside [-2^64, 2^64], an
+        integer column's range, as quantile.h's qres.is_int) or a float (rounded once; an infinity weighted above
         0 wins)."""
         if self._sorted is None:  # -0.0 before +0.0, as colstat's keys
             self._sorted = sorted(k for _, k in self.int_vals) if self.all_int \
@@ -310,7 +310,7 @@ class ColRef:
             exact = Fraction(a) + f * (Fraction(b) - Fraction(a))
         if self.all_int:
             e = Fraction(exact)
-            if e.denominator == 1 and max(abs(e), abs(a), abs(b)) < INT_LIMIT:
+            if e.denominator == 1 and max(abs(e), abs(a), abs(b)) <= INT_LIMIT:
                 return int(e)
         return exact if isinstance(exact, float) else to_float(Fraction(exact))
 

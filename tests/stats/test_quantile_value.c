@@ -36,13 +36,16 @@ static double rand_exp(test_rng *g, int elo, int ehi)
     return from_bits((rng_next(g) & (UINT64_C(1) << 63)) | e << 52 | frac);
 }
 
-/* An integer in (-2^64, 2^64) of random size, as d + r, d the nearest. */
+/* An integer in [-2^64, 2^64] of random size, as d + r, d the nearest:
+ * the ends too, which an integer column holds. */
 static qnum rand_int(test_rng *g)
 {
     int bits = 50 + (int)rng_below(g, 15); /* 2^50 .. 2^64 */
     if (rng_below(g, 8) == 0)
         bits = (int)rng_below(g, 65);
     i128 v = bits == 0 ? 0 : (i128)(rng_next(g) >> (64 - bits));
+    if (rng_below(g, 16) == 0)
+        v = (i128)1 << 64;
     if (rng_below(g, 2))
         v = -v;
     qnum q;
@@ -61,14 +64,14 @@ static void to_mpq(mpq_t out, qnum v)
     mpq_clear(t);
 }
 
-static int integral_below_2_64(const mpq_t v)
+static int integral_within_2_64(const mpq_t v)
 {
     if (mpz_cmp_ui(mpq_denref(v), 1) != 0)
         return 0;
     mpz_t lim;
     mpz_init_set_ui(lim, 1);
     mpz_mul_2exp(lim, lim, 64);
-    int ok = mpz_cmpabs(mpq_numref(v), lim) < 0;
+    int ok = mpz_cmpabs(mpq_numref(v), lim) <= 0;
     mpz_clear(lim);
     return ok;
 }
@@ -87,7 +90,7 @@ static void order(qnum *a, qnum *b)
 /* One interpolation against mpq: the value, and the integer form. */
 /* Between integer order statistics: the exact v rounded to the nearest
  * integer, halves away from zero (floor(|v| + 1/2), v's sign), where that
- * lies in (-2^64, 2^64). */
+ * lies in [-2^64, 2^64]. */
 static void check_near(const qres *res, const mpq_t v)
 {
     mpz_t n, lim;
@@ -101,7 +104,7 @@ static void check_near(const qres *res, const mpq_t v)
         mpz_neg(n, n);
     mpz_set_ui(lim, 1);
     mpz_mul_2exp(lim, lim, 64);
-    int in_range = mpz_cmpabs(n, lim) < 0;
+    int in_range = mpz_cmpabs(n, lim) <= 0;
     EXPECT(res->has_near == in_range, "has_near %d", res->has_near);
     if (in_range && res->has_near) {
         char buf[48], want[48];
@@ -130,8 +133,8 @@ static void check_pair(qnum a, qnum b, uint64_t fnum, uint64_t fden)
            a.r, b.d, b.r, (unsigned long long)fnum, (unsigned long long)fden,
            res.value);
     int ints =
-        integral_below_2_64(qa) && (fnum == 0 || integral_below_2_64(qb));
-    int want_int = ints && integral_below_2_64(v);
+        integral_within_2_64(qa) && (fnum == 0 || integral_within_2_64(qb));
+    int want_int = ints && integral_within_2_64(v);
     EXPECT(res.is_int == want_int, "%a%+d .. %a%+d at %llu/%llu: is_int %d",
            a.d, a.r, b.d, b.r, (unsigned long long)fnum,
            (unsigned long long)fden, res.is_int);
@@ -231,7 +234,7 @@ START_TEST(test_integers)
         qnum a = rand_int(&g), b = rand_int(&g);
         if (rng_below(&g, 4) == 0) { /* close neighbours */
             i128 v = (i128)a.d + a.r + (i128)rng_below(&g, 5000);
-            if (v < ((i128)1 << 64)) {
+            if (v <= ((i128)1 << 64)) {
                 b.d = (double)v;
                 b.r = (int32_t)(v - (i128)b.d);
             }
@@ -265,14 +268,20 @@ START_TEST(test_known)
     char buf[48];
     ck_assert(res.is_int && qvalue_int_text(res.exact, buf, sizeof buf));
     ck_assert_str_eq(buf, "1735704000123456790");
-    /* the largest magnitudes an integer column holds */
+    /* magnitudes just below the largest an integer column holds, 2^64 */
     qnum top = {0x1p64, -1}, bottom = {-0x1p64, 1};
     ck_assert(qvalue_int_text(top, buf, sizeof buf) &&
               strcmp(buf, "18446744073709551615") == 0);
     ck_assert(qvalue_int_text(bottom, buf, sizeof buf) &&
               strcmp(buf, "-18446744073709551615") == 0);
     ck_assert_int_eq(qvalue_int_text(top, buf, 20), 0);
-    ck_assert_int_eq(qvalue_int_text((qnum){0x1p64, 0}, buf, sizeof buf), 0);
+    ck_assert(qvalue_int_text((qnum){-0x1p64, 0}, buf, sizeof buf) &&
+              strcmp(buf, "-18446744073709551616") == 0);
+    ck_assert_int_eq(qvalue_int_text((qnum){0x1p64, 1}, buf, sizeof buf), 0);
+    /* the median of -2^64 and 942: an integer, printed whole */
+    qvalue_interpolate((qnum){-0x1p64, 0}, (qnum){942, 0}, 1, 2, &res);
+    ck_assert(res.is_int && qvalue_int_text(res.exact, buf, sizeof buf));
+    ck_assert_str_eq(buf, "-9223372036854775337");
     ck_assert_int_eq(qvalue_int_text((qnum){0.5, 0}, buf, sizeof buf), 0);
     ck_assert(qvalue_int_text((qnum){-0.0, 0}, buf, sizeof buf) &&
               strcmp(buf, "0") == 0);
