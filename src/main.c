@@ -151,7 +151,11 @@ int main(int argc, char **argv)
         printf("colstat %s\n", COLSTAT_VERSION);
         rc = stdout_done(&e);
     } else if (rc == CS_OK && o.action == ACT_LIST) {
-        rc = list_columns(&o, &e);
+        /* under --mpi every rank would list them: one list, as one
+           process prints */
+        if (o.mpi)
+            root = launched_rank0();
+        rc = root ? list_columns(&o, &e) : CS_OK;
     } else if (rc == CS_OK && o.merge)
         rc = merge(&o, &e);
     else if (rc == CS_OK && o.mpi) {

@@ -551,6 +551,18 @@ def test_refusals(suite):
                     f"--mpi {args[0]}: usage error", f"{rc} {err!r}")
 
 
+def test_list_columns(suite):
+    """--list-columns under --mpi lists the names once, as one process
+    does (every rank printed them)."""
+    rng = suite.rng
+    p = suite.path("names.csv")
+    names = ["c%d" % rng.randrange(1000) for _ in range(rng.randint(1, 6))]
+    open(p, "w").write(",".join(names) + "\n" + ",".join("1" for _ in names)
+                       + "\n")
+    for n in (2, 3):
+        same_as_one(suite, "--list-columns", n, ["--list-columns", p])
+
+
 def main():
     suite = Suite("e2e_mpi", sys.argv)
     if not shutil.which("mpirun"):
@@ -563,7 +575,7 @@ def main():
     suite.run_tests((test_csv, test_binary, test_hist_edges, test_quantiles, test_no_column_hint, test_repeats,
                      test_tentative,
                      test_wide_table, test_errors, test_emit_state,
-                     test_gpu_shared, test_refusals))
+                     test_gpu_shared, test_refusals, test_list_columns))
 
 
 if __name__ == "__main__":
