@@ -480,8 +480,9 @@ static int learn_columns(engine *r, const input *in, cs_error *e)
     char why[256];
     hint_no_numbers(in, why, sizeof why);
     cs_fail(&r->none, CS_EDATA, in->name, 0, "%s", why);
-    if (r->table.ncols == 0) {
-        *e = r->none;
+    if (r->table.ncols == 0) { /* an open quote is the input's fault */
+        if (input_quote_open(in, e) == CS_OK)
+            *e = r->none;
         return e->status;
     }
     r->strict.ncols = r->cfg->strict ? r->table.nfirm : 0;

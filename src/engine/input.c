@@ -366,6 +366,7 @@ int input_open(const char *path, const source_config *scfg,
         rc = sample_fields(in, acc, e);
     in->seen_len = in->head_len;
     in->seen_eof = in->head_eof;
+    in->seen_line = in->first_line;
     if (rc == CS_OK && part)
         rc = apply_part(in, part, e);
     if (rc != CS_OK) {
@@ -425,6 +426,17 @@ static char *names_line(char *const *names, int n, char delim)
     if (line)
         at[n ? -1 : 0] = '\0';
     return line;
+}
+
+int input_quote_open(const input *in, cs_error *e)
+{
+    if (in->spec || in->dialect.whitespace || !in->seen_eof)
+        return CS_OK;
+    csv_cutter c;
+    csv_cutter_init(&c, &in->dialect, in->seen_line);
+    if (csv_cut(&c, in->head, in->seen_len, 1, in->name, e) == (size_t)-1)
+        return e->status ? e->status : CS_EDATA;
+    return CS_OK;
 }
 
 int input_give_names(input *in, char *const *names, int n, cs_error *e)

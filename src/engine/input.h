@@ -37,6 +37,7 @@ typedef struct input {
      * process says). */
     size_t seen_len;
     int seen_eof;
+    uint64_t seen_line; /* the physical line head[0] is on */
     uint64_t data_off, first_line;
     /* What the head shows: fields, their names ("1", "2"... without a
      * header), which hold numbers; nfields 0 for an empty CSV. */
@@ -74,6 +75,11 @@ int input_open(const char *path, const source_config *scfg,
  * the delimiter, where a part of the input holds the file's header, is
  * then a repeated header, not a row. */
 int input_give_names(input *in, char *const *names, int n, cs_error *e);
+
+/* A whole input held in its head (CSV) that ends inside a quoted field:
+ * the error naming the line the quote opens on (CS_EDATA); else CS_OK.
+ * Where no column holds numbers, that is the answer's reason. */
+int input_quote_open(const input *in, cs_error *e);
 
 /* Maps the input's fields to the columns of t. */
 int input_map(input *in, const col_table *t, cs_error *e);

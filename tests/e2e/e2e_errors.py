@@ -92,21 +92,52 @@ def test_gzip(suite):
                          file="(standard input)", stdin=data)
 
 
-def unterminated(rng, header, crlf):
+def unterminated(rng, header, crlf, words=False):
     """CSV text with an unterminated quoted field; returns (text, the
-    1-based physical line where the quoted field begins)."""
+    1-based physical line where the quoted field begins). words: every
+    field text, so that no column holds numbers either."""
     nl = "\r\n" if crlf else "\n"
     lines = (["x,y,z"] if header else [])
     n = rng.randint(0, 50)
+
+    def field():
+        return (rng.choice(["get", "put", "host", "élan", "a b"]) if words
+                else str(rng.randint(0, 99)))
     for _ in range(n):
         r = rng.random()
         if r < 0.15:  # a closed quoted field spanning lines before it
-            lines.append(f'1,"two{nl}lines",3')
+            lines.append(f'{field()},"two{nl}lines",{field()}')
         else:
-            lines.append(",".join(str(rng.randint(0, 99)) for _ in range(3)))
+            lines.append(",".join(field() for _ in range(3)))
     start = sum(s.count("\n") for s in lines) + len(lines) + 1
-    lines.append(f'4,"never closed{nl}more text,5,6{nl}7,8,9')
+    lines.append(f'{field()},"never closed{nl}more text,{field()},{field()}'
+                 f'{nl}{field()},{field()},{field()}')
     return nl.join(lines) + nl, start
+
+
+def test_quote_no_numbers(suite):
+    """An input of text alone that ends inside a quoted field: the open
+    quote is named (it said "no column holds numbers", which no choice of
+    columns mends)."""
+    rng = suite.rng
+    for k in range(4):
+        text, line = unterminated(rng, rng.random() < 0.7, rng.random() < 0.3,
+                                  words=True)
+        data = text.encode()
+        p = suite.path(f"wquote{k}.csv" + (".gz" if k == 2 else ""))
+        write(p, gzip.compress(data) if k == 2 else data)
+        expect_error(suite, "unterminated quote, no numbers", [p], 1,
+                     file=p, line=line)
+        rc, _, err = suite.run([p])
+        suite.check("unterminated quoted field" in err,
+                    f"{p}: says the quote is unterminated", repr(err))
+        if k == 1:  # every part of the input says what the whole says
+            for part in ("1/3", "3/3"):
+                expect_error(suite, "unterminated quote, no numbers, part",
+                             [p, "--part", part], 1, file=p, line=line)
+        if k == 3:
+            expect_error(suite, "unterminated quote, no numbers, stdin", [], 1,
+                         file="(standard input)", line=line, stdin=data)
 
 
 def test_quote(suite):
@@ -372,7 +403,8 @@ def test_write_error(suite):
 
 def main():
     suite = Suite("e2e_errors", sys.argv)
-    suite.run_tests((test_unreadable, test_gzip, test_quote, test_strict, test_large,
+    suite.run_tests((test_unreadable, test_gzip, test_quote,
+              test_quote_no_numbers, test_strict, test_large,
               test_binary, test_json,
               test_usage, test_head, test_escaped, test_write_error))
 
