@@ -142,20 +142,21 @@ int main(int argc, char **argv)
     cs_error e = {0};
     int root = 1; /* --mpi: rank 0, the one that prints */
     int rc = options_parse(argc, argv, &o, &e);
-    if (rc != CS_OK && o.mpi)
+    /* under --mpi every rank runs this: an error, the help, the version
+       and the column list are printed once, by rank 0, as one process
+       prints them */
+    if (o.mpi && (rc != CS_OK || o.action != ACT_RUN))
         root = launched_rank0();
-    if (rc == CS_OK && o.action == ACT_HELP) {
+    if (rc == CS_OK && o.action != ACT_RUN && !root) {
+        rc = CS_OK;
+    } else if (rc == CS_OK && o.action == ACT_HELP) {
         options_usage(stdout);
         rc = stdout_done(&e);
     } else if (rc == CS_OK && o.action == ACT_VERSION) {
         printf("colstat %s\n", COLSTAT_VERSION);
         rc = stdout_done(&e);
     } else if (rc == CS_OK && o.action == ACT_LIST) {
-        /* under --mpi every rank would list them: one list, as one
-           process prints */
-        if (o.mpi)
-            root = launched_rank0();
-        rc = root ? list_columns(&o, &e) : CS_OK;
+        rc = list_columns(&o, &e);
     } else if (rc == CS_OK && o.merge)
         rc = merge(&o, &e);
     else if (rc == CS_OK && o.mpi) {

@@ -552,8 +552,8 @@ def test_refusals(suite):
 
 
 def test_list_columns(suite):
-    """--list-columns under --mpi lists the names once, as one process
-    does (every rank printed them)."""
+    """--list-columns, --version and --help under --mpi print once, as one
+    process does (every rank printed them)."""
     rng = suite.rng
     p = suite.path("names.csv")
     names = ["c%d" % rng.randrange(1000) for _ in range(rng.randint(1, 6))]
@@ -561,6 +561,9 @@ def test_list_columns(suite):
                        + "\n")
     for n in (2, 3):
         same_as_one(suite, "--list-columns", n, ["--list-columns", p])
+        # and the version and the help, once
+        for opt in ("--version", "--help"):
+            same_as_one(suite, opt, n, [opt, p])
 
 
 def main():
