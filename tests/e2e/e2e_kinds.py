@@ -483,7 +483,12 @@ def test_profile_instants(suite):
     rc, out, err = suite.run(["--json", "--distinct", "--mode", "--top",
                               str(k), p])
     doc = json.loads(out) if rc == 0 else {"columns": [{}, {}]}
-    for i, (kind, vals) in enumerate((("zoned", [a[1] for a, _ in rows]),
+    # a column none of whose fields carries a zone (the pool's draw leaves
+    # it off one time in ten) is of plain datetimes, printed without Z
+    any_zone = any(ZONE.match(a[0]).group(1) or ZONE.match(a[0]).group(2)
+                   for a, _ in rows)
+    first = "zoned" if any_zone else "datetime"
+    for i, (kind, vals) in enumerate(((first, [a[1] for a, _ in rows]),
                                       ("date", [b[1] for _, b in rows]))):
         got = doc["columns"][i]
         cnt = Counter(vals)
