@@ -115,12 +115,17 @@ START_TEST(look_ahead_keeps_the_bytes)
     ck_assert_uint_eq(c.base, start);
     EXPECT(c.len > 0 && holds_truth(&c), "bytes at %llu lost",
            (unsigned long long)start);
-    /* Decoding moves on: what lies before it goes, and a jump back there
-     * is told so (GZIN_GONE) rather than given wrong bytes. */
+    /* Decoding moves on: what lies before it may go, and a jump back
+     * there is told so (GZIN_GONE) or given the right bytes, never wrong
+     * ones. (Whether they went depends on how the store's pieces fall:
+     * seed 3807136728809, loop 15, still held them.) */
     uint64_t on = start + 3 * (uint64_t)cap;
     for (uint64_t at = start; at <= on; at += 512)
         ck_assert_int_eq(gzin_cursor_advance(&c, at, 1024, &e), 0);
-    ck_assert_int_eq(gzin_cursor_fill(&c, start, 16, &e), GZIN_GONE);
+    int back = gzin_cursor_fill(&c, start, 16, &e);
+    ck_assert(back == GZIN_GONE || back == 0);
+    EXPECT(back == GZIN_GONE || (c.base == start && holds_truth(&c)),
+           "wrong bytes at %llu after moving on", (unsigned long long)start);
     gzin_cursor_done(&c);
     gzin_free(s.in);
 }
