@@ -58,7 +58,7 @@ static int merge(options *o, cs_error *e)
                                        : engine_default_memory()};
     int rc = merge_states(o->cfg.files, o->cfg.nfiles, &ask, !o->emit_state,
                           &res, &o->cfg.what, &info, e);
-    if (rc == CS_OK && o->cfg.group_by && !res.groups)
+    if (rc == CS_OK && o->cfg.group_by && !res.groups && !state_no_rows(&res))
         rc = cs_fail(e, CS_EUSAGE, "", 0,
                      "--merge -g: the states hold no groups (emit them with "
                      "-g)");
@@ -86,6 +86,7 @@ static int summarize(options *o, cs_error *e)
     m.progress_tty = isatty(STDERR_FILENO);
     o->cfg.tmpdir = getenv("TMPDIR");
     o->cfg.progress = o->progress < 0 ? m.progress_tty : o->progress;
+    o->cfg.no_rows_ok = o->emit_state; /* a part may hold no rows */
     engine_part *parts = NULL;
     engine_mpi share = {0}; /* --part: this process's parts, as a rank's */
     int rc = o->part_n ? dist_part_plan(&o->cfg, o->part_k, o->part_n,

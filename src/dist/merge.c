@@ -222,11 +222,24 @@ static int counts_differ(const held *a, const held *b, cs_error *e)
                    a->from, b->from);
 }
 
-/* Every state after the first merged into the first, in order. */
-static int merge_all(heap_of *h, cs_error *e)
+/* The first state that holds rows (its columns are the merge's), or the
+ * first when none does. */
+static size_t base_of(const heap_of *h)
 {
-    const held *first = &h->v[0];
-    for (size_t i = 1; i < h->n; i++) {
+    for (size_t i = 0; i < h->n; i++)
+        if (!state_no_rows(&h->v[i].r))
+            return i;
+    return 0;
+}
+
+/* Every state merged, in order, into the base, whose rows come first
+ * (the states of no rows before it add none). */
+static int merge_all(heap_of *h, size_t base, cs_error *e)
+{
+    const held *first = &h->v[base];
+    for (size_t i = 0; i < h->n; i++) {
+        if (i == base)
+            continue;
         if (counts_differ(first, &h->v[i], e) != CS_OK)
             return e->status;
         if (strcmp(h->v[i].info.key, first->info.key))
@@ -234,21 +247,25 @@ static int merge_all(heap_of *h, cs_error *e)
                            "a state of other options than %s's (%s against "
                            "%s)",
                            first->from, h->v[i].info.key, first->info.key);
-        int rc = state_merge(&h->v[0].r, &h->v[i].r, e);
+        int rc = state_merge(&h->v[base].r, &h->v[i].r, e);
         if (rc != CS_OK)
             return rc;
     }
     return CS_OK;
 }
 
-/* The first state's info and result handed out, the rest freed. */
-static void take_first(heap_of *h, engine_result *out, state_info *info)
+/* The base's info and result handed out, covering every state's parts;
+ * the rest freed. */
+static void take_base(heap_of *h, size_t base, engine_result *out,
+                      state_info *info)
 {
-    *out = h->v[0].r;
-    *info = h->v[0].info;
-    if (h->n > 1 && info->part_n)
+    *out = h->v[base].r;
+    *info = h->v[base].info;
+    if (info->part_n) {
+        info->part_lo = h->v[0].info.part_lo;
         info->part_hi = h->v[h->n - 1].info.part_hi;
-    memset(&h->v[0], 0, sizeof h->v[0]);
+    }
+    memset(&h->v[base], 0, sizeof h->v[base]);
 }
 
 int merge_states(const char *const *paths, int n, const merge_ask *ask,
@@ -265,16 +282,22 @@ int merge_states(const char *const *paths, int n, const merge_ask *ask,
         rc = ask_ok(ask, &h.v[0].info, e);
     if (rc == CS_OK)
         rc = check_parts(&h, whole, e);
+    size_t base = base_of(&h);
     if (rc == CS_OK)
-        rc = merge_all(&h, e);
+        rc = merge_all(&h, base, e);
     if (rc == CS_OK) {
         *what = ask->what ? ask->what : h.v[0].info.what;
-        take_first(&h, out, info);
+        take_base(&h, base, out, info);
     }
     held_free(&h);
+    int none = rc == CS_OK && state_no_rows(out);
+    if (none && whole) /* as one run over inputs without rows */
+        rc = cs_fail(e, CS_EDATA, "", 0,
+                     "--merge: no data: the states hold no rows (their "
+                     "inputs were empty, or held a header alone)");
     if (rc == CS_OK)
         rc = state_groups_arrange(out, info, e);
-    if (rc == CS_OK && ask->columns)
+    if (rc == CS_OK && ask->columns && !none)
         rc = engine_select_columns(out, ask->columns, e);
     if (ask->top) /* the states hold every value's count: any K */
         out->prof_top = ask->top;

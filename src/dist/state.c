@@ -92,7 +92,7 @@ static void put_body(sc_out *o, const engine_result *r, unsigned what)
             state_put_prof(o, r->held_raw ? &r->held_raw[c->held] : NULL,
                            c->kind == COL_TEXT, (what & STAT_PROFILE) != 0);
     }
-    if (r->groups)
+    if (r->groups && r->ncols) /* a state of no rows: no groups */
         state_put_groups(o, r);
 }
 
@@ -159,11 +159,11 @@ static int get_columns(sc_in *i, engine_result *r, unsigned what)
 {
     r->rows = sc_get_u64(i);
     uint64_t n = sc_get_u64(i);
-    if (i->bad || n == 0 || n > STATE_MAX_COLS)
+    if (i->bad || (n == 0 && r->rows) || n > STATE_MAX_COLS)
         return -1;
-    r->cols = calloc(n, sizeof *r->cols);
-    r->held_st = calloc(n, sizeof *r->held_st);
-    r->held_h = calloc(n, sizeof *r->held_h);
+    r->cols = calloc(n ? n : 1, sizeof *r->cols);
+    r->held_st = calloc(n ? n : 1, sizeof *r->held_st);
+    r->held_h = calloc(n ? n : 1, sizeof *r->held_h);
     if (!r->cols || !r->held_st || !r->held_h)
         return -1;
     r->ncols = r->nheld = (int)n;
@@ -340,15 +340,17 @@ static int read_prefix(FILE *f, const char *name, unsigned *version,
     return CS_OK;
 }
 
-/* The header, once the bytes hold it: key, what, parts, the payload's
- * length. 0: not yet; 1: read; -1: refused (why set). */
-static int try_header(line_in *l, state_info *info, const char **why)
+/* The header, once the bytes hold it (at the line's end, final: all
+ * they will): key, what, parts, the payload's length. 0: not yet; 1:
+ * read; -1: refused (why set). */
+static int try_header(line_in *l, state_info *info, int final, const char **why)
 {
     sc_in i = {l->b.p, l->b.n, 0, 0, NULL};
     uint64_t keylen = sc_get_u64(&i);
     if (!i.bad && keylen > STATE_MAX_KEY)
         return *why = "a key longer than 1 MiB", -1;
-    if (i.bad || l->b.n - i.at < keylen + 5 * VAR)
+    /* a state of no rows is shorter than the header's longest */
+    if (i.bad || l->b.n - i.at < keylen + (final ? 5 : 5 * VAR))
         return 0;
     i.at = 0;
     info->key = sc_get_text(&i, STATE_MAX_KEY);
@@ -357,6 +359,11 @@ static int try_header(line_in *l, state_info *info, const char **why)
     info->part_hi = sc_get_u32(&i);
     info->part_n = sc_get_u32(&i);
     uint64_t len = sc_get_u64(&i);
+    if (i.bad && final) { /* the line ended inside the header */
+        free(info->key);
+        info->key = NULL;
+        return 0;
+    }
     if (i.bad || !info->key || parse_key(info->key, info))
         *why = "its key is not one colstat writes";
     else if (!(*why = key_invariant(info)) && len > STATE_MAX_BYTES)
@@ -373,12 +380,12 @@ static int try_header(line_in *l, state_info *info, const char **why)
 static const char *check_ncols(line_in *l, const state_info *info)
 {
     sc_in i = {l->b.p, l->b.n, l->head, 0, NULL};
-    sc_get_u64(&i);
+    uint64_t rows = sc_get_u64(&i);
     uint64_t ncols = sc_get_u64(&i);
     if (i.bad)
         return l->b.n >= l->head + 2 * VAR ? "a corrupt payload" : NULL;
     l->ncols_checked = 1;
-    if (ncols == 0 || ncols > STATE_MAX_COLS)
+    if ((ncols == 0 && rows) || ncols > STATE_MAX_COLS)
         return "a column count out of range";
     uint64_t len = l->total - l->head - 4;
     if (!info->grouped && len > state_max_bytes(info, ncols))
@@ -391,10 +398,10 @@ static const char *check_ncols(line_in *l, const state_info *info)
 /* After each decoded byte: the header's and the bounds' checks, each as
  * soon as the bytes allow (so that /dev/zero, a FIFO or an endless line
  * is refused at once). */
-static const char *check_so_far(line_in *l, state_info *info)
+static const char *check_so_far(line_in *l, state_info *info, int final)
 {
     const char *why = NULL;
-    if (!l->head && try_header(l, info, &why) < 0)
+    if (!l->head && try_header(l, info, final, &why) < 0)
         return why;
     if (l->head && l->b.n > l->total)
         return "bytes past its end";
@@ -418,7 +425,7 @@ static int read_chars(FILE *f, const char *name, line_in *l, state_info *info,
             return cs_fail(e, CS_ENOMEM, name, 0, "out of memory");
         if (!fed)
             return refuse(e, name, "a character that base64 does not use");
-        const char *why = check_so_far(l, info);
+        const char *why = check_so_far(l, info, 0);
         if (why)
             return refuse(e, name, why);
     }
@@ -434,6 +441,9 @@ static int read_line(FILE *f, const char *name, line_in *l, state_info *info,
         return rc;
     if (ferror(f))
         return refuse(e, name, "cannot read");
+    const char *why = check_so_far(l, info, 1);
+    if (why)
+        return refuse(e, name, why);
     if (!l->head || l->b.n != l->total || sc_b64_end(&l->d))
         return refuse(e, name, "cut short");
     if (feof(f))
@@ -453,8 +463,10 @@ static int read_state(FILE *f, const char *name, state_info *info,
         rc = read_line(f, name, &l, info, e);
     if (rc == CS_OK) {
         sc_in i = {l.b.p, l.b.n - 4, l.head, 0, NULL};
+        /* a state of no rows (state_no_rows) has no columns, no groups */
         if (get_columns(&i, r, info->what) ||
-            (info->grouped && state_get_groups(&i, info, r)) || i.at != i.n)
+            (info->grouped && r->ncols && state_get_groups(&i, info, r)) ||
+            i.at != i.n)
             rc = refuse(e, name, i.why ? i.why : "corrupt payload");
     }
     free(l.b.p);
@@ -503,8 +515,15 @@ static int same_hist(const hist *a, const hist *b)
            !memcmp(&a->hi, &b->hi, 8);
 }
 
+int state_no_rows(const engine_result *r)
+{
+    return r->ncols == 0;
+}
+
 int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
 {
+    if (state_no_rows(src))
+        return CS_OK;
     if (dst->ncols != src->ncols)
         return cs_fail(e, CS_EDATA, "", 0,
                        "the states have different columns (%d and %d)",

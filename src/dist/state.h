@@ -32,6 +32,9 @@
  * bytes, its rows, and per column its statistics and histogram; a state
  * without groups is as it was before groups could travel.
  *
+ * A state of a run over no data rows (engine_config.no_rows_ok) has rows
+ * 0 and no columns, nor groups: an engine's empty partition.
+ *
  * A state is untrusted input (it may come from anywhere, or be made by
  * hand with a valid CRC): its header is checked before the payload is
  * read, the payload's size is bounded by what the header declares (see
@@ -124,9 +127,15 @@ int state_more(FILE *f);
 int state_check(const state_info *info, const engine_result *r,
                 const char *name, cs_error *e);
 
+/* Whether r is the state of a run over no rows (engine_config.no_rows_ok):
+ * no columns, no groups. It merges with any state of its key, adding
+ * nothing. */
+int state_no_rows(const engine_result *r);
+
 /* dst += src, src's rows after dst's, exactly as one run over both. The
- * columns must be the same (name, index, statistics, histogram edges);
- * CS_EDATA when the total would pass what the counters hold. */
+ * columns must be the same (name, index, statistics, histogram edges),
+ * unless src holds no rows (state_no_rows); dst must hold rows where src
+ * does. CS_EDATA when the total would pass what the counters hold. */
 int state_merge(engine_result *dst, const engine_result *src, cs_error *e);
 
 #endif

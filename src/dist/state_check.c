@@ -385,7 +385,7 @@ static int by_int(const void *a, const void *b)
 /* Whether two columns have one index (-c selects a field once). */
 static int indices_repeat(const engine_result *r, int *dup)
 {
-    int *ix = malloc((size_t)r->ncols * sizeof *ix);
+    int *ix = malloc((size_t)(r->ncols ? r->ncols : 1) * sizeof *ix);
     if (!ix)
         return -1;
     for (int k = 0; k < r->ncols; k++)

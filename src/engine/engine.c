@@ -212,10 +212,12 @@ static int choose_device(engine *r, cs_error *e)
     return backend_gpu_prepare(&r->opener, e);
 }
 
-/* An empty CSV says nothing about the columns, and holds no rows. */
+/* An empty CSV, or one of blank lines, says nothing about the columns,
+ * and holds no rows. */
 static int input_empty(const input *in)
 {
-    return !in->spec && in->nfields == 0 && in->head_len == 0 && in->head_eof;
+    return !in->spec && in->nfields == 0 && in->head_eof &&
+           (in->head_len == 0 || input_no_rows(in));
 }
 
 /* Opens inputs until one shows its fields; *in is NULL when none does. */
@@ -232,6 +234,15 @@ static int open_first(engine *r, input **in, cs_error *e)
         *in = NULL;
     }
     return CS_OK;
+}
+
+/* A run that may answer no rows (no_rows_ok) whose inputs hold none:
+ * every input empty (in NULL), or the last one sampled without rows. */
+static int no_rows(const engine *r, const input *in)
+{
+    if (!r->cfg->no_rows_ok)
+        return 0;
+    return !in || (r->next == r->cfg->nfiles && input_no_rows(in));
 }
 
 /* No input shows a field: an answer without columns is no answer. */
@@ -950,7 +961,7 @@ static int take_columns(engine *r, engine_result *out, cs_error *e)
             return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     out->none = r->none;
-    if (n == 0)
+    if (n == 0 && !(r->cfg->no_rows_ok && out->rows == 0))
         *e = r->none;
     return e->status;
 }
@@ -1374,6 +1385,11 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         rc = open_first(r, &in, e);
     if (rc == CS_OK)
         rc = learn_columns(r, in, e);
+    if (rc == CS_EDATA && no_rows(r, in)) {
+        input_release(in);
+        memset(e, 0, sizeof *e);
+        return CS_OK; /* out: rows 0, no columns */
+    }
     if (rc == CS_OK)
         rc = state_fits(r, in, e);
     if (rc == CS_OK)

@@ -121,9 +121,14 @@ typedef struct engine_config {
     size_t top;             /* with STAT_TOP: K, the values of --top K */
     int text_columns;       /* the default takes text columns too (-a) */
     int no_text;            /* text columns refused: states carry none */
-    int keep_profiles;      /* the profiles stay whole in the result
-                               (held_raw: a partial state carries them);
-                               past --memory they are an error */
+    /* A run over no data rows (inputs empty, or holding a header and
+       blank lines alone) answers rows 0 and no columns, not an error: a
+       part's state (--emit-state) of an engine's empty partition, which
+       the other parts' states complete */
+    int no_rows_ok;
+    int keep_profiles; /* the profiles stay whole in the result
+                          (held_raw: a partial state carries them);
+                          past --memory they are an error */
     size_t nquantiles;
     int memory_set;     /* --memory given: */
     size_t memory;      /*   bytes of values kept in memory at most */

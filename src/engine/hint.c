@@ -221,7 +221,7 @@ void hint_no_numbers(const input *in, char *buf, size_t cap)
     else if (null_field(in, &f, shown))
         snprintf(buf, cap, "%s: the fields of '%s' are mostly '%s': try %s",
                  what, in->names[f], in->why[f].null_text, shown);
-    else if (in->seen_len == 0 && in->seen_eof)
+    else if (input_no_rows(in))
         snprintf(buf, cap, "%s: there are no data rows, only the header", what);
     else if (find_field(in, 1, shown))
         snprintf(buf, cap,

@@ -428,6 +428,24 @@ static char *names_line(char *const *names, int n, char delim)
     return line;
 }
 
+int input_no_rows(const input *in)
+{
+    if (!in->seen_eof)
+        return 0;
+    if (in->spec)
+        return in->seen_len == 0;
+    const char *p = in->head, *end = in->head + in->seen_len;
+    while (p < end) {
+        size_t rep = csv_repeat_at(&in->dialect, p, (size_t)(end - p));
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *eol = nl ? nl : end;
+        if (!rep && !(eol == p || (eol == p + 1 && *p == '\r')))
+            return 0;
+        p = rep ? p + rep : (nl ? nl + 1 : end);
+    }
+    return 1;
+}
+
 int input_quote_open(const input *in, cs_error *e)
 {
     if (in->spec || in->dialect.whitespace || !in->seen_eof)

@@ -76,6 +76,11 @@ int input_open(const char *path, const source_config *scfg,
  * then a repeated header, not a row. */
 int input_give_names(input *in, char *const *names, int n, cs_error *e);
 
+/* Whether the input holds no data rows: it ends within its head, which
+ * holds nothing but blank lines and lines of its header's names (or
+ * --names'), as an engine's first partition of a file may. */
+int input_no_rows(const input *in);
+
 /* A whole input held in its head (CSV) that ends inside a quoted field:
  * the error naming the line the quote opens on (CS_EDATA); else CS_OK.
  * Where no column holds numbers, that is the answer's reason. */

@@ -704,6 +704,83 @@ START_TEST(columns_past_payload)
 }
 END_TEST
 
+/* A hand-made payload of rows and no columns, under make's key. */
+static unsigned char *no_columns(uint64_t rows, size_t *n)
+{
+    sc_out body = {0}, all = {0};
+    sc_put_u64(&body, rows);
+    sc_put_u64(&body, 0); /* columns */
+    char *key = key_of(0, "c");
+    sc_put_text(&all, key);
+    sc_put_u64(&all, STAT_ALL & ~STAT_HIST);
+    for (int i = 0; i < 3; i++)
+        sc_put_u64(&all, 0);
+    sc_put_u64(&all, body.n);
+    sc_put(&all, body.p, body.n);
+    sc_put_crc(&all);
+    char *p = NULL;
+    FILE *f = open_memstream(&p, n);
+    ck_assert_int_eq(sc_line_write(f, "colstat-state 3 ", all.p, all.n), 0);
+    fclose(f);
+    free(key);
+    free(body.p);
+    free(all.p);
+    return (unsigned char *)p;
+}
+
+/* The state of a run over no rows (an engine's empty partition: a file's
+ * header alone) is short: no columns, no groups. Written by state_write
+ * and read back (its header is shorter than the reader waited for: it
+ * was refused as cut short); merged into a state of rows it adds
+ * nothing; with rows and no columns it is refused; cut, refused. */
+START_TEST(no_rows_state)
+{
+    engine_result none = {0}, back, whole;
+    size_t n;
+    char *p = NULL, *key = NULL;
+    FILE *f = open_memstream(&p, &n);
+    cs_error e = {0};
+    state_info info = {.key = key_of(0, "c"), .what = STAT_ALL & ~STAT_HIST};
+    ck_assert_int_eq(state_write(f, &info, &none, &e), CS_OK);
+    fclose(f);
+    free(info.key);
+    ck_assert_int_eq(decode((unsigned char *)p, n, &back, &key, &e), CS_OK);
+    ck_assert(state_no_rows(&back) && back.rows == 0);
+    free(key);
+    for (size_t cut = 0; cut + 1 < n; cut++) { /* a newline at each end */
+        char *c = malloc(cut + 1);
+        memcpy(c, p, cut);
+        c[cut] = '\n';
+        engine_result r;
+        cs_error ce = {0};
+        ck_assert_int_eq(decode((unsigned char *)c, cut + 1, &r, &key, &ce),
+                         CS_EDATA);
+        free(key);
+        free(c);
+    }
+    free(p);
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (int i = 0; i < N; i++)
+            v[k][i] = draw();
+    size_t at = test_rand(&rng) % N;
+    make(&whole, v, 0, at, 0);
+    engine_result ref;
+    make(&ref, v, 0, at, 0);
+    ck_assert_int_eq(state_merge(&whole, &back, &e), CS_OK);
+    same(&whole, &ref);
+    engine_result_free(&back);
+    unsigned char *bad = no_columns(1 + test_rand(&rng) % 1000, &n);
+    ck_assert_int_eq(decode(bad, n, &back, &key, &e), CS_EDATA);
+    ck_assert_msg(strstr(e.msg, "column count") != NULL, "%s", e.msg);
+    free(bad);
+    free(key);
+    engine_result_free(&whole);
+    engine_result_free(&ref);
+    free(v);
+}
+END_TEST
+
 /* Merges whose totals pass the counters: refused, not wrapped. */
 START_TEST(merge_overflow_refused)
 {
@@ -748,6 +825,7 @@ int main(void)
     tcase_add_test(tc, offsets_by_hand);
     tcase_add_test(tc, columns_past_payload);
     tcase_add_test(tc, merge_overflow_refused);
+    tcase_add_test(tc, no_rows_state);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }

@@ -245,6 +245,71 @@ def test_names(suite):
                 "--names of the wrong count: refused, status 2", err)
 
 
+def test_empty_pieces(suite):
+    """An engine's partitions of a file may hold no rows: an empty piece,
+    the header alone, blank lines. Each gives a state of no rows, which
+    the other pieces' states complete: merged in any order they equal one
+    process over the file, grouped or not, with --names or a header in
+    every piece. Only pieces without rows: status 1, no data."""
+    rng = suite.rng
+    header = "host,lat,bytes\n"
+    rows = [f"h{rng.randint(0, 5)},{rng.gauss(50, 20):.3f},"
+            f"{rng.randint(-10**12, 10**12)}\n"
+            for _ in range(rng.randint(1, 3000))]
+    whole = suite.path("e.csv")
+    open(whole, "w").write(header + "".join(rows))
+    for it in range(4):
+        named = it % 2 == 1
+        grouped = ["-g", "host"] if it >= 2 else []
+        cuts = sorted(rng.randint(0, len(rows)) for _ in range(rng.randint(1, 5)))
+        chunks = [rows[a:b] for a, b in zip([0] + cuts, cuts + [len(rows)])]
+        empties = [rng.choice(["", header, "\n\n", header + "\r\n"])
+                   for _ in range(rng.randint(1, 4))]
+        texts = ["".join(c) for c in chunks]
+        kinds = ["rows"] * len(texts)
+        for t in empties:  # anywhere among the pieces: rows keep their order
+            at = rng.randint(0, len(texts))
+            texts.insert(at, t)
+            kinds.insert(at, "none")
+        opts = grouped + ["--count", "--sum", "--min", "--max"]
+        states, lines, ok = b"", [], True
+        for j, t in enumerate(texts):
+            p = suite.path(f"e{it}-{j}.csv")
+            # with --names the file's header is where it began (the first
+            # piece of rows); without, every piece begins with it (as
+            # split --filter gives), unless the piece is empty
+            if named:
+                first = kinds[:j + 1].count("rows") == 1 and kinds[j] == "rows"
+                body = (header if first else "") + t
+            else:
+                body = "" if t == "" and rng.random() < 0.5 else header + t
+            open(p, "w").write(body)
+            args = (["--names", "host,lat,bytes"] if named else []) + \
+                ["--emit-state"] + opts + [p]
+            rc, st, err = suite.run(args)
+            ok = suite.check(rc == 0 and one_line(st),
+                             f"empty pieces {it}: piece {j} ({kinds[j]}): "
+                             "a state", f"{err.strip()} {body[:80]!r}")
+            if not ok:
+                return
+            states += st
+            lines.append(st)
+        rc, merged, err = suite.run(["--json", "--merge"] + grouped + ["-"],
+                                    stdin=states)
+        rc2, one, err2 = suite.run(["--json"] + opts + [whole])
+        suite.check(rc == 0 and rc2 == 0 and merged == one,
+                    f"empty pieces {it}: {len(empties)} pieces without rows "
+                    f"among {len(chunks)} merged equal one process "
+                    f"({'--names' if named else 'headers'}"
+                    f"{', -g' if grouped else ''})",
+                    f"{err} {err2}\n{merged[:300]!r}\n{one[:300]!r}")
+        only = b"".join(st for st, k in zip(lines, kinds) if k == "none")
+        rc, out, err = suite.run(["--merge"] + grouped + ["-"], stdin=only)
+        suite.check(only and rc == 1 and out == b"" and "no data" in err,
+                    f"empty pieces {it}: states without rows alone: "
+                    "status 1, no data", f"{rc} {err}")
+
+
 def test_refusals(suite):
     p = suite.path("r.csv")
     open(p, "w").write("a\n1\n2\n")
@@ -288,4 +353,4 @@ def test_parallel(suite):
 if __name__ == "__main__":
     suite = Suite("e2e_parts", sys.argv)
     suite.run_tests((test_parts, test_joined, test_binary, test_names,
-                     test_refusals, test_parallel))
+                     test_empty_pieces, test_refusals, test_parallel))
