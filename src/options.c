@@ -799,6 +799,10 @@ int options_parse(int argc, char **argv, options *o, cs_error *e)
     if (what)
         o->cfg.what = what;
     o->asked = what;
+    /* --help and --version answer whatever else the line holds, as GNU
+       tools do: `colstat --mpi --help` is a question, not a run */
+    if (o->action == ACT_HELP || o->action == ACT_VERSION)
+        return CS_OK;
     if (text_options(o, e) != CS_OK)
         return e->status;
     if (take_files(o, argc, argv, e) != CS_OK ||

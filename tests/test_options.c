@@ -330,6 +330,16 @@ START_TEST(help_and_version)
     OK(&o, "--version");
     ck_assert_int_eq(o.action, ACT_VERSION);
     options_free(&o);
+    /* whatever else the line holds: these alone were refused */
+    OK(&o, "--mpi", "--help");
+    ck_assert_int_eq(o.action, ACT_HELP);
+    options_free(&o);
+    OK(&o, "--mpi", "--merge", "-V", "-");
+    ck_assert_int_eq(o.action, ACT_VERSION);
+    options_free(&o);
+    OK(&o, "--part", "1/2", "--help");
+    ck_assert_int_eq(o.action, ACT_HELP);
+    options_free(&o);
 
     char *text = NULL;
     size_t len = 0;
