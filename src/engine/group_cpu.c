@@ -48,11 +48,23 @@ typedef struct group_jstate {
     size_t on_device, on_host; /* batches, with a device (group_gpu.h) */
 } group_jstate;
 
+/* The run's groups while jobs merge into them: shards by the key's hash,
+ * each under a lock of its own, so that workers merge at once (with a
+ * million keys nearly every row is a group of its job's table, and one
+ * lock over one table made 16 workers wait on one: 2 GB took 64 s). */
+#define GROUP_SHARDS_MAX 64
+typedef struct group_shard {
+    pthread_mutex_t lock;
+    group_table t;
+} group_shard;
+
 typedef struct group_backend {
     backend base; /* first: the engine sees this */
     backend_params p;
-    pthread_mutex_t lock; /* merged, the pool */
-    group_table merged;
+    pthread_mutex_t lock; /* the pool */
+    group_shard shard[GROUP_SHARDS_MAX];
+    int nshards;        /* a power of two */
+    group_table merged; /* the shards' groups, at finish */
     group_table **pool; /* free tables */
     size_t npool, pool_cap, ntables;
     uint64_t *first_row; /* [seq]: each retired job's first row */
@@ -69,16 +81,23 @@ static void *gb_jstate_new(backend *b)
     return calloc(1, sizeof(group_jstate));
 }
 
+/* t made empty for p's groups. -1: no memory (t freed). */
+static int table_setup(const backend_params *p, group_table *t)
+{
+    group_table_init(t, p->ncols, p->what, group_backend_keeps(p));
+    group_table_direct(t);
+    if (p->kind)
+        group_table_profile(t, (p->what & STAT_PROFILE) != 0);
+    if (!group_table_track_first(t))
+        return 0;
+    group_table_free(t);
+    return -1;
+}
+
 static group_table *table_new(const group_backend *g)
 {
     group_table *t = malloc(sizeof *t);
-    if (t) {
-        group_table_init(t, g->p.ncols, g->p.what, group_backend_keeps(&g->p));
-        group_table_direct(t);
-        if (g->p.kind)
-            group_table_profile(t, (g->p.what & STAT_PROFILE) != 0);
-    }
-    if (t && group_table_track_first(t)) {
+    if (t && table_setup(&g->p, t)) {
         free(t);
         t = NULL;
     }
@@ -340,9 +359,13 @@ static int gb_retire(backend *b, job *j, uint64_t first_row, int abandon,
             return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     g->last_line = j->first_line;
-    pthread_mutex_lock(&g->lock);
-    size_t bytes = group_table_bytes(&g->merged), n = g->merged.n;
-    pthread_mutex_unlock(&g->lock);
+    size_t bytes = 0, n = 0;
+    for (int s = 0; s < g->nshards; s++) {
+        pthread_mutex_lock(&g->shard[s].lock);
+        bytes += group_table_bytes(&g->shard[s].t);
+        n += g->shard[s].t.n;
+        pthread_mutex_unlock(&g->shard[s].lock);
+    }
     if (bytes > g->p.memory) {
         char mem[32];
         size_text(g->p.memory, mem, sizeof mem);
@@ -396,10 +419,34 @@ static int group_totals(const group_table *t, col_stats *out)
     return 0;
 }
 
-/* The tables that kept their groups (GROUP_KEEP_TABLE) into the run's,
- * then the whole against --memory. */
+/* The shards' groups moved into the run's table, the largest first (it
+ * becomes the table), each shard freed once moved: their keys are apart.
+ * -1: no memory. */
+static int merge_shards(group_backend *g)
+{
+    int big = 0;
+    for (int s = 1; s < g->nshards; s++)
+        if (g->shard[s].t.n > g->shard[big].t.n)
+            big = s;
+    g->merged = g->shard[big].t;
+    memset(&g->shard[big].t, 0, sizeof g->shard[big].t);
+    int bad = 0;
+    while (g->nshards > 0) {
+        group_shard *s = &g->shard[--g->nshards];
+        if (!bad && s->t.n)
+            bad = group_table_adopt(&g->merged, &s->t);
+        group_table_free(&s->t);
+        pthread_mutex_destroy(&s->lock);
+    }
+    return bad ? -1 : 0;
+}
+
+/* The shards and the tables that kept their groups (GROUP_KEEP_TABLE)
+ * into the run's, then the whole against --memory. */
 static int merge_kept(group_backend *g, cs_error *e)
 {
+    if (merge_shards(g))
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     for (size_t i = 0; i < g->npool; i++) {
         if (group_merge(&g->merged, g->pool[i], 0))
             return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
@@ -463,6 +510,10 @@ static void gb_close(backend *b)
 {
     group_backend *g = (group_backend *)b;
     group_table_free(&g->merged);
+    for (int s = 0; s < g->nshards; s++) {
+        group_table_free(&g->shard[s].t);
+        pthread_mutex_destroy(&g->shard[s].lock);
+    }
     for (size_t i = 0; i < g->npool; i++) {
         group_table_free(g->pool[i]);
         free(g->pool[i]);
@@ -472,6 +523,47 @@ static void gb_close(backend *b)
     free(g->last_name);
     pthread_mutex_destroy(&g->lock);
     free(g);
+}
+
+/* Shard of a key's hash: bits above those a shard's slots use, below
+ * the tag its slots keep (group_table.c). */
+static int shard_of(const group_backend *g, uint64_t hash)
+{
+    return (int)(hash >> 26) & (g->nshards - 1);
+}
+
+/* Each shard's groups of t merged into it under its lock: shards free now
+ * first, then the rest as their locks come. -1: no memory. */
+static int merge_sharded(group_backend *g, const group_table *t)
+{
+    size_t at[GROUP_SHARDS_MAX + 1] = {0}, n = t->n;
+    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        at[shard_of(g, t->hash[i]) + 1]++;
+    for (int s = 0; s < g->nshards; s++)
+        at[s + 1] += at[s];
+    size_t fill[GROUP_SHARDS_MAX];
+    memcpy(fill, at, sizeof fill);
+    for (size_t i = 0; i < n; i++)
+        ids[fill[shard_of(g, t->hash[i])]++] = (uint32_t)i;
+    unsigned char done[GROUP_SHARDS_MAX] = {0};
+    int bad = 0;
+    for (int wait = 0; wait < 2 && !bad; wait++)
+        for (int s = 0; s < g->nshards && !bad; s++) {
+            if (done[s] || at[s] == at[s + 1])
+                continue;
+            pthread_mutex_t *lock = &g->shard[s].lock;
+            if (wait ? pthread_mutex_lock(lock) : pthread_mutex_trylock(lock))
+                continue;
+            bad = group_merge_ids(&g->shard[s].t, t, ids + at[s],
+                                  at[s + 1] - at[s], 0);
+            pthread_mutex_unlock(lock);
+            done[s] = 1;
+        }
+    free(ids);
+    return bad ? -1 : 0;
 }
 
 /* Worker thread: the job's waiting values into its groups' statistics,
@@ -485,11 +577,8 @@ static int gb_job_done(backend *b, job *j, cs_error *e)
         /* a direct table's sums merge as they are, cheaper than flushed */
         int bad = !pt->t->direct && group_flush(pt->t);
         keep = !bad && group_table_bytes(pt->t) <= GROUP_KEEP_TABLE;
-        if (!bad && !keep) {
-            pthread_mutex_lock(&g->lock);
-            bad = group_merge(&g->merged, pt->t, 0);
-            pthread_mutex_unlock(&g->lock);
-        }
+        if (!bad && !keep)
+            bad = merge_sharded(g, pt->t);
         if (bad)
             cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     }
@@ -514,6 +603,26 @@ int group_backend_keeps(const backend_params *p)
     return (p->what & (STAT_MEDIAN | STAT_QUANTILES | STAT_HIST)) != 0;
 }
 
+/* Two shards a thread (a power of two; one for one thread). -1: no
+ * memory (those made stay for gb_close). */
+static int open_shards(group_backend *g)
+{
+    int want = g->p.nthreads > 1 ? 2 * g->p.nthreads : 1;
+    int n = 1;
+    while (n < want && n < GROUP_SHARDS_MAX)
+        n *= 2;
+    for (g->nshards = 0; g->nshards < n; g->nshards++) {
+        group_shard *s = &g->shard[g->nshards];
+        if (pthread_mutex_init(&s->lock, NULL))
+            return -1;
+        if (table_setup(&g->p, &s->t)) {
+            pthread_mutex_destroy(&s->lock);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int backend_group_open(const backend_params *p, backend **out, cs_error *e)
 {
     group_backend *g = calloc(1, sizeof *g);
@@ -525,13 +634,8 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
         free(g);
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
-    group_table_init(&g->merged, p->ncols, p->what, group_backend_keeps(p));
-    group_table_direct(&g->merged);
-    if (p->kind)
-        group_table_profile(&g->merged, (p->what & STAT_PROFILE) != 0);
-    if (group_table_track_first(&g->merged)) {
-        pthread_mutex_destroy(&g->lock);
-        free(g);
+    if (open_shards(g)) {
+        gb_close(&g->base);
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     g->base = (backend){

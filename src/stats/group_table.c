@@ -549,23 +549,125 @@ static void ask_key(const group_table *t, uint64_t hash)
         __builtin_prefetch(t->keys + t->key_off[g]);
 }
 
-/* src's group g + k's lines in dst asked for, k of ASK_*. */
-static void ask_ahead(group_table *dst, const group_table *src, size_t g)
+/* Whether a and b hold the same arrays (made alike, neither flushed nor
+ * dropped since), so that cells move between them as bytes. */
+static int alike(const group_table *a, const group_table *b)
 {
-    if (g + ASK_SLOT < src->n)
-        ask_slot(dst, src->hash[g + ASK_SLOT]);
-    if (g + ASK_GROUP < src->n)
-        ask_group(dst, src->hash[g + ASK_GROUP]);
-    if (g + ASK_KEY < src->n)
-        ask_key(dst, src->hash[g + ASK_KEY]);
+    return a->ncols == b->ncols && a->what == b->what && a->keep == b->keep &&
+           a->direct == b->direct && a->dropped == b->dropped &&
+           !a->st == !b->st && !a->first == !b->first &&
+           a->profiled == b->profiled && a->counting == b->counting &&
+           !a->part == !b->part && !a->sum == !b->sum && !a->val == !b->val;
+}
+
+/* n items of size sz from src's array to dst's, after dst's used ones. */
+static void move_items(void *dst, size_t used, const void *src, size_t n,
+                       size_t sz)
+{
+    if (dst && src && n)
+        memcpy((char *)dst + used * sz, src, n * sz);
+}
+
+/* Room in t for n groups more, and keys bytes more. -1: no memory. */
+static int room_for(group_table *t, size_t n, size_t keys)
+{
+    while (t->cap < t->n + n)
+        if (grow_groups(t))
+            return -1;
+    if (t->keys_used + keys + 1 > t->keys_room) {
+        size_t r = t->keys_room ? 2 * t->keys_room : 1024;
+        while (r < t->keys_used + keys + 1)
+            r *= 2;
+        if (resize((void **)&t->keys, r, 1))
+            return -1;
+        t->keys_room = r;
+    }
+    return 0;
+}
+
+/* The arrays of the groups t holds no more, freed: their cells' memory
+ * belongs to another table now. */
+static void forget_vals(group_table *t, size_t from)
+{
+    for (size_t i = from * (size_t)t->ncols;
+         t->val && i < t->inited * (size_t)t->ncols; i++)
+        vals_free(&t->val[i]);
+    if (t->inited > from)
+        t->inited = from;
+}
+
+int group_table_adopt(group_table *dst, group_table *src)
+{
+    if (!alike(dst, src))
+        return group_merge(dst, src, 0) ? -1 : 0;
+    size_t n = src->n, nc = (size_t)dst->ncols, at = dst->n;
+    if (room_for(dst, n, src->keys_used))
+        return -1;
+    forget_vals(dst, at); /* the arrays there are overwritten */
+    forget_vals(src, n);
+    if (src->keys_used)
+        memcpy(dst->keys + dst->keys_used, src->keys, src->keys_used);
+    for (size_t g = 0; g < n; g++)
+        dst->key_off[at + g] = src->key_off[g] + dst->keys_used;
+    dst->keys_used += src->keys_used;
+    move_items(dst->key_len, at, src->key_len, n, sizeof *dst->key_len);
+    move_items(dst->hash, at, src->hash, n, sizeof *dst->hash);
+    move_items(dst->rows, at, src->rows, n, sizeof *dst->rows);
+    move_items(dst->first, at, src->first, n, sizeof *dst->first);
+    move_items(dst->st, at * nc, src->st, n * nc, sizeof *dst->st);
+    move_items(dst->part, at * nc, src->part, n * nc, sizeof *dst->part);
+    move_items(dst->sum, at * nc, src->sum, n * nc, sizeof *dst->sum);
+    move_items(dst->val, at * nc, src->val, n * nc, sizeof *dst->val);
+    move_items(dst->prof, at * nc, src->prof, n * nc, sizeof *dst->prof);
+    dst->n += n;
+    if (dst->val)
+        dst->inited = dst->n;
+    dst->values += src->values;
+    dst->prof_bytes += src->prof_bytes;
+    src->n = src->inited = 0; /* its cells are dst's now */
+    group_table_free(src);
+    int grown = 0;
+    while (2 * dst->n > dst->nslots) {
+        if (grow_slots(dst)) /* places every group */
+            return -1;
+        grown = 1;
+    }
+    for (size_t g = at; !grown && g < dst->n; g++)
+        place(dst, g);
+    return 0;
+}
+
+/* The group of src at place i of the merge: ids[i], or i (ids NULL). */
+static size_t nth(const uint32_t *ids, size_t i)
+{
+    return ids ? ids[i] : i;
+}
+
+/* The lines in dst of src's group at place i + k of the merge (n places)
+ * asked for, k of ASK_*. */
+static void ask_ahead(group_table *dst, const group_table *src,
+                      const uint32_t *ids, size_t i, size_t n)
+{
+    if (i + ASK_SLOT < n)
+        ask_slot(dst, src->hash[nth(ids, i + ASK_SLOT)]);
+    if (i + ASK_GROUP < n)
+        ask_group(dst, src->hash[nth(ids, i + ASK_GROUP)]);
+    if (i + ASK_KEY < n)
+        ask_key(dst, src->hash[nth(ids, i + ASK_KEY)]);
 }
 
 int group_merge(group_table *dst, const group_table *src, uint64_t row_offset)
 {
+    return group_merge_ids(dst, src, NULL, src->n, row_offset);
+}
+
+int group_merge_ids(group_table *dst, const group_table *src,
+                    const uint32_t *ids, size_t n, uint64_t row_offset)
+{
     size_t nc = (size_t)dst->ncols;
-    for (size_t g = 0; g < src->n; g++) {
-        size_t id;
-        ask_ahead(dst, src, g);
+    for (size_t i = 0; i < n; i++) {
+        size_t id, g = nth(ids, i);
+        ask_ahead(dst, src, ids, i, n);
         if (group_find(dst, group_key(src, g), src->key_len[g], src->hash[g],
                        &id))
             return -1;

@@ -144,6 +144,14 @@ void group_drop_parts(group_table *t);
 /* dst += src (flushed, or both direct), src's row numbers shifted by
  * row_offset. -1: no memory. */
 int group_merge(group_table *dst, const group_table *src, uint64_t row_offset);
+/* dst += src where no key of src is in dst (a shard's groups, by their
+ * hash): src's groups move to dst's end, their cells as bytes, and src is
+ * freed (group_table_free). Tables made alike move; others merge
+ * (group_merge). -1: no memory. */
+int group_table_adopt(group_table *dst, group_table *src);
+/* group_merge of src's groups ids[0, n) alone, in that order. */
+int group_merge_ids(group_table *dst, const group_table *src,
+                    const uint32_t *ids, size_t n, uint64_t row_offset);
 
 /* Adds a group's column's fields that did not enter (stats_add_counts). */
 void group_add_counts(group_table *t, size_t id, int col, uint64_t missing,

@@ -372,6 +372,84 @@ END_TEST
 /* The number after a key's or value's letter: its bytes are not
  * NUL-terminated (atoi read on into the arena's next bytes, which made
  * this test fail now and then). */
+/* Jobs' tables merged into shards by the key's hash (group_merge_ids of
+ * each shard's groups, as the CPU backend's workers merge), the shards
+ * then moved into one (group_table_adopt): the groups, rows, statistics
+ * and kept values of one table filled row by row. Kept values (_i even)
+ * and direct tables (odd); a shard cleared and filled again (its value
+ * arrays outlive its groups), shards left empty. */
+START_TEST(test_adopt_shards)
+{
+    test_rng r = rng_for(seed, 3000 + (uint64_t)_i);
+    size_t n = 1 + rng_below(&r, test_quick() ? 3000 : 30000);
+    int nkeys = 1 + (int)rng_below(&r, _i % 4 < 2 ? 8000 : 12);
+    int keep = _i % 2 == 0, nsh = 1 << rng_below(&r, 6);
+    unsigned what = keep ? STAT_ALL : STAT_DEFAULT;
+    double *v = malloc(n * sizeof *v);
+    for (size_t i = 0; i < n; i++) /* ties: the extremes' rows decide */
+        v[i] = (double)(int)rng_below(&r, 400) / 8.0 - 20;
+    group_table whole, shard[32];
+    group_table_init(&whole, 1, what, keep);
+    group_table_direct(&whole);
+    ck_assert_int_eq(group_table_track_first(&whole), 0);
+    fill_direct(&whole, nkeys, 0, n, 1, v);
+    for (int s = 0; s < nsh; s++) {
+        group_table_init(&shard[s], 1, what, keep);
+        group_table_direct(&shard[s]);
+        ck_assert_int_eq(group_table_track_first(&shard[s]), 0);
+    }
+    /* shard 0 held groups once: cleared, its arrays stay */
+    fill_direct(&shard[0], nkeys, 0, n < 50 ? n : 50, 1, v);
+    group_table_clear(&shard[0]);
+    size_t at = 0;
+    while (at < n) {
+        size_t to = at + 1 + rng_below(&r, n / 6 + 1);
+        to = to > n ? n : to;
+        group_table job;
+        group_table_init(&job, 1, what, keep);
+        group_table_direct(&job);
+        ck_assert_int_eq(group_table_track_first(&job), 0);
+        fill_direct(&job, nkeys, at, to, 1 + at, v);
+        if (!job.direct)
+            ck_assert_int_eq(group_flush(&job), 0);
+        uint32_t *ids = malloc((job.n + 1) * sizeof *ids);
+        for (int s = 0; s < nsh; s++) {
+            size_t k = 0;
+            for (size_t g = 0; g < job.n; g++)
+                if ((int)((job.hash[g] >> 26) & (uint64_t)(nsh - 1)) == s)
+                    ids[k++] = (uint32_t)g;
+            ck_assert_int_eq(group_merge_ids(&shard[s], &job, ids, k, 0), 0);
+        }
+        free(ids);
+        group_table_free(&job);
+        at = to;
+    }
+    group_table all = shard[nsh - 1];
+    for (int s = 0; s < nsh - 1; s++)
+        ck_assert_int_eq(group_table_adopt(&all, &shard[s]), 0);
+    ck_assert_uint_eq(all.n, whole.n);
+    ck_assert_int_eq(group_flush(&whole), 0);
+    ck_assert_int_eq(group_flush(&all), 0);
+    for (size_t g = 0; g < whole.n; g++) {
+        size_t id;
+        const char *k = group_key(&whole, g);
+        size_t len = whole.key_len[g];
+        ck_assert_int_eq(group_find(&all, k, len, group_hash(k, len), &id), 0);
+        if (keep)
+            same_group(&whole, g, &all, id);
+        col_summary x, y;
+        stats_finalize(&whole.st[g], &x);
+        stats_finalize(&all.st[id], &y);
+        ck_assert(!memcmp(&x, &y, sizeof x));
+        ck_assert_uint_eq(whole.first[g], all.first[id]);
+    }
+    ck_assert_uint_eq(all.n, whole.n); /* found, none added */
+    group_table_free(&whole);
+    group_table_free(&all);
+    free(v);
+}
+END_TEST
+
 static int number_of(const char *s, size_t len)
 {
     int v = 0;
@@ -461,6 +539,7 @@ int main(void)
     tcase_add_loop_test(tc, test_direct_same_as_batched, 0, 12);
     tcase_add_loop_test(tc, test_first_and_dropped, 0, 6);
     tcase_add_loop_test(tc, test_profiles, 0, 6);
+    tcase_add_loop_test(tc, test_adopt_shards, 0, 8);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
