@@ -13,6 +13,8 @@
 #
 # usage (on the device machine, from the tree):
 #   NEW=.carry/gpugroup OUT=... SIZE=2G PARTS="unit e2e speed" bash bench/device_group.sh
+# OLD=folder: its colstat timed too with --device cpu (its JSON against
+# the new one's); KEYS="1000 1000000" the key counts; RUNS per timing.
 # NEW holds the static build (colstat, colstat_gen, test_gpu_group,
 # test_group_core, libisal.so.2); .carry/wheels DuckDB's wheel.
 set -u
@@ -64,7 +66,7 @@ if has speed; then
     python3 -m pip install --no-index --find-links .carry/wheels duckdb >"$L/pip.log" 2>&1
     [ -s $D/bench.csv ] || "$N/colstat_gen" --bytes "$SIZE" --out $D --files csv \
         --threads "$(nproc)" >/dev/null
-    for K in 1000 1000000; do
+    for K in ${KEYS:-1000 1000000}; do
         F=$D/keys$K.csv
         # a key column in front: "k" and a random number below K
         [ -s "$F" ] || awk -v K=$K 'BEGIN { srand(22) }
@@ -72,9 +74,9 @@ if has speed; then
             { print "k" int(rand() * K) "," $0 }' $D/bench.csv >"$F"
         cat "$F" >/dev/null
         say "== $(du -h "$F" | cut -f1) CSV, $K keys, -g key --sum --min --max (best of $RUNS)"
-        python3 - "$N/colstat" "$F" "$RUNS" <<'PY' 2>&1 | tee -a "$S"
+        python3 - "$N/colstat" "$F" "$RUNS" "${OLD:-}" <<'PY' 2>&1 | tee -a "$S"
 import json, os, subprocess, sys, time
-exe, path, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+exe, path, runs, old = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 gb = os.path.getsize(path) / 1e9
 cols = ["id", "price", "delta", "reading", "value", "sci", "count", "sparse"]
 
@@ -86,9 +88,9 @@ def best(f):
         t.append(time.perf_counter() - t0)
     return min(t), out
 
-def colstat(dev):
+def colstat(dev, prog=exe):
     def f():
-        p = subprocess.run([exe, "--device", dev, "-g", "key", "--sum", "--min",
+        p = subprocess.run([prog, "--device", dev, "-g", "key", "--sum", "--min",
                             "--max", "--json", path], capture_output=True)
         return p.returncode, p.stdout
     return f
@@ -99,6 +101,10 @@ for dev in ("gpu", "cpu"):
     res[dev] = out
     print(f"colstat --device {dev}: {t:.3f} s ({gb / t:.2f} GB/s) rc={rc}")
 print("GPU and CPU JSON " + ("identical" if res["gpu"] == res["cpu"] else "DIFFER"))
+if old:
+    t, (rc, out) = best(colstat("cpu", old + "/colstat"))
+    print(f"old colstat --device cpu: {t:.3f} s ({gb / t:.2f} GB/s) rc={rc}, "
+          "JSON " + ("identical" if out == res["cpu"] else "DIFFERS"))
 p = subprocess.run([exe, "--device", "gpu", "-v", "-g", "key", "--sum", path],
                    capture_output=True, text=True)
 print("-v: " + " | ".join(l for l in p.stderr.splitlines() if "group" in l))
