@@ -447,6 +447,43 @@ START_TEST(delimiter_detection)
 }
 END_TEST
 
+/* The man page's rule on random first lines: the most frequent of comma,
+ * TAB, semicolon and bar outside quotes, a tie to the first in that
+ * order, a comma when none occurs. */
+START_TEST(delimiter_ties)
+{
+    static const char cand[] = {',', '\t', ';', '|'};
+    for (int round = 0; round < 500; round++) {
+        char s[256];
+        size_t n = 0, count[4] = {0};
+        size_t len = rnd() % 40;
+        for (size_t i = 0; i < len; i++) {
+            uint64_t r = rnd() % 8;
+            if (r < 4) {
+                s[n++] = cand[r];
+                count[r]++;
+            } else if (r == 4) { /* a quoted candidate counts for none */
+                s[n++] = '"';
+                s[n++] = cand[rnd() % 4];
+                s[n++] = '"';
+            } else {
+                s[n++] = (char)('a' + rnd() % 26);
+            }
+        }
+        s[n++] = '\n';
+        size_t best = 0;
+        for (size_t k = 1; k < 4; k++)
+            if (count[k] > count[best])
+                best = k;
+        char want = count[best] ? cand[best] : ',';
+        csv_dialect d = {.delim = 0, .header = 0};
+        csv_detect(s, n, 1, &d);
+        ck_assert_msg(d.delim == want, "'%.*s': got %d, want %d", (int)n - 1, s,
+                      d.delim, want);
+    }
+}
+END_TEST
+
 START_TEST(every_delimiter)
 {
     static const char delims[] = {',', '\t', ';', '|'};
@@ -1522,6 +1559,7 @@ static Suite *suite(void)
     tcase_add_test(tc, head_edges);
     tcase_add_test(tc, header_detection);
     tcase_add_test(tc, delimiter_detection);
+    tcase_add_test(tc, delimiter_ties);
     tcase_add_test(tc, every_delimiter);
     tcase_add_test(tc, ragged_blank_empty_spaces);
     tcase_add_test(tc, nan_inf_invalid_counts);
