@@ -44,7 +44,7 @@ if has unit; then
         timeout 200 "$N/$t" >"$L/$t.log" 2>&1
         say "$t rc=$? $(grep -E 'Checks' "$L/$t.log" | tail -1)"
     done
-    for tool in memcheck racecheck synccheck; do
+    for tool in ${SAN:-memcheck racecheck synccheck}; do
         COLSTAT_TEST_QUICK=1 timeout 200 compute-sanitizer --tool $tool \
             --error-exitcode 9 "$N/test_gpu_group" >"$L/san_$tool.log" 2>&1
         say "$tool test_gpu_group rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san_$tool.log" | head -1)"
