@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,10 @@ typedef struct report_text {
     const size_t *msize;
     char *buf;
     size_t len, cap;
+    /* the groups' pieces made on threads (group_piece), written after buf
+       and before the stream's last bytes */
+    struct group_piece *piece;
+    size_t npiece;
 } report_text;
 
 #define GROUP_TEXT_STEP 256
@@ -176,30 +181,184 @@ static int next_group(void *ctx, size_t i, report_group *g)
     return 0;
 }
 
+/* A cursor over res's groups with room for one group, its text drained
+ * into t. -1: no memory (closed). */
+static int cursor_open(group_cursor *c, const options *o,
+                       const engine_result *res, report_text *t)
+{
+    const engine_groups *gs = res->groups;
+    *c = (group_cursor){o,
+                        res,
+                        calloc((size_t)gs->nheld + 1, sizeof *c->sum),
+                        calloc((size_t)gs->nheld + 1, sizeof *c->prof),
+                        calloc((size_t)res->ncols + 1, sizeof *c->cols),
+                        t};
+    return c->sum && c->prof && c->cols ? 0 : -1;
+}
+
+static void cursor_close(group_cursor *c)
+{
+    if (c->prof)
+        drop_profiles(c);
+    free(c->prof);
+    free(c->sum);
+    free(c->cols);
+}
+
+static report_groups groups_of(const options *o, const engine_result *res,
+                               group_cursor *c)
+{
+    return (report_groups){res->groups->n, next_group, c,
+                           (o->cfg.what & STAT_TOP) ? o->cfg.top : 0};
+}
+
+/* The text a stream made, after the bytes drained from it (t's buffer):
+ * into *text, *size (malloc'ed); the stream closed. -1: no memory. */
+static int text_finish(report_text *t, char **text, size_t *size)
+{
+    int bad = fclose(t->m);
+    t->m = NULL;
+    if (!bad && t->buf) { /* the stream's last bytes after the rest */
+        bad = text_append(t, *text, *size);
+        free(*text);
+        *text = t->buf;
+        *size = t->len;
+        t->buf = NULL;
+        t->len = t->cap = 0;
+    }
+    return bad ? -1 : 0;
+}
+
+/* Groups [first, last)' text, made on a thread of its own: each group's
+ * columns finalized and written there (a million groups' report took
+ * most of a 16-core run on one thread). */
+typedef struct group_piece {
+    const options *o;
+    const engine_result *res;
+    const report_style *st;
+    size_t first, last;
+    char *text;
+    size_t len;
+    int bad;
+    pthread_t th;
+} group_piece;
+
+static void *piece_main(void *arg)
+{
+    group_piece *p = arg;
+    const engine_groups *gs = p->res->groups;
+    FILE *m = open_memstream(&p->text, &p->len);
+    report_text t = {m, &p->text, &p->len, NULL, 0, 0, NULL, 0};
+    group_cursor c;
+    p->bad = !m || cursor_open(&c, p->o, p->res, &t);
+    if (!p->bad) {
+        report_groups src = groups_of(p->o, p->res, &c);
+        p->bad = report_groups_range(
+            m, p->o->format, p->o->cfg.what, (const char *const *)gs->names,
+            gs->nkeys, &src, p->first, p->last, p->res->ncols, p->st);
+    }
+    if (m)
+        cursor_close(&c);
+    if (m && text_finish(&t, &p->text, &p->len))
+        p->bad = 1;
+    free(t.buf);
+    return NULL;
+}
+
+/* Fewer groups are written on the main thread alone. */
+#define GROUP_PIECE_MIN 4096
+
+static size_t pieces_for(const options *o, size_t n)
+{
+    size_t threads =
+        (size_t)(o->cfg.threads > 0 ? o->cfg.threads : engine_cores());
+    size_t k = n / GROUP_PIECE_MIN;
+    return k < threads ? k : threads;
+}
+
+/* The groups' text in pieces, one a thread, kept in t in their order.
+ * -1: no memory, or a piece failed. */
+static int write_pieces(const options *o, const engine_result *res,
+                        report_text *t, const report_style *st, size_t k)
+{
+    size_t n = res->groups->n;
+    group_piece *p = calloc(k, sizeof *p);
+    if (!p)
+        return -1;
+    size_t started = 0;
+    for (; started < k; started++) {
+        p[started] = (group_piece){o,
+                                   res,
+                                   st,
+                                   n / k * started,
+                                   started + 1 == k ? n : n / k * (started + 1),
+                                   NULL,
+                                   0,
+                                   0,
+                                   0};
+        if (pthread_create(&p[started].th, NULL, piece_main, &p[started]))
+            break;
+    }
+    int bad = started < k;
+    for (size_t i = 0; i < started; i++) {
+        pthread_join(p[i].th, NULL);
+        bad |= p[i].bad;
+    }
+    t->piece = p;
+    t->npiece = started;
+    return bad ? -1 : 0;
+}
+
+static void pieces_free(report_text *t)
+{
+    for (size_t i = 0; i < t->npiece; i++)
+        free(t->piece[i].text);
+    free(t->piece);
+    t->piece = NULL;
+    t->npiece = 0;
+}
+
 /* --group-by: every group's columns, as the columns of a run are. */
 static int write_groups(const options *o, const engine_result *res,
                         report_text *t, const report_style *st)
 {
     const engine_groups *gs = res->groups;
-    FILE *m = t->m;
-    group_cursor c = {o,
-                      res,
-                      calloc((size_t)gs->nheld + 1, sizeof *c.sum),
-                      calloc((size_t)gs->nheld + 1, sizeof *c.prof),
-                      calloc((size_t)res->ncols + 1, sizeof *c.cols),
-                      t};
-    report_groups src = {gs->n, next_group, &c,
-                         (o->cfg.what & STAT_TOP) ? o->cfg.top : 0};
-    int bad = !c.sum || !c.prof || !c.cols ||
-              report_write_groups(m, o->format, o->cfg.what, res->rows,
-                                  (const char *const *)gs->names, gs->nkeys,
-                                  &src, res->ncols, st);
-    if (c.prof)
-        drop_profiles(&c);
-    free(c.prof);
-    free(c.sum);
-    free(c.cols);
+    const char *const *names = (const char *const *)gs->names;
+    group_cursor c;
+    if (cursor_open(&c, o, res, t)) {
+        cursor_close(&c);
+        return -1;
+    }
+    report_groups src = groups_of(o, res, &c);
+    size_t k = pieces_for(o, gs->n);
+    int bad;
+    if (k < 2)
+        bad = report_write_groups(t->m, o->format, o->cfg.what, res->rows,
+                                  names, gs->nkeys, &src, res->ncols, st);
+    else {
+        bad = report_groups_head(t->m, o->format, o->cfg.what, res->rows, names,
+                                 gs->nkeys, &src, res->ncols, st) ||
+              text_take(t) || write_pieces(o, res, t, st, k);
+        if (!bad)
+            report_groups_tail(t->m, o->format, &src);
+    }
+    cursor_close(&c);
     return bad ? -1 : 0;
+}
+
+/* t's text to standard output: its drained bytes, its pieces, the
+ * stream's last bytes (text), in that order. */
+static int write_text(const report_text *t, const char *text, size_t size,
+                      cs_error *e)
+{
+    int ok = fwrite(t->buf ? t->buf : "", 1, t->len, stdout) == t->len;
+    for (size_t i = 0; ok && i < t->npiece; i++)
+        ok = fwrite(t->piece[i].text, 1, t->piece[i].len, stdout) ==
+             t->piece[i].len;
+    ok = ok && fwrite(text, 1, size, stdout) == size;
+    if (!ok && errno != EPIPE)
+        return cs_fail(e, CS_EDATA, "", 0, "write error: %s", strerror(errno));
+    return stdout_done(e);
 }
 
 /* The report is built in memory and written with one call, so a reader
@@ -219,27 +378,21 @@ int write_result(const options *o, const engine_result *res, cs_error *e)
         fill_col(o, &res->cols[k], &res->cols[k].sum, res->cols[k].h,
                  res->cols[k].q, res->cols[k].prof, &cols[k]);
     report_style st = style_for(o);
-    report_text t = {m, &text, &size, NULL, 0, 0};
+    report_text t = {m, &text, &size, NULL, 0, 0, NULL, 0};
     int bad = res->groups ? write_groups(o, res, &t, &st)
                           : report_write(m, o->format, o->cfg.what, res->rows,
                                          cols, res->ncols, &st);
-    bad |= fclose(m);
     free(cols);
-    if (!bad && t.buf) { /* the stream's last bytes after the rest */
-        bad = text_append(&t, text, size);
-        free(text);
-        text = t.buf;
-        size = t.len;
-        t.buf = NULL;
-    }
+    /* the drained bytes stay first when pieces follow them */
+    if (t.npiece) {
+        bad |= fclose(m);
+        t.m = NULL;
+    } else
+        bad |= text_finish(&t, &text, &size);
+    int rc = bad ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the report")
+                 : write_text(&t, text, size, e);
     free(t.buf);
-    int rc = CS_OK;
-    if (bad)
-        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the report");
-    else if (fwrite(text, 1, size, stdout) != size && errno != EPIPE)
-        rc = cs_fail(e, CS_EDATA, "", 0, "write error: %s", strerror(errno));
-    else
-        rc = stdout_done(e);
+    pieces_free(&t);
     free(text);
     return rc;
 }

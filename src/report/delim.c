@@ -349,26 +349,46 @@ static void key_field(row *r, const char *s, size_t n)
     free(t);
 }
 
-int report_delim_groups(FILE *f, char sep_char, unsigned what,
-                        const char *const *key_names, int nkeys,
-                        const report_groups *gs, int ncols,
-                        const report_style *st)
+/* The line writer of gs's groups, typed from group g's columns (every
+ * group has the same columns, of the same kinds). */
+static row group_row(FILE *f, char sep_char, unsigned what,
+                     const report_groups *gs, const report_group *g, int ncols,
+                     const report_style *st)
 {
-    /* every group has the same columns, of the same kinds */
     row r = {f, sep_char, 0, st->digits, (what & STAT_PROFILE) != 0,
              0, gs->top};
-    report_group g;
-    if (gs->n && gs->get(gs->ctx, 0, &g))
-        return -1;
-    for (int i = 0; gs->n && i < ncols; i++)
-        if (g.cols[i].kind == COL_TEXT) {
+    for (int i = 0; g && i < ncols; i++)
+        if (g->cols[i].kind == COL_TEXT) {
             r.typed = 1;
             r.lengths = (what & (STAT_MIN | STAT_MAX)) != 0;
         }
+    return r;
+}
+
+int report_delim_groups_head(FILE *f, char sep_char, unsigned what,
+                             const char *const *key_names, int nkeys,
+                             const report_groups *gs, int ncols,
+                             const report_style *st)
+{
+    report_group g;
+    if (gs->n && gs->get(gs->ctx, 0, &g))
+        return -1;
+    row r = group_row(f, sep_char, what, gs, gs->n ? &g : NULL, ncols, st);
     header(&r, what, gs->n && ncols ? &g.cols[0] : NULL, key_names, nkeys);
-    for (size_t i = 0; i < gs->n; i++) {
-        if (i && gs->get(gs->ctx, i, &g))
+    return 0;
+}
+
+int report_delim_groups_range(FILE *f, char sep_char, unsigned what, int nkeys,
+                              const report_groups *gs, size_t first,
+                              size_t last, int ncols, const report_style *st)
+{
+    report_group g;
+    row r = {0};
+    for (size_t i = first; i < last; i++) {
+        if (gs->get(gs->ctx, i, &g))
             return -1;
+        if (i == first)
+            r = group_row(f, sep_char, what, gs, &g, ncols, st);
         for (int k = 0; k < ncols; k++) {
             r.nfields = 0;
             for (int j = 0; j < nkeys; j++)

@@ -4,12 +4,9 @@
 
 #include "writers.h"
 
-static int json_groups(FILE *f, unsigned what, uint64_t rows,
-                       const char *const *names, int nkeys,
-                       const report_groups *gs, int ncols,
-                       const report_style *st)
+static void json_head(FILE *f, uint64_t rows, const char *const *names,
+                      int nkeys, const report_style *st)
 {
-    report_group g;
     fprintf(
         f, "{\n  \"schema_version\": %d,\n  \"rows\": ", REPORT_SCHEMA_VERSION);
     report_json_count(f, rows, st->bigint_string);
@@ -19,7 +16,14 @@ static int json_groups(FILE *f, unsigned what, uint64_t rows,
         report_json_text(f, names[i], strlen(names[i]));
     }
     fputs("],\n  \"groups\": [", f);
-    for (size_t i = 0; i < gs->n; i++) {
+}
+
+static int json_range(FILE *f, unsigned what, int nkeys,
+                      const report_groups *gs, size_t first, size_t last,
+                      int ncols, const report_style *st)
+{
+    report_group g;
+    for (size_t i = first; i < last; i++) {
         if (gs->get(gs->ctx, i, &g))
             return -1;
         fputs(i ? ",\n  {\"key\": [" : "\n  {\"key\": [", f);
@@ -39,7 +43,6 @@ static int json_groups(FILE *f, unsigned what, uint64_t rows,
         }
         fputs(ncols ? "\n  ]}" : "]}", f);
     }
-    fputs(gs->n ? "\n  ]\n}\n" : "]\n}\n", f);
     return 0;
 }
 
@@ -59,12 +62,12 @@ static void table_heading(FILE *f, const char *const *names, int nkeys,
             g->rows == 1 ? "" : "s");
 }
 
-static int table_groups(FILE *f, unsigned what, const char *const *names,
-                        int nkeys, const report_groups *gs, int ncols,
-                        const report_style *st)
+static int table_range(FILE *f, unsigned what, const char *const *names,
+                       int nkeys, const report_groups *gs, size_t first,
+                       size_t last, int ncols, const report_style *st)
 {
     report_group g;
-    for (size_t i = 0; i < gs->n; i++) {
+    for (size_t i = first; i < last; i++) {
         if (gs->get(gs->ctx, i, &g))
             return -1;
         if (i)
@@ -76,21 +79,60 @@ static int table_groups(FILE *f, unsigned what, const char *const *names,
     return 0;
 }
 
+/* The style the groups are written in: a table 80 columns wide unless
+ * told. */
+static report_style styled(const report_style *st)
+{
+    report_style s = *st;
+    s.width = s.width > 0 ? s.width : 80;
+    return s;
+}
+
+int report_groups_head(FILE *f, out_format fmt, unsigned what, uint64_t rows,
+                       const char *const *key_names, int nkeys,
+                       const report_groups *gs, int ncols,
+                       const report_style *st)
+{
+    report_style s = styled(st);
+    if (fmt == FMT_JSON)
+        json_head(f, rows, key_names, nkeys, &s);
+    else if (fmt == FMT_TSV || fmt == FMT_CSV)
+        return report_delim_groups_head(f, fmt == FMT_TSV ? '\t' : ',', what,
+                                        key_names, nkeys, gs, ncols, &s);
+    return 0;
+}
+
+int report_groups_range(FILE *f, out_format fmt, unsigned what,
+                        const char *const *key_names, int nkeys,
+                        const report_groups *gs, size_t first, size_t last,
+                        int ncols, const report_style *st)
+{
+    report_style s = styled(st);
+    if (fmt == FMT_JSON)
+        return json_range(f, what, nkeys, gs, first, last, ncols, &s);
+    if (fmt == FMT_TSV || fmt == FMT_CSV)
+        return report_delim_groups_range(f, fmt == FMT_TSV ? '\t' : ',', what,
+                                         nkeys, gs, first, last, ncols, &s);
+    return table_range(f, what, key_names, nkeys, gs, first, last, ncols, &s);
+}
+
+void report_groups_tail(FILE *f, out_format fmt, const report_groups *gs)
+{
+    if (fmt == FMT_JSON)
+        fputs(gs->n ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
 int report_write_groups(FILE *f, out_format fmt, unsigned what, uint64_t rows,
                         const char *const *key_names, int nkeys,
                         const report_groups *gs, int ncols,
                         const report_style *st)
 {
-    int bad;
-    report_style s = *st;
-    s.width = s.width > 0 ? s.width : 80;
-    if (fmt == FMT_JSON)
-        bad = json_groups(f, what, rows, key_names, nkeys, gs, ncols, &s);
-    else if (fmt == FMT_TSV || fmt == FMT_CSV)
-        bad = report_delim_groups(f, fmt == FMT_TSV ? '\t' : ',', what,
-                                  key_names, nkeys, gs, ncols, &s);
-    else
-        bad = table_groups(f, what, key_names, nkeys, gs, ncols, &s);
+    int bad = report_groups_head(f, fmt, what, rows, key_names, nkeys, gs,
+                                 ncols, st) ||
+              report_groups_range(f, fmt, what, key_names, nkeys, gs, 0, gs->n,
+                                  ncols, st);
+    if (!bad)
+        report_groups_tail(f, fmt, gs);
     if (fflush(f) != 0 || ferror(f) || bad)
         return -1;
     return 0;

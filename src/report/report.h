@@ -93,6 +93,21 @@ int report_write_groups(FILE *f, out_format fmt, unsigned what, uint64_t rows,
                         const report_groups *gs, int ncols,
                         const report_style *st);
 
+/* report_write_groups in three pieces, so that the groups' text can be
+ * made apart (threads, each with its own get and stream) and joined in
+ * order: what precedes the first group (TSV and CSV read group 0 for
+ * their header), groups [first, last) as the whole document holds them,
+ * and what follows the last. 0, or -1 when get failed. */
+int report_groups_head(FILE *f, out_format fmt, unsigned what, uint64_t rows,
+                       const char *const *key_names, int nkeys,
+                       const report_groups *gs, int ncols,
+                       const report_style *st);
+int report_groups_range(FILE *f, out_format fmt, unsigned what,
+                        const char *const *key_names, int nkeys,
+                        const report_groups *gs, size_t first, size_t last,
+                        int ncols, const report_style *st);
+void report_groups_tail(FILE *f, out_format fmt, const report_groups *gs);
+
 /* An error as one JSON document on a line (--json-errors):
  * {"schema_version": 1, "error": {"file": F, "line": N, "message": M,
  * "status": S}}, file and line null where none applies. Returns 0, or -1

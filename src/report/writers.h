@@ -15,10 +15,14 @@ void report_json_text(FILE *f, const char *s, size_t n);
 void report_json_count(FILE *f, uint64_t n, int bigint_string);
 /* TSV and CSV: the header line, and one column's line, after the
  * group-by key fields when nkeys > 0 (key NULL: the header's names). */
-int report_delim_groups(FILE *f, char sep, unsigned what,
-                        const char *const *key_names, int nkeys,
-                        const report_groups *gs, int ncols,
-                        const report_style *st);
+int report_delim_groups_head(FILE *f, char sep, unsigned what,
+                             const char *const *key_names, int nkeys,
+                             const report_groups *gs, int ncols,
+                             const report_style *st);
+/* Groups [first, last)' lines. */
+int report_delim_groups_range(FILE *f, char sep, unsigned what, int nkeys,
+                              const report_groups *gs, size_t first,
+                              size_t last, int ncols, const report_style *st);
 void report_delim(FILE *f, char sep, unsigned what, const report_col *cols,
                   int ncols, int digits);
 int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,

@@ -231,6 +231,30 @@ def test_million(suite):
         suite.check(got == want, "1,000,000 groups: keys in order, sums")
 
 
+def test_report_pieces(suite):
+    """With many groups the report is made in pieces, one a thread (-j):
+    every format's bytes must be those of one thread, whatever -j (a
+    piece's first group, the separators between pieces, TSV's header and
+    a text column's fields at each boundary)."""
+    rng = suite.rng
+    n = rng.randint(8200, 20000 if QUICK else 60000)
+    words = ["a", "b,c", "d\"e", "", "f g", "\u00e9t\u00e9"]
+    rows = [[str(rng.randint(0, n)), rng.choice(TEXT_KEYS), value(rng),
+             rng.choice(words)] for _ in range(n)]
+    p = suite.path("pieces.csv")
+    write_csv(p, ["id", "tag", "x", "word"], rows)
+    opts = [["--sum", "--min", "--max"], ["-a", "-c", "x,word"],
+            ["--median", "--top", "2", "-c", "x,word"]]
+    for fmt in (["--json"], ["--tsv"], ["--csv"], ["--format", "table"]):
+        args = ["-g", rng.choice(["id", "id,tag"])] + rng.choice(opts) + fmt
+        rc, one, err = suite.run(args + ["-j", "1", p], timeout=300)
+        for j in (2, rng.randint(3, 16)):
+            rc2, out, err2 = suite.run(args + ["-j", str(j), p], timeout=300)
+            suite.check(rc == 0 and rc2 == 0 and out == one,
+                        f"{cmdline(args)} -j {j}: the bytes of -j 1 "
+                        f"({len(one)} bytes)", f"{err} {err2}")
+
+
 def test_files_gzip_pipe(suite):
     rng = suite.rng
     a = [[rng.choice(TEXT_KEYS), value(rng), value(rng)] for _ in range(200)]
@@ -416,7 +440,7 @@ def test_refusals(suite):
 if __name__ == "__main__":
     s = Suite("e2e_groupby", sys.argv)
     s.run_tests([test_random, test_one_group_and_many, test_key_order,
-                 test_million,
+                 test_million, test_report_pieces,
                  test_files_gzip_pipe,
                  test_formats, test_blanks, test_whitespace_and_null,
                  test_memory, test_ties_across_jobs, test_refusals])
