@@ -116,6 +116,8 @@ typedef struct report_text {
 
 static int text_append(report_text *t, const char *p, size_t n)
 {
+    if (!n) /* nothing, maybe into no buffer yet */
+        return 0;
     if (n > t->cap - t->len) {
         size_t cap = t->cap ? t->cap : (size_t)1 << 20;
         while (n > cap - t->len)

@@ -553,11 +553,11 @@ static void ask_key(const group_table *t, uint64_t hash)
  * dropped since), so that cells move between them as bytes. */
 static int alike(const group_table *a, const group_table *b)
 {
+    /* the per-cell arrays follow from these once a table has groups */
     return a->ncols == b->ncols && a->what == b->what && a->keep == b->keep &&
            a->direct == b->direct && a->dropped == b->dropped &&
            !a->st == !b->st && !a->first == !b->first &&
-           a->profiled == b->profiled && a->counting == b->counting &&
-           !a->part == !b->part && !a->sum == !b->sum && !a->val == !b->val;
+           a->profiled == b->profiled && a->counting == b->counting;
 }
 
 /* n items of size sz from src's array to dst's, after dst's used ones. */
@@ -598,8 +598,11 @@ static void forget_vals(group_table *t, size_t from)
 
 int group_table_adopt(group_table *dst, group_table *src)
 {
-    if (!alike(dst, src))
-        return group_merge(dst, src, 0) ? -1 : 0;
+    if (!src->n || !alike(dst, src)) {
+        int bad = group_merge(dst, src, 0);
+        group_table_free(src);
+        return bad ? -1 : 0;
+    }
     size_t n = src->n, nc = (size_t)dst->ncols, at = dst->n;
     if (room_for(dst, n, src->keys_used))
         return -1;

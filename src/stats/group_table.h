@@ -145,9 +145,9 @@ void group_drop_parts(group_table *t);
  * row_offset. -1: no memory. */
 int group_merge(group_table *dst, const group_table *src, uint64_t row_offset);
 /* dst += src where no key of src is in dst (a shard's groups, by their
- * hash): src's groups move to dst's end, their cells as bytes, and src is
- * freed (group_table_free). Tables made alike move; others merge
- * (group_merge). -1: no memory. */
+ * hash): src's groups move to dst's end, their cells as bytes (tables
+ * made alike; others merge, group_merge), and src is freed
+ * (group_table_free). -1: no memory. */
 int group_table_adopt(group_table *dst, group_table *src);
 /* group_merge of src's groups ids[0, n) alone, in that order. */
 int group_merge_ids(group_table *dst, const group_table *src,
