@@ -242,7 +242,9 @@ static int no_rows(const engine *r, const input *in)
 {
     if (!r->cfg->no_rows_ok)
         return 0;
-    return !in || (r->next == r->cfg->nfiles && input_no_rows(in));
+    cs_error quote = {0}; /* a quote left open is the input's fault */
+    return !in || (r->next == r->cfg->nfiles && input_no_rows(in) &&
+                   input_quote_open(in, &quote) == CS_OK);
 }
 
 /* No input shows a field: an answer without columns is no answer. */
@@ -1383,9 +1385,8 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     decode_threads(r);
     if (rc == CS_OK)
         rc = open_first(r, &in, e);
-    if (rc == CS_OK)
-        rc = learn_columns(r, in, e);
-    if (rc == CS_EDATA && no_rows(r, in)) {
+    if (rc == CS_OK && (rc = learn_columns(r, in, e)) == CS_EDATA &&
+        no_rows(r, in)) { /* an input that failed to open is no answer */
         input_release(in);
         memset(e, 0, sizeof *e);
         return CS_OK; /* out: rows 0, no columns */

@@ -303,6 +303,20 @@ def test_empty_pieces(suite):
                     f"({'--names' if named else 'headers'}"
                     f"{', -g' if grouped else ''})",
                     f"{err} {err2}\n{merged[:300]!r}\n{one[:300]!r}")
+        # a piece whose input is wrong is no empty partition: its error,
+        # status 1 (an unterminated quote in the header was taken for a
+        # piece without rows, a state made, status 0)
+        for bad, word in ((b'"host\n', b"unterminated"),
+                          (header.encode()[:5] + b'"x\n', b"unterminated"),
+                          (header.encode() + b'h1,"2\n', b"unterminated"),
+                          (b"\x1f\x8b\x08\x00", b"gzip"),
+                          (b'{"host": 1}\n', b"JSON")):
+            p = suite.path(f"bad{it}.csv")
+            open(p, "wb").write(bad)
+            rc, st, err = suite.run(["--emit-state"] + opts + [p])
+            suite.check(rc == 1 and st == b"" and word.decode() in err,
+                        f"empty pieces {it}: a piece of bad input "
+                        f"{bad[:12]!r}: its error, status 1", f"{rc} {err}")
         only = b"".join(st for st, k in zip(lines, kinds) if k == "none")
         rc, out, err = suite.run(["--merge"] + grouped + ["-"], stdin=only)
         suite.check(only and rc == 1 and out == b"" and "no data" in err,
