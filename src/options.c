@@ -744,19 +744,11 @@ static int check_state_options(const options *o, cs_error *e)
 }
 
 /* Text columns and the distinct values' counts travel in states
- * (--emit-state, --merge, --mpi), whole: a state keeps its profiles
- * unfinalized. A state's groups carry neither: with states -g refuses
- * the counts and reads every column as numbers, as before. */
+ * (--emit-state, --merge, --mpi), whole, a group's too: a state keeps its
+ * profiles unfinalized. */
 static int check_profile_options(options *o, cs_error *e)
 {
-    int states = o->emit_state || o->merge || o->mpi;
-    if (states && o->cfg.group_by && (o->cfg.what & STAT_PROFILE))
-        return cs_fail(e, CS_EUSAGE, "", 0,
-                       "--group-by with --emit-state, --merge or --mpi: "
-                       "--distinct, --mode and --top per group are not "
-                       "carried by states; run the parts as one "
-                       "(colstat -g ... FILE...)");
-    o->cfg.no_text = states && o->cfg.group_by;
+    (void)e;
     o->cfg.keep_profiles = o->emit_state || o->mpi;
     return CS_OK;
 }

@@ -301,6 +301,8 @@ int merge_states(const char *const *paths, int n, const merge_ask *ask,
         rc = engine_select_columns(out, ask->columns, e);
     if (ask->top) /* the states hold every value's count: any K */
         out->prof_top = ask->top;
+    if (ask->top && out->groups)
+        out->groups->top = ask->top;
     if (rc == CS_OK)
         rc = engine_result_finalize(out, e);
     if (rc != CS_OK) {

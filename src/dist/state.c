@@ -93,7 +93,7 @@ static void put_body(sc_out *o, const engine_result *r, unsigned what)
                            c->kind == COL_TEXT, (what & STAT_PROFILE) != 0);
     }
     if (r->groups && r->ncols) /* a state of no rows: no groups */
-        state_put_groups(o, r);
+        state_put_groups(o, r, what);
 }
 
 static void put_header(sc_out *o, const state_info *info, size_t body)
@@ -492,7 +492,7 @@ int state_read(FILE *f, const char *name, state_info *info, engine_result *r,
 
 size_t state_profile_bytes(const engine_result *r)
 {
-    size_t n = 0;
+    size_t n = r->groups ? r->groups->table.prof_bytes : 0;
     for (int k = 0; r->held_raw && k < r->nheld; k++)
         n += profile_bytes(&r->held_raw[k]);
     return n;

@@ -116,7 +116,7 @@ int state_read(FILE *f, const char *name, state_info *info, engine_result *r,
  * says. Nothing for a state without groups. */
 int state_groups_arrange(engine_result *r, const state_info *info, cs_error *e);
 
-/* The bytes r's distinct values' counts hold (held_raw). */
+/* The bytes r's distinct values' counts hold (held_raw, and its groups'). */
 size_t state_profile_bytes(const engine_result *r);
 
 /* Whether f holds more after a state: 1, or 0 at its end. */

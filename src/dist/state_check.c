@@ -279,6 +279,22 @@ static int key_ok(const unsigned char *key, size_t len, int nkeys)
     return at == len;
 }
 
+static const char *check_prof(const state_info *info, const engine_column *c,
+                              const col_prof *p, uint64_t rows);
+
+/* A group's cell's profile, as a column's of the group's rows. */
+static const char *check_cell_prof(const state_info *info,
+                                   const engine_result *r, size_t g, size_t k)
+{
+    const group_table *t = &r->groups->table;
+    engine_column c = r->cols[k];
+    size_t at = g * (size_t)t->ncols + k;
+    if (c.kind != COL_TEXT && !(info->what & STAT_PROFILE))
+        return NULL;
+    c.st = &t->st[at];
+    return check_prof(info, &c, t->prof ? &t->prof[at] : NULL, t->rows[g]);
+}
+
 static const char *check_group(const state_info *info, const engine_result *r,
                                size_t g, int *col)
 {
@@ -298,6 +314,8 @@ static const char *check_group(const state_info *info, const engine_result *r,
             why = "more fields than the group's rows";
         if (!why)
             why = state_check_hist(info, &r->groups->h[g * nc + k], s->count);
+        if (!why)
+            why = check_cell_prof(info, r, g, k);
     }
     return why;
 }
@@ -415,9 +433,14 @@ int state_check(const state_info *info, const engine_result *r,
             why = "a histogram of the whole column beside groups";
         else if (!why && !info->grouped)
             why = state_check_hist(info, c->h, c->st->count);
-        if (!why)
-            why = check_prof(
-                info, c, r->held_raw ? &r->held_raw[c->held] : NULL, r->rows);
+        const col_prof *p = r->held_raw ? &r->held_raw[c->held] : NULL;
+        if (!why && info->grouped) /* its groups hold the profiles */
+            why = p && (p->count || p->missing ||
+                        (p->vals && vcount_size(p->vals)))
+                      ? "the whole column's values beside groups"
+                      : NULL;
+        else if (!why)
+            why = check_prof(info, c, p, r->rows);
         if (why)
             return cs_fail(e, CS_EDATA, name, 0,
                            "a state that no colstat run gives: column %d "

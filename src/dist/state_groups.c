@@ -13,7 +13,14 @@ static int bad(sc_in *i, const char *why)
     return -1;
 }
 
-void state_put_groups(sc_out *o, const engine_result *r)
+/* Whether a column's cells carry a profile: a text column's, or every
+ * column's values' counts. */
+static int profiled(const engine_column *c, unsigned what)
+{
+    return c->kind == COL_TEXT || (what & STAT_PROFILE);
+}
+
+void state_put_groups(sc_out *o, const engine_result *r, unsigned what)
 {
     const engine_groups *gs = r->groups;
     const group_table *t = &gs->table;
@@ -32,6 +39,10 @@ void state_put_groups(sc_out *o, const engine_result *r)
             state_put_stats(o, &t->st[at]);
             state_put_hist(o, gs->h ? &gs->h[at] : &none);
             state_put_offsets(o, r->cols[k].kind, &t->st[at]);
+            if (profiled(&r->cols[k], what))
+                state_put_prof(o, t->prof ? &t->prof[at] : NULL,
+                               r->cols[k].kind == COL_TEXT,
+                               (what & STAT_PROFILE) != 0);
         }
     }
 }
@@ -53,7 +64,21 @@ static int get_names(sc_in *i, engine_groups *gs)
 
 /* One group: its key made a group of the table (new: a key given twice
  * is refused), its rows, its columns' statistics and histograms. */
-static int get_group(sc_in *i, const engine_result *r, engine_groups *gs)
+/* A cell's profile read into the table in place of the empty one its
+ * group was made with. */
+static void get_cell_prof(sc_in *i, group_table *t, size_t at, int is_text,
+                          int counted)
+{
+    col_prof p;
+    state_get_prof(i, &p, is_text, counted);
+    t->prof_bytes -= profile_bytes(&t->prof[at]);
+    profile_free(&t->prof[at]);
+    t->prof[at] = p;
+    t->prof_bytes += profile_bytes(&p);
+}
+
+static int get_group(sc_in *i, const state_info *info, const engine_result *r,
+                     engine_groups *gs)
 {
     group_table *t = &gs->table;
     uint64_t len = sc_get_u64(i);
@@ -77,8 +102,32 @@ static int get_group(sc_in *i, const engine_result *r, engine_groups *gs)
         t->st[id * nc + k] = s;
         state_get_hist(i, &gs->h[id * nc + k]);
         state_get_offsets(i, r->cols[k].kind, &t->st[id * nc + k]);
+        if (!i->bad && profiled(&r->cols[k], info->what))
+            get_cell_prof(i, t, id * nc + k, r->cols[k].kind == COL_TEXT,
+                          (info->what & STAT_PROFILE) != 0);
     }
     return i->bad ? -1 : 0;
+}
+
+/* A table that keeps the cells' profiles (a text column, the values'
+ * counts), and which columns are text, as a run's groups say. -1: no
+ * memory. */
+static int profile_groups(const state_info *info, const engine_result *r,
+                          engine_groups *gs)
+{
+    int any = 0;
+    for (int k = 0; k < r->ncols; k++)
+        any |= profiled(&r->cols[k], info->what);
+    if (!any)
+        return 0;
+    group_table_profile(&gs->table, (info->what & STAT_PROFILE) != 0);
+    gs->top = info->top ? info->top : 1;
+    gs->text = calloc((size_t)r->ncols + 1, 1);
+    if (!gs->text)
+        return -1;
+    for (int k = 0; k < r->ncols; k++)
+        gs->text[k] = r->cols[k].kind == COL_TEXT;
+    return 0;
 }
 
 int state_get_groups(sc_in *i, const state_info *info, engine_result *r)
@@ -91,6 +140,8 @@ int state_get_groups(sc_in *i, const state_info *info, engine_result *r)
     gs->nheld = r->ncols;
     for (int k = 0; k < r->ncols; k++)
         r->cols[k].held = k;
+    if (profile_groups(info, r, gs))
+        return bad(i, "out of memory");
     if (get_names(i, gs))
         return -1;
     uint64_t n = sc_get_u64(i);
@@ -101,7 +152,7 @@ int state_get_groups(sc_in *i, const state_info *info, engine_result *r)
     if (!gs->h)
         return bad(i, "out of memory");
     for (uint64_t g = 0; g < n; g++)
-        if (get_group(i, r, gs))
+        if (get_group(i, info, r, gs))
             return -1;
     return 0;
 }

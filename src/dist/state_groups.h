@@ -4,7 +4,9 @@
  * then per group its key (a length, then the bytes as the engine encodes
  * them: per key column 0 for the missing key, or 1, a 4-byte length and
  * the text), its rows, and per column (the state's columns, in order) its
- * statistics and histogram as a column's. Groups are in the order of the
+ * statistics and histogram as a column's, and where the column is text
+ * or the key asks for the values' counts, its profile as a column's
+ * (the columns' own profiles are then empty). Groups are in the order of the
  * writer's table; the reader's order decides nothing (the answer's order
  * is made from the keys, state_groups_arrange). */
 #ifndef COLSTAT_SRC_DIST_STATE_GROUPS_H
@@ -15,7 +17,7 @@
 #include "src/dist/state_fields.h"
 
 /* r's groups after its columns. */
-void state_put_groups(sc_out *o, const engine_result *r);
+void state_put_groups(sc_out *o, const engine_result *r, unsigned what);
 
 /* The groups after r's columns into r->groups, bounded by the bytes
  * left; -1 with i bad (why set where known), or out of memory. */

@@ -397,9 +397,8 @@ static int learn_kinds(engine *r, const input *in, cs_error *e)
 }
 
 /* The text columns, from the first input's sample: a field it saw
- * text and no number in is a text column (binary records hold numbers only).
- * States of groups carry no text: there every column is read as numbers,
- * as before text columns were answered (cfg->no_text). */
+ * text and no number in is a text column (binary records hold numbers
+ * only). */
 static int learn_texts(engine *r, const input *in, cs_error *e)
 {
     const col_table *t = &r->table;
@@ -411,7 +410,7 @@ static int learn_texts(engine *r, const input *in, cs_error *e)
         /* a field whose sample held some numbers stays a number column
            (its other texts invalid), as before text columns were answered */
         text[k] = !in->spec && f < in->nfields && in->numeric[f] == CSV_TEXT &&
-                  !r->cfg->no_text && (!in->why || !in->why[f].numbers);
+                  (!in->why || !in->why[f].numbers);
         ntext += text[k];
     }
     if (text && !ntext && !(r->cfg->what & STAT_PROFILE)) {
@@ -484,7 +483,7 @@ static int learn_columns(engine *r, const input *in, cs_error *e)
         return all_empty(r, e);
     col_fields f = {in->names, in->numeric,      in->nfields, in->named,
                     in->name,  in->spec != NULL, in->why,     0};
-    f.with_text = r->cfg->text_columns && !r->cfg->no_text && !in->spec;
+    f.with_text = r->cfg->text_columns && !in->spec;
     if (columns_learn(&r->table, r->cfg->columns, &f, e) != CS_OK ||
         (r->cfg->group_by && learn_keys(r, &f, e) != CS_OK) ||
         why_left(r, in, e) != CS_OK || learn_texts(r, in, e) != CS_OK ||
@@ -642,7 +641,8 @@ static int start_backend(engine *r, cs_error *e)
                         .text_key = r->text_key,
                         .nkeys = r->texts.ncols,
                         .group_keys = r->keys.ncols,
-                        .group_lazy = !cfg->no_text && !cfg->mpi &&
+                        /* a state lists every group's statistics */
+                        .group_lazy = !cfg->keep_profiles && !cfg->mpi &&
                                       r->group_device == GROUP_ON_HOST};
     if (cfg->group_by)
         return backend_group_open(&p, &r->be, e);

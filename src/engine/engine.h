@@ -120,7 +120,6 @@ typedef struct engine_config {
     const qfrac *quantiles; /* with STAT_QUANTILES: the list, in order */
     size_t top;             /* with STAT_TOP: K, the values of --top K */
     int text_columns;       /* the default takes text columns too (-a) */
-    int no_text;            /* text columns refused: states carry none */
     /* A run over no data rows (inputs empty, or holding a header and
        blank lines alone) answers rows 0 and no columns, not an error: a
        part's state (--emit-state) of an engine's empty partition, which

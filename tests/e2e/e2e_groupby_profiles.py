@@ -13,17 +13,21 @@ rows alone, and are the bytes colstat gives without -g on those rows.
 Several files, stdin, gzip; --threads 1, 2, 16; two key columns, files
 with their columns in other orders; many groups; a key column that is the text column
 too; TSV's header; --memory far below the profiles (the
-one-line error); states refuse the counts; --device gpu hands the run to
+one-line error); states carry them (--emit-state, --merge, --part,
+--mpi: one process's bytes); --device gpu hands the run to
 the host. Seed printed; COLSTAT_SEED reproduces.
 """
 import gzip
 import json
 import os
+import shutil
+import subprocess
 import sys
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import QUICK, Suite  # noqa: E402
+import statefile  # noqa: E402
 from e2e_profiles import (check_answer, csv_field, number_text,  # noqa: E402
                           reference, text_bytes)
 
@@ -277,17 +281,112 @@ def test_memory(s):
             "memory: exact within the default", err)
 
 
-def test_states_refuse(s):
-    p = s.path("r.csv")
-    with open(p, "wb") as f:
-        f.write(b"k,host,v\na,GET,1\nb,POST,2\n")
-    for st in (["--emit-state"], ["--mpi"]):
-        rc, out, err = s.run(["-g", "k", "--distinct", p] + st)
-        s.check(rc == 2 and "--distinct" in err and len(err.strip().split("\n")) == 1,
-                f"{st[0]}: -g with --distinct refused", err)
-    # a state's groups carry no text: the text column is read as numbers
-    rc, out, err = s.run(["-g", "k", "-c", "host,v", "--emit-state", p])
-    s.check(rc == 0 and out.startswith(b"colstat-state "), "--emit-state: text as numbers", err)
+def mpirun(s, n, args):
+    cmd = ["mpirun", "--quiet", "--oversubscribe", "-n", str(n)]
+    if os.getuid() == 0:
+        cmd.append("--allow-run-as-root")
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = ":".join(
+        x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
+    p = subprocess.run(cmd + [s.exe, "--mpi"] + [str(a) for a in args],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=300, env=env)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def mpi_usable(s):
+    if not shutil.which("mpirun"):
+        print("e2e_groupby_profiles: no mpirun: --mpi skipped")
+        return False
+    rc, _, err = s.run(["--mpi", "--sum", "/dev/null"])
+    return "built without MPI" not in err
+
+
+def forged(s, t, line):
+    """A group's profile made by hand past what its group holds: refused
+    (one line, status 1); the same state re-encoded untouched: read."""
+    import copy
+    st = statefile.decode(line)
+    rc, _, err = s.run(["--merge", "-g", "key", "-"], stdin=statefile.encode(st))
+    s.check(rc == 0, f"states {t}: a state re-encoded untouched is read", err)
+    cells = [(g, k) for g, grp in enumerate(st["groups"])
+             for k, c in enumerate(grp["columns"]) if "prof" in c]
+    if not cells:
+        return
+    g, k = s.rng.choice(cells)
+    bad = copy.deepcopy(st)
+    p = bad["groups"][g]["columns"][k]["prof"]
+    if p["values"]:
+        v, n = p["values"][0]
+        p["values"][0] = (v, n + 1)
+    elif p["facts"] is not None:
+        p["facts"][0] = bad["groups"][g]["rows"] + 1
+    else:
+        return
+    rc, out, err = s.run(["--merge", "-g", "key", "-"],
+                         stdin=statefile.encode(bad))
+    s.check(rc == 1 and not out and "no colstat run gives" in err
+            and err.count("\n") == 1,
+            f"states {t}: a group's profile past its group: refused", err)
+
+
+def test_states_carry(s):
+    """A group's text column and values' counts travel in states: the
+    parts' states (--emit-state, each part a file with the header, and
+    --part K/N of the whole) merged by --merge, and --mpi -n 2/3, give one
+    process's bytes; --merge --top K' picks any K' from them. (States of
+    groups once carried neither: the text column was read as numbers.)"""
+    rng = s.rng
+    for t in range(2 if QUICK else 4):
+        rows = make_rows(rng, rng.randint(50, 400 if QUICK else 1500),
+                         rng.randint(1, len(KEYS)))
+        whole = s.path(f"st{t}.csv")
+        with open(whole, "wb") as f:
+            f.write(write_csv(rows))
+        stats = rng.choice([["--distinct", "--mode", "--top", str(K)],
+                            ["--top", "2"], ["--count", "--min", "--max"],
+                            ["--distinct", "--sum"]])
+        opts = ["-g", "key", "-c", rng.choice(["host,val", "host", "val,host"])]
+        opts += stats
+        rc, want, err = s.run(["--json"] + opts + [whole])
+        if not s.check(rc == 0, f"states {t}: one process", err):
+            continue
+        cuts = sorted(rng.sample(range(1, len(rows)), rng.randint(1, 3)))
+        files, states = [], b""
+        for j, (a, b) in enumerate(zip([0] + cuts, cuts + [len(rows)])):
+            p = s.path(f"st{t}-{j}.csv")
+            with open(p, "wb") as f:
+                f.write(write_csv(rows[a:b]))
+            files.append(p)
+            rc, st, err = s.run(["--emit-state"] + opts + [p])
+            s.check(rc == 0, f"states {t}: part {j}'s state", err)
+            states += st
+        rc, one, err = s.run(["--json"] + opts + files)
+        rc2, got, err2 = s.run(["--json", "--merge", "-g", "key", "-"],
+                               stdin=states)
+        s.check(rc == 0 and rc2 == 0 and got == one,
+                f"states {t}: {len(files)} parts' states merged == one process "
+                f"({' '.join(stats)})", f"{err2}\n{got[:300]!r}\n{one[:300]!r}")
+        n = rng.randint(2, 5)
+        parts = b"".join(s.run(["--part", f"{k}/{n}", "--emit-state"] + opts +
+                               [whole])[1] for k in range(1, n + 1))
+        rc, got, err = s.run(["--json", "--merge", "-g", "key", "-"], stdin=parts)
+        s.check(rc == 0 and got == want,
+                f"states {t}: --part K/{n} merged == one process", err)
+        if "--top" in stats:
+            rc, a, err = s.run(["--json", "--merge", "-g", "key", "--top", "1",
+                                "-"], stdin=states)
+            rc2, b, err2 = s.run(["--json", "--top", "1"] +
+                                 [x for x in opts if x not in stats] + files)
+            s.check(rc == 0 and rc2 == 0 and a == b,
+                    f"states {t}: --merge --top 1 of --top states", err + err2)
+        forged(s, t, states.split(b"\n")[0] + b"\n")
+        if mpi_usable(s):
+            for n in (2, 3):
+                rc, got, err = mpirun(s, n, ["--json"] + opts + [whole])
+                s.check(rc == 0 and got == want,
+                        f"states {t}: mpirun -n {n} --mpi == one process",
+                        f"{rc} {err}")
 
 
 def test_device(s):
@@ -316,4 +415,4 @@ if __name__ == "__main__":
     s = Suite("e2e_groupby_profiles", sys.argv)
     s.run_tests([test_paths, test_same_bytes, test_two_keys_orders, test_many_groups,
                  test_key_is_text_column, test_tsv,
-                 test_memory, test_states_refuse, test_device])
+                 test_memory, test_states_carry, test_device])

@@ -202,10 +202,13 @@ def test_refusals(s):
     b = s.run(["--emit-state", "-c", "host,val", s.path("txt.csv")])[1]
     refused(s, "a text column beside a number column", ["--merge", "-"],
             a + b, ["'host'", "text"])
-    rc, _, err = s.run(["--distinct", "-g", "host", "--emit-state",
-                        s.path("txt.csv")])
-    s.check(rc == 2 and "--distinct" in err,
-            "-g with states still refuses --distinct", err)
+    rc, st, err = s.run(["--distinct", "-g", "host", "--emit-state",
+                         s.path("txt.csv")])
+    rc2, got, err2 = s.run(["--merge", "--json", "-"], stdin=st)
+    rc3, want, err3 = s.run(["--distinct", "-g", "host", "--json",
+                             s.path("txt.csv")])
+    s.check(rc == 0 and rc2 == 0 and got == want,
+            "-g with states carries --distinct per group", err + err2)
 
 
 def test_memory(s):

@@ -21,8 +21,9 @@ integer zigzag(t - 1), t = 0 f double and i correction), and u its
 count; a state of -g (its key's tail ends ";keys=D,T")
 then: u key columns, their names, u groups, per group: its key as a text
 (the engine's encoding: per key column 0, or 1, 4 bytes LE length and the
-text), u rows, and per column the fields after name and index, no
-profile; then 4
+text), u rows, and per column the fields after name and index, then
+the cell's profile where the column is text or the key counts values
+(the columns' own profiles are then empty); then 4
 bytes LE: the CRC-32 of all before."""
 import base64
 import struct
@@ -144,9 +145,17 @@ def grouped(s):
     return ";keys=" in key[key.rindex(";what="):]
 
 
-def _group(r, ncols):
-    g = {"key": r.text(), "rows": r.u()}
-    g["columns"] = [_fields(r, {}) for _ in range(ncols)]
+def _profiled(c, counted):
+    return counted or c["index"] >> 32 == TEXT_KIND
+
+
+def _group(r, columns, counted):
+    g = {"key": r.text(), "rows": r.u(), "columns": []}
+    for col in columns:
+        c = _fields(r, {})
+        if _profiled(col, counted):
+            c["prof"] = _prof(r, col["index"] >> 32 == TEXT_KIND, counted)
+        g["columns"].append(c)
     return g
 
 
@@ -175,7 +184,8 @@ def decode(line):
     s["columns"] = [_column(r, counted) for _ in range(r.u())]
     if grouped(s):
         s["group_by"] = [r.text() for _ in range(r.u())]
-        s["groups"] = [_group(r, len(s["columns"])) for _ in range(r.u())]
+        s["groups"] = [_group(r, s["columns"], counted)
+                       for _ in range(r.u())]
     if r.at != end or end + 4 != len(r.data):
         raise ValueError("length")
     return s
@@ -250,7 +260,8 @@ def _encode_groups(s, ngroups=None):
     out.append(_u(len(s["groups"]) if ngroups is None else ngroups))
     for g in s["groups"]:
         out += [_text(g["key"]), _u(g["rows"])]
-        out += [_encode_fields(c) for c in g["columns"]]
+        out += [_encode_fields(c) + _encode_prof(c.get("prof"))
+                for c in g["columns"]]
     return b"".join(out)
 
 
