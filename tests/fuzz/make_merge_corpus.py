@@ -9,7 +9,8 @@ usage: python3 tests/fuzz/make_merge_corpus.py build/colstat
 Each seed is the harness's mode byte, then a state: real ones emitted by
 colstat (CSV with integers past 2^53, decimals, infinities, invalid and
 missing fields; binary records; default statistics, --std, histograms
-with --range, -c; groups of one and two key columns), and the same damaged: cut short, a byte flipped, and
+with --range, -c; groups of one and two key columns, a group's profiles;
+a part without rows), and the same damaged: cut short, a byte flipped, and
 each of tests/e2e/statefile.py's hand-made breakages written back with a
 valid CRC. Most seeds are a state's bytes (the harness puts them in a
 line; mode 2 fixes their CRC first); mode 8 seeds are the line itself."""
@@ -100,6 +101,14 @@ def real_states(colstat, tmp):
     out["profiles"] = emit(colstat, ["-c", "t,n,d", "--distinct", "--top",
                                      "3"], texts)
     out["texts"] = emit(colstat, ["-c", "t,n"], texts)
+    # a group's profiles (its text column, the values' counts)
+    out["group_profiles"] = emit(colstat, ["-g", "n", "-c", "t,d",
+                                           "--distinct", "--top", "2"], texts)
+    # a part without rows: a header alone
+    empty = os.path.join(tmp, "f.csv")
+    with open(empty, "w") as f:
+        f.write("a,b\n")
+    out["norows"] = emit(colstat, ["--sum"], empty)
     return out
 
 
