@@ -6,6 +6,7 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <pthread.h>
+#include <stdio_ext.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,15 @@ static void fill_col(const options *o, const engine_column *c,
         out->s.invalid = out->s.nan = 0;
         out->h = NULL;
     }
+}
+
+/* A memory stream one thread alone writes: its calls take no lock (a
+ * million groups' report makes a hundred million of them). */
+static FILE *unlocked(FILE *m)
+{
+    if (m)
+        __fsetlocking(m, FSETLOCKING_BYCALLER);
+    return m;
 }
 
 /* A report's text while it is made: a memory stream grows by copying
@@ -249,7 +259,7 @@ static void *piece_main(void *arg)
 {
     group_piece *p = arg;
     const engine_groups *gs = p->res->groups;
-    FILE *m = open_memstream(&p->text, &p->len);
+    FILE *m = unlocked(open_memstream(&p->text, &p->len));
     report_text t = {m, &p->text, &p->len, NULL, 0, 0, NULL, 0};
     group_cursor c;
     p->bad = !m || cursor_open(&c, p->o, p->res, &t);
@@ -371,7 +381,7 @@ int write_result(const options *o, const engine_result *res, cs_error *e)
     report_col *cols = calloc((size_t)res->ncols + 1, sizeof *cols);
     char *text = NULL;
     size_t size = 0;
-    FILE *m = cols ? open_memstream(&text, &size) : NULL;
+    FILE *m = cols ? unlocked(open_memstream(&text, &size)) : NULL;
     if (!m) {
         free(cols);
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
