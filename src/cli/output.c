@@ -6,8 +6,8 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <pthread.h>
-#include <stdio_ext.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
