@@ -281,12 +281,8 @@ static int sample_counts(input *in, unsigned *num, unsigned *bad, int *whole,
  * header's detection needs (the first STREAM_HEAD bytes), so that a column
  * empty in the first records and numeric soon after is chosen. What stays
  * unseen is left to the engine (tentative columns). */
-static int sample_fields(input *in, account *acc, cs_error *e)
+static int classify_fields(input *in, cs_error *e)
 {
-    if (!in->head_eof && !source_can_pread(in->src) &&
-        in->data_off + in->head_len < STREAM_HEAD &&
-        read_head(in, STREAM_HEAD - in->data_off, acc, e) != CS_OK)
-        return e->status;
     size_t n = (size_t)(in->nfields ? in->nfields : 1);
     unsigned *num = calloc(n, sizeof *num), *bad = calloc(n, sizeof *bad);
     in->why = calloc(n, sizeof *in->why);
@@ -306,6 +302,33 @@ static int sample_fields(input *in, account *acc, cs_error *e)
     }
     free(num);
     free(bad);
+    return rc;
+}
+
+static int sample_fields(input *in, account *acc, cs_error *e)
+{
+    if (!in->head_eof && !source_can_pread(in->src) &&
+        in->data_off + in->head_len < STREAM_HEAD &&
+        read_head(in, STREAM_HEAD - in->data_off, acc, e) != CS_OK)
+        return e->status;
+    return classify_fields(in, e);
+}
+
+/* The sample taken again once --names made their line a repeated header:
+ * a piece that holds the file's header and one row read the header's
+ * texts as a row, which outvoted the row's numbers. Over the head as
+ * read from the start (seen_len), whatever part the head now keeps. */
+static int resample(input *in, cs_error *e)
+{
+    size_t len = in->head_len;
+    int eof = in->head_eof;
+    in->head_len = in->seen_len;
+    in->head_eof = in->seen_eof;
+    free(in->why);
+    in->why = NULL;
+    int rc = classify_fields(in, e);
+    in->head_len = len;
+    in->head_eof = eof;
     return rc;
 }
 
@@ -483,5 +506,5 @@ int input_give_names(input *in, char *const *names, int n, cs_error *e)
     in->header_line = line;
     in->dialect.repeat = line;
     in->dialect.repeat_len = strlen(line);
-    return CS_OK;
+    return in->why ? resample(in, e) : CS_OK;
 }

@@ -243,6 +243,16 @@ def test_names(suite):
                               suite.path(f"n{len(pieces) - 1}.csv")])
     suite.check(rc == 2 and "--names gives 2 names" in err,
                 "--names of the wrong count: refused, status 2", err)
+    # the header and one row: the names' line is no row of the sample (it
+    # outvoted the row's numbers: "no column holds numbers")
+    one = suite.path("n1row.csv")
+    open(one, "w").write(",".join(names) + "\n" + rng.choice(rows) + "\n")
+    rc, out, err = suite.run(["--json", "--names", ",".join(names)] + opts +
+                             [one])
+    rc2, want, err2 = suite.run(["--json"] + opts + [one])
+    suite.check(rc == 0 and rc2 == 0 and out == want,
+                "--names over the header and one row: the run without",
+                f"{err} {err2}")
 
 
 def test_empty_pieces(suite):
