@@ -171,23 +171,29 @@ static int grow_slots(group_table *t)
     return 0;
 }
 
-static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
-                     size_t *id)
+/* Room in t for n groups more, and keys bytes more (and one byte: the
+ * arena exists once a group does, even of empty keys). -1: no memory. */
+static int room_for(group_table *t, size_t n, size_t keys)
 {
-    if (t->n >= UINT32_MAX - 1)
-        return -1;
-    if (t->n == t->cap && grow_groups(t))
-        return -1;
-    /* room for one byte more: the arena exists once a group does, even
-       of empty keys */
-    if (t->keys_used + len + 1 > t->keys_room) {
+    while (t->cap < t->n + n)
+        if (grow_groups(t))
+            return -1;
+    if (t->keys_used + keys + 1 > t->keys_room) {
         size_t r = t->keys_room ? 2 * t->keys_room : 1024;
-        while (r < t->keys_used + len + 1)
+        while (r < t->keys_used + keys + 1)
             r *= 2;
         if (resize((void **)&t->keys, r, 1))
             return -1;
         t->keys_room = r;
     }
+    return 0;
+}
+
+static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
+                     size_t *id)
+{
+    if (t->n >= UINT32_MAX - 1 || room_for(t, 1, len))
+        return -1;
     size_t g = t->n++, nc = (size_t)t->ncols;
     if (len)
         memcpy(t->keys + t->keys_used, key, len);
@@ -566,23 +572,6 @@ static void move_items(void *dst, size_t used, const void *src, size_t n,
 {
     if (dst && src && n)
         memcpy((char *)dst + used * sz, src, n * sz);
-}
-
-/* Room in t for n groups more, and keys bytes more. -1: no memory. */
-static int room_for(group_table *t, size_t n, size_t keys)
-{
-    while (t->cap < t->n + n)
-        if (grow_groups(t))
-            return -1;
-    if (t->keys_used + keys + 1 > t->keys_room) {
-        size_t r = t->keys_room ? 2 * t->keys_room : 1024;
-        while (r < t->keys_used + keys + 1)
-            r *= 2;
-        if (resize((void **)&t->keys, r, 1))
-            return -1;
-        t->keys_room = r;
-    }
-    return 0;
 }
 
 /* The arrays of the groups t holds no more, freed: their cells' memory

@@ -548,13 +548,37 @@ END_TEST
 /* A one-column state made by hand in the encoding (src/dist/state_codec.h,
  * the order of state.c), its CRC right: one value 1 in row 1, whose sum
  * holds the single digit `digit` at position `at`. */
+/* The line of a hand-made payload (body, freed here) under make's key
+ * without histograms, its CRC valid. */
+static unsigned char *line_of(sc_out *body, size_t *n)
+{
+    sc_out all = {0};
+    char *key = key_of(0, "c");
+    sc_put_text(&all, key);
+    sc_put_u64(&all, STAT_ALL & ~STAT_HIST);
+    for (int i = 0; i < 3; i++)
+        sc_put_u64(&all, 0);
+    sc_put_u64(&all, body->n);
+    sc_put(&all, body->p, body->n);
+    sc_put_crc(&all);
+    char *p = NULL;
+    FILE *f = open_memstream(&p, n);
+    ck_assert(f && !all.oom && !body->oom);
+    ck_assert_int_eq(sc_line_write(f, "colstat-state 3 ", all.p, all.n), 0);
+    fclose(f);
+    free(key);
+    free(body->p);
+    free(all.p);
+    return (unsigned char *)p;
+}
+
 /* A state of one column of kind `kind` (its index's high bits) holding
  * one value, 1.0, with its sum's one digit `digit` at `at`; noff UTC
  * offsets off[] after its histogram. */
 static unsigned char *hand_kind_state(int64_t digit, uint64_t at, uint64_t kind,
                                       const int64_t *off, int noff, size_t *n)
 {
-    sc_out body = {0}, all = {0};
+    sc_out body = {0};
     const uint64_t head[] = {1, 1}, counts[] = {1, 0, 0, 0, 0, 1, 1, 1, 1};
     for (size_t i = 0; i < 2; i++)
         sc_put_u64(&body, head[i]);
@@ -577,23 +601,7 @@ static unsigned char *hand_kind_state(int64_t digit, uint64_t at, uint64_t kind,
     sc_put_u64(&body, 0); /* no histogram */
     for (int i = 0; i < noff; i++)
         sc_put_i64(&body, off[i]);
-    char *key = key_of(0, "c");
-    sc_put_text(&all, key);
-    sc_put_u64(&all, STAT_ALL & ~STAT_HIST);
-    for (int i = 0; i < 3; i++)
-        sc_put_u64(&all, 0);
-    sc_put_u64(&all, body.n);
-    sc_put(&all, body.p, body.n);
-    sc_put_crc(&all);
-    char *p = NULL;
-    FILE *f = open_memstream(&p, n);
-    ck_assert(f && !all.oom && !body.oom);
-    ck_assert_int_eq(sc_line_write(f, "colstat-state 3 ", all.p, all.n), 0);
-    fclose(f);
-    free(key);
-    free(body.p);
-    free(all.p);
-    return (unsigned char *)p;
+    return line_of(&body, n);
 }
 
 static unsigned char *hand_state(int64_t digit, uint64_t at, size_t *n)
@@ -673,59 +681,31 @@ END_TEST
  * asked 5 GB of memory). */
 START_TEST(columns_past_payload)
 {
-    sc_out body = {0}, all = {0};
+    sc_out body = {0};
     sc_put_u64(&body, 1);         /* rows */
     sc_put_u64(&body, 1u << 24);  /* columns */
     for (int i = 0; i < 400; i++) /* a few bytes of them */
         sc_put(&body, "\0", 1);
-    char *key = key_of(0, "c");
-    sc_put_text(&all, key);
-    sc_put_u64(&all, STAT_ALL & ~STAT_HIST);
-    for (int i = 0; i < 3; i++)
-        sc_put_u64(&all, 0);
-    sc_put_u64(&all, body.n);
-    sc_put(&all, body.p, body.n);
-    sc_put_crc(&all);
-    char *p = NULL;
     size_t n = 0;
-    FILE *f = open_memstream(&p, &n);
-    ck_assert_int_eq(sc_line_write(f, "colstat-state 3 ", all.p, all.n), 0);
-    fclose(f);
+    unsigned char *p = line_of(&body, &n);
     engine_result back;
     char *k = NULL;
     cs_error e = {0};
-    ck_assert_int_eq(decode((unsigned char *)p, n, &back, &k, &e), CS_EDATA);
+    ck_assert_int_eq(decode(p, n, &back, &k, &e), CS_EDATA);
     ck_assert_msg(strstr(e.msg, "shorter than its columns") != NULL, "%s",
                   e.msg);
     free(p);
-    free(key);
-    free(body.p);
-    free(all.p);
+    free(k);
 }
 END_TEST
 
 /* A hand-made payload of rows and no columns, under make's key. */
 static unsigned char *no_columns(uint64_t rows, size_t *n)
 {
-    sc_out body = {0}, all = {0};
+    sc_out body = {0};
     sc_put_u64(&body, rows);
     sc_put_u64(&body, 0); /* columns */
-    char *key = key_of(0, "c");
-    sc_put_text(&all, key);
-    sc_put_u64(&all, STAT_ALL & ~STAT_HIST);
-    for (int i = 0; i < 3; i++)
-        sc_put_u64(&all, 0);
-    sc_put_u64(&all, body.n);
-    sc_put(&all, body.p, body.n);
-    sc_put_crc(&all);
-    char *p = NULL;
-    FILE *f = open_memstream(&p, n);
-    ck_assert_int_eq(sc_line_write(f, "colstat-state 3 ", all.p, all.n), 0);
-    fclose(f);
-    free(key);
-    free(body.p);
-    free(all.p);
-    return (unsigned char *)p;
+    return line_of(&body, n);
 }
 
 /* The state of a run over no rows (an engine's empty partition: a file's

@@ -18,13 +18,11 @@ Seed printed; COLSTAT_SEED reproduces.
 """
 import csv
 import os
-import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import statefile  # noqa: E402
-from harness import QUICK, Suite  # noqa: E402
+from harness import QUICK, Suite, mpi_usable, mpirun  # noqa: E402
 
 TEXT_KEYS = ['a', 'b"q', 'c,d', 'line\nbreak', 'caf\u00e9', '\u65e5\u672c',
              'in ner', 'Z', '']
@@ -143,30 +141,6 @@ def test_files(suite):
         rc, one, err = suite.run(["-g", "k0,k1", "-c", "y,x", "--sum"] + fmt_args + files)
         merged(suite, f"files: --merge -c y,x --sum {fmt}", parts,
                ["-c", "y,x", "--sum"] + fmt_args, one)
-
-
-def mpi_usable(suite):
-    if not shutil.which("mpirun"):
-        print("e2e_groupby_dist: no mpirun: --mpi skipped")
-        return False
-    rc, _, err = suite.run(["--mpi", "--sum", "/dev/null"])
-    if "built without MPI" in err:
-        print("e2e_groupby_dist: built without MPI: --mpi skipped")
-        return False
-    return True
-
-
-def mpirun(suite, n, args):
-    cmd = ["mpirun", "--quiet", "--oversubscribe", "-n", str(n)]
-    if os.getuid() == 0:
-        cmd.append("--allow-run-as-root")
-    env = dict(os.environ)
-    env["ASAN_OPTIONS"] = ":".join(
-        x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
-    p = subprocess.run(cmd + [suite.exe, "--mpi"] + [str(a) for a in args],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=300, env=env)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
 def test_mpi(suite):

@@ -20,13 +20,11 @@ the host. Seed printed; COLSTAT_SEED reproduces.
 import gzip
 import json
 import os
-import shutil
-import subprocess
 import sys
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import QUICK, Suite  # noqa: E402
+from harness import QUICK, Suite, mpi_usable, mpirun  # noqa: E402
 import statefile  # noqa: E402
 from e2e_profiles import (check_answer, csv_field, number_text,  # noqa: E402
                           reference, text_bytes)
@@ -281,27 +279,6 @@ def test_memory(s):
             "memory: exact within the default", err)
 
 
-def mpirun(s, n, args):
-    cmd = ["mpirun", "--quiet", "--oversubscribe", "-n", str(n)]
-    if os.getuid() == 0:
-        cmd.append("--allow-run-as-root")
-    env = dict(os.environ)
-    env["ASAN_OPTIONS"] = ":".join(
-        x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
-    p = subprocess.run(cmd + [s.exe, "--mpi"] + [str(a) for a in args],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=300, env=env)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def mpi_usable(s):
-    if not shutil.which("mpirun"):
-        print("e2e_groupby_profiles: no mpirun: --mpi skipped")
-        return False
-    rc, _, err = s.run(["--mpi", "--sum", "/dev/null"])
-    return "built without MPI" not in err
-
-
 def forged(s, t, line):
     """A group's profile made by hand past what its group holds: refused
     (one line, status 1); the same state re-encoded untouched: read."""
@@ -337,6 +314,7 @@ def test_states_carry(s):
     process's bytes; --merge --top K' picks any K' from them. (States of
     groups once carried neither: the text column was read as numbers.)"""
     rng = s.rng
+    mpi = mpi_usable(s)
     for t in range(2 if QUICK else 4):
         rows = make_rows(rng, rng.randint(50, 400 if QUICK else 1500),
                          rng.randint(1, len(KEYS)))
@@ -389,7 +367,7 @@ def test_states_carry(s):
             s.check(rc == 0 and rc2 == 0 and a == b,
                     f"states {t}: --merge --top 1 of --top states", err + err2)
         forged(s, t, states.split(b"\n")[0] + b"\n")
-        if mpi_usable(s):
+        if mpi:
             for n in (2, 3):
                 rc, got, err = mpirun(s, n, ["--json"] + opts + [whole])
                 s.check(rc == 0 and got == want,

@@ -883,3 +883,31 @@ def gpu_available(suite):
         f.write("a\n1\n2\n")
     rc, _, _ = suite.run([p, "--device", "gpu", "--json"])
     return rc == 0
+
+
+def mpi_usable(suite):
+    """Whether mpirun is here and colstat was built with MPI (said when
+    not)."""
+    import shutil
+    if not shutil.which("mpirun"):
+        print(f"{suite.name}: no mpirun: --mpi skipped")
+        return False
+    rc, _, err = suite.run(["--mpi", "--sum", "/dev/null"])
+    if "built without MPI" in err:
+        print(f"{suite.name}: built without MPI: --mpi skipped")
+        return False
+    return True
+
+
+def mpirun(suite, n, args):
+    """mpirun -n N colstat --mpi ARGS: (status, stdout, stderr text)."""
+    cmd = ["mpirun", "--quiet", "--oversubscribe", "-n", str(n)]
+    if os.getuid() == 0:
+        cmd.append("--allow-run-as-root")
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = ":".join(
+        x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
+    p = subprocess.run(cmd + [suite.exe, "--mpi"] + [str(a) for a in args],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=300, env=env)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
