@@ -29,7 +29,8 @@ static int guess_at(const char *path, const split_input *in, uint64_t x,
     if (window &&
         split_common_boundary(path, in, x, window, at, &found, e) != CS_OK)
         return CS_EDATA;
-    return found ? CS_OK : split_boundary(path, in, x, SPEC_GUESS, at, &lfs, e);
+    int state = SPEC_GUESS;
+    return found ? CS_OK : split_boundary(path, in, x, &state, at, &lfs, e);
 }
 
 static int guess_part(const char *path, const split_input *in, uint64_t x0,
@@ -136,7 +137,7 @@ static int right_at(const char *path, const split_input *in, uint64_t x,
         *lfs += s.lfs;
         return CS_OK;
     }
-    return split_boundary(path, in, x, state, right, lfs, e);
+    return split_boundary(path, in, x, &state, right, lfs, e);
 }
 
 static int right_part(const char *path, const split_input *in, uint64_t x0,

@@ -313,7 +313,7 @@ int split_summarize(const char *path, const split_input *in, uint64_t x0,
 }
 
 int split_boundary(const char *path, const split_input *in, uint64_t x,
-                   int state, uint64_t *at, uint64_t *lfs, cs_error *e)
+                   int *state, uint64_t *at, uint64_t *lfs, cs_error *e)
 {
     *at = in->size;
     source *src = NULL;
@@ -328,8 +328,9 @@ int split_boundary(const char *path, const split_input *in, uint64_t x,
             rc = CS_EDATA;
             break;
         }
-        size_t p = csv_first_record(&in->d, got, n, state);
+        size_t p = csv_first_record(&in->d, got, n, *state);
         if (p != (size_t)-1) {
+            *state = CSV_G_ROW;
             *at = x + p;
             int quote;
             *lfs += count_lfs(got, p, &quote);
@@ -337,7 +338,7 @@ int split_boundary(const char *path, const split_input *in, uint64_t x,
         }
         csv_summary s;
         split_summarize_block(&in->d, got, n, &s);
-        state = s.end[state];
+        *state = s.end[*state];
         *lfs += s.lfs;
         x += n;
     }
@@ -407,17 +408,31 @@ void split_state_at(const split_tail *tails, int rank, int i, int *state,
         }
 }
 
+/* A part whose start lies in a quoted field that the file never closes
+ * holds no record of its own, yet the whole input is in error: it reads
+ * the whole input, so that its reader meets the open quote on the line
+ * where it opens and says what one process over the whole says. */
+static void open_to_end(const split_input *in, engine_part *p)
+{
+    *p = (engine_part){0, in->size, 1};
+}
+
 static int csv_part(const char *path, const split_input *in, uint64_t x0,
                     uint64_t x1, const split_tail *tails, int rank, int i,
                     engine_part *p, cs_error *e)
 {
-    int state = csv_start_state();
+    int state = csv_start_state(), at_x0;
     uint64_t lfs = 0, at;
     *p = (engine_part){0, 0, 1};
     if (x0 > in->bom) { /* else the part begins with the data */
         split_state_at(tails, rank, i, &state, &lfs);
-        if (split_boundary(path, in, x0, state, &p->lo, &lfs, e) != CS_OK)
+        int s = state;
+        if (split_boundary(path, in, x0, &s, &p->lo, &lfs, e) != CS_OK)
             return CS_EDATA;
+        if (s == CSV_G_QUO) {
+            open_to_end(in, p);
+            return CS_OK;
+        }
         p->line = 1 + lfs;
     } else if (x0 > 0) { /* inside the mark: the data's start all the same */
         p->lo = in->bom;
@@ -427,10 +442,10 @@ static int csv_part(const char *path, const split_input *in, uint64_t x0,
         return CS_OK;
     }
     /* not at the end: the rank's last range, summarised in its tail */
-    state = tails[rank].s.end[state];
+    at_x0 = tails[rank].s.end[state];
     x1 = x1 < in->bom ? in->bom : x1;
     lfs = 0;
-    if (split_boundary(path, in, x1, state, &at, &lfs, e) != CS_OK)
+    if (split_boundary(path, in, x1, &at_x0, &at, &lfs, e) != CS_OK)
         return CS_EDATA;
     p->hi = at;
     return CS_OK;

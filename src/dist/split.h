@@ -55,10 +55,11 @@ void split_summarize_block(const csv_dialect *d, const char *buf, size_t n,
                            csv_summary *s);
 
 /* The first place between records at or after x in path, whose byte x is
- * read in `state`: *at, and the LFs in [x, *at) added to *lfs. The end of
- * the file when there is none. */
+ * read in *state: *at, and the LFs in [x, *at) added to *lfs. The end of
+ * the file when there is none, *state then the state the file ends in
+ * (CSV_G_QUO: inside a quoted field that never closes). */
 int split_boundary(const char *path, const split_input *in, uint64_t x,
-                   int state, uint64_t *at, uint64_t *lfs, cs_error *e);
+                   int *state, uint64_t *at, uint64_t *lfs, cs_error *e);
 
 /* The first place between records after x in path whatever the state
  * at x (csv_common_record), looked for in the window bytes after x:

@@ -140,6 +140,34 @@ def test_quote_no_numbers(suite):
                          file="(standard input)", line=line, stdin=data)
 
 
+def test_quote_open_across_parts(suite):
+    """A quote that opens early and never closes, with most of the file
+    after it: the parts that start inside it hold no record of their own,
+    yet each says what the whole says, the open quote and its line (they
+    said "no column holds numbers", and gave an empty state under
+    --emit-state)."""
+    rng = suite.rng
+    for k in range(3):
+        words = k == 1
+        lines = ["x,y,z"]
+        for _ in range(rng.randint(0, 3)):
+            lines.append(",".join(rng.choice(["get", "put"]) if words
+                                  else str(rng.randint(0, 99))
+                                  for _ in range(3)))
+        line = len(lines) + 1
+        lines.append('1,"opens here')
+        lines += [f"{rng.randint(0, 99)},{rng.randint(0, 99)},5"
+                  for _ in range(rng.randint(40, 400))]
+        p = suite.path(f"openq{k}.csv")
+        write(p, ("\n".join(lines) + "\n").encode())
+        n = rng.choice([2, 3, 5, 8])
+        for part in range(1, n + 1):
+            for extra in ([], ["--emit-state"]) if part == n else ([],):
+                expect_error(suite, f"open quote, part {part}/{n}",
+                             [p, "--part", f"{part}/{n}"] + extra, 1,
+                             file=p, line=line)
+
+
 def test_quote(suite):
     rng = suite.rng
     for k in range(6):
@@ -404,7 +432,8 @@ def test_write_error(suite):
 def main():
     suite = Suite("e2e_errors", sys.argv)
     suite.run_tests((test_unreadable, test_gzip, test_quote,
-              test_quote_no_numbers, test_strict, test_large,
+              test_quote_no_numbers, test_quote_open_across_parts,
+              test_strict, test_large,
               test_binary, test_json,
               test_usage, test_head, test_escaped, test_write_error))
 
