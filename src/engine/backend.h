@@ -172,6 +172,16 @@ int backend_cpu_profiles_over(backend *b);
 int backend_cpu_profile_pass(backend *b, uint32_t part, uint32_t nparts,
                              cs_error *e);
 int backend_cpu_profile_pass_end(backend *b, col_prof **merged);
+/* How the last reading of the inputs (the first, or a partition's pass)
+ * filled --memory with values: the rows read (the run's count, from its
+ * start) when they passed half of it and all of it, the bytes they held
+ * then and the budget; zeros where it did not pass it, or where its
+ * values came from a stream's temporary file. */
+typedef struct profile_fill {
+    uint64_t half_rows, over_rows;
+    size_t over_bytes, budget;
+} profile_fill;
+profile_fill backend_cpu_profiles_filled(backend *b);
 /* A stream past --memory: its values went to a temporary file instead,
  * and a partition's pass reads that file, not the inputs. */
 int backend_cpu_profiles_spilled(backend *b);

@@ -52,6 +52,10 @@ typedef struct cpu_backend {
     int prof_over;
     uint32_t ppart, pparts;
     int pass_over;
+    /* the reading's values' bytes after the last merge; how they filled
+       --memory (backend_cpu_profiles_filled) */
+    size_t prof_bytes;
+    profile_fill fill;
     prof_spill *pspill; /* a stream's values past --memory */
     pass_plan *plan;    /* the pass being counted, or NULL */
 } cpu_backend;
@@ -298,6 +302,7 @@ static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, cs_error *e)
                            "out of memory counting distinct values");
         bytes += profile_bytes(q);
     }
+    cb->prof_bytes = bytes;
     if (bytes <= prof_budget(cb) || !values)
         return CS_OK;
     if (cb->p.spill && !cb->pparts) /* a stream: its values to a file */
@@ -310,6 +315,25 @@ static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, cs_error *e)
     return drop_values(cb, e);
 }
 
+/* merge_profiles, noting how far the reading had come (rows_after rows)
+ * when its values passed half of --memory and all of it: how they grew
+ * sizes the partitions that follow (engine.c). */
+static int merge_profiles_at(cpu_backend *cb, cpu_jstate *pt,
+                             uint64_t rows_after, cs_error *e)
+{
+    int was = cb->pparts ? cb->pass_over : cb->prof_over;
+    int rc = merge_profiles(cb, pt, e);
+    profile_fill *f = &cb->fill;
+    if (!f->half_rows && cb->prof_bytes > prof_budget(cb) / 2)
+        f->half_rows = rows_after;
+    if (!was && (cb->pparts ? cb->pass_over : cb->prof_over)) {
+        f->over_rows = rows_after;
+        f->over_bytes = cb->prof_bytes;
+        f->budget = prof_budget(cb);
+    }
+    return rc;
+}
+
 static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
                       cs_error *e)
 {
@@ -320,14 +344,15 @@ static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
     if (cb->plan)
         return pt->tally_set ? tally_add(pt->tally, e) : CS_OK;
     if (cb->pparts)
-        return merge_profiles(cb, pt, e);
+        return merge_profiles_at(cb, pt, first_row - 1 + j->rows, e);
     for (int k = 0; k < cb->p.ncols; k++) {
         if (stats_merge(&cb->merged.st[k], &pt->st[k], first_row - 1))
             return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         if (pt->h)
             hist_merge(&cb->merged.h[k], &pt->h[k]);
     }
-    if (pt->prof && merge_profiles(cb, pt, e) != CS_OK)
+    if (pt->prof &&
+        merge_profiles_at(cb, pt, first_row - 1 + j->rows, e) != CS_OK)
         return e->status;
     if (!pt->keep || vstore_move(cb->merged.keep, pt->keep, e) != CS_OK)
         return e->status;
@@ -376,6 +401,7 @@ int backend_cpu_profile_pass(backend *b, uint32_t part, uint32_t nparts,
     c->ppart = part;
     c->pparts = nparts;
     c->pass_over = 0;
+    memset(&c->fill, 0, sizeof c->fill);
     atomic_store(&c->counting, 1);
     return nparts ? drop_values(c, e) : CS_OK;
 }
@@ -431,6 +457,11 @@ int backend_cpu_profile_pass_end(backend *b, col_prof **merged)
     cpu_backend *c = (cpu_backend *)b;
     *merged = c->merged.prof;
     return c->pass_over;
+}
+
+profile_fill backend_cpu_profiles_filled(backend *b)
+{
+    return ((cpu_backend *)b)->fill;
 }
 
 static int cpu_pass_begin(backend *b, pass_plan *p, cs_error *e)

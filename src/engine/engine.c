@@ -1000,56 +1000,130 @@ static int profile_part(engine *r, engine_result *out, uint32_t part,
 
 /* The distinct values past --memory: counted by partitions of their
  * hashes, each within --memory, a pass over the inputs each; a partition
- * that does not fit is split in two (the hash modulo twice as many).
- * Each value is in one partition, so the distinct counts add up, and the
- * k most frequent of all are among the partitions' k most frequent. */
+ * that does not fit is split (the hash modulo m times as many, m sized
+ * by split_by). Each value is in one partition, so the distinct counts
+ * add up, and the k most frequent of all are among the partitions' k
+ * most frequent. */
 #define PROFILE_FIRST_PARTS 4u
+#define PROFILE_MAX_SPLIT 256u
 #define PROFILE_MAX_PARTS (1u << 20)
 #define PROFILE_MAX_PASSES 4096u
 
+/* How many partitions a reading's values need, from how they filled
+ * --memory (f, its rows counted from the reading's start) over n rows.
+ * What they held when they passed it is a floor: over_bytes / budget.
+ * Distinct values grow as a power of the rows read, V(r) = K r^b (Heaps'
+ * law: H. S. Heaps, Information Retrieval, Academic Press 1978, 7.5):
+ * past half of it at row h and all of it at row o give b = ln 2 /
+ * ln(o / h), and all n rows about (n / o)^b times --memory. Values that
+ * saturate (a few categories repeated) give a small b and few
+ * partitions, where the rows' share alone would give many (a quarter
+ * more for the hashes' uneven shares). When one batch of rows passed
+ * both marks, the floor alone. The larger, as a power of two, at least
+ * `least`. */
+static uint32_t split_by(const profile_fill *f, uint64_t n, uint32_t least)
+{
+    uint64_t h = f->half_rows, o = f->over_rows;
+    double need = f->budget ? (double)f->over_bytes / (double)f->budget : 0;
+    if (h > 0 && h < o && o < n)
+        need = fmax(need, 1.25 * pow((double)n / (double)o,
+                                     log(2.0) / log((double)o / (double)h)));
+    uint32_t m = least;
+    while (m < PROFILE_MAX_SPLIT && m < need)
+        m *= 2;
+    return m;
+}
+
+/* The split of the reading that just passed --memory, which began after
+ * row base of the run's count and read rows rows. */
+static uint32_t split_now(engine *r, uint64_t base, uint64_t rows,
+                          uint32_t least)
+{
+    profile_fill f = backend_cpu_profiles_filled(r->be);
+    if (f.over_rows <= base || rows == 0)
+        return least;
+    f.half_rows = f.half_rows > base ? f.half_rows - base : 0;
+    f.over_rows -= base;
+    return split_by(&f, rows, least);
+}
+
+/* The partitions still to count, (part, nparts) each, the next on top. */
+typedef struct part_stack {
+    uint32_t (*w)[2];
+    size_t n, cap;
+} part_stack;
+
+/* Pushes the m partitions (part + j * nparts, m * nparts) of partition
+ * (part, nparts), the first of them on top. */
+static int push_split(part_stack *st, uint32_t part, uint32_t nparts,
+                      uint32_t m, cs_error *e)
+{
+    if (st->n + m > st->cap) {
+        size_t c = 2 * (st->n + m);
+        uint32_t(*w)[2] = realloc(st->w, c * sizeof *st->w);
+        if (!w)
+            return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+        st->w = w;
+        st->cap = c;
+    }
+    for (uint32_t j = m; j-- > 0;) {
+        st->w[st->n][0] = part + j * nparts;
+        st->w[st->n++][1] = m * nparts;
+    }
+    return CS_OK;
+}
+
+/* A partition of nparts that did not fit needs m: so do its pending
+ * siblings (the hash shares values out evenly), each split before its
+ * pass rather than after a pass that fails. */
+static int split_level(part_stack *st, uint32_t part, uint32_t nparts,
+                       uint32_t m, cs_error *e)
+{
+    part_stack old = *st;
+    *st = (part_stack){0};
+    int rc = CS_OK;
+    for (size_t i = 0; rc == CS_OK && i < old.n; i++)
+        rc = old.w[i][1] == nparts
+                 ? push_split(st, old.w[i][0], nparts, m, e)
+                 : push_split(st, old.w[i][0], old.w[i][1], 1, e);
+    if (rc == CS_OK)
+        rc = push_split(st, part, nparts, m, e);
+    free(old.w);
+    return rc;
+}
+
+static int too_many_passes(engine *r, cs_error *e)
+{
+    return cs_fail(e, CS_EDATA, "", 0,
+                   "the distinct values counted (--distinct, --mode, "
+                   "--top) do not fit --memory in %u passes: give a "
+                   "larger --memory",
+                   r->npass);
+}
+
 static int profile_passes(engine *r, engine_result *out, cs_error *e)
 {
-    size_t cap = 2 * PROFILE_FIRST_PARTS, n = 0;
-    uint32_t(*work)[2] = malloc(cap * sizeof *work);
-    if (!work)
-        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
-    for (uint32_t i = PROFILE_FIRST_PARTS; i-- > 0;) {
-        work[n][0] = i;
-        work[n++][1] = PROFILE_FIRST_PARTS;
-    }
+    part_stack st = {0};
     account_say(&r->acc, "distinct values past --memory: counted by "
                          "partitions, a pass over the input (a stream: "
                          "its values' temporary file) each");
-    int rc = CS_OK;
-    while (rc == CS_OK && n > 0) {
-        uint32_t part = work[n - 1][0], nparts = work[--n][1];
+    int rc = push_split(&st, 0, 1,
+                        split_now(r, 0, out->rows, PROFILE_FIRST_PARTS), e);
+    while (rc == CS_OK && st.n > 0) {
+        st.n--;
+        uint32_t part = st.w[st.n][0], nparts = st.w[st.n][1];
+        uint64_t base = jobs_rows(r->js);
         int over = 0;
         rc = profile_part(r, out, part, nparts, &over, e);
         if (rc != CS_OK || !over)
             continue;
-        if (nparts >= PROFILE_MAX_PARTS || r->npass >= PROFILE_MAX_PASSES) {
-            rc = cs_fail(e, CS_EDATA, "", 0,
-                         "the distinct values counted (--distinct, --mode, "
-                         "--top) do not fit --memory in %u passes: give a "
-                         "larger --memory",
-                         r->npass);
-            break;
-        }
-        if (n + 2 > cap) {
-            uint32_t(*w)[2] = realloc(work, 2 * cap * sizeof *work);
-            if (!w) {
-                rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
-                break;
-            }
-            work = w;
-            cap *= 2;
-        }
-        work[n][0] = part + nparts;
-        work[n++][1] = 2 * nparts;
-        work[n][0] = part;
-        work[n++][1] = 2 * nparts;
+        uint32_t m = split_now(r, base, out->rows, 2);
+        if (nparts >= PROFILE_MAX_PARTS / m || r->npass >= PROFILE_MAX_PASSES)
+            rc = too_many_passes(r, e);
+        else
+            rc = split_level(&st, part, nparts, m, e);
     }
-    free(work);
+    free(st.w);
     cs_error ignored = {0};
     backend_cpu_profile_pass(r->be, 0, 0, &ignored);
     return rc;
