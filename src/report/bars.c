@@ -279,8 +279,7 @@ static void title(FILE *f, const report_col *c, int group, int width)
         snprintf(part[nparts++], sizeof part[0], ", %d bins per row", group);
     putc('\n', f);
     const char *name = c->name ? c->name : "";
-    for (const char *s = name; *s; s++)
-        putc((unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s, f);
+    report_show_text(f, name, strlen(name));
     int at = report_text_width(name, strlen(name));
     at += fprintf(f, " (#%d): %d bin%s", c->index, h->nbins,
                   h->nbins == 1 ? "" : "s");

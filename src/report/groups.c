@@ -46,15 +46,18 @@ static int json_range(FILE *f, unsigned what, int nkeys,
     return 0;
 }
 
-/* "status=200 host=(missing) (870 rows)": the key bytes as they are (a
- * NUL cuts one short). */
+/* "status=200 host=(missing) (870 rows)": the names and keys as the
+ * table shows texts (a line break in a key would split the heading). */
 static void table_heading(FILE *f, const char *const *names, int nkeys,
                           const report_group *g)
 {
     for (int j = 0; j < nkeys; j++) {
-        fprintf(f, "%s%s=", j ? " " : "", names[j]);
+        if (j)
+            putc(' ', f);
+        report_show_text(f, names[j], strlen(names[j]));
+        putc('=', f);
         if (g->key[j])
-            fwrite(g->key[j], 1, g->key_len[j], f);
+            report_show_text(f, g->key[j], g->key_len[j]);
         else
             fputs("(missing)", f);
     }

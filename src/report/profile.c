@@ -41,15 +41,6 @@ const char *report_type_name(const report_col *c)
     return names[c->s.type <= COL_DATETIME_Z ? c->s.type : COL_NUMBER];
 }
 
-/* A text as the table shows it: control bytes as '?'. */
-static void show_text(FILE *f, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        putc(ch < 0x20 || ch == 0x7F ? '?' : (int)ch, f);
-    }
-}
-
 static void show_value(FILE *f, const report_col *c, const prof_value *v,
                        int digits)
 {
@@ -57,7 +48,7 @@ static void show_value(FILE *f, const report_col *c, const prof_value *v,
     if (report_prof_value_text(buf, sizeof buf, c, v, digits))
         fputs(buf, f);
     else
-        show_text(f, v->text, v->len);
+        report_show_text(f, v->text, v->len);
 }
 
 static void column_block(FILE *f, unsigned what, const report_col *c,

@@ -7,6 +7,7 @@
  * diacritics and variation selectors); a byte that starts no well-formed
  * sequence counts as one column, as a terminal shows a replacement. */
 #include "report.h"
+#include "writers.h"
 
 #include <stdint.h>
 
@@ -83,4 +84,12 @@ int report_text_width(const char *text, size_t n)
         w += in(wide, sizeof wide / sizeof wide[0], c) ? 2 : 1;
     }
     return w;
+}
+
+void report_show_text(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        putc(ch < 0x20 || ch == 0x7F ? '?' : (int)ch, f);
+    }
 }

@@ -32,6 +32,11 @@ int report_table(FILE *f, unsigned what, const report_col *cols, int ncols,
  * columns. */
 void report_bars(FILE *f, const report_col *c, const report_style *st);
 
+/* A text as the table shows it: n bytes, control bytes as '?', so that
+ * a line break or a tab in a name, key or value cannot break the layout
+ * (the machine formats spell them exactly). */
+void report_show_text(FILE *f, const char *s, size_t n);
+
 /* Which summary values exist: sum, mean and min/max need a value, std
  * two. */
 int report_has_mean(const col_summary *s);

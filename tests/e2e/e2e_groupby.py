@@ -293,6 +293,19 @@ def test_formats(suite):
     suite.check(rc == 0 and "status=200 (2 rows)" in text and
                 "status=(missing) (1 row)" in text, "table headings", text)
     suite.check("note: left out" not in err, "the key is no left-out column", err)
+    # a key holding a line break or a tab: the table's heading stays one
+    # line (control bytes as '?', as the table shows every text); TSV
+    # escapes them, CSV quotes them
+    rows = [["a\nb", "1"], ["x\ty", "2"], ["a\nb", "3"]]
+    write_csv(p, ["k\nk", "ms"], rows)
+    rc, out, err = suite.run(["-g", "1", "--sum", p])
+    heads = [ln for ln in out.decode().split("\n") if "row" in ln and "=" in ln]
+    suite.check(rc == 0 and heads == ["k?k=a?b (2 rows)", "k?k=x?y (1 row)"],
+                "table headings of keys with line breaks", out.decode())
+    rc, out, err = suite.run(["-g", "1", "--sum", "--tsv", p])
+    suite.check(rc == 0 and out.decode().split("\n")[1:3] ==
+                ["a\\nb\tms\t2\t4\t0\t0\t0", "x\\ty\tms\t2\t2\t0\t0\t0"],
+                "TSV escapes keys' line breaks and tabs", out.decode())
 
 
 def test_blanks(suite):
