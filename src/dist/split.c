@@ -421,7 +421,7 @@ static int csv_part(const char *path, const split_input *in, uint64_t x0,
                     uint64_t x1, const split_tail *tails, int rank, int i,
                     engine_part *p, cs_error *e)
 {
-    int state = csv_start_state(), at_x0;
+    int state = csv_start_state(), at_x1;
     uint64_t lfs = 0, at;
     *p = (engine_part){0, 0, 1};
     if (x0 > in->bom) { /* else the part begins with the data */
@@ -442,10 +442,10 @@ static int csv_part(const char *path, const split_input *in, uint64_t x0,
         return CS_OK;
     }
     /* not at the end: the rank's last range, summarised in its tail */
-    at_x0 = tails[rank].s.end[state];
+    at_x1 = tails[rank].s.end[state];
     x1 = x1 < in->bom ? in->bom : x1;
     lfs = 0;
-    if (split_boundary(path, in, x1, &at_x0, &at, &lfs, e) != CS_OK)
+    if (split_boundary(path, in, x1, &at_x1, &at, &lfs, e) != CS_OK)
         return CS_EDATA;
     p->hi = at;
     return CS_OK;
