@@ -163,6 +163,62 @@ START_TEST(parts_tile_the_file)
 }
 END_TEST
 
+/* A quote that opens and never closes (no quote after it): a rank whose range
+ * starts inside it has no record of its own, and reads the whole file instead,
+ * so that its reader meets the open quote where it opens (a part that read
+ * nothing said "no column holds numbers"). */
+START_TEST(open_quote_reads_the_whole_file)
+{
+    test_rng r = rng_for(g_seed, 3);
+    char path[] = "/tmp/test_split-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    for (int it = 0; it < (test_quick() ? 40 : 200); it++) {
+        size_t n;
+        char *t = make_text(&r, &n, 1);
+        size_t qpos = n + 2; /* the open quote's byte */
+        add(&t, &n, "7,\"never closed\n");
+        int more = (int)rng_below(&r, 300);
+        for (int i = 0; i < more; i++)
+            add(&t, &n, rng_below(&r, 2) ? "1,2,3\n" : "a,b\r\n");
+        FILE *f = fopen(path, "wb");
+        fwrite(t, 1, n, f);
+        fclose(f);
+        split_input in;
+        cs_error e = {0};
+        csv_dialect base = {.delim = ',', .header = -1};
+        ck_assert_int_eq(split_probe(path, 0, &base, &in, &e), CS_OK);
+        int nr = 2 + (int)rng_below(&r, 6);
+        uint64_t x0[8], x1[8];
+        split_tail tails[8];
+        const char *paths[] = {path};
+        for (int k = 0; k < nr; k++) {
+            split_ranges(&in, 1, nr, k, NULL, &x0[k], &x1[k]);
+            ck_assert_int_eq(split_tail_make(paths, &in, 1, &x0[k], &x1[k], 1,
+                                             &tails[k], &e),
+                             CS_OK);
+        }
+        for (int k = 0; k < nr; k++) {
+            engine_part part;
+            ck_assert_int_eq(
+                split_parts(paths, &in, 1, &x0[k], &x1[k], tails, k, &part, &e),
+                CS_OK);
+            if (x0[k] == x1[k] || x0[k] <= qpos)
+                continue;
+            EXPECT(part.lo == 0 && part.hi == n,
+                   "seed %llu it %d: rank %d of %d from %llu (quote at %zu) "
+                   "reads [%llu, %llu), not the whole %zu bytes",
+                   (unsigned long long)g_seed, it, k, nr,
+                   (unsigned long long)x0[k], qpos, (unsigned long long)part.lo,
+                   (unsigned long long)part.hi, n);
+        }
+        free(t);
+    }
+    unlink(path);
+}
+END_TEST
+
 int main(void)
 {
     g_seed = test_seed("test_split");
@@ -171,6 +227,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, fast_summary_is_the_summary);
     tcase_add_test(tc, parts_tile_the_file);
+    tcase_add_test(tc, open_quote_reads_the_whole_file);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
