@@ -17,7 +17,8 @@ typedef enum acc_time {
     ACC_RETIRE,  /* main thread waiting for the oldest job */
     ACC_STREAM,  /* raw input on the device, wall time */
     ACC_HANDOFF, /* workers handing parsed jobs to the backend */
-    ACC_PASSES,  /* the passes after the input (quantiles, histograms) */
+    ACC_PASSES,  /* the passes after the input (quantiles, histograms,
+                    distinct values past --memory) */
     ACC_NTIMES
 } acc_time;
 

@@ -883,7 +883,7 @@ static int select_values(engine *r, engine_result *out, cs_error *e)
     while (rc == CS_OK && !passes_done(ps))
         rc = one_pass(r, ps, e);
     account_time(&r->acc, ACC_PASSES, account_now() - t0);
-    r->npass = ps ? passes_run(ps) : 0;
+    r->npass += ps ? passes_run(ps) : 0; /* the profile passes' before */
     if (rc == CS_OK)
         rc = take_results(r, ps, out, e);
     passes_free(ps);
@@ -1104,6 +1104,7 @@ static int too_many_passes(engine *r, cs_error *e)
 static int profile_passes(engine *r, engine_result *out, cs_error *e)
 {
     part_stack st = {0};
+    double t0 = account_now();
     account_say(&r->acc, "distinct values past --memory: counted by "
                          "partitions, a pass over the input (a stream: "
                          "its values' temporary file) each");
@@ -1126,6 +1127,7 @@ static int profile_passes(engine *r, engine_result *out, cs_error *e)
     free(st.w);
     cs_error ignored = {0};
     backend_cpu_profile_pass(r->be, 0, 0, &ignored);
+    account_time(&r->acc, ACC_PASSES, account_now() - t0);
     return rc;
 }
 

@@ -10,6 +10,7 @@ import csv
 import gzip
 import io
 import json
+import re
 import sys
 from collections import Counter
 from fractions import Fraction
@@ -205,6 +206,14 @@ def test_partitions(s):
     rc, out, err = s.run(opts + ["--memory", "32k", "-"], stdin=gzip.compress(blobs[0]))
     if s.check(rc == 0, "spilled gzip stream: status", err):
         check_answer(s, "spilled gzip stream", out, ref0, k)
+    # -v counts the partitions' passes with the quantiles' (it said "2
+    # after the input (N reading it again)", N the partitions' passes)
+    rc, out, err = s.run(opts + ["--median", "--memory", "32k", "-v"] + paths)
+    m = re.search(r"passes +[0-9.]+ s +([0-9]+) after the input "
+                  r"\(([0-9]+) reading it again\)", err)
+    s.check(rc == 0 and m and int(m.group(2)) <= int(m.group(1))
+            and int(m.group(1)) > 2,
+            "-v: the passes over partitions and quantiles, counted together", err)
 
 
 def test_refused(s):
