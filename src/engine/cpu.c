@@ -52,10 +52,7 @@ typedef struct cpu_backend {
     int prof_over;
     uint32_t ppart, pparts;
     int pass_over;
-    /* the reading's values' bytes after the last merge; how they filled
-       --memory (backend_cpu_profiles_filled) */
-    size_t prof_bytes;
-    profile_fill fill;
+    profile_fill fill;  /* how the reading filled --memory */
     prof_spill *pspill; /* a stream's values past --memory */
     pass_plan *plan;    /* the pass being counted, or NULL */
 } cpu_backend;
@@ -279,8 +276,11 @@ static int spill_values(cpu_backend *cb, cs_error *e)
 /* The run's distinct values count against --memory. Past it they are
  * counted again by partitions, a pass over the input each (the engine's
  * profile passes); a stream, which cannot be read again, is an error
- * (never an approximation). */
-static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, cs_error *e)
+ * (never an approximation). rows_after: the rows read once pt is in;
+ * where the values passed half of --memory and all of it sizes the
+ * partitions (engine.c). */
+static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, uint64_t rows_after,
+                          cs_error *e)
 {
     size_t bytes = 0;
     int values = !cb->prof_over || cb->pparts;
@@ -302,9 +302,13 @@ static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, cs_error *e)
                            "out of memory counting distinct values");
         bytes += profile_bytes(q);
     }
-    cb->prof_bytes = bytes;
+    profile_fill *f = &cb->fill;
+    if (!f->half_rows && bytes > prof_budget(cb) / 2)
+        f->half_rows = rows_after;
     if (bytes <= prof_budget(cb) || !values)
         return CS_OK;
+    if (!f->over_rows)
+        *f = (profile_fill){f->half_rows, rows_after, bytes, prof_budget(cb)};
     if (cb->p.spill && !cb->pparts) /* a stream: its values to a file */
         return spill_values(cb, e);
     atomic_store(&cb->counting, 0);
@@ -313,25 +317,6 @@ static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, cs_error *e)
     else
         cb->prof_over = 1;
     return drop_values(cb, e);
-}
-
-/* merge_profiles, noting how far the reading had come (rows_after rows)
- * when its values passed half of --memory and all of it: how they grew
- * sizes the partitions that follow (engine.c). */
-static int merge_profiles_at(cpu_backend *cb, cpu_jstate *pt,
-                             uint64_t rows_after, cs_error *e)
-{
-    int was = cb->pparts ? cb->pass_over : cb->prof_over;
-    int rc = merge_profiles(cb, pt, e);
-    profile_fill *f = &cb->fill;
-    if (!f->half_rows && cb->prof_bytes > prof_budget(cb) / 2)
-        f->half_rows = rows_after;
-    if (!was && (cb->pparts ? cb->pass_over : cb->prof_over)) {
-        f->over_rows = rows_after;
-        f->over_bytes = cb->prof_bytes;
-        f->budget = prof_budget(cb);
-    }
-    return rc;
 }
 
 static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
@@ -344,15 +329,14 @@ static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
     if (cb->plan)
         return pt->tally_set ? tally_add(pt->tally, e) : CS_OK;
     if (cb->pparts)
-        return merge_profiles_at(cb, pt, first_row - 1 + j->rows, e);
+        return merge_profiles(cb, pt, first_row - 1 + j->rows, e);
     for (int k = 0; k < cb->p.ncols; k++) {
         if (stats_merge(&cb->merged.st[k], &pt->st[k], first_row - 1))
             return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         if (pt->h)
             hist_merge(&cb->merged.h[k], &pt->h[k]);
     }
-    if (pt->prof &&
-        merge_profiles_at(cb, pt, first_row - 1 + j->rows, e) != CS_OK)
+    if (pt->prof && merge_profiles(cb, pt, first_row - 1 + j->rows, e) != CS_OK)
         return e->status;
     if (!pt->keep || vstore_move(cb->merged.keep, pt->keep, e) != CS_OK)
         return e->status;

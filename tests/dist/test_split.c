@@ -87,24 +87,56 @@ static uint64_t lfs_before(const char *t, size_t at)
     return k;
 }
 
+/* An empty temporary file's name into path ("/tmp/test_split-XXXXXX"). */
+static void temp_file(char *path)
+{
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+}
+
+/* t[0, n) written to path, and probed as CSV with delimiter delim (0:
+ * detected). */
+static split_input write_probed(const char *path, const char *t, size_t n,
+                                char delim)
+{
+    FILE *f = fopen(path, "wb");
+    fwrite(t, 1, n, f);
+    fclose(f);
+    split_input in;
+    cs_error e = {0};
+    csv_dialect base = {.delim = delim, .header = -1};
+    ck_assert_int_eq(split_probe(path, 0, &base, &in, &e), CS_OK);
+    ck_assert_int_eq(in.kind, SPLIT_CSV);
+    return in;
+}
+
+/* Each of nr ranks' range of path (cuts as split_ranges takes them) and
+ * its tail, summarised by 1 to 6 threads. */
+static void rank_tails(const char *const *paths, const split_input *in, int nr,
+                       const char *cuts, test_rng *r, uint64_t *x0,
+                       uint64_t *x1, split_tail *tails)
+{
+    cs_error e = {0};
+    for (int k = 0; k < nr; k++) {
+        split_ranges(in, 1, nr, k, cuts, &x0[k], &x1[k]);
+        ck_assert_int_eq(split_tail_make(paths, in, 1, &x0[k], &x1[k],
+                                         1 + (int)rng_below(r, 6), &tails[k],
+                                         &e),
+                         CS_OK);
+    }
+}
+
 START_TEST(parts_tile_the_file)
 {
     test_rng r = rng_for(g_seed, 2);
     char path[] = "/tmp/test_split-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    temp_file(path);
     for (int it = 0; it < (test_quick() ? 40 : 200); it++) {
         size_t n;
         char *t = make_text(&r, &n, 1);
-        FILE *f = fopen(path, "wb");
-        fwrite(t, 1, n, f);
-        fclose(f);
-        split_input in;
+        split_input in = write_probed(path, t, n, 0);
         cs_error e = {0};
-        csv_dialect base = {.delim = 0, .header = -1};
-        ck_assert_int_eq(split_probe(path, 0, &base, &in, &e), CS_OK);
-        ck_assert_int_eq(in.kind, SPLIT_CSV);
         int nr = 1 + (int)rng_below(&r, 6);
         char cuts[256] = "";
         size_t len = 0;
@@ -127,13 +159,7 @@ START_TEST(parts_tile_the_file)
                                  k > 1 ? "," : "", (unsigned long long)at[k]);
         split_tail tails[8];
         const char *paths[] = {path};
-        for (int k = 0; k < nr; k++) {
-            split_ranges(&in, 1, nr, k, cuts, &x0[k], &x1[k]);
-            ck_assert_int_eq(split_tail_make(paths, &in, 1, &x0[k], &x1[k],
-                                             1 + (int)rng_below(&r, 6),
-                                             &tails[k], &e),
-                             CS_OK);
-        }
+        rank_tails(paths, &in, nr, cuts, &r, x0, x1, tails);
         uint64_t next = 0;
         for (int k = 0; k < nr; k++) {
             engine_part part;
@@ -171,9 +197,7 @@ START_TEST(open_quote_reads_the_whole_file)
 {
     test_rng r = rng_for(g_seed, 3);
     char path[] = "/tmp/test_split-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    temp_file(path);
     for (int it = 0; it < (test_quick() ? 40 : 200); it++) {
         size_t n;
         char *t = make_text(&r, &n, 1);
@@ -182,23 +206,13 @@ START_TEST(open_quote_reads_the_whole_file)
         int more = (int)rng_below(&r, 300);
         for (int i = 0; i < more; i++)
             add(&t, &n, rng_below(&r, 2) ? "1,2,3\n" : "a,b\r\n");
-        FILE *f = fopen(path, "wb");
-        fwrite(t, 1, n, f);
-        fclose(f);
-        split_input in;
+        split_input in = write_probed(path, t, n, ',');
         cs_error e = {0};
-        csv_dialect base = {.delim = ',', .header = -1};
-        ck_assert_int_eq(split_probe(path, 0, &base, &in, &e), CS_OK);
         int nr = 2 + (int)rng_below(&r, 6);
         uint64_t x0[8], x1[8];
         split_tail tails[8];
         const char *paths[] = {path};
-        for (int k = 0; k < nr; k++) {
-            split_ranges(&in, 1, nr, k, NULL, &x0[k], &x1[k]);
-            ck_assert_int_eq(split_tail_make(paths, &in, 1, &x0[k], &x1[k], 1,
-                                             &tails[k], &e),
-                             CS_OK);
-        }
+        rank_tails(paths, &in, nr, NULL, &r, x0, x1, tails);
         for (int k = 0; k < nr; k++) {
             engine_part part;
             ck_assert_int_eq(
