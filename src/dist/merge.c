@@ -234,7 +234,8 @@ static size_t base_of(const heap_of *h)
 
 /* Every state merged, in order, into the base, whose rows come first
  * (the states of no rows before it add none). */
-static int merge_all(heap_of *h, size_t base, cs_error *e)
+static int merge_all(heap_of *h, size_t base, const unsigned char *want,
+                     cs_error *e)
 {
     const held *first = &h->v[base];
     for (size_t i = 0; i < h->n; i++) {
@@ -247,11 +248,24 @@ static int merge_all(heap_of *h, size_t base, cs_error *e)
                            "a state of other options than %s's (%s against "
                            "%s)",
                            first->from, h->v[i].info.key, first->info.key);
-        int rc = state_merge(&h->v[base].r, &h->v[i].r, e);
+        int rc = state_merge(&h->v[base].r, &h->v[i].r, want, e);
         if (rc != CS_OK)
             return rc;
     }
     return CS_OK;
+}
+
+/* Which of r's columns -c keeps (*want NULL: r has none), so that the
+ * columns it drops need not merge. */
+static int columns_wanted(const engine_result *r, const char *list,
+                          unsigned char **want, cs_error *e)
+{
+    if (!r->ncols)
+        return CS_OK;
+    *want = malloc((size_t)r->ncols);
+    if (!*want)
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    return engine_columns_wanted(r, list, *want, e);
 }
 
 /* The base's info and result handed out, covering every state's parts;
@@ -283,8 +297,12 @@ int merge_states(const char *const *paths, int n, const merge_ask *ask,
     if (rc == CS_OK)
         rc = check_parts(&h, whole, e);
     size_t base = base_of(&h);
+    unsigned char *want = NULL;
+    if (rc == CS_OK && ask->columns)
+        rc = columns_wanted(&h.v[base].r, ask->columns, &want, e);
     if (rc == CS_OK)
-        rc = merge_all(&h, base, e);
+        rc = merge_all(&h, base, want, e);
+    free(want);
     if (rc == CS_OK) {
         *what = ask->what ? ask->what : h.v[0].info.what;
         take_base(&h, base, out, info);

@@ -270,7 +270,7 @@ static int merge_ranks(const char *states, const int *len, const int *at, int n,
         fclose(f);
         free(info.key);
         if (rc == CS_OK && r) {
-            rc = state_merge(out, &part, e);
+            rc = state_merge(out, &part, NULL, e);
             engine_result_free(&part);
         }
         if (rc == CS_OK)

@@ -520,7 +520,52 @@ int state_no_rows(const engine_result *r)
     return r->ncols == 0;
 }
 
-int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
+/* Whether column k of two states cannot merge (CS_EDATA set in e). A
+ * column the merge drops (kept 0) need only be the same field: its kind
+ * and histogram may differ, as a part's own sample decides them. */
+static int column_differs(const engine_column *a, const engine_column *b, int k,
+                          int kept, cs_error *e)
+{
+    int same = !strcmp(a->name, b->name) && a->index == b->index;
+    if (same && !kept)
+        return 0;
+    if (same && (a->kind == COL_TEXT) != (b->kind == COL_TEXT))
+        return cs_fail(e, CS_EDATA, "", 0,
+                       "the states' column %d ('%s') is text in one and "
+                       "not in the other (their samples differ: give "
+                       "every part the same first input)",
+                       k + 1, a->name) != CS_OK;
+    if (same && a->kind == b->kind && same_hist(a->h, b->h))
+        return 0;
+    return cs_fail(e, CS_EDATA, "", 0,
+                   "the states' column %d differs ('%s' and '%s')", k + 1,
+                   a->name, b->name) != CS_OK;
+}
+
+/* Whether r's values (held_raw) serve no column the merge keeps: a
+ * state holds them for its text columns, or for the values' counts,
+ * which states that differ in holding them do not ask (merge.c:
+ * counts_differ), so for text columns all dropped. */
+static int raw_unneeded(const engine_result *r, const unsigned char *want)
+{
+    for (int k = 0; want && k < r->ncols; k++)
+        if (r->cols[k].kind == COL_TEXT && want[k])
+            return 0;
+    return want != NULL;
+}
+
+/* r's values freed: merged with a state without them, they would count
+ * a part alone. */
+static void drop_raw(engine_result *r)
+{
+    for (int k = 0; r->held_raw && k < r->nheld; k++)
+        profile_free(&r->held_raw[k]);
+    free(r->held_raw);
+    r->held_raw = NULL;
+}
+
+int state_merge(engine_result *dst, const engine_result *src,
+                const unsigned char *want, cs_error *e)
 {
     if (state_no_rows(src))
         return CS_OK;
@@ -528,21 +573,10 @@ int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
         return cs_fail(e, CS_EDATA, "", 0,
                        "the states have different columns (%d and %d)",
                        dst->ncols, src->ncols);
-    for (int k = 0; k < dst->ncols; k++) {
-        const engine_column *a = &dst->cols[k], *b = &src->cols[k];
-        if ((a->kind == COL_TEXT) != (b->kind == COL_TEXT) &&
-            !strcmp(a->name, b->name))
-            return cs_fail(e, CS_EDATA, "", 0,
-                           "the states' column %d ('%s') is text in one and "
-                           "not in the other (their samples differ: give "
-                           "every part the same first input)",
-                           k + 1, a->name);
-        if (strcmp(a->name, b->name) || a->index != b->index ||
-            a->kind != b->kind || !same_hist(a->h, b->h))
-            return cs_fail(e, CS_EDATA, "", 0,
-                           "the states' column %d differs ('%s' and '%s')",
-                           k + 1, a->name, b->name);
-    }
+    for (int k = 0; k < dst->ncols; k++)
+        if (column_differs(&dst->cols[k], &src->cols[k], k, !want || want[k],
+                           e))
+            return e->status;
     /* each state's counts are at most its rows (state_check), so rows
        that add up keep every count and row number from wrapping; the sum
        of the corrections is signed and checked apart */
@@ -553,6 +587,8 @@ int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
                        "a state of groups beside a state of none");
     for (int k = 0; k < dst->ncols; k++) {
         int64_t r;
+        if (want && !want[k])
+            continue;
         if (__builtin_add_overflow(dst->cols[k].st->sum_r,
                                    src->cols[k].st->sum_r, &r))
             return cs_fail(e, CS_EDATA, "", 0,
@@ -560,21 +596,27 @@ int state_merge(engine_result *dst, const engine_result *src, cs_error *e)
                            "add up past 2^63",
                            k + 1);
     }
-    if (!dst->held_raw != !src->held_raw)
+    if (!dst->held_raw != !src->held_raw &&
+        !raw_unneeded(dst->held_raw ? dst : src, want))
         return cs_fail(e, CS_EDATA, "", 0,
                        "a state with text columns or the values' counts "
                        "beside one without");
+    if (!src->held_raw)
+        drop_raw(dst);
     if (dst->groups && state_merge_groups(dst, src, e) != CS_OK)
         return e->status;
     for (int k = 0; k < dst->ncols; k++) {
+        if (want && !want[k])
+            continue;
         /* the column's statistics are dst's own, in its held arrays */
         ptrdiff_t at = dst->cols[k].st - dst->held_st;
         if (stats_merge(&dst->held_st[at], src->cols[k].st, dst->rows))
             return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
         if (dst->held_h[at].bins)
             hist_merge(&dst->held_h[at], src->cols[k].h);
-        if (dst->held_raw && profile_merge(&dst->held_raw[dst->cols[k].held],
-                                           &src->held_raw[src->cols[k].held]))
+        if (src->held_raw && dst->held_raw &&
+            profile_merge(&dst->held_raw[dst->cols[k].held],
+                          &src->held_raw[src->cols[k].held]))
             return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     }
     dst->rows += src->rows;

@@ -135,7 +135,11 @@ int state_no_rows(const engine_result *r);
 /* dst += src, src's rows after dst's, exactly as one run over both. The
  * columns must be the same (name, index, statistics, histogram edges),
  * unless src holds no rows (state_no_rows); dst must hold rows where src
- * does. CS_EDATA when the total would pass what the counters hold. */
-int state_merge(engine_result *dst, const engine_result *src, cs_error *e);
+ * does. CS_EDATA when the total would pass what the counters hold.
+ * want (NULL: every column) marks the columns the caller keeps: the
+ * others are checked for shape alone, may differ in kind (text in one
+ * part's sample, numbers in another's), and are left unmerged. */
+int state_merge(engine_result *dst, const engine_result *src,
+                const unsigned char *want, cs_error *e);
 
 #endif

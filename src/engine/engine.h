@@ -341,4 +341,9 @@ int engine_result_finalize(engine_result *r, cs_error *e);
  * column of r is left. */
 int engine_select_columns(engine_result *r, const char *list, cs_error *e);
 
+/* want[k] = whether the -c list selects r's column k (r->ncols bytes), as
+ * engine_select_columns would keep it; its errors but for none left. */
+int engine_columns_wanted(const engine_result *r, const char *list,
+                          unsigned char *want, cs_error *e);
+
 #endif

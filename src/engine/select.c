@@ -84,20 +84,43 @@ static int keep(engine_result *r, const col_table *t, cs_error *e)
     return CS_OK;
 }
 
-int engine_select_columns(engine_result *r, const char *list, cs_error *e)
+/* The -c list resolved against r's columns into t. */
+static int resolve(const engine_result *r, const char *list, col_table *t,
+                   cs_error *e)
 {
     col_fields in;
     char **names = NULL;
     unsigned char *numeric = NULL;
-    col_table t;
-    memset(&t, 0, sizeof t);
+    memset(t, 0, sizeof *t);
     int rc = fields_of(r, &in, &names, &numeric)
                  ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory")
-                 : columns_learn(&t, list, &in, e);
+                 : columns_learn(t, list, &in, e);
+    free(names);
+    free(numeric);
+    return rc;
+}
+
+int engine_select_columns(engine_result *r, const char *list, cs_error *e)
+{
+    col_table t;
+    int rc = resolve(r, list, &t, e);
     if (rc == CS_OK)
         rc = keep(r, &t, e);
     columns_free(&t);
-    free(names);
-    free(numeric);
+    return rc;
+}
+
+int engine_columns_wanted(const engine_result *r, const char *list,
+                          unsigned char *want, cs_error *e)
+{
+    col_table t;
+    int rc = resolve(r, list, &t, e);
+    memset(want, 0, (size_t)r->ncols);
+    for (int j = 0; rc == CS_OK && j < t.nfirm; j++) {
+        int k = column_at(r, t.fields[j] + 1);
+        if (k >= 0)
+            want[k] = 1;
+    }
+    columns_free(&t);
     return rc;
 }

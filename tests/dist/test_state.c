@@ -177,7 +177,7 @@ START_TEST(round_trip_and_merge)
         p = encode(&part, "k", &n);
         engine_result_free(&part);
         ck_assert_int_eq(decode(p, n, &part, &key, &e), CS_OK);
-        ck_assert_int_eq(state_merge(&acc, &part, &e), CS_OK);
+        ck_assert_int_eq(state_merge(&acc, &part, NULL, &e), CS_OK);
         engine_result_free(&part);
         free(key);
         free(p);
@@ -269,7 +269,7 @@ START_TEST(damage_is_refused)
     ck_assert(strstr(e.msg, "version") != NULL);
     engine_result other;
     make(&other, v, 0, 10, 0); /* no histograms: columns differ */
-    ck_assert_int_eq(state_merge(&r, &other, &e), CS_EDATA);
+    ck_assert_int_eq(state_merge(&r, &other, NULL, &e), CS_EDATA);
     engine_result_free(&other);
     engine_result_free(&r);
     free(p);
@@ -747,7 +747,7 @@ START_TEST(no_rows_state)
     make(&whole, v, 0, at, 0);
     engine_result ref;
     make(&ref, v, 0, at, 0);
-    ck_assert_int_eq(state_merge(&whole, &back, &e), CS_OK);
+    ck_assert_int_eq(state_merge(&whole, &back, NULL, &e), CS_OK);
     same(&whole, &ref);
     engine_result_free(&back);
     unsigned char *bad = no_columns(1 + test_rand(&rng) % 1000, &n);
@@ -773,13 +773,13 @@ START_TEST(merge_overflow_refused)
     make(&a, v, 0, 100, 0);
     make(&b, v, 100, 200, 0);
     a.rows = UINT64_MAX - 1;
-    ck_assert_int_eq(state_merge(&a, &b, &e), CS_EDATA);
+    ck_assert_int_eq(state_merge(&a, &b, NULL, &e), CS_EDATA);
     a.rows = (uint64_t)1 << 61;
     b.rows = (uint64_t)1 << 61;
     a.held_st[0].count = b.held_st[0].count = (uint64_t)1 << 61;
     a.held_st[0].sum_r = b.held_st[0].sum_r = ((int64_t)1 << 62) + 1;
     memset(&e, 0, sizeof e);
-    ck_assert_int_eq(state_merge(&a, &b, &e), CS_EDATA);
+    ck_assert_int_eq(state_merge(&a, &b, NULL, &e), CS_EDATA);
     ck_assert(strstr(e.msg, "2^63") != NULL);
     engine_result_free(&a);
     engine_result_free(&b);

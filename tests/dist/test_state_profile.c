@@ -278,7 +278,8 @@ START_TEST(merge_any_order)
         ck_assert_msg(decode(s, n, i ? &part : &acc, &e) == CS_OK, "%s", e.msg);
         free(s);
         if (i) {
-            ck_assert_msg(state_merge(&acc, &part, &e) == CS_OK, "%s", e.msg);
+            ck_assert_msg(state_merge(&acc, &part, NULL, &e) == CS_OK, "%s",
+                          e.msg);
             engine_result_free(&part);
         }
     }

@@ -121,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         same_bytes(p, n, &info, &r);
         if ((how & 4) && read_state(p, n, &again, &r2) == CS_OK) {
             cs_error e = {0};
-            state_merge(&r, &r2, &e);
+            state_merge(&r, &r2, NULL, &e);
             engine_result_free(&r2);
             free(again.key);
         }
