@@ -253,9 +253,11 @@ static int merge_pieces(group_table *t, const gpu_group_out *o, size_t n,
 }
 
 int group_gpu_batch(group_table *t, const row_batch *c, uint64_t first_row,
-                    int where, uint32_t *ids, int *host, cs_error *e)
+                    int where, uint32_t *ids, int *host, size_t *ngroups,
+                    cs_error *e)
 {
     batch_keys k = {0};
+    *ngroups = 0;
     *host = c->ncols < 1 || c->ncols > 64; /* what the device call takes */
     if (c->nrows == 0 || *host)
         return CS_OK;
@@ -281,6 +283,8 @@ int group_gpu_batch(group_table *t, const row_batch *c, uint64_t first_row,
     else
         rc = CS_OK;
     keys_free(&k);
+    if (rc == CS_OK)
+        *ngroups = o.ngroups;
     if (rc == CS_OK && (o.full || o.inexact))
         *host = 1;
     else if (rc == CS_OK && merge_pieces(t, &o, c->nrows, ids))

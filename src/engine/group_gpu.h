@@ -26,9 +26,12 @@ int group_gpu_can(unsigned what);
 /* Batch c (rows first_row..., keys in c->keys) into t, which is direct,
  * with where (GROUP_ON_DEVICE or GROUP_ON_HOST_STEPS); ids[i] gets row
  * i's group of t (c->nrows of them). *host is set when the device gave
- * the batch back (the caller reduces it on the host). Rows' counts
- * (t->rows) and the fields that did not enter are the caller's. */
+ * the batch back (the caller reduces it on the host); *ngroups, the
+ * batch's groups as the device found them (0 where it did not run).
+ * Rows' counts (t->rows) and the fields that did not enter are the
+ * caller's. */
 int group_gpu_batch(group_table *t, const row_batch *c, uint64_t first_row,
-                    int where, uint32_t *ids, int *host, cs_error *e);
+                    int where, uint32_t *ids, int *host, size_t *ngroups,
+                    cs_error *e);
 
 #endif
