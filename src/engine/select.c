@@ -19,7 +19,9 @@ static int column_at(const engine_result *r, int index)
 }
 
 /* The fields up to the last column's: the columns' names where they are,
- * "" (and text, so no default picks it) between them. */
+ * "" (and text, so no default picks it) between them. A text column is
+ * text here too: a list of `!ITEM`s alone (the default less them) leaves
+ * it out, as a run without -a does (--merge takes no -a). */
 static int fields_of(const engine_result *r, col_fields *in, char ***names,
                      unsigned char **numeric)
 {
@@ -34,7 +36,8 @@ static int fields_of(const engine_result *r, col_fields *in, char ***names,
         (*names)[f] = "";
     for (int k = 0; k < r->ncols; k++) {
         (*names)[r->cols[k].index - 1] = r->cols[k].name;
-        (*numeric)[r->cols[k].index - 1] = CSV_NUMBERS;
+        (*numeric)[r->cols[k].index - 1] =
+            r->cols[k].kind == COL_TEXT ? CSV_TEXT : CSV_NUMBERS;
     }
     memset(in, 0, sizeof *in);
     in->names = *names;

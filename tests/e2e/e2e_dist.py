@@ -408,29 +408,33 @@ def test_merge_drops_kinds(suite):
     for j in range(rng.randint(2, 4)):
         p = suite.path(f"kd{j}.csv")
         text = j == 1
-        rows = ["g,x,y"] + ["%s,%s,%d" % (
+        rows = ["g,x,y,t"] + ["%s,%s,%d,%s" % (
             rng.choice("ab"),
             ("t%d" % rng.randint(0, 9)) if text else repr(rng.uniform(-9, 9)),
-            rng.randint(-10**6, 10**6)) for _ in range(rng.randint(5, 60))]
+            rng.randint(-10**6, 10**6), rng.choice(["u", "v w", "x"]))
+            for _ in range(rng.randint(5, 60))]
         open(p, "w").write("\n".join(rows) + "\n")
         parts.append(p)
     for keys in ([], ["-g", "g"]):
         states = []
         for j, p in enumerate(parts):
             s = suite.path(f"kd{j}{len(keys)}.state")
-            rc, _, err = suite.run(["--emit-state=" + s, "-c", "x,y",
+            rc, _, err = suite.run(["--emit-state=" + s, "-c", "x,y,t",
                                     "--sum", "--max"] + keys + [p])
             suite.check(rc == 0, f"kinds {keys}: emit part {j}", err)
             states.append(s)
-        rc, merged, err = suite.run(["--merge", "--json", "-c", "y"] + states)
-        suite.check(rc == 0, f"kinds {keys}: --merge -c y passes over x, "
-                    "text in one part", err.strip())
-        rc, one, err = suite.run(["--json", "-c", "y", "--sum", "--max"] +
-                                 keys + parts)
-        suite.check(rc == 0 and merged == one, f"kinds {keys}: --merge -c y "
-                    "== one run -c y", f"merged {merged[:300]!r}\n"
-                    f"      one    {one[:300]!r}")
-        for sel in (["-c", "x,y"], []):
+        # !x: the default less x, which leaves the text column t out
+        for sel in ("y", "y,t", "!x", "t"):
+            rc, merged, err = suite.run(["--merge", "--json", "-c", sel] +
+                                        states)
+            suite.check(rc == 0, f"kinds {keys}: --merge -c {sel} passes "
+                        "over x, text in one part", err.strip())
+            rc, one, err = suite.run(["--json", "-c", sel, "--sum", "--max"] +
+                                     keys + parts)
+            suite.check(rc == 0 and merged == one, f"kinds {keys}: --merge "
+                        f"-c {sel} == one run -c {sel}", f"merged "
+                        f"{merged[:300]!r}\n      one    {one[:300]!r}")
+        for sel in (["-c", "x,y"], ["-c", "!y"], []):
             expect_refused(suite, f"kinds {keys}: --merge {sel} keeping x",
                            ["--merge"] + sel + states, 1)
 
