@@ -446,13 +446,24 @@ int sacc_integer_string(const sacc *a, char *buf, size_t len)
  * form keeps a negative value's digits as few as a positive one's. */
 static void balance(sacc *a)
 {
+    /* The carry chain over all 137 digits was most of a group's sum made
+       final (perf, 10^6 groups of 4 columns: store 7.0% of the samples,
+       3.8% with the chain cut short as below). Zero digits
+       below the first nonzero one take no carry and stay zero; above the
+       last nonzero one, once the carry is 0 every digit stays zero. So
+       the chain runs over the digits between alone, the same result. */
+    int top = SACC_DIGITS - 1, i = 0, last = top;
+    while (i < top && a->d[i] == 0)
+        i++;
+    while (last > i && a->d[last] == 0)
+        last--;
     int64_t carry = 0;
-    for (int i = 0; i < SACC_DIGITS - 1; i++) {
+    for (; i < top && (i <= last || carry); i++) {
         int64_t v = a->d[i] + carry;
         carry = (v + ((int64_t)1 << 31)) >> 32; /* arithmetic: floor */
         a->d[i] = v - carry * ((int64_t)1 << 32);
     }
-    a->d[SACC_DIGITS - 1] += carry;
+    a->d[top] += carry;
     a->pending = 0;
 }
 
