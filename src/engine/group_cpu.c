@@ -41,6 +41,12 @@
  * on the host). */
 #define GROUP_DEVICE_SPARSE 4
 
+/* Whether a run's batches go to the device: the first batch probes it
+ * while the others are reduced on the host (with 16 workers, 16 batches
+ * of 10^6 keys went to the device before the first came back: 27.4 s
+ * against the host's 15.9 s); then on, or off for the rest of the run. */
+enum { DEVICE_UNKNOWN, DEVICE_PROBING, DEVICE_ON, DEVICE_OFF };
+
 /* A packed row: the job's place above, the row's 1-based place in the job
  * below (a job holds far fewer than 2^32 rows: a block and a record). */
 #define ROW_BITS 32
@@ -79,9 +85,10 @@ typedef struct group_backend {
     uint64_t last_line;
     size_t groups, bytes, values; /* for -v, once finished */
     size_t on_device, on_host;
-    int sparse; /* a device batch had many groups: the host reduces
-                   (GROUP_DEVICE_SPARSE); set once, read by every worker */
-    size_t sparse_groups, sparse_rows; /* that batch's, for -v */
+    int device;       /* DEVICE_*: whether batches go to the device; set by
+                         the workers, read by every worker (atomics) */
+    int sparse_noted; /* the first batch of many groups: */
+    size_t sparse_groups, sparse_rows; /*   its, for -v */
 } group_backend;
 
 static void *gb_jstate_new(backend *b)
@@ -276,8 +283,17 @@ static int device_batch(group_backend *g, group_jstate *pt, const row_batch *c,
     size_t ng;
     if (group_gpu_batch(pt->t, c, first, where, ids, host, &ng, e) != CS_OK)
         return e->status;
-    if (ng > c->nrows / GROUP_DEVICE_SPARSE &&
-        !__atomic_exchange_n(&g->sparse, 1, __ATOMIC_RELAXED)) {
+    int many = ng > c->nrows / GROUP_DEVICE_SPARSE;
+    /* given back with no groups: a batch the device does not take */
+    int off = many || (*host && !ng && c->nrows);
+    int m = DEVICE_PROBING;
+    /* off is for good: on only from the probe */
+    if (off)
+        __atomic_store_n(&g->device, DEVICE_OFF, __ATOMIC_RELEASE);
+    else
+        __atomic_compare_exchange_n(&g->device, &m, DEVICE_ON, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    if (many && !__atomic_exchange_n(&g->sparse_noted, 1, __ATOMIC_ACQ_REL)) {
         g->sparse_groups = ng;
         g->sparse_rows = c->nrows;
     }
@@ -296,10 +312,14 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
     group_backend *g = (group_backend *)b;
     int where = g->p.group_device;
     group_jstate *pt = j->jstate;
-    if (where != GROUP_ON_HOST &&
-        __atomic_load_n(&g->sparse, __ATOMIC_RELAXED)) {
-        where = GROUP_ON_HOST;
-        pt->on_host += c->nrows != 0;
+    if (where != GROUP_ON_HOST && c->nrows) {
+        int m = DEVICE_UNKNOWN; /* the first batch probes the device */
+        if (!__atomic_compare_exchange_n(&g->device, &m, DEVICE_PROBING, 0,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+            m != DEVICE_ON) {
+            where = GROUP_ON_HOST;
+            pt->on_host++;
+        }
     }
     if (j->rows + c->nrows > ROW_MASK || j->seq > UINT64_MAX >> ROW_BITS)
         return cs_fail(e, CS_EDATA, j->in->name, j->first_line,
@@ -523,9 +543,10 @@ static void gb_describe(backend *b, account *acc)
         account_say(acc,
                     "groups  %zu batches reduced on the device, %zu on the "
                     "host (more groups than the device's table, sums past "
-                    "its exact range, or after a batch of many groups)",
+                    "its exact range, while the first probed the device, "
+                    "or after a batch of many groups)",
                     g->on_device, g->on_host);
-    if (g->sparse)
+    if (g->sparse_rows)
         account_say(acc,
                     "groups  a batch of %zu rows held %zu groups (more than "
                     "1 in %d): the host reduced the batches after it, "
