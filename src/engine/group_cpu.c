@@ -46,6 +46,9 @@
  * of 10^6 keys went to the device before the first came back: 27.4 s
  * against the host's 15.9 s); then on, or off for the rest of the run. */
 enum { DEVICE_UNKNOWN, DEVICE_PROBING, DEVICE_ON, DEVICE_OFF };
+/* A batch of fewer rows (the last of a small input) decides nothing: the
+ * next batch probes again. */
+#define GROUP_PROBE_ROWS 1024
 
 /* A packed row: the job's place above, the row's 1-based place in the job
  * below (a job holds far fewer than 2^32 rows: a block and a record). */
@@ -283,15 +286,17 @@ static int device_batch(group_backend *g, group_jstate *pt, const row_batch *c,
     size_t ng;
     if (group_gpu_batch(pt->t, c, first, where, ids, host, &ng, e) != CS_OK)
         return e->status;
-    int many = ng > c->nrows / GROUP_DEVICE_SPARSE;
+    int judged = c->nrows >= GROUP_PROBE_ROWS;
+    int many = judged && ng > c->nrows / GROUP_DEVICE_SPARSE;
     /* given back with no groups: a batch the device does not take */
-    int off = many || (*host && !ng && c->nrows);
+    int off = many || (*host && !ng);
     int m = DEVICE_PROBING;
-    /* off is for good: on only from the probe */
+    /* off is for good; on (or not yet judged) only from the probe */
     if (off)
         __atomic_store_n(&g->device, DEVICE_OFF, __ATOMIC_RELEASE);
     else
-        __atomic_compare_exchange_n(&g->device, &m, DEVICE_ON, 0,
+        __atomic_compare_exchange_n(&g->device, &m,
+                                    judged ? DEVICE_ON : DEVICE_UNKNOWN, 0,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     if (many && !__atomic_exchange_n(&g->sparse_noted, 1, __ATOMIC_ACQ_REL)) {
         g->sparse_groups = ng;
@@ -312,7 +317,9 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
     group_backend *g = (group_backend *)b;
     int where = g->p.group_device;
     group_jstate *pt = j->jstate;
-    if (where != GROUP_ON_HOST && c->nrows) {
+    if (!c->nrows) /* nothing for the device; no probe */
+        where = GROUP_ON_HOST;
+    if (where != GROUP_ON_HOST) {
         int m = DEVICE_UNKNOWN; /* the first batch probes the device */
         if (!__atomic_compare_exchange_n(&g->device, &m, DEVICE_PROBING, 0,
                                          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
