@@ -138,7 +138,10 @@ def test_sparse(suite):
     answer either way."""
     rng = suite.rng
     n = 20000 if QUICK else 300000
-    tiny = suite.path("tiny.csv")  # 3 rows, 3 groups: too few to judge
+    # 3 rows, 3 groups: too few to judge (no -v line of many groups); on
+    # a GPU the probe holds the context's opening, so the batches after
+    # it may all be the host's: how many is timing, not checked
+    tiny = suite.path("tiny.csv")
     with open(tiny, "w") as f:
         f.write("k,v,w\nt1,1,2\nt2,3,4\nt3,5,6\n")
     for tag, ngroups, sparse, first in (("distinct keys", n, True, []),
@@ -170,7 +173,6 @@ def test_sparse(suite):
             more = bool(env) or n > 1 << 18
             suite.check(said == sparse and dev >= 1 and
                         (dev == 1 or not sparse) and
-                        (dev > 1 or not first) and
                         (host > 0 or not (sparse and more)),
                         f"{tag} ({label}): the device probed by one batch, "
                         f"the host takes the rest after a sparse one: {sparse}",
