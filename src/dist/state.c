@@ -542,10 +542,11 @@ static int column_differs(const engine_column *a, const engine_column *b, int k,
                    a->name, b->name) != CS_OK;
 }
 
-/* Whether r's values (held_raw) serve no column the merge keeps: a
- * state holds them for its text columns, or for the values' counts,
- * which states that differ in holding them do not ask (merge.c:
- * counts_differ), so for text columns all dropped. */
+/* Whether r's values (held_raw) serve no column the merge keeps. Two
+ * states can differ in holding them only through their text columns
+ * (states of the values' counts all hold them: merge.c's counts_differ
+ * refuses the rest), so they serve none where r's text columns are all
+ * dropped. */
 static int raw_unneeded(const engine_result *r, const unsigned char *want)
 {
     for (int k = 0; want && k < r->ncols; k++)
