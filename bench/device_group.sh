@@ -35,7 +35,7 @@ say() { echo "$*" | tee -a "$S"; }
 } >"$S" 2>&1
 cat "$S"
 
-PARTS=${PARTS:-"unit e2e speed"}
+PARTS=${PARTS:-"unit sanraw e2e speed"}
 has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if has unit; then
@@ -48,6 +48,27 @@ if has unit; then
         COLSTAT_TEST_QUICK=1 timeout 200 compute-sanitizer --tool $tool \
             --error-exitcode 9 "$N/test_gpu_group" >"$L/san_$tool.log" 2>&1
         say "$tool test_gpu_group rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san_$tool.log" | head -1)"
+    done
+fi
+
+if has sanraw; then
+    # the raw path's group kernels (gpu/group_raw.cu) under the sanitizer:
+    # 8 MB of CSV in 1 MB segments, 500 keys, JSON against the CPU's
+    D=/tmp/san-data
+    mkdir -p $D
+    [ -s $D/k.csv ] || { "$N/colstat_gen" --bytes 8M --out $D --files csv >/dev/null &&
+        awk 'BEGIN { srand(5) } NR == 1 { print "key," $0; next }
+             { print "k" int(rand() * 500) "," $0 }' $D/bench.csv >$D/k.csv; }
+    "$N/colstat" --device cpu -g key --sum --min --max --json $D/k.csv >"$L/san_cpu.json"
+    for tool in ${SAN:-memcheck racecheck synccheck}; do
+        COLSTAT_GPU_RAW_BYTES=1000000 timeout 300 compute-sanitizer --tool $tool \
+            --error-exitcode 9 "$N/colstat" --device gpu -v -g key --sum --min \
+            --max --json $D/k.csv >"$L/san_raw_$tool.out" 2>"$L/san_raw_$tool.log"
+        rc=$?
+        # the sanitizer's own lines go to stdout too
+        grep -v '^=========' "$L/san_raw_$tool.out" >"$L/san_raw_$tool.json"
+        cmp -s "$L/san_cpu.json" "$L/san_raw_$tool.json" && same=identical || same=DIFFERS
+        say "$tool colstat -g (raw CSV) rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san_raw_$tool.out" | head -1); JSON $same to the CPU's; $(grep -c 'grouped on the device' "$L/san_raw_$tool.log") device line"
     done
 fi
 
@@ -107,7 +128,7 @@ if old:
           "JSON " + ("identical" if out == res["cpu"] else "DIFFERS"))
 p = subprocess.run([exe, "--device", "gpu", "-v", "-g", "key", "--sum", path],
                    capture_output=True, text=True)
-print("-v: " + " | ".join(l for l in p.stderr.splitlines() if "group" in l))
+print("-v: " + " | ".join(l for l in p.stderr.splitlines() if any(w in l for w in ("group", "stream", "total", "GPU", "parsed"))))
 try:
     import duckdb
 except ImportError:

@@ -209,8 +209,16 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
                : a.kinds && a.kinds[c]
                    ? dev_parse_kind(s, e, a.num, a.kinds[c], &v, &r)
                    : dev_parse_number_corr(s, e, a.num, &v, &r);
+    if (kind == DEV_NUM_HARD && a.nkeys) { /* no group for the host's */
+        stop_here(a.st, RAW_HARD_NUMBER);
+        return;
+    }
+    if (kind != NUM_OK && a.nkeys)
+        v = __longlong_as_double((long long)(RAW_NAN_BASE + (ull)kind));
+    else if (kind != NUM_OK)
+        v = NAN;
     if (rec < a.ld) {
-        a.col[(size_t)c * a.ld + rec] = kind == NUM_OK ? v : NAN;
+        a.col[(size_t)c * a.ld + rec] = v;
         if (r) { /* rare: the buffer is zero elsewhere */
             a.corr[(size_t)c * a.ld + rec] = r;
             a.corr_on[c] = 1;
@@ -252,7 +260,14 @@ __device__ __forceinline__ void end_field(const csv_args &a, const counters &k,
     bool quoted = st == CSV_G_MHE || st == CSV_G_MHS;
     /* else nothing since the delimiter, or the record's start */
     const char *b = st == CSV_G_UNQ || quoted ? fs : p;
-    field_done(a, k, f, b, quoted ? qe : p, quoted && escaped, rec, line);
+    const char *e = quoted ? qe : p;
+    if (a.nkeys && f < a.nkmap && a.kmap[f] >= 0) {
+        size_t at = (size_t)rec * (size_t)a.nkeys + (size_t)a.kmap[f];
+        a.key_at[at] = (unsigned)(b - (a.buf + a.st->text_start));
+        a.key_len[at] = (unsigned)(e - b) | (quoted ? KEY_QUOTED : 0u) |
+                        (quoted && escaped ? KEY_ESCAPED : 0u);
+    }
+    field_done(a, k, f, b, e, quoted && escaped, rec, line);
 }
 
 /* Parses record rec, [s, e) with its LF (and a CR before it) left out,
@@ -268,6 +283,8 @@ __device__ int parse_record(const csv_args &a, const counters &k,
     unsigned st = CSV_G_ROW;
     int f = 0;
     bool escaped = false;
+    for (int i = 0; i < a.nkeys; i++)
+        a.key_len[(size_t)rec * (size_t)a.nkeys + (size_t)i] = KEY_ABSENT;
     unsigned fs = 0, qe = 0;
     for (const char *p = s;; p++) {
         unsigned x;
@@ -297,7 +314,10 @@ __device__ int parse_record(const csv_args &a, const counters &k,
         int c = a.map[f];
         if (c >= 0) {
             if (rec < a.ld)
-                a.col[(size_t)c * a.ld + rec] = NAN;
+                a.col[(size_t)c * a.ld + rec] =
+                    a.nkeys ? __longlong_as_double(
+                                  (long long)(RAW_NAN_BASE + NUM_MISSING))
+                            : NAN;
             atomicAdd(counter(k, c, CNT_MISSING), 1ull);
         }
     }
@@ -465,16 +485,10 @@ __global__ void end_kernel(csv_args a)
         st->n_row0[0] = 0;
         return;
     }
-    int why = st->stop_now;
+    ull rows;
+    int why = raw_judge(a, &rows);
     unsigned nrec = st->nrec, end = st->end_off, len = st->text_len;
     bool moved = st->first_blank < st->nonblank_end;
-    ull rows = moved ? st->rows : st->nonblank_end;
-    if (!why && len - end > a.carry)
-        why = RAW_LONG_RECORD;
-    if (!why && st->nonblank_end > a.ld)
-        why = RAW_TOO_MANY_ROWS;
-    if (!why && a.keep && (!a.arena || st->arena_used + rows > a.arena_ld))
-        why = RAW_ARENA_FULL;
     if (why) {
         st->hard_n = st->hard_at; /* the host parses this segment again */
         st->stop = why;
@@ -605,7 +619,7 @@ size_t csv_scratch(csv_args *a, void *base)
     return at;
 }
 
-cudaError_t csv_segment_launch(const csv_args *a, cudaStream_t s)
+cudaError_t csv_parse_launch(const csv_args *a, cudaStream_t s)
 {
     unsigned nseg = seg_count(a);
     /* the small per-segment kernels loop over what they find: a grid that
@@ -628,8 +642,13 @@ cudaError_t csv_segment_launch(const csv_args *a, cudaStream_t s)
     row_scan_kernel<<<1, SCAN_THREADS, 0, s>>>(*a);
     move_kernel<<<spread * 2, THREADS, 0, s>>>(*a);
     move_back_kernel<<<spread * 2, THREADS, 0, s>>>(*a);
+    return cudaGetLastError();
+}
+
+cudaError_t csv_end_launch(const csv_args *a, cudaStream_t s)
+{
     end_kernel<<<1, 1, 0, s>>>(*a);
-    commit_kernel<<<spread, THREADS, 0, s>>>(*a);
+    commit_kernel<<<(unsigned)a->nsm * 2, THREADS, 0, s>>>(*a);
     return cudaGetLastError();
 }
 

@@ -175,6 +175,11 @@ typedef struct gpu_raw_format {
        record identical to it is no row */
     const char *repeat;
     size_t repeat_len;
+    /* CSV, --group-by (nkeys > 0): field -> key column or -1; the rows go
+       into groups that live until gpu_close (gpu_raw_groups), and the
+       statistics must be those group_gpu_can takes */
+    const int *kmap;
+    int nkmap, nkeys;
 } gpu_raw_format;
 
 #define GPU_FIELD_BYTES 96 /* gpu/raw.cuh's RAW_FIELD_BYTES */
@@ -280,6 +285,7 @@ typedef struct gpu_group_out {
     uint64_t *key_off, *first_row;
     uint32_t *key_len;
     uint32_t *row_group; /* [n]: each row's group */
+    uint64_t *rows;      /* gpu_raw_groups: [ngroups], each group's rows */
     size_t npieces;
     uint32_t *piece_group; /* [npieces]; UINT32_MAX: an empty piece */
     col_part *part;        /* [npieces * ncols] */
@@ -291,6 +297,12 @@ typedef struct gpu_group_out {
  * kept). n == 0 probes for a device. */
 int gpu_group_rows(const gpu_group_in *in, gpu_group_out *out, cs_error *e);
 void gpu_group_out_free(gpu_group_out *out);
+
+/* --group-by over raw CSV: the groups of every input so far
+ * (gpu_raw_format.nkeys), one piece each (piece_group NULL: piece g is
+ * group g), with their rows; after gpu_raw_end. Rows are absolute; the
+ * columns' missing, invalid and NaN fields are counted in the pieces. */
+int gpu_raw_groups(gpu_backend *g, gpu_group_out *out, cs_error *e);
 
 void gpu_get_times(const gpu_backend *g, gpu_times *t);
 

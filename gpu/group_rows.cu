@@ -382,6 +382,7 @@ extern "C" void gpu_group_out_free(gpu_group_out *out)
     free(out->first_row);
     free(out->key_len);
     free(out->row_group);
+    free(out->rows);
     free(out->piece_group);
     free(out->part);
     free(out->sum);

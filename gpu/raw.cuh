@@ -24,8 +24,24 @@ enum raw_stop {
     RAW_STRICT,        /* an invalid field under --strict */
     RAW_HARD_NUMBER,   /* a hard number too long or too many to list */
     RAW_TOO_MANY_ROWS, /* more rows than the value buffer holds */
-    RAW_ARENA_FULL     /* values kept to the end past the device's room */
+    RAW_ARENA_FULL,    /* values kept to the end past the device's room */
+    RAW_GROUP_FULL,    /* --group-by: more groups than the device's table */
+    RAW_GROUP_KEY,     /* --group-by: a key longer than the device takes */
+    RAW_GROUP_SUM      /* --group-by: a sum only the host's csum holds */
 };
+
+/* --group-by: a key field's length in csv_args.key_len, with flags: the
+ * field was quoted (its blanks are its own), it holds doubled quotes;
+ * KEY_ABSENT: the record has no such field. */
+#define KEY_QUOTED 0x80000000u
+#define KEY_ESCAPED 0x40000000u
+#define KEY_LEN_MASK 0x3fffffffu
+#define KEY_ABSENT 0xffffffffu
+
+/* --group-by: a value that did not enter is a NaN that says why, so that
+ * its group counts it (the low bits of a quiet NaN's payload). */
+#define RAW_NAN_BASE 0x7ff8000000000000ull
+#define RAW_NAN_KIND(bits) ((unsigned)((bits)&3u)) /* NUM_MISSING.. NAN */
 
 /* A number only the host's exact fallback (strtod) can round: the device
  * leaves it out of the reductions and lists it; the host parses it and
@@ -95,6 +111,10 @@ struct raw_status {
        input bytes consumed, and the most rows one segment kept, so that the
        host grows the arena ahead of the device without waiting for it. */
     volatile ull arena_used, consumed, segment_rows_max;
+    /* --group-by: the groups and key bytes the device's table holds, and
+       the most groups one segment made (after segments_done, perhaps one
+       segment later) */
+    volatile ull groups, key_bytes, new_groups_max;
 };
 
 struct csv_args {
@@ -140,6 +160,14 @@ struct csv_args {
        arena_ld */
     hard_entry *hard; /* [HARD_CAP] */
     int keep;
+    /* --group-by (nkeys > 0): per record and key column, where the key's
+       field starts in the segment's text and its length (KEY_* flags);
+       values that did not enter are RAW_NAN_BASE + their num_kind, and a
+       number only the host rounds stops the device */
+    int nkeys;
+    const int *kmap; /* field -> key column or -1 (device) */
+    int nkmap;
+    unsigned *key_at, *key_len; /* [records][nkeys] */
     double *arena;
     int *corr_arena; /* the rows' corrections, or NULL (no quantiles) */
     size_t arena_ld;
@@ -149,9 +177,29 @@ struct csv_args {
  * pointers from base when base is not NULL. */
 size_t csv_scratch(csv_args *a, void *base);
 
-/* Parses one segment into a->col, and leaves the rows and first row in
- * st->n_row0 for the reductions (0 rows once the device stopped). */
-cudaError_t csv_segment_launch(const csv_args *a, cudaStream_t s);
+/* Parses one segment into a->col (csv_parse_launch), then judges it
+ * (csv_end_launch): leaves the rows and first row in st->n_row0 for the
+ * reductions (0 rows once the device stopped). */
+cudaError_t csv_parse_launch(const csv_args *a, cudaStream_t s);
+cudaError_t csv_end_launch(const csv_args *a, cudaStream_t s);
+
+/* Between the two: whether the segment will stop the device, and its
+ * rows (the records that are rows) when it will not: end_kernel's
+ * judgement, for what runs before it. */
+__device__ __forceinline__ int raw_judge(const csv_args &a, ull *rows)
+{
+    const raw_state *st = a.st;
+    int why = st->stop ? st->stop : st->stop_now;
+    bool moved = st->first_blank < st->nonblank_end;
+    *rows = moved ? st->rows : st->nonblank_end;
+    if (!why && st->text_len - st->end_off > a.carry)
+        why = RAW_LONG_RECORD;
+    if (!why && st->nonblank_end > a.ld)
+        why = RAW_TOO_MANY_ROWS;
+    if (!why && a.keep && (!a.arena || st->arena_used + *rows > a.arena_ld))
+        why = RAW_ARENA_FULL;
+    return why;
+}
 
 /* Before the reductions (which clear the corrections): copies this
  * segment's rows, and their corrections, into the arena. */

@@ -13,6 +13,7 @@ extern "C" {
 #include "src/stats/stats.h"
 }
 #include "backend.cuh"
+#include "group_raw.cuh"
 #include "raw.cuh"
 
 #include <stdio.h>
@@ -68,6 +69,8 @@ struct raw_input {
     /* per column its kind (io/num/parse_kind.h), host and device; NULL
        while every column holds plain numbers */
     unsigned char *kinds, *dkinds;
+    raw_group *grp;  /* --group-by's table and state, from its first input */
+    int *dkmap;      /* field -> key column */
     bool bin_keep;   /* binary: this input's values go to the arena */
     ull size_hint;   /* this input's (gpu_raw_format) */
     double row_rate; /*   likewise */
@@ -222,6 +225,29 @@ int upload_kinds(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     return upload(g, r->dkinds, r->kinds, (size_t)r->ncols);
 }
 
+/* --group-by: the key fields, and the groups made at the first input. */
+int upload_keys(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
+{
+    if (!f->nkeys)
+        return 0;
+    if (!r->grp) {
+        size_t maxrec = (size_t)r->carry + r->segment_bytes + 1;
+        cudaError_t e =
+            raw_group_make(&r->grp, r->ncols, f->nkeys, r->ld, maxrec);
+        if (e != cudaSuccess)
+            return cuda_fail(g, "raw_group_make", e);
+        r->a.key_at = nullptr; /* the group's own: raw_group_segment */
+    }
+    cudaFree(r->dkmap);
+    r->dkmap = NULL;
+    CK(g, cudaMalloc((void **)&r->dkmap,
+                     (size_t)(f->nkmap ? f->nkmap : 1) * sizeof(int)));
+    if (f->nkmap &&
+        upload(g, r->dkmap, f->kmap, (size_t)f->nkmap * sizeof(int)))
+        return -1;
+    return 0;
+}
+
 int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
 {
     cudaFree(r->dmap);
@@ -231,7 +257,8 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     if (f->nmap && upload(g, r->dmap, f->map, (size_t)f->nmap * sizeof(int)))
         return -1;
     r->num = f->num;
-    if (upload(g, r->dnum, &r->num, sizeof r->num) || upload_kinds(g, r, f))
+    if (upload(g, r->dnum, &r->num, sizeof r->num) || upload_kinds(g, r, f) ||
+        upload_keys(g, r, f))
         return -1;
     csv_args *a = &r->a;
     a->num = r->dnum;
@@ -267,6 +294,9 @@ int upload_csv_map(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     a->corr_on = r->dcorr_on;
     a->moved_corr = r->dmoved_corr;
     a->keep = gpu_store_on(g);
+    a->nkeys = f->nkeys;
+    a->nkmap = f->nkeys ? f->nkmap : 0;
+    a->kmap = f->nkeys ? r->dkmap : NULL;
     a->arena = g->store.arena;
     a->corr_arena = g->store.carena;
     a->arena_ld = g->store.arena_ld;
@@ -417,6 +447,84 @@ size_t arena_first_rows(const raw_input *r)
     return (size_t)want;
 }
 
+/* --group-by: room for the groups the segments in flight and the next
+ * one may make, made ahead of the device from the mapped status, as the
+ * arena's is: in the table (keys to ids, 40 bytes a group) and in the
+ * state (400 bytes a group and column). Both grow by 4 at a time while a
+ * quarter of the device's free memory holds them.
+ * A guess short of the groups costs the device the rest of the input
+ * (RAW_GROUP_FULL: the host parses it), never an answer. */
+constexpr double GROUP_MEMORY_SHARE = 0.25;
+
+struct group_need {
+    size_t table, state, arena;
+};
+
+int group_grow(gpu_backend *g, raw_input *r, group_need want)
+{
+    size_t state, arena, table = raw_group_room(r->grp, &state, &arena);
+    group_need to = {table, state, arena};
+    while (to.table < want.table && to.table < ((size_t)1 << 30))
+        to.table *= 4;
+    while (to.state < want.state && to.state < to.table)
+        to.state *= 4;
+    to.state = to.state < to.table ? to.state : to.table;
+    while (to.arena < want.arena)
+        to.arena *= 4;
+    size_t free_b = 0, total_b = 0;
+    CK(g, cudaMemGetInfo(&free_b, &total_b));
+    double cost = (double)(to.table - table) * raw_group_table_bytes() +
+                  (double)(to.state - state) * raw_group_state_bytes(r->grp) +
+                  (double)(to.arena - arena);
+    if (cost > GROUP_MEMORY_SHARE * (double)free_b)
+        return 0; /* the device stops when the groups come */
+    cudaError_t e =
+        raw_group_grow(r->grp, to.table, to.state, to.arena, g->st[0]);
+    return e == cudaSuccess ? 0 : cuda_fail(g, "raw_group_grow", e);
+}
+
+/* Before the segment of n bytes: room for the groups it and those in
+ * flight may make, twice the most one segment made so far each; before
+ * any made groups (the first segments of a run), the segments before it
+ * waited for and its rows at most. */
+int ensure_groups(gpu_backend *g, raw_input *r, size_t n)
+{
+    const raw_status *s = r->hstatus;
+    if (!s->new_groups_max && r->nsub > 0)
+        CK(g, cudaStreamSynchronize(g->st[0]));
+    ull done = s->segments_done, groups = s->groups, bytes = s->key_bytes;
+    ull made = s->new_groups_max, inflight = r->nsub - done + 1;
+    ull more = made ? 2 * inflight * made + 1024
+                    : rows_for(r, (double)n, s->segment_rows_max);
+    ull key = groups ? bytes / groups + 1 : 64; /* bytes a key, at least 64 */
+    key = key > 64 ? key : 64;
+    size_t state, arena, table = raw_group_room(r->grp, &state, &arena);
+    group_need want = {(size_t)(groups + more),
+                       (size_t)(made ? groups + more : 0),
+                       (size_t)(bytes + more * key)};
+    if (want.table <= table && want.state <= state && want.arena <= arena)
+        return 0;
+    return group_grow(g, r, want);
+}
+
+/* Before any segment made groups, how many one makes is unknown: the
+ * host waits for the segment's keys and grows the state for them. */
+int learn_groups(gpu_backend *g, raw_input *r)
+{
+    if (r->hstatus->new_groups_max)
+        return 0;
+    cudaError_t e;
+    size_t n = raw_group_count(r->grp, g->st[0], &e);
+    if (e != cudaSuccess)
+        return cuda_fail(g, "raw_group_count", e);
+    size_t state, arena;
+    raw_group_room(r->grp, &state, &arena);
+    if (n <= state)
+        return 0;
+    group_need want = {0, n + n / 4, 0};
+    return group_grow(g, r, want);
+}
+
 int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
 {
     cudaStream_t st = g->st[0];
@@ -425,7 +533,21 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     csv_args a = r->a;
     a.buf = buf;
     a.n = (unsigned)n;
-    CK(g, csv_segment_launch(&a, st));
+    if (a.nkeys) { /* --group-by: the groups take the values */
+        if (ensure_groups(g, r, n))
+            return -1;
+        raw_group_bind(r->grp, &a);
+        CK(g, csv_parse_launch(&a, st));
+        CK(g, raw_group_find(r->grp, &a, st));
+        if (learn_groups(g, r))
+            return -1;
+        CK(g, raw_group_reduce(r->grp, &a, st));
+        CK(g, csv_end_launch(&a, st));
+        CK(g, raw_group_settle(r->grp, &a, st));
+        return 0;
+    }
+    CK(g, csv_parse_launch(&a, st));
+    CK(g, csv_end_launch(&a, st));
     if (a.keep)
         CK(g, raw_keep_launch(&a, st));
     unsigned what = g->cfg.what;
@@ -614,6 +736,15 @@ void say_stop(int why, unsigned carry, char *out, size_t n)
     case RAW_ARENA_FULL:
         what = "values kept to the end past the device's room";
         break;
+    case RAW_GROUP_FULL:
+        what = "more groups than the device's table holds";
+        break;
+    case RAW_GROUP_KEY:
+        what = "a group key longer than the device takes";
+        break;
+    case RAW_GROUP_SUM:
+        what = "a group's sum past the device's exact range";
+        break;
     }
     snprintf(out, n, "%s", what);
 }
@@ -700,9 +831,10 @@ void raw_release(gpu_backend *g)
                    r->dcnt_segment, r->dmap,        r->dtype,   r->doffset,
                    r->dscratch,     r->dhard,       r->dmoved,  r->dcorr,
                    r->dcorr_on,     r->dmoved_corr, r->drepeat, r->dinv_text,
-                   r->dinv_len,     r->dnum,        r->dkinds};
+                   r->dinv_len,     r->dnum,        r->dkinds,  r->dkmap};
     for (void *p : dev)
         cudaFree(p);
+    raw_group_free(r->grp);
     if (r->hstatus)
         cudaFreeHost(r->hstatus);
     free(r->kinds);
@@ -816,6 +948,23 @@ int gpu_raw_copied(gpu_backend *g, const void *bytes, int *stopped,
         return report(g, cuda_fail(g, "cudaEventQuery", e), err);
     *stopped = r && r->hstatus->stop;
     return CS_OK;
+}
+
+int gpu_raw_groups(gpu_backend *g, gpu_group_out *out, cs_error *e)
+{
+    memset(out, 0, sizeof *out);
+    if (g->failed)
+        return report(g, -1, e);
+    if (!g->raw || !g->raw->grp)
+        return CS_OK; /* no input went to the device */
+    int nomem = 0;
+    cudaError_t ce = raw_group_take(g->raw->grp, g->st[0], out, &nomem);
+    int rc = ce != cudaSuccess ? cuda_fail(g, "raw_group_take", ce)
+             : nomem           ? fail_nomem(g)
+                               : 0;
+    if (rc)
+        gpu_group_out_free(out);
+    return report(g, rc, e);
 }
 
 int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,

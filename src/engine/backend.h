@@ -47,6 +47,10 @@ typedef struct bytes_format {
     double row_rate;    /* CSV: rows a byte, as its head shows; 0: unknown */
     const char *repeat; /* CSV: the header line (csv_dialect), or NULL */
     size_t repeat_len;
+    /* --group-by: field -> key column or -1 (input.h's kmap), NULL
+       without one */
+    const int *kmap;
+    int nkmap, nkeys;
 } bytes_format;
 
 typedef struct bytes_result {
@@ -63,8 +67,10 @@ typedef struct bytes_result {
 
 typedef struct backend_bytes_ops {
     /* Whether it parses this input itself (seekable: a plain file;
-     * whitespace: -W text rather than CSV). */
-    int (*wants)(backend *b, int binary, int seekable, int whitespace);
+     * whitespace: -W text rather than CSV; kinds: its columns' kinds,
+     * io/num/parse_kind.h, NULL while all hold plain numbers). */
+    int (*wants)(backend *b, int binary, int seekable, int whitespace,
+                 const unsigned char *kinds, int ncols);
     size_t (*slot_bytes)(backend *b); /* bytes of one submission */
     int (*begin)(backend *b, const bytes_format *f, uint64_t first_row,
                  uint64_t first_line, cs_error *e);

@@ -642,8 +642,7 @@ static int start_backend(engine *r, cs_error *e)
                         .nkeys = r->texts.ncols,
                         .group_keys = r->keys.ncols,
                         /* a state lists every group's statistics */
-                        .group_lazy = !cfg->keep_profiles && !cfg->mpi &&
-                                      r->group_device == GROUP_ON_HOST};
+                        .group_lazy = !cfg->keep_profiles && !cfg->mpi};
     if (cfg->group_by)
         return backend_group_open(&p, &r->be, e);
     if (r->use_gpu && r->kind)

@@ -290,9 +290,12 @@ static int gpu_flush(backend *b, cs_error *e)
 /* --- raw bytes the device parses ------------------------------------ */
 
 /* The device splits CSV only: -W text comes parsed by the host. */
-static int gpu_wants(backend *b, int binary, int seekable, int whitespace)
+static int gpu_wants(backend *b, int binary, int seekable, int whitespace,
+                     const unsigned char *kinds, int ncols)
 {
     gpu_engine *g = (gpu_engine *)b;
+    (void)kinds;
+    (void)ncols;
     return !g->p.hooks->host_parse && !whitespace && !g->plan &&
            (!binary || seekable);
 }

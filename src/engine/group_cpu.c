@@ -19,6 +19,7 @@
 
 #include "io/base/row_keys.h"
 #include "src/engine/backend.h"
+#include "src/engine/group_dev.h"
 #include "src/engine/group_gpu.h"
 #include "src/engine/input.h"
 #include "src/stats/group_table.h"
@@ -92,6 +93,7 @@ typedef struct group_backend {
                          the workers, read by every worker (atomics) */
     int sparse_noted; /* the first batch of many groups: */
     size_t sparse_groups, sparse_rows; /*   its, for -v */
+    group_dev *dev; /* the device parses plain CSV (group_dev.h), or NULL */
 } group_backend;
 
 static void *gb_jstate_new(backend *b)
@@ -317,7 +319,7 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
     group_backend *g = (group_backend *)b;
     int where = g->p.group_device;
     group_jstate *pt = j->jstate;
-    if (!c->nrows) /* nothing for the device; no probe */
+    if (!c->nrows || g->dev) /* nothing for the device; no probe */
         where = GROUP_ON_HOST;
     if (where != GROUP_ON_HOST) {
         int m = DEVICE_UNKNOWN; /* the first batch probes the device */
@@ -512,13 +514,39 @@ static int merge_kept(group_backend *g, cs_error *e)
     return CS_OK;
 }
 
+/* The groups the device made (their rows numbered as the input's) into
+ * the run's: the host's rows first numbered so too. */
+static int merge_device(group_backend *g, cs_error *e)
+{
+    group_table *t = &g->merged;
+    if (!group_dev_used(g->dev))
+        return CS_OK;
+    if (t->n)
+        group_table_map_rows(t, unpack_row, g);
+    for (size_t i = 0; i < t->n; i++)
+        if (t->first[i] != UINT64_MAX)
+            t->first[i] = unpack_row(g, t->first[i]);
+    if (group_dev_merge(g->dev, t, e) != CS_OK)
+        return e->status;
+    if (group_table_bytes(t) > g->p.memory) {
+        char mem[32];
+        size_text(g->p.memory, mem, sizeof mem);
+        return cs_fail(e, CS_EDATA, g->last_name ? g->last_name : "",
+                       g->last_line,
+                       "group-by: %zu groups and their values need more than "
+                       "--memory %s; raise --memory",
+                       t->n, mem);
+    }
+    return CS_OK;
+}
+
 /* The whole columns' statistics: every group's merged. */
 static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
 {
     group_backend *g = (group_backend *)b;
     group_table *t = &g->merged;
     (void)h;
-    if (merge_kept(g, e) != CS_OK)
+    if (merge_kept(g, e) != CS_OK || merge_device(g, e) != CS_OK)
         return e->status;
     int direct = t->direct && !t->st;
     /* lazy: each group's col_stats are made as the report writes it, and
@@ -528,7 +556,7 @@ static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
        them in this order */
     if (!lazy && group_table_by_first(t))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
-    if (t->n)
+    if (t->n && !group_dev_used(g->dev)) /* else merge_device did */
         group_table_map_rows(t, unpack_row, g);
     if ((direct && direct_totals(t, out)) || (!lazy && group_flush(t)) ||
         (!direct && group_totals(t, out)))
@@ -553,6 +581,7 @@ static void gb_describe(backend *b, account *acc)
                     "its exact range, while the first probed the device, "
                     "or after a batch of many groups)",
                     g->on_device, g->on_host);
+    group_dev_describe(g->dev, acc);
     if (g->sparse_rows)
         account_say(acc,
                     "groups  a batch of %zu rows held %zu groups (more than "
@@ -564,6 +593,7 @@ static void gb_describe(backend *b, account *acc)
 static void gb_close(backend *b)
 {
     group_backend *g = (group_backend *)b;
+    group_dev_close(g->dev);
     group_table_free(&g->merged);
     for (int s = 0; s < g->nshards; s++) {
         group_table_free(&g->shard[s].t);
@@ -653,6 +683,56 @@ static const backend_ops group_ops = {
     .close = gb_close,
 };
 
+/* --- plain CSV parsed and grouped on the device: group_dev.h --------- */
+
+static group_dev *dev_of(backend *b)
+{
+    return ((group_backend *)b)->dev;
+}
+
+static int gd_wants(backend *b, int binary, int seekable, int whitespace,
+                    const unsigned char *kinds, int ncols)
+{
+    (void)seekable;
+    return group_dev_wants(dev_of(b), binary, whitespace, kinds, ncols);
+}
+
+static size_t gd_slot_bytes(backend *b)
+{
+    return group_dev_slot_bytes(dev_of(b));
+}
+
+static int gd_begin(backend *b, const bytes_format *f, uint64_t first_row,
+                    uint64_t first_line, cs_error *e)
+{
+    return group_dev_begin(dev_of(b), f, first_row, first_line, e);
+}
+
+static int gd_submit(backend *b, const void *bytes, size_t n, cs_error *e)
+{
+    return group_dev_submit(dev_of(b), bytes, n, e);
+}
+
+static int gd_copied(backend *b, const void *bytes, int *stopped, cs_error *e)
+{
+    return group_dev_copied(dev_of(b), bytes, stopped, e);
+}
+
+static int gd_wait(backend *b, const void *bytes, int *stopped, cs_error *e)
+{
+    return group_dev_wait(dev_of(b), bytes, stopped, e);
+}
+
+static int gd_end(backend *b, bytes_result *r, char *tail, size_t *tail_len,
+                  cs_error *e)
+{
+    return group_dev_end(dev_of(b), r, tail, tail_len, e);
+}
+
+static const backend_bytes_ops group_dev_ops = {
+    gd_wants, gd_slot_bytes, gd_begin, gd_submit, gd_copied, gd_wait, gd_end,
+};
+
 int group_backend_keeps(const backend_params *p)
 {
     return (p->what & (STAT_MEDIAN | STAT_QUANTILES | STAT_HIST)) != 0;
@@ -699,6 +779,21 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
     if (p->group_device == GROUP_ON_DEVICE) {
         g->base.block_bytes = GROUP_DEVICE_BLOCK;
         g->base.batch_rows = GROUP_DEVICE_ROWS;
+    }
+    /* plain CSV: the device parses and groups it (group_dev.h); where it
+       does not open, the host parses all */
+    cs_error why = {0};
+    if (p->group_device == GROUP_ON_DEVICE && !p->hooks->host_parse &&
+        group_dev_open(p, &g->dev, &why) != CS_OK)
+        account_say(p->acc, "groups  the device parses no input: %s", why.msg);
+    /* what the device does not parse the host does: its own way (the
+       device's batches only add work to the host's parse, bench/RESULTS.md) */
+    if (g->dev) {
+        g->base.bytes = &group_dev_ops;
+        g->base.alloc = group_dev_alloc(g->dev);
+        g->base.name = "gpu";
+        g->base.block_bytes = GROUP_BLOCK;
+        g->base.batch_rows = GROUP_CHUNK_ROWS;
     }
     *out = &g->base;
     return CS_OK;

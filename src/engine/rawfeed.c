@@ -46,7 +46,8 @@ int rawfeed_wants(const rawfeed *rf, const input *in)
     int ws = !in->spec && in->dialect.whitespace;
     if (!be->bytes)
         return 0;
-    if (be->bytes->wants(be, in->spec != NULL, source_can_pread(in->src), ws))
+    if (be->bytes->wants(be, in->spec != NULL, source_can_pread(in->src), ws,
+                         in->spec ? NULL : in->dialect.kinds, rf->ncols))
         return 1;
     if (ws) /* not silently: -v says who parses */
         account_say(rf->acc,
@@ -417,7 +418,10 @@ static int begin(rawfeed *rf, const input *in, uint64_t first_line, cs_error *e)
                         .size_hint = size,
                         .row_rate = row_rate(in),
                         .repeat = in->dialect.repeat,
-                        .repeat_len = in->dialect.repeat_len};
+                        .repeat_len = in->dialect.repeat_len,
+                        .kmap = in->kmap,
+                        .nkmap = in->kmap ? in->nkmap : 0,
+                        .nkeys = in->kmap ? in->nkeys : 0};
     /* rows are numbered in input order: earlier jobs first */
     if (jobs_drain(rf->js, e) != CS_OK)
         return e->status;

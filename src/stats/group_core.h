@@ -432,4 +432,73 @@ GC_FN int gc_sum_add(group_sum *g, double x)
     return gc_terms_add(g, x);
 }
 
+/* ------------------------------------------------------------------ merges */
+
+/* stats.c's take_at for a merge: src's extreme (value, rows, correction,
+ * offset) into dst's, of count values so far. */
+GC_FN void gc_take_ext(uint64_t count, double *dv, uint64_t *drow,
+                       int32_t *dcorr, uint64_t *drow_int, int16_t *doff,
+                       double v, uint64_t row, int32_t c, uint64_t row_int,
+                       int16_t off, int sign)
+{
+    int first = count == 0 || (sign > 0 ? v < *dv : v > *dv);
+    int tie = !first && v == *dv;
+    int int_first = first || (tie && (sign > 0 ? c < *dcorr : c > *dcorr));
+    int int_tie = tie && c == *dcorr;
+    if (first || (tie && row < *drow)) {
+        *dv = v;
+        *drow = row;
+    }
+    if (int_first || (int_tie && row_int < *drow_int)) {
+        *dcorr = c;
+        *drow_int = row_int;
+        *doff = off;
+    }
+}
+
+/* stats_part_merge(dst, src, 0): in any order of parts, the same. */
+GC_FN void gc_part_merge(col_part *d, const col_part *s)
+{
+    gc_part_counts(d, s->missing, s->invalid, s->nan, s->first_invalid_row);
+    if (s->count > 0) {
+        gc_take_ext(d->count, &d->min, &d->min_row, &d->min_corr,
+                    &d->min_row_int, &d->min_off, s->min, s->min_row,
+                    s->min_corr, s->min_row_int, s->min_off, 1);
+        gc_take_ext(d->count, &d->max, &d->max_row, &d->max_corr,
+                    &d->max_row_int, &d->max_off, s->max, s->max_row,
+                    s->max_corr, s->max_row_int, s->max_off, -1);
+    }
+    if (s->fmin <= s->fmax) {
+        double lo = s->fmin + 0.0, hi = s->fmax + 0.0;
+        if (!(d->fmin <= lo))
+            d->fmin = lo;
+        if (!(d->fmax >= hi))
+            d->fmax = hi;
+    }
+    d->count += s->count;
+    d->all_int &= s->all_int;
+    d->sum_r += s->sum_r;
+}
+
+/* group_sum_merge without a csum: dst += src, 0, or -1 where group_sum
+ * would need one (src holds none: the device makes none). The integer
+ * part goes in as three exact doubles, as group_sum.c's acc_terms. */
+GC_FN int gc_sum_merge(group_sum *d, const group_sum *s)
+{
+    if (s->acc != 0) {
+        const group_acc mask = ((group_acc)1 << 42) - 1;
+        double t[3];
+        t[0] = ldexp((double)(int64_t)(s->acc & mask), s->ex);
+        t[1] = ldexp((double)(int64_t)((s->acc >> 42) & mask), s->ex + 42);
+        t[2] = ldexp((double)(int64_t)(s->acc >> 84), s->ex + 84);
+        for (int i = 0; i < 3; i++)
+            if (t[i] != 0 && gc_sum_add(d, t[i]))
+                return -1;
+    }
+    for (int i = 0; i < s->n; i++)
+        if (gc_sum_add(d, s->e[i]))
+            return -1;
+    return 0;
+}
+
 #endif

@@ -282,10 +282,13 @@ static const backend_ops fake_ops = {
 
 /* The device: keeps every byte; at end, "parses" the records that end
  * before the slot it stops at, exactly as the host would. */
-static int dev_wants(backend *b, int binary, int seekable, int whitespace)
+static int dev_wants(backend *b, int binary, int seekable, int whitespace,
+                     const unsigned char *kinds, int ncols)
 {
     fake *f = (fake *)b;
     (void)seekable;
+    (void)kinds;
+    (void)ncols;
     return f->device && !binary && !whitespace;
 }
 

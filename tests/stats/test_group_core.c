@@ -429,6 +429,77 @@ START_TEST(test_reduce)
 }
 END_TEST
 
+/* The device's way over raw CSV (gpu/group_raw.cu): each group's rows in
+ * any order (its counting sort is not stable), cut into pieces, each
+ * reduced by gc_part_add and gc_sum_add and merged into the group's cell
+ * by gc_part_merge and gc_sum_merge, in any order; the cell then copied
+ * into a host table, as src/engine/group_dev.c does. The same summaries
+ * as the CPU's, or a fall back to the host exactly where a sum needs a
+ * csum. */
+START_TEST(test_merge_any_order)
+{
+    test_rng r = rng_for(seed, 60 + (uint64_t)_i);
+    int kind = _i % 6;
+    size_t ngroups = 1 + rng_below(&r, 300);
+    size_t nrows = ngroups * (1 + rng_below(&r, 60));
+    keyset k;
+    make_keys(&k, &r, nrows, ngroups, 1);
+    double *v = malloc(nrows * sizeof *v);
+    int32_t *c = malloc(nrows * sizeof *c);
+    size_t *rows = malloc(nrows * sizeof *rows);
+    ck_assert(v && c && rows);
+    for (size_t i = 0; i < nrows; i++)
+        v[i] = draw_value(&r, kind, &c[i]);
+    group_table cpu, dev;
+    cpu_groups(&cpu, &k, v, c);
+    group_table_init(&dev, 1, STAT_DEFAULT, 0);
+    group_table_direct(&dev);
+    int fell_back = 0;
+    for (size_t g = 0; g < cpu.n && !fell_back; g++) {
+        size_t n = 0, id;
+        const char *key = group_key(&cpu, g);
+        for (size_t i = 0; i < nrows; i++)
+            if (k.len[i] == cpu.key_len[g] &&
+                !memcmp(k.bytes + k.off[i], key, k.len[i]))
+                rows[n++] = i;
+        for (size_t i = n; i > 1; i--) { /* any order */
+            size_t j = rng_below(&r, i), t = rows[i - 1];
+            rows[i - 1] = rows[j];
+            rows[j] = t;
+        }
+        col_part cell, p;
+        group_sum sum, s;
+        gc_part_init(&cell);
+        gc_sum_init(&sum);
+        for (size_t a = 0; a < n && !fell_back;) {
+            size_t b = a + 1 + rng_below(&r, 1 + (n - a) / 2);
+            fell_back = reduce_piece(&p, &s, rows, a, b, v, c) ||
+                        gc_sum_merge(&sum, &s);
+            gc_part_merge(&cell, &p);
+            a = b;
+        }
+        ck_assert_int_eq(group_find(&dev, key, cpu.key_len[g],
+                                    group_hash(key, cpu.key_len[g]), &id),
+                         0);
+        dev.rows[id] = cpu.rows[g];
+        dev.part[id] = cell;
+        dev.sum[id] = sum;
+    }
+    if (!fell_back) {
+        ck_assert_int_eq(group_flush(&dev), 0);
+        ck_assert_int_eq(group_flush(&cpu), 0);
+        for (size_t g = 0; g < cpu.n; g++)
+            same_summary(&dev.st[g], &cpu.st[g]);
+    }
+    group_table_free(&dev);
+    group_table_free(&cpu);
+    free_keys(&k);
+    free(v);
+    free(c);
+    free(rows);
+}
+END_TEST
+
 int main(void)
 {
     seed = test_seed("test_group_core");
@@ -438,6 +509,7 @@ int main(void)
     tcase_add_loop_test(tc, test_one_thread, 0, 2);
     tcase_add_test(tc, test_four_threads);
     tcase_add_test(tc, test_full);
+    tcase_add_loop_test(tc, test_merge_any_order, 0, 24);
     tcase_add_loop_test(tc, test_reduce, 0, 12);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_FORK_GETENV);

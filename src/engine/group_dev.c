@@ -1,0 +1,248 @@
+#include "src/engine/group_dev.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu.h"
+#include "io/csv/csv_reader.h"
+#include "io/num/parse_kind.h"
+
+struct group_dev {
+    gpu_backend *dev;
+    int ncols;
+    gpu_raw_result raw; /* per column arrays, reused by every input */
+    size_t inputs, stopped;
+    uint64_t rows, groups;
+    double t_merge;  /* the groups taken and merged into the host's */
+    char reason[96]; /* the first stop's */
+};
+
+int group_dev_open(const backend_params *p, group_dev **out, cs_error *e)
+{
+    const engine_hooks *h = p->hooks;
+    gpu_config cfg = {.ncols = p->ncols,
+                      .what = p->what,
+                      .raw_bytes = h->gpu_raw_bytes,
+                      .memory = p->memory,
+                      .tmpdir = p->tmpdir,
+                      .sharers = p->gpu_sharers};
+    size_t n = (size_t)(p->ncols ? p->ncols : 1);
+    group_dev *d = calloc(1, sizeof *d);
+    *out = NULL;
+    if (!d)
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    d->ncols = p->ncols;
+    gpu_raw_result *r = &d->raw;
+    r->missing = calloc(n, sizeof *r->missing);
+    r->invalid = calloc(n, sizeof *r->invalid);
+    r->nan = calloc(n, sizeof *r->nan);
+    r->first_invalid_line = calloc(n, sizeof *r->first_invalid_line);
+    r->first_invalid_text = calloc(n, GPU_FIELD_BYTES);
+    r->first_invalid_len = calloc(n, sizeof *r->first_invalid_len);
+    if (!r->missing || !r->invalid || !r->nan || !r->first_invalid_line ||
+        !r->first_invalid_text || !r->first_invalid_len) {
+        group_dev_close(d);
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    }
+    if (gpu_open(&cfg, &d->dev, e) != CS_OK) {
+        group_dev_close(d);
+        return e->status;
+    }
+    *out = d;
+    return CS_OK;
+}
+
+const row_batch_alloc *group_dev_alloc(group_dev *d)
+{
+    return gpu_row_batch_alloc(d->dev);
+}
+
+int group_dev_used(const group_dev *d)
+{
+    return d && d->inputs > 0;
+}
+
+/* A plain CSV whose columns the device reads as the host does: no
+ * datetime with zones (the offsets of its extremes are the host's). */
+int group_dev_wants(group_dev *d, int binary, int whitespace,
+                    const unsigned char *kinds, int ncols)
+{
+    (void)d;
+    for (int k = 0; kinds && k < ncols; k++)
+        if (kinds[k] == KIND_DATETIME_Z)
+            return 0;
+    return !binary && !whitespace;
+}
+
+size_t group_dev_slot_bytes(group_dev *d)
+{
+    return gpu_raw_segment_bytes(d->dev);
+}
+
+int group_dev_begin(group_dev *d, const bytes_format *f, uint64_t first_row,
+                    uint64_t first_line, cs_error *e)
+{
+    gpu_raw_format fmt = {.delim = f->delim,
+                          .strict = f->strict,
+                          .num = {.decimal = '.'},
+                          .map = f->map,
+                          .nmap = f->nmap,
+                          .kinds = f->kinds,
+                          .size_hint = f->size_hint,
+                          .row_rate = f->row_rate,
+                          .repeat = f->repeat,
+                          .repeat_len = f->repeat_len,
+                          .kmap = f->kmap,
+                          .nkmap = f->nkmap,
+                          .nkeys = f->nkeys};
+    if (f->num)
+        fmt.num = *f->num;
+    d->inputs++;
+    return gpu_raw_begin(d->dev, &fmt, first_row, first_line, e);
+}
+
+int group_dev_submit(group_dev *d, const void *bytes, size_t n, cs_error *e)
+{
+    return gpu_raw_submit(d->dev, bytes, n, e);
+}
+
+int group_dev_copied(group_dev *d, const void *bytes, int *stopped, cs_error *e)
+{
+    return gpu_raw_copied(d->dev, bytes, stopped, e);
+}
+
+int group_dev_wait(group_dev *d, const void *bytes, int *stopped, cs_error *e)
+{
+    return gpu_raw_wait(d->dev, bytes, stopped, e);
+}
+
+/* Column k's first invalid field as the device kept it, shown as the
+ * host shows its own (gpu.c does the same for its backend). */
+static void show_first_invalid(const gpu_raw_result *d, size_t k,
+                               char shown[CSV_SHOWN])
+{
+    const char *s = d->first_invalid_text + k * GPU_FIELD_BYTES;
+    unsigned len = d->first_invalid_len[k] & 0xffff;
+    int doubled = (d->first_invalid_len[k] >> 31) & 1;
+    size_t have = len < GPU_FIELD_BYTES ? len : GPU_FIELD_BYTES, n = 0;
+    char text[GPU_FIELD_BYTES + 1];
+    for (size_t i = 0; i < have; i++) {
+        text[n++] = s[i];
+        i += doubled && s[i] == '"' && i + 1 < have && s[i + 1] == '"';
+    }
+    if (have < len)
+        text[n++] = '.';
+    csv_show_field(text, n, shown, CSV_SHOWN);
+}
+
+/* The groups count the fields that did not enter: the device's counts
+ * per column serve the notes only (where the first invalid field is). */
+int group_dev_end(group_dev *d, bytes_result *r, char *tail, size_t *tail_len,
+                  cs_error *e)
+{
+    gpu_raw_result *x = &d->raw;
+    size_t n = (size_t)d->ncols;
+    memcpy(x->first_invalid_line, r->first_invalid_line,
+           n * sizeof *x->first_invalid_line);
+    if (gpu_raw_end(d->dev, x, tail, tail_len, e) != CS_OK)
+        return e->status;
+    for (size_t k = 0; k < n; k++)
+        if (!r->first_invalid_line[k] && x->first_invalid_line[k])
+            show_first_invalid(x, k, r->first_invalid_text[k]);
+    memcpy(r->first_invalid_line, x->first_invalid_line,
+           n * sizeof *x->first_invalid_line);
+    r->rows = x->rows;
+    r->lines = x->lines;
+    r->consumed = x->consumed;
+    r->stopped = x->stopped;
+    r->repeats = x->repeats;
+    r->repeat_line = x->repeat_line;
+    memcpy(r->reason, x->reason, sizeof r->reason);
+    d->rows += x->rows;
+    if (x->stopped && !d->stopped++)
+        memcpy(d->reason, x->reason, sizeof d->reason);
+    return CS_OK;
+}
+
+/* Group g of o into t: found (or made) by its key, its cells merged. */
+static int merge_group(group_table *t, const gpu_group_out *o, uint32_t g)
+{
+    const char *k = o->arena + o->key_off[g];
+    size_t id, nc = (size_t)t->ncols, had = t->n;
+    if (group_find(t, k, o->key_len[g], group_hash(k, o->key_len[g]), &id))
+        return -1;
+    t->rows[id] += o->rows[g];
+    if (o->first_row[g] < t->first[id])
+        t->first[id] = o->first_row[g];
+    if (id == had) { /* new here: its cells are the device's (no csum) */
+        memcpy(&t->part[id * nc], &o->part[(size_t)g * nc],
+               nc * sizeof *t->part);
+        memcpy(&t->sum[id * nc], &o->sum[(size_t)g * nc], nc * sizeof *t->sum);
+        return 0;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        stats_part_merge(&t->part[id * nc + c], &o->part[(size_t)g * nc + c],
+                         0);
+        if (group_sum_merge(&t->sum[id * nc + c], &o->sum[(size_t)g * nc + c]))
+            return -1;
+    }
+    return 0;
+}
+
+int group_dev_merge(group_dev *d, group_table *t, cs_error *e)
+{
+    gpu_group_out o;
+    if (!group_dev_used(d))
+        return CS_OK;
+    double t0 = account_now();
+    if (gpu_raw_groups(d->dev, &o, e) != CS_OK)
+        return e->status;
+    int bad = 0;
+    for (uint32_t g = 0; !bad && g < o.ngroups; g++)
+        bad = merge_group(t, &o, g);
+    d->groups = o.ngroups;
+    gpu_group_out_free(&o);
+    d->t_merge = account_now() - t0;
+    return bad ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups")
+               : CS_OK;
+}
+
+void group_dev_describe(const group_dev *d, account *acc)
+{
+    if (!d)
+        return;
+    account_say(acc,
+                "groups  %zu inputs parsed and grouped on the device (%llu "
+                "rows, %llu groups)%s%s",
+                d->inputs, (unsigned long long)d->rows,
+                (unsigned long long)d->groups,
+                d->stopped ? "; it stopped at the first for " : "",
+                d->stopped ? d->reason : "");
+    gpu_times t;
+    gpu_get_times(d->dev, &t);
+    account_say(acc,
+                "GPU     %s: context %.3f s, opening %.3f s; copies %.3f s, "
+                "kernels %.3f s (device time); groups taken and merged on "
+                "the host %.3f s",
+                t.device, t.context_s,
+                t.open_s[GPU_OPEN_CONTEXT] + t.open_s[GPU_OPEN_QUERY] +
+                    t.open_s[GPU_OPEN_BUFFERS] + t.open_s[GPU_OPEN_EVENTS] +
+                    t.open_s[GPU_OPEN_LAUNCH] + t.open_s[GPU_OPEN_RAW],
+                t.h2d_s, t.kernel_s, d->t_merge);
+}
+
+void group_dev_close(group_dev *d)
+{
+    if (!d)
+        return;
+    if (d->dev)
+        gpu_close(d->dev);
+    gpu_raw_result *r = &d->raw;
+    free(r->missing);
+    free(r->invalid);
+    free(r->nan);
+    free(r->first_invalid_line);
+    free(r->first_invalid_text);
+    free(r->first_invalid_len);
+    free(d);
+}
