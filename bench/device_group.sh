@@ -148,4 +148,58 @@ PY
     done
 fi
 
+if has repeat; then
+    # the 1,000-key file REPEAT times over (16 GB from 2 GB: one file in the
+    # page cache, read as REPEAT inputs), one run each: GPU, CPU, DuckDB
+    D=/tmp/group-data
+    F=$D/keys1000.csv
+    mkdir -p $D
+    python3 -m pip install --no-index --find-links .carry/wheels duckdb >"$L/pip.log" 2>&1
+    [ -s $D/bench.csv ] || "$N/colstat_gen" --bytes "$SIZE" --out $D --files csv \
+        --threads "$(nproc)" >/dev/null
+    [ -s "$F" ] || awk -v K=1000 'BEGIN { srand(22) }
+        NR == 1 { print "key," $0; next }
+        { print "k" int(rand() * K) "," $0 }' $D/bench.csv >"$F"
+    cat "$F" >/dev/null
+    say "== $F x ${REPEAT:-8}, -g key --sum --min --max"
+    python3 - "$N/colstat" "$F" "${REPEAT:-8}" <<'PY' 2>&1 | tee -a "$S"
+import os, subprocess, sys, time
+exe, path, rep = sys.argv[1], sys.argv[2], int(sys.argv[3])
+gb = os.path.getsize(path) * rep / 1e9
+cols = ["id", "price", "delta", "reading", "value", "sci", "count", "sparse"]
+out = {}
+for dev in ("gpu", "cpu"):
+    t0 = time.perf_counter()
+    p = subprocess.run([exe, "--device", dev, "-v", "-g", "key", "--sum", "--min",
+                        "--max", "--json"] + [path] * rep, capture_output=True)
+    t = time.perf_counter() - t0
+    out[dev] = p.stdout
+    print(f"colstat --device {dev}: {t:.3f} s ({gb / t:.2f} GB/s) rc={p.returncode}")
+    print("  -v: " + " | ".join(l for l in p.stderr.decode().splitlines()
+                                if "GPU  " in l or "total" in l))
+print("GPU and CPU JSON " + ("identical" if out["gpu"] == out["cpu"] else "DIFFER"))
+import duckdb
+sel = ", ".join(f"sum({c}), min({c}), max({c})" for c in cols)
+files = ", ".join(f"'{path}'" for _ in range(rep))
+t0 = time.perf_counter()
+rows = duckdb.connect().execute(f"SELECT key, {sel} FROM read_csv_auto([{files}]) "
+                                "GROUP BY key").fetchall()
+t = time.perf_counter() - t0
+print(f"duckdb GROUP BY key ({os.cpu_count()} threads): {t:.3f} s ({gb / t:.2f} GB/s), "
+      f"{len(rows)} groups")
+PY
+fi
+
+if has gpucsv; then
+    say "== the ungrouped raw path (gpu/csv_kernel.cu's parse and end, split)"
+    for t in test_gpu test_gpu_parse; do
+        [ -x "$N/$t" ] || continue
+        timeout 200 "$N/$t" >"$L/$t.log" 2>&1
+        say "$t rc=$? $(grep -E 'Checks' "$L/$t.log" | tail -1)"
+    done
+    start=$(date +%s)
+    timeout 300 python3 tests/e2e/e2e_gpu_csv.py "$N/colstat" >"$L/e2e_gpu_csv.log" 2>&1
+    say "e2e_gpu_csv rc=$? $(($(date +%s) - start)) s: $(tail -1 "$L/e2e_gpu_csv.log")"
+fi
+
 tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"
