@@ -157,6 +157,7 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     CK(g, cudaMalloc((void **)&r->dstate, sizeof(raw_state)));
     CK(g, cudaHostAlloc((void **)&r->hstatus, sizeof(raw_status),
                         cudaHostAllocMapped));
+    memset(r->hstatus, 0, sizeof *r->hstatus);
     CK(g, cudaHostGetDevicePointer((void **)&r->dstatus, r->hstatus, 0));
     CK(g, cudaMalloc((void **)&r->dcarry, r->carry + 1));
     CK(g, cudaMalloc((void **)&r->dcnt, ncols * CNT_N * sizeof(ull)));
@@ -315,8 +316,14 @@ int reset_state(gpu_backend *g, raw_input *r)
     st.row_base = r->first_row;
     st.line_base = r->first_line;
     st.arena_used = g->store.arena_used;
+    /* the groups live across inputs: their counts stay */
+    ull groups = r->hstatus->groups, keys = r->hstatus->key_bytes;
+    ull made = r->hstatus->new_groups_max;
     memset(r->hstatus, 0, sizeof *r->hstatus);
     r->hstatus->arena_used = st.arena_used;
+    r->hstatus->groups = groups;
+    r->hstatus->key_bytes = keys;
+    r->hstatus->new_groups_max = made;
     size_t n = (size_t)r->ncols * CNT_N;
     ull *cnt = static_cast<ull *>(calloc(n, sizeof *cnt));
     if (!cnt)

@@ -204,6 +204,10 @@ static int choose_device(engine *r, cs_error *e)
     }
     if (r->cfg->group_by) {
         group_where(r, d);
+        /* the device parses too: its context made while the inputs open
+           (group_dev_open's gpu_open then finds it) */
+        if (r->group_device == GROUP_ON_DEVICE && !r->cfg->hooks.host_parse)
+            return backend_gpu_prepare(&r->opener, e);
         return CS_OK;
     }
     r->use_gpu = d == ENGINE_GPU || (d == ENGINE_AUTO && auto_device(r, e));

@@ -197,7 +197,10 @@ int group_dev_merge(group_dev *d, group_table *t, cs_error *e)
     double t0 = account_now();
     if (gpu_raw_groups(d->dev, &o, e) != CS_OK)
         return e->status;
-    int bad = 0;
+    size_t keys = 0;
+    for (uint32_t g = 0; g < o.ngroups; g++)
+        keys += o.key_len[g];
+    int bad = group_table_reserve(t, o.ngroups, keys);
     for (uint32_t g = 0; !bad && g < o.ngroups; g++)
         bad = merge_group(t, &o, g);
     d->groups = o.ngroups;

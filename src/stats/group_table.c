@@ -189,6 +189,16 @@ static int room_for(group_table *t, size_t n, size_t keys)
     return 0;
 }
 
+int group_table_reserve(group_table *t, size_t n, size_t keys)
+{
+    if (room_for(t, n, keys))
+        return -1;
+    while (t->nslots < 2 * (t->n + n))
+        if (grow_slots(t))
+            return -1;
+    return 0;
+}
+
 static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
                      size_t *id)
 {

@@ -88,6 +88,10 @@ int group_table_track_first(group_table *t);
 int group_table_by_first(group_table *t);
 void group_table_clear(group_table *t); /* no groups; memory value_store */
 
+/* Room for n groups more and keys bytes of their keys, made at once (a
+ * million groups coming: no growth by doubling). -1: no memory. */
+int group_table_reserve(group_table *t, size_t n, size_t keys);
+
 /* The id of the group of key (hash: group_hash of it), made when new.
  * Returns 0, or -1 when out of memory. */
 int group_find(group_table *t, const char *key, size_t len, uint64_t hash,

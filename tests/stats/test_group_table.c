@@ -38,6 +38,48 @@ START_TEST(test_colliding_hashes)
 }
 END_TEST
 
+/* Room made ahead for n groups: they come without growth, found again by
+ * their keys after groups made before the room. */
+START_TEST(test_reserve)
+{
+    test_rng r = rng_for(seed, 900 + (uint64_t)_i);
+    size_t before = rng_below(&r, 40), n = 1 + rng_below(&r, 5000);
+    group_table t;
+    group_table_init(&t, 2, STAT_DEFAULT, 0);
+    group_table_direct(&t);
+    char buf[32];
+    size_t id;
+    for (size_t i = 0; i < before; i++) {
+        size_t len = (size_t)snprintf(buf, sizeof buf, "b%zu", i);
+        ck_assert_int_eq(group_find(&t, buf, len, group_hash(buf, len), &id),
+                         0);
+    }
+    ck_assert_int_eq(group_table_reserve(&t, n, n * 12), 0);
+    size_t cap = t.cap, nslots = t.nslots, room = t.keys_room;
+    ck_assert_uint_ge(cap, before + n);
+    ck_assert_uint_ge(nslots, 2 * (before + n));
+    for (size_t i = 0; i < n; i++) {
+        size_t len = (size_t)snprintf(buf, sizeof buf, "n%zu", i);
+        ck_assert_int_eq(group_find(&t, buf, len, group_hash(buf, len), &id),
+                         0);
+        ck_assert_uint_eq(id, before + i);
+    }
+    ck_assert_uint_eq(t.cap, cap);
+    ck_assert_uint_eq(t.nslots, nslots);
+    ck_assert_uint_eq(t.keys_room, room);
+    for (size_t i = 0; i < before + n; i++) {
+        size_t len =
+            i < before ? (size_t)snprintf(buf, sizeof buf, "b%zu", i)
+                       : (size_t)snprintf(buf, sizeof buf, "n%zu", i - before);
+        ck_assert_int_eq(group_find(&t, buf, len, group_hash(buf, len), &id),
+                         0);
+        ck_assert_uint_eq(id, i);
+    }
+    ck_assert_uint_eq(t.n, before + n);
+    group_table_free(&t);
+}
+END_TEST
+
 static void fill(group_table *t, test_rng *r, int nkeys, size_t from, size_t to,
                  uint64_t first_row, const double *v)
 {
@@ -535,6 +577,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_colliding_hashes);
+    tcase_add_loop_test(tc, test_reserve, 0, 6);
     tcase_add_loop_test(tc, test_merge_any_order, 0, 8);
     tcase_add_loop_test(tc, test_direct_same_as_batched, 0, 12);
     tcase_add_loop_test(tc, test_first_and_dropped, 0, 6);
