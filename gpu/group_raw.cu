@@ -35,16 +35,22 @@ constexpr int THREADS = 256;
  * short), up to 1024 where they are few (fewer pieces to merge after);
  * more where a segment's rows pass the edge pieces' room. */
 constexpr size_t CHUNK_MIN = 32, CHUNK_MAX = 1024;
-constexpr size_t EDGE_CHUNKS = 16384; /* chunks whose edge pieces fit */
-constexpr int PREFETCH = 8;           /* rows whose values load at once */
-constexpr unsigned KEY_MAX = 512;     /* encoded key bytes the device takes */
+/* Chunks whose edge pieces fit: 16,384, fewer for a wide table (their
+ * pieces in EDGE_BYTES at most) */
+constexpr size_t EDGE_CHUNKS = 16384, EDGE_BYTES = (size_t)64 << 20;
+constexpr int PREFETCH = 8;       /* rows whose values load at once */
+constexpr unsigned KEY_MAX = 512; /* encoded key bytes the device takes */
 constexpr unsigned NONE = 0xffffffffu;
 /* The table (keys to ids: some 40 bytes a group) and the groups' state
  * (col_part and group_sum per column, and their copies: 400 bytes a
  * column) start small and grow by 4 as the groups come, the host
  * growing them between segments (raw_input.cu's ensure_groups). */
 constexpr size_t FIRST_TABLE = (size_t)1 << 16;
-constexpr size_t FIRST_STATE = (size_t)1 << 12;
+constexpr size_t FIRST_STATE = (size_t)1 << 12; /* fewer for a wide table: */
+constexpr size_t FIRST_STATE_BYTES = (size_t)16 << 20;
+/* the places of a segment's key fields: more (many key columns) and the
+ * device groups nothing (raw_group_make fails; the host does it all) */
+constexpr size_t KEY_PLACES_BYTES = (size_t)512 << 20;
 constexpr size_t FIRST_ARENA = (size_t)4 << 20;
 
 /* What one segment began with, and what it found. */
@@ -522,14 +528,20 @@ cudaError_t raw_group_make(raw_group **out, int ncols, int nkeys, size_t ld,
     g->nkeys = nkeys;
     g->ld = ld;
     g->maxrec = maxrec;
-    g->nchunks = EDGE_CHUNKS;
+    size_t cell = sizeof(col_part) + sizeof(group_sum);
+    size_t edges = EDGE_BYTES / (2 * cell * (size_t)ncols);
+    g->nchunks = edges < 256 ? 256 : edges > EDGE_CHUNKS ? EDGE_CHUNKS : edges;
+    size_t state = FIRST_STATE_BYTES / (2 * cell * (size_t)ncols);
+    state = state < 16 ? 16 : state > FIRST_STATE ? FIRST_STATE : state;
     size_t ecells = 2 * g->nchunks * (size_t)ncols;
+    if (maxrec * (size_t)nkeys * 2 * sizeof(unsigned) > KEY_PLACES_BYTES)
+        return cudaErrorMemoryAllocation;
     TRY(dalloc(&g->counters, 4));
     TRY(cudaMemset(g->counters, 0, 4 * sizeof(uint64_t)));
     g->t.ngroups = reinterpret_cast<uint32_t *>(&g->counters[0]);
     g->t.arena_used = &g->counters[1];
     g->t.full = reinterpret_cast<uint32_t *>(&g->counters[2]);
-    TRY(raw_group_grow(g, FIRST_TABLE, FIRST_STATE, FIRST_ARENA, 0));
+    TRY(raw_group_grow(g, FIRST_TABLE, state, FIRST_ARENA, 0));
     TRY(dalloc(&g->gid, ld));
     TRY(dalloc(&g->idx, ld));
     TRY(dalloc(&g->sg, ld));

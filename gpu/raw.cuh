@@ -27,7 +27,8 @@ enum raw_stop {
     RAW_ARENA_FULL,    /* values kept to the end past the device's room */
     RAW_GROUP_FULL,    /* --group-by: more groups than the device's table */
     RAW_GROUP_KEY,     /* --group-by: a key longer than the device takes */
-    RAW_GROUP_SUM      /* --group-by: a sum only the host's csum holds */
+    RAW_GROUP_SUM,     /* --group-by: a sum only the host's csum holds */
+    RAW_GROUP_MEMORY   /* --group-by: no device memory for its buffers */
 };
 
 /* --group-by: a key field's length in csv_args.key_len, with flags: the

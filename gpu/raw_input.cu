@@ -70,6 +70,7 @@ struct raw_input {
        while every column holds plain numbers */
     unsigned char *kinds, *dkinds;
     raw_group *grp;  /* --group-by's table and state, from its first input */
+    bool group_off;  /* no device memory for them: the device stops at once */
     int *dkmap;      /* field -> key column */
     bool bin_keep;   /* binary: this input's values go to the arena */
     ull size_hint;   /* this input's (gpu_raw_format) */
@@ -231,13 +232,18 @@ int upload_keys(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
 {
     if (!f->nkeys)
         return 0;
-    if (!r->grp) {
+    if (!r->grp && !r->group_off) {
         size_t maxrec = (size_t)r->carry + r->segment_bytes + 1;
         cudaError_t e =
             raw_group_make(&r->grp, r->ncols, f->nkeys, r->ld, maxrec);
-        if (e != cudaSuccess)
+        if (e == cudaErrorMemoryAllocation) { /* the host groups it all */
+            raw_group_free(r->grp);
+            r->grp = NULL;
+            r->group_off = true;
+            (void)cudaGetLastError();
+        } else if (e != cudaSuccess) {
             return cuda_fail(g, "raw_group_make", e);
-        r->a.key_at = nullptr; /* the group's own: raw_group_segment */
+        }
     }
     cudaFree(r->dkmap);
     r->dkmap = NULL;
@@ -313,6 +319,8 @@ int reset_state(gpu_backend *g, raw_input *r)
     CK(g, cudaMemsetAsync(r->dcorr_on, 0, ncols * sizeof(int), g->st[0]));
     raw_state st;
     memset(&st, 0, sizeof st);
+    if (r->a.nkeys && !r->grp) /* --group-by without the device's groups */
+        st.stop = RAW_GROUP_MEMORY;
     st.row_base = r->first_row;
     st.line_base = r->first_line;
     st.arena_used = g->store.arena_used;
@@ -324,6 +332,7 @@ int reset_state(gpu_backend *g, raw_input *r)
     r->hstatus->groups = groups;
     r->hstatus->key_bytes = keys;
     r->hstatus->new_groups_max = made;
+    r->hstatus->stop = st.stop;
     size_t n = (size_t)r->ncols * CNT_N;
     ull *cnt = static_cast<ull *>(calloc(n, sizeof *cnt));
     if (!cnt)
@@ -540,6 +549,11 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     csv_args a = r->a;
     a.buf = buf;
     a.n = (unsigned)n;
+    if (a.nkeys && !r->grp) { /* stopped at once (reset_state) */
+        CK(g, csv_parse_launch(&a, st));
+        CK(g, csv_end_launch(&a, st));
+        return 0;
+    }
     if (a.nkeys) { /* --group-by: the groups take the values */
         if (ensure_groups(g, r, n))
             return -1;
@@ -751,6 +765,9 @@ void say_stop(int why, unsigned carry, char *out, size_t n)
         break;
     case RAW_GROUP_SUM:
         what = "a group's sum past the device's exact range";
+        break;
+    case RAW_GROUP_MEMORY:
+        what = "no device memory for the groups' buffers";
         break;
     }
     snprintf(out, n, "%s", what);

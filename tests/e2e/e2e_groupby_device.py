@@ -310,6 +310,41 @@ def test_raw(suite):
                         g[2][-800:])
 
 
+def test_raw_wide(suite):
+    """A wide table (the device's edge pieces and first state sized down
+    for it) and a key of many columns (more key places than the device
+    takes: it groups nothing and says why): the CPU's bytes either way."""
+    if {} not in ENVS:
+        suite.check(True, "no GPU: the device's own group-by is the GPU host's")
+        return
+    rng = suite.rng
+    ncols, nrows = 300, 1500 if QUICK else 6000
+    p = suite.path("wide.csv")
+    with open(p, "w") as f:
+        f.write(",".join(["k"] + ["c%d" % i for i in range(ncols)]) + "\n")
+        for _ in range(nrows):
+            f.write(",".join(["g%d" % rng.randrange(40)] +
+                             [value(rng) for _ in range(ncols)]) + "\n")
+    nkeys = 40
+    q = suite.path("manykeys.csv")
+    with open(q, "w") as f:
+        f.write(",".join(["k%d" % i for i in range(nkeys)] + ["v"]) + "\n")
+        for _ in range(nrows):
+            f.write(",".join([str(rng.randrange(2)) for _ in range(nkeys)] +
+                             [value(rng)]) + "\n")
+    keys = ",".join("k%d" % i for i in range(nkeys))
+    for tag, args, why in (("300 columns", ["-g", "k", p], None),
+                           ("40 key columns", ["-g", keys, "-c", "v", q],
+                            "no device memory for the groups' buffers")):
+        c = run_env(suite, ["--device", "cpu", "--json"] + args, {})
+        g = run_env(suite, ["--device", "gpu", "--json", "-v"] + args, {})
+        suite.check(c[0] == 0 and g[:2] == c[:2],
+                    f"raw, {tag}: the CPU's bytes", g[2][-800:])
+        suite.check(why in g[2] if why else "stopped" not in g[2] and
+                    said_device(g[2]), f"raw, {tag}: -v: {why or 'the device'}",
+                    g[2][-800:])
+
+
 def test_host_statistics(suite):
     envs = ENVS
     p, keys = csv_case(suite, "h.csv", 500, 20, 1)
@@ -325,4 +360,4 @@ if __name__ == "__main__":
     if gpu_present(s):
         ENVS += [{}, BATCHES]
     s.run_tests([test_csv, test_files_gzip_stdin, test_binary, test_sparse,
-                 test_raw, test_host_statistics])
+                 test_raw, test_raw_wide, test_host_statistics])
