@@ -145,6 +145,8 @@ typedef struct backend_params {
     const char *tmpdir; /* where the file goes */
     int gpu_sharers;    /* engine_mpi.gpu_sharers */
     int group_device;   /* --group-by: group_gpu.h's GROUP_ON_* */
+    int group_auto;     /* --device auto chose the device: where it does not
+                           open, the host groups (else that is an error) */
     const engine_hooks *hooks;
     account *acc;
     /* Profiles (src/stats/profile.h), CPU only: NULL when no column has

@@ -46,6 +46,7 @@ struct engine {
     unsigned char *kinds;
     int use_gpu;
     int group_device;      /* --group-by: group_gpu.h's GROUP_ON_* */
+    int group_auto;        /*   chosen by --device auto */
     gpu_opener *opener;    /* opening the GPU while the first input is read */
     const engine_mpi *mpi; /* cfg->mpi, or none's */
     const engine_part *parts; /* mpi->parts, or mpi->share's */
@@ -149,8 +150,9 @@ static int skip_next(const engine *r)
     return p && p->lo == p->hi;
 }
 
-/* --device auto asks the policy, from the inputs' kinds and sizes. */
-static int auto_device(engine *r, cs_error *e)
+/* --device auto asks the policy, from the inputs' kinds and sizes (group:
+ * for --group-by's device path). */
+static int auto_device(engine *r, int group, cs_error *e)
 {
     const engine_config *cfg = r->cfg;
     probe_info *in = calloc((size_t)cfg->nfiles, sizeof *in);
@@ -158,8 +160,9 @@ static int auto_device(engine *r, cs_error *e)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     for (int i = 0; i < cfg->nfiles; i++)
         probe_path(cfg->files[i], &in[i]);
-    policy_params p = {r->nthreads, backend_gpu_present(&cfg->hooks),
-                       r->bin != NULL, cfg->what, cfg->have_range};
+    policy_params p = {r->nthreads,     backend_gpu_present(&cfg->hooks),
+                       r->bin != NULL,  cfg->what,
+                       cfg->have_range, group};
     policy_choice c;
     policy_choose(&p, in, cfg->nfiles, &c);
     free(in);
@@ -170,10 +173,23 @@ static int auto_device(engine *r, cs_error *e)
 /* --group-by reduces on the device when asked for it (--device gpu), a
  * device is there and no statistic needs every value or the squares;
  * else on the host, and -v says why. */
-static void group_where(engine *r, engine_device d)
+static int group_where(engine *r, engine_device d, cs_error *e)
 {
     const engine_hooks *h = &r->cfg->hooks;
     int present = backend_gpu_present(h);
+    /* auto: the device where it parses and is estimated faster */
+    if (d == ENGINE_AUTO && present && !h->host_parse && !h->gpu_group_steps &&
+        group_gpu_can(r->cfg->what)) {
+        int gpu = auto_device(r, 1, e);
+        if (e->status)
+            return e->status;
+        if (gpu) {
+            r->group_device = GROUP_ON_DEVICE;
+            r->group_auto = 1;
+            account_say(&r->acc, "group-by reduces on the device");
+            return CS_OK;
+        }
+    }
     if (d == ENGINE_GPU && (present || h->gpu_group_steps) &&
         group_gpu_can(r->cfg->what)) {
         r->group_device =
@@ -189,6 +205,7 @@ static void group_where(engine *r, engine_device d)
     } else if (d == ENGINE_GPU || (d == ENGINE_AUTO && present)) {
         account_say(&r->acc, "group-by runs on the host");
     }
+    return CS_OK;
 }
 
 /* Decided before the first byte is read, so that the GPU, when it is
@@ -203,14 +220,15 @@ static int choose_device(engine *r, cs_error *e)
         return CS_OK;
     }
     if (r->cfg->group_by) {
-        group_where(r, d);
+        if (group_where(r, d, e) != CS_OK)
+            return e->status;
         /* the device parses too: its context made while the inputs open
            (group_dev_open's gpu_open then finds it) */
         if (r->group_device == GROUP_ON_DEVICE && !r->cfg->hooks.host_parse)
             return backend_gpu_prepare(&r->opener, e);
         return CS_OK;
     }
-    r->use_gpu = d == ENGINE_GPU || (d == ENGINE_AUTO && auto_device(r, e));
+    r->use_gpu = d == ENGINE_GPU || (d == ENGINE_AUTO && auto_device(r, 0, e));
     if (e->status || !r->use_gpu)
         return e->status;
     return backend_gpu_prepare(&r->opener, e);
@@ -639,6 +657,7 @@ static int start_backend(engine *r, cs_error *e)
                         .tmpdir = cfg->tmpdir,
                         .gpu_sharers = r->mpi->gpu_sharers,
                         .group_device = r->group_device,
+                        .group_auto = r->group_auto,
                         .hooks = &cfg->hooks,
                         .acc = &r->acc,
                         .kind = r->kind,

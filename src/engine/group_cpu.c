@@ -784,8 +784,18 @@ int backend_group_open(const backend_params *p, backend **out, cs_error *e)
        does not open, the host parses all */
     cs_error why = {0};
     if (p->group_device == GROUP_ON_DEVICE && !p->hooks->host_parse &&
-        group_dev_open(p, &g->dev, &why) != CS_OK)
-        account_say(p->acc, "groups  the device parses no input: %s", why.msg);
+        group_dev_open(p, &g->dev, &why) != CS_OK) {
+        if (!p->group_auto) { /* --device gpu: no device is an error */
+            gb_close(&g->base);
+            *e = why;
+            return e->status;
+        }
+        account_say(p->acc,
+                    "groups  the device did not open (%s): the host "
+                    "groups all",
+                    why.msg);
+        g->p.group_device = GROUP_ON_HOST;
+    }
     /* what the device does not parse the host does: its own way (the
        device's batches only add work to the host's parse, bench/RESULTS.md) */
     if (g->dev) {

@@ -21,6 +21,12 @@
 #define GPU_CSV_KEEP 14e9
 #define GPU_BIN 29e9
 #define GPU_BIN_KEEP 14e9
+/* --group-by of 1,000 keys, -g key --sum --min --max of 8 columns (H100,
+ * bench/RESULTS.md, 2026-11-27): the CPU 2 GB in 1.47-1.58 s on 16
+ * threads, the device 16 GB in 1.78 s and 500 MB in 0.54 s */
+#define CPU_GROUP_PER_THREAD 0.08e9
+#define GPU_GROUP_CSV 12e9
+#define GPU_GROUP_FIXED_S 0.45
 
 static int keeps_values(const policy_params *p)
 {
@@ -33,12 +39,16 @@ static double cpu_rate(const policy_params *p)
         p->binary
             ? (keeps_values(p) ? CPU_BIN_KEEP_PER_THREAD : CPU_BIN_PER_THREAD)
             : (keeps_values(p) ? CPU_CSV_KEEP_PER_THREAD : CPU_CSV_PER_THREAD);
+    if (p->group && !p->binary)
+        per = CPU_GROUP_PER_THREAD;
     double r = per * (p->threads > 0 ? p->threads : 1);
     return p->binary && r > CPU_BIN_MAX ? CPU_BIN_MAX : r;
 }
 
 static double gpu_rate(const policy_params *p)
 {
+    if (p->group) /* binary records are grouped on the host */
+        return p->binary ? 1 : GPU_GROUP_CSV;
     if (p->binary)
         return keeps_values(p) ? GPU_BIN_KEEP : GPU_BIN;
     return keeps_values(p) ? GPU_CSV_KEEP : GPU_CSV;
@@ -80,7 +90,8 @@ static void add_input(const policy_params *p, const probe_info *in, double *cpu,
 void policy_choose(const policy_params *p, const probe_info *in, int n,
                    policy_choice *out)
 {
-    double cpu = CPU_FIXED_S, gpu = GPU_FIXED_S, bytes = 0;
+    double fixed = p->group ? GPU_GROUP_FIXED_S : GPU_FIXED_S;
+    double cpu = CPU_FIXED_S, gpu = fixed, bytes = 0;
     int streams = 0;
     for (int i = 0; i < n; i++) {
         add_input(p, &in[i], &cpu, &gpu);
@@ -89,7 +100,7 @@ void policy_choose(const policy_params *p, const probe_info *in, int n,
     }
     out->cpu_s = cpu;
     out->gpu_s = gpu;
-    out->gpu = p->gpu_present && gpu < cpu;
+    out->gpu = p->gpu_present && gpu < cpu && !(p->group && p->binary);
     const char *what = !p->gpu_present ? "no GPU present"
                        : out->gpu      ? "the GPU is estimated faster"
                                        : "the CPU is estimated faster";
@@ -97,6 +108,5 @@ void policy_choose(const policy_params *p, const probe_info *in, int n,
              "auto chose the %s: %s (%d input%s, %.1f MB%s; estimated cpu "
              "%.3f s, gpu %.3f s with %.2f s to open it)",
              out->gpu ? "GPU" : "CPU", what, n, n == 1 ? "" : "s", bytes / 1e6,
-             streams ? " and streams of unknown size" : "", cpu, gpu,
-             GPU_FIXED_S);
+             streams ? " and streams of unknown size" : "", cpu, gpu, fixed);
 }

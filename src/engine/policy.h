@@ -17,6 +17,8 @@ typedef struct policy_params {
     int binary;      /* binary records, else CSV */
     unsigned what;   /* STAT_* bits */
     int have_range;  /* --range */
+    int group;       /* --group-by (statistics the device reduces): the
+                        device parses and groups CSV, the host binary */
 } policy_params;
 
 typedef struct policy_choice {

@@ -15,7 +15,7 @@ static uint64_t rng;
 static policy_choice choose(int gpu, int binary, unsigned what, probe_kind k,
                             uint64_t bytes, int threads)
 {
-    policy_params p = {threads, gpu, binary, what, 0};
+    policy_params p = {threads, gpu, binary, what, 0, 0};
     probe_info in = {k, bytes};
     policy_choice c;
     policy_choose(&p, &in, 1, &c);
@@ -73,12 +73,47 @@ START_TEST(inputs_add_up)
     probe_info in[64];
     for (int i = 0; i < 64; i++)
         in[i] = (probe_info){PROBE_PLAIN, x / 32};
-    policy_params p = {16, 1, 0, STAT_DEFAULT, 0};
+    policy_params p = {16, 1, 0, STAT_DEFAULT, 0, 0};
     policy_choice c;
     policy_choose(&p, in, 64, &c);
     ck_assert(c.gpu);
     policy_choose(&p, in, 16, &c);
     ck_assert(!c.gpu);
+}
+END_TEST
+
+/* --group-by: the device parses and groups plain CSV past a crossover
+ * (hundreds of MB on 16 threads: bench/RESULTS.md, 500 MB the CPU's and
+ * 2 GB the GPU's), binary records never; streams stay on the CPU. */
+START_TEST(group_by)
+{
+    for (int it = 0; it < 100; it++) {
+        int threads = 1 + (int)(test_rand(&rng) % 64);
+        policy_params p = {threads, 1, 0, STAT_SUM | STAT_MAX, 0, 1};
+        uint64_t lo = 1, hi = (uint64_t)1 << 50;
+        while (lo + 1 < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            probe_info in = {PROBE_PLAIN, mid};
+            policy_choice c;
+            policy_choose(&p, &in, 1, &c);
+            *(c.gpu ? &hi : &lo) = mid;
+        }
+        if (threads == 16) {
+            ck_assert_uint_gt(hi, 500u << 20);
+            ck_assert_uint_lt(hi, (uint64_t)2 << 30);
+        }
+        ck_assert_uint_gt(hi, 10u << 20);
+        policy_choice c;
+        probe_info big = {PROBE_PLAIN, hi + test_rand(&rng) % hi};
+        policy_choose(&p, &big, 1, &c);
+        ck_assert_msg(c.gpu, "%s", c.why);
+        probe_info stream = {PROBE_STREAM, 0};
+        policy_choose(&p, &stream, 1, &c);
+        ck_assert(!c.gpu);
+        p.binary = 1;
+        policy_choose(&p, &big, 1, &c);
+        ck_assert_msg(!c.gpu, "%s", c.why);
+    }
 }
 END_TEST
 
@@ -89,6 +124,7 @@ int main(void)
     TCase *tc = tcase_create("policy");
     tcase_add_test(tc, small_cpu_large_gpu);
     tcase_add_test(tc, inputs_add_up);
+    tcase_add_test(tc, group_by);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
