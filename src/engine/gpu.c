@@ -309,23 +309,7 @@ static int gpu_bytes_begin(backend *b, const bytes_format *f,
                            uint64_t first_row, uint64_t first_line, cs_error *e)
 {
     gpu_engine *g = (gpu_engine *)b;
-    const binary_spec *s = f->spec;
-    gpu_raw_format fmt = {.binary = s != NULL,
-                          .delim = f->delim,
-                          .strict = f->strict,
-                          .num = {.decimal = '.'},
-                          .record_size = s ? s->record_size : 0,
-                          .type = s ? s->type : NULL,
-                          .offset = s ? s->offset : NULL,
-                          .map = f->map,
-                          .nmap = f->nmap,
-                          .kinds = f->kinds,
-                          .size_hint = f->size_hint,
-                          .row_rate = f->row_rate,
-                          .repeat = f->repeat,
-                          .repeat_len = f->repeat_len};
-    if (f->num)
-        fmt.num = *f->num;
+    gpu_raw_format fmt = gpu_pack_format(f);
     return gpu_raw_begin(g->dev, &fmt, first_row, first_line, e);
 }
 
@@ -359,27 +343,6 @@ static int gpu_bytes_wait(backend *b, const void *bytes, int *stopped,
     return rc;
 }
 
-/* Column k's first invalid field as the device kept it: its doubled
- * quotes undone, shown as the host shows its own (csv_show_field). Cut
- * short, it is longer than what is shown: a last byte keeps the cut's
- * end from looking like blanks to trim. */
-static void show_first_invalid(const gpu_raw_result *d, size_t k,
-                               char shown[CSV_SHOWN])
-{
-    const char *s = d->first_invalid_text + k * GPU_FIELD_BYTES;
-    unsigned len = d->first_invalid_len[k] & 0xffff;
-    int doubled = (d->first_invalid_len[k] >> 31) & 1;
-    size_t have = len < GPU_FIELD_BYTES ? len : GPU_FIELD_BYTES, n = 0;
-    char text[GPU_FIELD_BYTES + 1];
-    for (size_t i = 0; i < have; i++) {
-        text[n++] = s[i];
-        i += doubled && s[i] == '"' && i + 1 < have && s[i + 1] == '"';
-    }
-    if (have < len)
-        text[n++] = '.';
-    csv_show_field(text, n, shown, CSV_SHOWN);
-}
-
 static int gpu_bytes_end(backend *b, bytes_result *r, char *tail,
                          size_t *tail_len, cs_error *e)
 {
@@ -394,20 +357,9 @@ static int gpu_bytes_end(backend *b, bytes_result *r, char *tail,
     if (gpu_raw_end(g->dev, d, tail, tail_len, e) != CS_OK)
         return e->status;
     for (size_t k = 0; k < n; k++)
-        if (!r->first_invalid_line[k] && d->first_invalid_line[k])
-            show_first_invalid(d, k, r->first_invalid_text[k]);
-    for (size_t k = 0; k < n; k++)
         stats_add_counts(&g->counts[k], d->missing[k], d->invalid[k], d->nan[k],
                          0);
-    memcpy(r->first_invalid_line, d->first_invalid_line,
-           n * sizeof *d->first_invalid_line);
-    r->rows = d->rows;
-    r->lines = d->lines;
-    r->consumed = d->consumed;
-    r->stopped = d->stopped;
-    r->repeats = d->repeats;
-    r->repeat_line = d->repeat_line;
-    memcpy(r->reason, d->reason, sizeof r->reason);
+    gpu_pack_result(d, g->p.ncols, r);
     return CS_OK;
 }
 

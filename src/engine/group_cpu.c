@@ -491,6 +491,19 @@ static int merge_shards(group_backend *g)
     return bad ? -1 : 0;
 }
 
+/* The run's table against --memory, once its groups are all in it. */
+static int within_memory(group_backend *g, cs_error *e)
+{
+    if (group_table_bytes(&g->merged) <= g->p.memory)
+        return CS_OK;
+    char mem[32];
+    size_text(g->p.memory, mem, sizeof mem);
+    return cs_fail(e, CS_EDATA, g->last_name ? g->last_name : "", g->last_line,
+                   "group-by: %zu groups and their values need more than "
+                   "--memory %s; raise --memory",
+                   g->merged.n, mem);
+}
+
 /* The shards and the tables that kept their groups (GROUP_KEEP_TABLE)
  * into the run's, then the whole against --memory. */
 static int merge_kept(group_backend *g, cs_error *e)
@@ -502,16 +515,7 @@ static int merge_kept(group_backend *g, cs_error *e)
             return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
         group_table_clear(g->pool[i]);
     }
-    if (group_table_bytes(&g->merged) > g->p.memory) {
-        char mem[32];
-        size_text(g->p.memory, mem, sizeof mem);
-        return cs_fail(e, CS_EDATA, g->last_name ? g->last_name : "",
-                       g->last_line,
-                       "group-by: %zu groups and their values need more than "
-                       "--memory %s; raise --memory",
-                       g->merged.n, mem);
-    }
-    return CS_OK;
+    return within_memory(g, e);
 }
 
 /* The groups the device made (their rows numbered as the input's) into
@@ -528,16 +532,7 @@ static int merge_device(group_backend *g, cs_error *e)
             t->first[i] = unpack_row(g, t->first[i]);
     if (group_dev_merge(g->dev, t, e) != CS_OK)
         return e->status;
-    if (group_table_bytes(t) > g->p.memory) {
-        char mem[32];
-        size_text(g->p.memory, mem, sizeof mem);
-        return cs_fail(e, CS_EDATA, g->last_name ? g->last_name : "",
-                       g->last_line,
-                       "group-by: %zu groups and their values need more than "
-                       "--memory %s; raise --memory",
-                       t->n, mem);
-    }
-    return CS_OK;
+    return within_memory(g, e);
 }
 
 /* The whole columns' statistics: every group's merged. */

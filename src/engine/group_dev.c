@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "gpu/gpu.h"
-#include "io/csv/csv_reader.h"
 #include "io/num/parse_kind.h"
+#include "src/engine/gpu_pack.h"
 
 struct group_dev {
     gpu_backend *dev;
@@ -82,21 +82,7 @@ size_t group_dev_slot_bytes(group_dev *d)
 int group_dev_begin(group_dev *d, const bytes_format *f, uint64_t first_row,
                     uint64_t first_line, cs_error *e)
 {
-    gpu_raw_format fmt = {.delim = f->delim,
-                          .strict = f->strict,
-                          .num = {.decimal = '.'},
-                          .map = f->map,
-                          .nmap = f->nmap,
-                          .kinds = f->kinds,
-                          .size_hint = f->size_hint,
-                          .row_rate = f->row_rate,
-                          .repeat = f->repeat,
-                          .repeat_len = f->repeat_len,
-                          .kmap = f->kmap,
-                          .nkmap = f->nkmap,
-                          .nkeys = f->nkeys};
-    if (f->num)
-        fmt.num = *f->num;
+    gpu_raw_format fmt = gpu_pack_format(f);
     d->inputs++;
     return gpu_raw_begin(d->dev, &fmt, first_row, first_line, e);
 }
@@ -116,25 +102,6 @@ int group_dev_wait(group_dev *d, const void *bytes, int *stopped, cs_error *e)
     return gpu_raw_wait(d->dev, bytes, stopped, e);
 }
 
-/* Column k's first invalid field as the device kept it, shown as the
- * host shows its own (gpu.c does the same for its backend). */
-static void show_first_invalid(const gpu_raw_result *d, size_t k,
-                               char shown[CSV_SHOWN])
-{
-    const char *s = d->first_invalid_text + k * GPU_FIELD_BYTES;
-    unsigned len = d->first_invalid_len[k] & 0xffff;
-    int doubled = (d->first_invalid_len[k] >> 31) & 1;
-    size_t have = len < GPU_FIELD_BYTES ? len : GPU_FIELD_BYTES, n = 0;
-    char text[GPU_FIELD_BYTES + 1];
-    for (size_t i = 0; i < have; i++) {
-        text[n++] = s[i];
-        i += doubled && s[i] == '"' && i + 1 < have && s[i + 1] == '"';
-    }
-    if (have < len)
-        text[n++] = '.';
-    csv_show_field(text, n, shown, CSV_SHOWN);
-}
-
 /* The groups count the fields that did not enter: the device's counts
  * per column serve the notes only (where the first invalid field is). */
 int group_dev_end(group_dev *d, bytes_result *r, char *tail, size_t *tail_len,
@@ -146,18 +113,7 @@ int group_dev_end(group_dev *d, bytes_result *r, char *tail, size_t *tail_len,
            n * sizeof *x->first_invalid_line);
     if (gpu_raw_end(d->dev, x, tail, tail_len, e) != CS_OK)
         return e->status;
-    for (size_t k = 0; k < n; k++)
-        if (!r->first_invalid_line[k] && x->first_invalid_line[k])
-            show_first_invalid(x, k, r->first_invalid_text[k]);
-    memcpy(r->first_invalid_line, x->first_invalid_line,
-           n * sizeof *x->first_invalid_line);
-    r->rows = x->rows;
-    r->lines = x->lines;
-    r->consumed = x->consumed;
-    r->stopped = x->stopped;
-    r->repeats = x->repeats;
-    r->repeat_line = x->repeat_line;
-    memcpy(r->reason, x->reason, sizeof r->reason);
+    gpu_pack_result(x, d->ncols, r);
     d->rows += x->rows;
     if (x->stopped && !d->stopped++)
         memcpy(d->reason, x->reason, sizeof d->reason);
