@@ -213,10 +213,8 @@ __device__ void field_done(const csv_args &a, const counters &k, int f,
         stop_here(a.st, RAW_HARD_NUMBER);
         return;
     }
-    if (kind != NUM_OK && a.nkeys)
-        v = __longlong_as_double((long long)(RAW_NAN_BASE + (ull)kind));
-    else if (kind != NUM_OK)
-        v = NAN;
+    if (kind != NUM_OK)
+        v = a.nkeys ? raw_nan(kind) : NAN;
     if (rec < a.ld) {
         a.col[(size_t)c * a.ld + rec] = v;
         if (r) { /* rare: the buffer is zero elsewhere */
@@ -315,9 +313,7 @@ __device__ int parse_record(const csv_args &a, const counters &k,
         if (c >= 0) {
             if (rec < a.ld)
                 a.col[(size_t)c * a.ld + rec] =
-                    a.nkeys ? __longlong_as_double(
-                                  (long long)(RAW_NAN_BASE + NUM_MISSING))
-                            : NAN;
+                    a.nkeys ? raw_nan(NUM_MISSING) : NAN;
             atomicAdd(counter(k, c, CNT_MISSING), 1ull);
         }
     }

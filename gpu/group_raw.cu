@@ -67,8 +67,8 @@ struct seg_info {
 } // namespace
 
 struct raw_group {
-    int ncols, nkeys;
-    size_t ld, nchunks, maxrec;
+    int ncols;
+    size_t nchunks;      /* chunks whose edge pieces fit */
     unsigned max_groups; /* the table's room */
     size_t state_groups; /* the state's room */
     size_t arena_bytes;
@@ -83,7 +83,7 @@ struct raw_group {
     group_sum *esum;
     unsigned *edge; /* [2 * nchunks] */
     seg_info *seg;
-    unsigned *key_at, *key_len; /* [maxrec][nkeys] */
+    unsigned *key_at, *key_len; /* [records][key columns] */
     void *scan_tmp;
     size_t scan_bytes;
 };
@@ -100,7 +100,6 @@ struct grp_args {
     unsigned *count, *fill, *start, *gid, *idx, *sg, *edge;
     seg_info *seg;
     size_t nchunks;
-    unsigned max_groups;
     size_t state_groups;
 };
 
@@ -491,7 +490,6 @@ grp_args args_of(raw_group *g, const csv_args *a)
     x.edge = g->edge;
     x.seg = g->seg;
     x.nchunks = g->nchunks;
-    x.max_groups = g->max_groups;
     x.state_groups = g->state_groups;
     return x;
 }
@@ -525,9 +523,6 @@ cudaError_t raw_group_make(raw_group **out, int ncols, int nkeys, size_t ld,
     if (!g)
         return cudaErrorMemoryAllocation;
     g->ncols = ncols;
-    g->nkeys = nkeys;
-    g->ld = ld;
-    g->maxrec = maxrec;
     size_t cell = sizeof(col_part) + sizeof(group_sum);
     size_t edges = EDGE_BYTES / (2 * cell * (size_t)ncols);
     g->nchunks = edges < 256 ? 256 : edges > EDGE_CHUNKS ? EDGE_CHUNKS : edges;

@@ -43,6 +43,10 @@ enum raw_stop {
  * its group counts it (the low bits of a quiet NaN's payload). */
 #define RAW_NAN_BASE 0x7ff8000000000000ull
 #define RAW_NAN_KIND(bits) ((unsigned)((bits)&3u)) /* NUM_MISSING.. NAN */
+__device__ __forceinline__ double raw_nan(int kind)
+{
+    return __longlong_as_double((long long)(RAW_NAN_BASE + (ull)kind));
+}
 
 /* A number only the host's exact fallback (strtod) can round: the device
  * leaves it out of the reductions and lists it; the host parses it and

@@ -541,6 +541,29 @@ int learn_groups(gpu_backend *g, raw_input *r)
     return group_grow(g, r, want);
 }
 
+/* --group-by's segment: parsed, its keys found, its values into their
+ * groups, then judged (a device without the groups' buffers stopped at
+ * once: reset_state). */
+int launch_groups(gpu_backend *g, raw_input *r, csv_args *a, size_t n)
+{
+    cudaStream_t st = g->st[0];
+    if (r->grp && ensure_groups(g, r, n))
+        return -1;
+    if (r->grp)
+        raw_group_bind(r->grp, a);
+    CK(g, csv_parse_launch(a, st));
+    if (r->grp) {
+        CK(g, raw_group_find(r->grp, a, st));
+        if (learn_groups(g, r))
+            return -1;
+        CK(g, raw_group_reduce(r->grp, a, st));
+    }
+    CK(g, csv_end_launch(a, st));
+    if (r->grp)
+        CK(g, raw_group_settle(r->grp, a, st));
+    return 0;
+}
+
 int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
 {
     cudaStream_t st = g->st[0];
@@ -549,24 +572,8 @@ int launch_csv(gpu_backend *g, raw_input *r, char *buf, size_t n)
     csv_args a = r->a;
     a.buf = buf;
     a.n = (unsigned)n;
-    if (a.nkeys && !r->grp) { /* stopped at once (reset_state) */
-        CK(g, csv_parse_launch(&a, st));
-        CK(g, csv_end_launch(&a, st));
-        return 0;
-    }
-    if (a.nkeys) { /* --group-by: the groups take the values */
-        if (ensure_groups(g, r, n))
-            return -1;
-        raw_group_bind(r->grp, &a);
-        CK(g, csv_parse_launch(&a, st));
-        CK(g, raw_group_find(r->grp, &a, st));
-        if (learn_groups(g, r))
-            return -1;
-        CK(g, raw_group_reduce(r->grp, &a, st));
-        CK(g, csv_end_launch(&a, st));
-        CK(g, raw_group_settle(r->grp, &a, st));
-        return 0;
-    }
+    if (a.nkeys) /* --group-by: the groups take the values */
+        return launch_groups(g, r, &a, n);
     CK(g, csv_parse_launch(&a, st));
     CK(g, csv_end_launch(&a, st));
     if (a.keep)

@@ -319,7 +319,9 @@ static int gb_batch_done(backend *b, job *j, const row_batch *c, cs_error *e)
     group_backend *g = (group_backend *)b;
     int where = g->p.group_device;
     group_jstate *pt = j->jstate;
-    if (!c->nrows || g->dev) /* nothing for the device; no probe */
+    /* nothing for the device, or rows the host parsed while the device
+       parses: no probe */
+    if (!c->nrows || g->dev)
         where = GROUP_ON_HOST;
     if (where != GROUP_ON_HOST) {
         int m = DEVICE_UNKNOWN; /* the first batch probes the device */
@@ -688,8 +690,9 @@ static group_dev *dev_of(backend *b)
 static int gd_wants(backend *b, int binary, int seekable, int whitespace,
                     const unsigned char *kinds, int ncols)
 {
+    (void)b;
     (void)seekable;
-    return group_dev_wants(dev_of(b), binary, whitespace, kinds, ncols);
+    return group_dev_wants(binary, whitespace, kinds, ncols);
 }
 
 static size_t gd_slot_bytes(backend *b)

@@ -64,10 +64,9 @@ int group_dev_used(const group_dev *d)
 
 /* A plain CSV whose columns the device reads as the host does: no
  * datetime with zones (the offsets of its extremes are the host's). */
-int group_dev_wants(group_dev *d, int binary, int whitespace,
-                    const unsigned char *kinds, int ncols)
+int group_dev_wants(int binary, int whitespace, const unsigned char *kinds,
+                    int ncols)
 {
-    (void)d;
     for (int k = 0; kinds && k < ncols; k++)
         if (kinds[k] == KIND_DATETIME_Z)
             return 0;

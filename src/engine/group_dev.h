@@ -21,11 +21,11 @@ int group_dev_open(const backend_params *p, group_dev **out, cs_error *e);
 /* Page-locked memory for the bytes it is given. */
 const row_batch_alloc *group_dev_alloc(group_dev *d);
 
-/* The backend's `bytes` (backend.h), each for the device d. wants:
+/* The backend's `bytes` (backend.h), the rest for the device d. wants:
  * plain CSV, and no datetime with zones among the columns (kinds, NULL:
  * all plain numbers): the offsets of their extremes are the host's. */
-int group_dev_wants(group_dev *d, int binary, int whitespace,
-                    const unsigned char *kinds, int ncols);
+int group_dev_wants(int binary, int whitespace, const unsigned char *kinds,
+                    int ncols);
 size_t group_dev_slot_bytes(group_dev *d);
 int group_dev_begin(group_dev *d, const bytes_format *f, uint64_t first_row,
                     uint64_t first_line, cs_error *e);

@@ -235,12 +235,13 @@ GC_FN int gc_is_int(double v)
     return (a <= 0x1p64) & ((a >= 0x1p52) | ((a + 0x1p52) - 0x1p52 == a));
 }
 
-/* The minimum (sign 1) or maximum (sign -1) of count values so far takes
- * v (row, integer view's correction c) where it comes first: stats.c's
- * take_at. */
+/* stats.c's take_at: the minimum (sign 1) or maximum (sign -1) of count
+ * values so far takes v (its row, integer view's correction c, the row
+ * and offset of that view) where it comes first; for a value added and
+ * for a part merged alike. */
 GC_FN void gc_take(uint64_t count, double *dv, uint64_t *drow, int32_t *dcorr,
-                   uint64_t *drow_int, double v, uint64_t row, int32_t c,
-                   int sign)
+                   uint64_t *drow_int, int16_t *doff, double v, uint64_t row,
+                   int32_t c, uint64_t row_int, int16_t off, int sign)
 {
     int first = count == 0 || (sign > 0 ? v < *dv : v > *dv);
     int tie = !first && v == *dv;
@@ -250,9 +251,10 @@ GC_FN void gc_take(uint64_t count, double *dv, uint64_t *drow, int32_t *dcorr,
         *dv = v;
         *drow = row;
     }
-    if (int_first || (int_tie && row < *drow_int)) {
+    if (int_first || (int_tie && row_int < *drow_int)) {
         *dcorr = c;
-        *drow_int = row;
+        *drow_int = row_int;
+        *doff = off;
     }
 }
 
@@ -272,9 +274,9 @@ GC_FN void gc_part_add(col_part *p, double v, int32_t r, uint64_t row)
     if (!(p->count && v > p->min && v < p->max)) {
         int32_t c = r == CORR_NOT_INT || !in ? 0 : r;
         gc_take(p->count, &p->min, &p->min_row, &p->min_corr, &p->min_row_int,
-                v, row, c, 1);
+                &p->min_off, v, row, c, row, 0, 1);
         gc_take(p->count, &p->max, &p->max_row, &p->max_corr, &p->max_row_int,
-                v, row, c, -1);
+                &p->max_off, v, row, c, row, 0, -1);
     }
     if (isfinite(v)) { /* zeros as +0: stats.c's finite_at */
         double z = v + 0.0;
@@ -434,39 +436,17 @@ GC_FN int gc_sum_add(group_sum *g, double x)
 
 /* ------------------------------------------------------------------ merges */
 
-/* stats.c's take_at for a merge: src's extreme (value, rows, correction,
- * offset) into dst's, of count values so far. */
-GC_FN void gc_take_ext(uint64_t count, double *dv, uint64_t *drow,
-                       int32_t *dcorr, uint64_t *drow_int, int16_t *doff,
-                       double v, uint64_t row, int32_t c, uint64_t row_int,
-                       int16_t off, int sign)
-{
-    int first = count == 0 || (sign > 0 ? v < *dv : v > *dv);
-    int tie = !first && v == *dv;
-    int int_first = first || (tie && (sign > 0 ? c < *dcorr : c > *dcorr));
-    int int_tie = tie && c == *dcorr;
-    if (first || (tie && row < *drow)) {
-        *dv = v;
-        *drow = row;
-    }
-    if (int_first || (int_tie && row_int < *drow_int)) {
-        *dcorr = c;
-        *drow_int = row_int;
-        *doff = off;
-    }
-}
-
 /* stats_part_merge(dst, src, 0): in any order of parts, the same. */
 GC_FN void gc_part_merge(col_part *d, const col_part *s)
 {
     gc_part_counts(d, s->missing, s->invalid, s->nan, s->first_invalid_row);
     if (s->count > 0) {
-        gc_take_ext(d->count, &d->min, &d->min_row, &d->min_corr,
-                    &d->min_row_int, &d->min_off, s->min, s->min_row,
-                    s->min_corr, s->min_row_int, s->min_off, 1);
-        gc_take_ext(d->count, &d->max, &d->max_row, &d->max_corr,
-                    &d->max_row_int, &d->max_off, s->max, s->max_row,
-                    s->max_corr, s->max_row_int, s->max_off, -1);
+        gc_take(d->count, &d->min, &d->min_row, &d->min_corr, &d->min_row_int,
+                &d->min_off, s->min, s->min_row, s->min_corr, s->min_row_int,
+                s->min_off, 1);
+        gc_take(d->count, &d->max, &d->max_row, &d->max_corr, &d->max_row_int,
+                &d->max_off, s->max, s->max_row, s->max_corr, s->max_row_int,
+                s->max_off, -1);
     }
     if (s->fmin <= s->fmax) {
         double lo = s->fmin + 0.0, hi = s->fmax + 0.0;
