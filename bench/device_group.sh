@@ -70,6 +70,17 @@ if has sanraw; then
         cmp -s "$L/san_cpu.json" "$L/san_raw_$tool.json" && same=identical || same=DIFFERS
         say "$tool colstat -g (raw CSV) rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san_raw_$tool.out" | head -1); JSON $same to the CPU's; $(grep -c 'grouped on the device' "$L/san_raw_$tool.log") device line"
     done
+    # the kept values' path (keep_kernel, gpu/group_values.cu) with medians
+    "$N/colstat" --device cpu -g key --median --quantiles 0.1,0.9 --json $D/k.csv >"$L/san_cpu_q.json"
+    for tool in ${SAN:-memcheck racecheck synccheck}; do
+        COLSTAT_GPU_RAW_BYTES=1000000 timeout 300 compute-sanitizer --tool $tool \
+            --error-exitcode 9 "$N/colstat" --device gpu -v -g key --median \
+            --quantiles 0.1,0.9 --json $D/k.csv >"$L/san_q_$tool.out" 2>"$L/san_q_$tool.log"
+        rc=$?
+        grep -v '^=========' "$L/san_q_$tool.out" >"$L/san_q_$tool.json"
+        cmp -s "$L/san_cpu_q.json" "$L/san_q_$tool.json" && same=identical || same=DIFFERS
+        say "$tool colstat -g --median (raw CSV) rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san_q_$tool.out" | head -1); JSON $same to the CPU's; $(grep -c 'grouped on the device' "$L/san_q_$tool.log") device line"
+    done
 fi
 
 if has e2e; then
@@ -188,6 +199,59 @@ t = time.perf_counter() - t0
 print(f"duckdb GROUP BY key ({os.cpu_count()} threads): {t:.3f} s ({gb / t:.2f} GB/s), "
       f"{len(rows)} groups")
 PY
+fi
+
+if has median; then
+    # per-group median of one column (issue 22: >= 10x DuckDB's
+    # quantile_cont(x, 0.5) GROUP BY key): the MKEYS-key file MREP times
+    # over, one run each: GPU, CPU, DuckDB; medians compared
+    D=/tmp/group-data
+    mkdir -p $D
+    python3 -m pip install --no-index --find-links .carry/wheels duckdb >"$L/pip.log" 2>&1
+    [ -s $D/bench.csv ] || "$N/colstat_gen" --bytes "$SIZE" --out $D --files csv \
+        --threads "$(nproc)" >/dev/null
+    for K in ${MKEYS:-1000}; do
+        F=$D/keys$K.csv
+        [ -s "$F" ] || awk -v K=$K 'BEGIN { srand(22) }
+            NR == 1 { print "key," $0; next }
+            { print "k" int(rand() * K) "," $0 }' $D/bench.csv >"$F"
+        cat "$F" >/dev/null
+        say "== $F x ${MREP:-8}, $K keys, -g key -c value --median"
+        python3 - "$N/colstat" "$F" "${MREP:-8}" "${MDEV:-gpu cpu}" <<'PY' 2>&1 | tee -a "$S"
+import json, os, subprocess, sys, time
+exe, path, rep, devs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split()
+gb = os.path.getsize(path) * rep / 1e9
+out = {}
+for dev in devs:
+    t0 = time.perf_counter()
+    with open(f"/tmp/median-{dev}.json", "wb") as f:
+        p = subprocess.run([exe, "--device", dev, "-v", "-g", "key", "-c", "value",
+                            "--median", "--json"] + [path] * rep, stdout=f,
+                           stderr=subprocess.PIPE)
+    t = time.perf_counter() - t0
+    out[dev] = open(f"/tmp/median-{dev}.json", "rb").read()
+    print(f"colstat --device {dev}: {t:.3f} s ({gb / t:.2f} GB/s) rc={p.returncode}")
+    print("  -v: " + " | ".join(l for l in p.stderr.decode().splitlines()
+                                if any(w in l for w in ("GPU  ", "total", "groups", "runs on"))))
+if len(out) > 1:
+    print("GPU and CPU JSON " + ("identical" if out["gpu"] == out["cpu"] else "DIFFER"))
+import duckdb
+files = ", ".join(f"'{path}'" for _ in range(rep))
+t0 = time.perf_counter()
+rows = duckdb.connect().execute(
+    f"SELECT key, quantile_cont(value, 0.5) FROM read_csv_auto([{files}]) "
+    "GROUP BY key").fetchall()
+t = time.perf_counter() - t0
+print(f"duckdb quantile_cont(value, 0.5) GROUP BY key ({os.cpu_count()} threads): "
+      f"{t:.3f} s ({gb / t:.2f} GB/s), {len(rows)} groups")
+doc = json.loads(out[devs[0]] or b"{}")
+mine = {g["key"][0]: g["columns"][0].get("median") for g in doc.get("groups", [])}
+bad = [k for k, m in rows if mine.get(k) is None or
+       abs(mine[k] - m) > 1e-12 * max(abs(m), 1e-300)]
+print(f"medians against DuckDB's: {len(rows) - len(bad)} agree, {len(bad)} differ "
+      f"{bad[:3]}")
+PY
+    done
 fi
 
 if has gpucsv; then

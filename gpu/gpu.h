@@ -303,6 +303,18 @@ void gpu_group_out_free(gpu_group_out *out);
  * group g), with their rows; after gpu_raw_end. Rows are absolute; the
  * columns' missing, invalid and NaN fields are counted in the pieces. */
 int gpu_raw_groups(gpu_backend *g, gpu_group_out *out, cs_error *e);
+/* With values kept (median, quantiles): held column col's values of
+ * those groups, n in all (the sum of their rows), into d and r (their
+ * corrections): group after group in gpu_raw_groups' order, each
+ * group's rows[g] values ascending by (value, correction) as
+ * src/stats/qsel_key.h orders them, then its NaNs (fields that did not
+ * enter). After gpu_raw_groups. */
+int gpu_raw_group_values(gpu_backend *g, int col, double *d, int32_t *r,
+                         size_t n, cs_error *e);
+/* The same layout's places pos[0, npos) alone into d and r (the order
+ * statistics of the groups' quantiles). */
+int gpu_raw_group_pick(gpu_backend *g, int col, size_t n, const uint64_t *pos,
+                       size_t npos, double *d, int32_t *r, cs_error *e);
 
 void gpu_get_times(const gpu_backend *g, gpu_times *t);
 

@@ -86,6 +86,10 @@ struct raw_group {
     unsigned *key_at, *key_len; /* [records][key columns] */
     void *scan_tmp;
     size_t scan_bytes;
+    /* with kept values (median, quantiles): the group of each row of the
+       store's arena, [vgid_cap] as its rows (raw_group_keep_room) */
+    unsigned *vgid;
+    size_t vgid_cap;
 };
 
 namespace
@@ -413,6 +417,34 @@ __global__ void clear_corr_kernel(grp_args g)
     for (ull i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (ull)gridDim.x * blockDim.x)
         c[i] = 0;
+}
+
+/* With kept values: the segment's rows (values, corrections, groups)
+ * at the arena's end, where end_kernel counts them in unless the segment
+ * stops (then they are past the arena's rows: nothing). Before
+ * clear_corr_kernel clears the corrections. Grid x over rows, y over
+ * columns. */
+__global__ void keep_kernel(grp_args g, unsigned *vgid)
+{
+    const csv_args &a = g.a;
+    int k = (int)blockIdx.y;
+    if (!going(g))
+        return;
+    ull n = g.seg->rows, at = a.st->arena_used;
+    const double *src = a.col + (size_t)k * a.ld;
+    const int *csrc = a.corr + (size_t)k * a.ld;
+    double *dst = a.arena + (size_t)k * a.arena_ld + at;
+    int *cdst =
+        a.corr_arena ? a.corr_arena + (size_t)k * a.arena_ld + at : nullptr;
+    bool corr = a.corr_on[k] != 0;
+    for (ull i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (ull)gridDim.x * blockDim.x) {
+        dst[i] = src[i];
+        if (cdst)
+            cdst[i] = corr ? csrc[i] : 0;
+        if (k == 0)
+            vgid[at + i] = g.gid[i];
+    }
 }
 
 /* One thread: a sum past the device stops it at this segment. */
@@ -768,12 +800,33 @@ void raw_group_free(raw_group *g)
     table_free(m);
     state_mem st = state_of(g);
     state_free(st);
-    void *p[] = {g->counters, g->t.arena, g->gid,    g->idx,
-                 g->sg,       g->epart,   g->esum,   g->edge,
-                 g->seg,      g->key_at,  g->key_len};
+    void *p[] = {g->counters, g->t.arena, g->gid,     g->idx,
+                 g->sg,       g->epart,   g->esum,    g->edge,
+                 g->seg,      g->key_at,  g->key_len, g->vgid};
     for (void *q : p)
         cudaFree(q);
     free(g);
+}
+
+cudaError_t raw_group_keep_room(raw_group *g, size_t rows, cudaStream_t s)
+{
+    if (rows <= g->vgid_cap)
+        return cudaSuccess;
+    unsigned *v = nullptr;
+    TRY(dalloc(&v, rows));
+    if (g->vgid_cap)
+        TRY(cudaMemcpyAsync(v, g->vgid, g->vgid_cap * sizeof(unsigned),
+                            cudaMemcpyDeviceToDevice, s));
+    TRY(cudaStreamSynchronize(s));
+    cudaFree(g->vgid);
+    g->vgid = v;
+    g->vgid_cap = rows;
+    return cudaSuccess;
+}
+
+const unsigned *raw_group_row_groups(const raw_group *g)
+{
+    return g->vgid;
 }
 
 void raw_group_bind(raw_group *g, csv_args *a)
@@ -811,6 +864,8 @@ cudaError_t raw_group_reduce(raw_group *g, const csv_args *a, cudaStream_t s)
     edge_kernel<<<egrid, THREADS, 0, s>>>(x);
     settle_kernel<<<spread, THREADS, 0, s>>>(x);
     dim3 rgrid(spread, (unsigned)a->ncols);
+    if (a->keep && a->arena && g->vgid)
+        keep_kernel<<<rgrid, THREADS, 0, s>>>(x, g->vgid);
     clear_corr_kernel<<<rgrid, THREADS, 0, s>>>(x);
     judge_kernel<<<1, 1, 0, s>>>(x);
     return cudaGetLastError();

@@ -49,6 +49,14 @@ size_t raw_group_room(const raw_group *g, size_t *state, size_t *key_bytes);
 size_t raw_group_table_bytes(void);
 size_t raw_group_state_bytes(const raw_group *g);
 
+/* With kept values (csv_args.keep: median, quantiles), the reduction
+ * also puts each row's values, corrections and group at the end of the
+ * store's arena: room for the groups of rows arena rows (grown, the old
+ * ones copied; waits for stream s). */
+cudaError_t raw_group_keep_room(raw_group *g, size_t rows, cudaStream_t s);
+/* The group of each arena row, NULL when none was kept. */
+const unsigned *raw_group_row_groups(const raw_group *g);
+
 /* The groups so far, copied to the host (gpu.h's gpu_group_out: pieces
  * are the groups, one each). Synchronous. */
 cudaError_t raw_group_take(raw_group *g, cudaStream_t s, gpu_group_out *out,

@@ -14,6 +14,7 @@ extern "C" {
 }
 #include "backend.cuh"
 #include "group_raw.cuh"
+#include "group_values.cuh"
 #include "raw.cuh"
 
 #include <stdio.h>
@@ -69,13 +70,14 @@ struct raw_input {
     /* per column its kind (io/num/parse_kind.h), host and device; NULL
        while every column holds plain numbers */
     unsigned char *kinds, *dkinds;
-    raw_group *grp;  /* --group-by's table and state, from its first input */
-    bool group_off;  /* no device memory for them: the device stops at once */
-    int *dkmap;      /* field -> key column */
-    bool bin_keep;   /* binary: this input's values go to the arena */
-    ull size_hint;   /* this input's (gpu_raw_format) */
-    double row_rate; /*   likewise */
-    ull arena_base;  /* the arena's rows before this input */
+    raw_group *grp; /* --group-by's table and state, from its first input */
+    bool group_off; /* no device memory for them: the device stops at once */
+    group_order *gorder; /* the kept values' rows by group, once asked for */
+    int *dkmap;          /* field -> key column */
+    bool bin_keep;       /* binary: this input's values go to the arena */
+    ull size_hint;       /* this input's (gpu_raw_format) */
+    double row_rate;     /*   likewise */
+    ull arena_base;      /* the arena's rows before this input */
     raw_sub subs[NRAW];
     ull nsub;
     ull first_row, first_line, next_row;
@@ -551,6 +553,8 @@ int launch_groups(gpu_backend *g, raw_input *r, csv_args *a, size_t n)
         return -1;
     if (r->grp)
         raw_group_bind(r->grp, a);
+    if (r->grp && a->keep && a->arena)
+        CK(g, raw_group_keep_room(r->grp, a->arena_ld, st));
     CK(g, csv_parse_launch(a, st));
     if (r->grp) {
         CK(g, raw_group_find(r->grp, a, st));
@@ -866,6 +870,7 @@ void raw_release(gpu_backend *g)
     for (void *p : dev)
         cudaFree(p);
     raw_group_free(r->grp);
+    group_order_free(r->gorder);
     if (r->hstatus)
         cudaFreeHost(r->hstatus);
     free(r->kinds);
@@ -996,6 +1001,67 @@ int gpu_raw_groups(gpu_backend *g, gpu_group_out *out, cs_error *e)
     if (rc)
         gpu_group_out_free(out);
     return report(g, rc, e);
+}
+
+namespace
+{
+
+/* The kept values' rows ordered by group (made at the first call), and
+ * column col's places in the arena. */
+int group_order_of(gpu_backend *g, int col, size_t n, const double **d,
+                   const int **c)
+{
+    raw_input *in = g->raw;
+    const device_store *k = &g->store;
+    const unsigned *gid = in && in->grp ? raw_group_row_groups(in->grp) : NULL;
+    if (!gid || !k->arena || k->arena_used != n || col < 0 || col >= in->ncols)
+        return failf(g,
+                     "GPU: the groups' kept values are not the %zu rows "
+                     "asked for",
+                     n);
+    if (!in->gorder) {
+        cudaError_t ce;
+        uint32_t ngroups = (uint32_t)raw_group_count(in->grp, g->st[0], &ce);
+        if (ce == cudaSuccess)
+            ce = group_order_make(&in->gorder, gid, n, ngroups, g->st[0]);
+        if (ce != cudaSuccess)
+            return cuda_fail(g, "group_order_make", ce);
+    }
+    *d = k->arena + (size_t)col * k->arena_ld;
+    *c = k->carena ? k->carena + (size_t)col * k->arena_ld : NULL;
+    return 0;
+}
+
+} // namespace
+
+int gpu_raw_group_values(gpu_backend *g, int col, double *d, int32_t *r,
+                         size_t n, cs_error *e)
+{
+    const double *v = NULL;
+    const int *c = NULL;
+    if (g->failed)
+        return report(g, -1, e);
+    if (group_order_of(g, col, n, &v, &c))
+        return report(g, -1, e);
+    cudaError_t ce =
+        group_order_column(g->raw->gorder, col, v, c, d, r, g->st[0]);
+    return report(g, ce == cudaSuccess ? 0 : cuda_fail(g, "group values", ce),
+                  e);
+}
+
+int gpu_raw_group_pick(gpu_backend *g, int col, size_t n, const uint64_t *pos,
+                       size_t npos, double *d, int32_t *r, cs_error *e)
+{
+    const double *v = NULL;
+    const int *c = NULL;
+    if (g->failed)
+        return report(g, -1, e);
+    if (group_order_of(g, col, n, &v, &c))
+        return report(g, -1, e);
+    cudaError_t ce =
+        group_order_pick(g->raw->gorder, col, v, c, pos, npos, d, r, g->st[0]);
+    return report(g, ce == cudaSuccess ? 0 : cuda_fail(g, "group values", ce),
+                  e);
 }
 
 int gpu_raw_end(gpu_backend *g, gpu_raw_result *r, char *tail, size_t *tail_len,

@@ -166,3 +166,27 @@ int gpu_raw_groups(gpu_backend *g, gpu_group_out *out, cs_error *e)
     memset(out, 0, sizeof *out);
     return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
 }
+
+int gpu_raw_group_pick(gpu_backend *g, int col, size_t n, const uint64_t *pos,
+                       size_t npos, double *d, int32_t *r, cs_error *e)
+{
+    (void)g;
+    (void)col;
+    (void)n;
+    (void)pos;
+    (void)npos;
+    (void)d;
+    (void)r;
+    return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
+}
+
+int gpu_raw_group_values(gpu_backend *g, int col, double *d, int32_t *r,
+                         size_t n, cs_error *e)
+{
+    (void)g;
+    (void)col;
+    (void)d;
+    (void)r;
+    (void)n;
+    return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
+}

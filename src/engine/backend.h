@@ -28,6 +28,7 @@
 #include "src/engine/jobs.h"
 #include "src/engine/tally.h"
 #include "src/stats/profile.h"
+#include "src/stats/quantile.h"
 #include "src/stats/stats.h"
 
 typedef struct backend backend;
@@ -162,6 +163,10 @@ typedef struct backend_params {
     /* --group-by: no state will carry the groups, so finish may leave a
        direct table's cells unflushed (group_cell_stats) */
     int group_lazy;
+    /* the quantiles selected (the median first), for those the device
+       selects per group */
+    const qfrac *q;
+    size_t nq;
 } backend_params;
 
 int backend_cpu_open(const backend_params *p, backend **out, cs_error *e);

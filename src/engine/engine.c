@@ -15,6 +15,7 @@
 #include "io/num/parse_kind.h"
 #include "src/engine/backend.h"
 #include "src/engine/feed.h"
+#include "src/engine/group_dev.h"
 #include "src/engine/group_gpu.h"
 #include "src/engine/groups.h"
 #include "src/engine/hint.h"
@@ -170,16 +171,21 @@ static int auto_device(engine *r, int group, cs_error *e)
     return c.gpu;
 }
 
-/* --group-by reduces on the device when asked for it (--device gpu), a
- * device is there and no statistic needs every value or the squares;
+/* --group-by reduces on the device when asked for it (--device gpu) or
+ * estimated faster (auto), a device is there and makes the statistics;
  * else on the host, and -v says why. */
 static int group_where(engine *r, engine_device d, cs_error *e)
 {
     const engine_hooks *h = &r->cfg->hooks;
     int present = backend_gpu_present(h);
+    int parses = present && !h->host_parse && !h->gpu_group_steps;
+    /* the device parsing the bytes makes all but std and histograms
+       (group_dev.h); reducing the host's row batches, no statistic that
+       needs every value or the squares (group_gpu.h) */
+    int can =
+        parses ? group_dev_can(r->cfg->what) : group_gpu_can(r->cfg->what);
     /* auto: the device where it parses and is estimated faster */
-    if (d == ENGINE_AUTO && present && !h->host_parse && !h->gpu_group_steps &&
-        group_gpu_can(r->cfg->what)) {
+    if (d == ENGINE_AUTO && parses && can) {
         int gpu = auto_device(r, 1, e);
         if (e->status)
             return e->status;
@@ -190,8 +196,7 @@ static int group_where(engine *r, engine_device d, cs_error *e)
             return CS_OK;
         }
     }
-    if (d == ENGINE_GPU && (present || h->gpu_group_steps) &&
-        group_gpu_can(r->cfg->what)) {
+    if (d == ENGINE_GPU && (present || h->gpu_group_steps) && can) {
         r->group_device =
             h->gpu_group_steps ? GROUP_ON_HOST_STEPS : GROUP_ON_DEVICE;
         account_say(&r->acc, "group-by reduces on the device%s",
@@ -199,9 +204,12 @@ static int group_where(engine *r, engine_device d, cs_error *e)
                                          "COLSTAT_GPU_GROUP=host)"
                                        : "");
     } else if (d == ENGINE_GPU && (present || h->gpu_group_steps)) {
-        account_say(&r->acc, "group-by runs on the host: per-group std, "
-                             "medians, quantiles and histograms are the "
-                             "host's for now");
+        account_say(&r->acc,
+                    parses ? "group-by runs on the host: per-group std and "
+                             "histograms are the host's for now"
+                           : "group-by runs on the host: with the host "
+                             "parsing, per-group std, medians, quantiles "
+                             "and histograms are the host's");
     } else if (d == ENGINE_GPU || (d == ENGINE_AUTO && present)) {
         account_say(&r->acc, "group-by runs on the host");
     }
@@ -665,7 +673,9 @@ static int start_backend(engine *r, cs_error *e)
                         .nkeys = r->texts.ncols,
                         .group_keys = r->keys.ncols,
                         /* a state lists every group's statistics */
-                        .group_lazy = !cfg->keep_profiles && !cfg->mpi};
+                        .group_lazy = !cfg->keep_profiles && !cfg->mpi,
+                        .q = r->q,
+                        .nq = r->nq};
     if (cfg->group_by)
         return backend_group_open(&p, &r->be, e);
     if (r->use_gpu && r->kind)

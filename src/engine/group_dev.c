@@ -6,6 +6,7 @@
 #include "gpu/gpu.h"
 #include "io/num/parse_kind.h"
 #include "src/engine/gpu_pack.h"
+#include "src/engine/groups.h"
 
 struct group_dev {
     gpu_backend *dev;
@@ -13,7 +14,13 @@ struct group_dev {
     gpu_raw_result raw; /* per column arrays, reused by every input */
     size_t inputs, stopped;
     uint64_t rows, groups;
-    double t_merge;  /* the groups taken and merged into the host's */
+    double t_merge; /* the groups taken and merged into the host's */
+    /* the quantiles each group selects; pick: the device may select them
+       (no state carries the groups' values) */
+    const qfrac *q;
+    size_t nq;
+    int pick;
+    size_t picked;   /* columns whose quantiles the device selected */
     char reason[96]; /* the first stop's */
 };
 
@@ -32,6 +39,9 @@ int group_dev_open(const backend_params *p, group_dev **out, cs_error *e)
     if (!d)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     d->ncols = p->ncols;
+    d->q = p->q;
+    d->nq = p->nq;
+    d->pick = p->group_lazy;
     gpu_raw_result *r = &d->raw;
     r->missing = calloc(n, sizeof *r->missing);
     r->invalid = calloc(n, sizeof *r->invalid);
@@ -60,6 +70,11 @@ const row_batch_alloc *group_dev_alloc(group_dev *d)
 int group_dev_used(const group_dev *d)
 {
     return d && d->inputs > 0;
+}
+
+int group_dev_can(unsigned what)
+{
+    return !(what & (STAT_STD | STAT_HIST));
 }
 
 /* A plain CSV whose columns the device reads as the host does: no
@@ -119,29 +134,139 @@ int group_dev_end(group_dev *d, bytes_result *r, char *tail, size_t *tail_len,
     return CS_OK;
 }
 
-/* Group g of o into t: found (or made) by its key, its cells merged. */
-static int merge_group(group_table *t, const gpu_group_out *o, uint32_t g)
+/* Group g's cells into id's of a table that keeps col_stats (values
+ * kept: no parts). */
+static int merge_stats(group_table *t, const gpu_group_out *o, uint32_t g,
+                       size_t id)
 {
-    const char *k = o->arena + o->key_off[g];
-    size_t id, nc = (size_t)t->ncols, had = t->n;
-    if (group_find(t, k, o->key_len[g], group_hash(k, o->key_len[g]), &id))
-        return -1;
-    t->rows[id] += o->rows[g];
-    if (o->first_row[g] < t->first[id])
-        t->first[id] = o->first_row[g];
-    if (id == had) { /* new here: its cells are the device's (no csum) */
-        memcpy(&t->part[id * nc], &o->part[(size_t)g * nc],
-               nc * sizeof *t->part);
-        memcpy(&t->sum[id * nc], &o->sum[(size_t)g * nc], nc * sizeof *t->sum);
-        return 0;
-    }
+    size_t nc = (size_t)t->ncols;
     for (size_t c = 0; c < nc; c++) {
-        stats_part_merge(&t->part[id * nc + c], &o->part[(size_t)g * nc + c],
-                         0);
-        if (group_sum_merge(&t->sum[id * nc + c], &o->sum[(size_t)g * nc + c]))
+        col_stats *s = &t->st[id * nc + c];
+        stats_merge_part(s, &o->part[(size_t)g * nc + c], 0);
+        if (group_sum_add_to(&o->sum[(size_t)g * nc + c], &s->sum))
             return -1;
     }
     return 0;
+}
+
+/* Group g of o into t: found (or made) by its key (*id), its cells
+ * merged. */
+static int merge_group(group_table *t, const gpu_group_out *o, uint32_t g,
+                       size_t *id)
+{
+    const char *k = o->arena + o->key_off[g];
+    size_t nc = (size_t)t->ncols, had = t->n;
+    if (group_find(t, k, o->key_len[g], group_hash(k, o->key_len[g]), id))
+        return -1;
+    t->rows[*id] += o->rows[g];
+    if (o->first_row[g] < t->first[*id])
+        t->first[*id] = o->first_row[g];
+    if (!t->direct)
+        return merge_stats(t, o, g, *id);
+    if (*id == had) { /* new here: its cells are the device's (no csum) */
+        memcpy(&t->part[*id * nc], &o->part[(size_t)g * nc],
+               nc * sizeof *t->part);
+        memcpy(&t->sum[*id * nc], &o->sum[(size_t)g * nc], nc * sizeof *t->sum);
+        return 0;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        stats_part_merge(&t->part[*id * nc + c], &o->part[(size_t)g * nc + c],
+                         0);
+        if (group_sum_merge(&t->sum[*id * nc + c], &o->sum[(size_t)g * nc + c]))
+            return -1;
+    }
+    return 0;
+}
+
+/* The values of o's groups (ids: theirs in t), column by column, each
+ * group's sorted on the device: the host's quantiles need no sort. */
+static int take_values(group_dev *d, group_table *t, const gpu_group_out *o,
+                       const size_t *ids, cs_error *e)
+{
+    size_t n = 0, nc = (size_t)t->ncols;
+    for (uint32_t g = 0; g < o->ngroups; g++)
+        n += o->rows[g];
+    if (group_flush(t)) /* the host's waiting values: none wait after */
+        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    int32_t *r = malloc((n ? n : 1) * sizeof *r);
+    int bad = !v || !r;
+    for (size_t k = 0; !bad && k < nc; k++) {
+        if (gpu_raw_group_values(d->dev, (int)k, v, r, n, e) != CS_OK) {
+            free(v);
+            free(r);
+            return e->status;
+        }
+        size_t at = 0;
+        for (uint32_t g = 0; !bad && g < o->ngroups; g++) {
+            uint64_t m = o->part[(size_t)g * nc + k].count;
+            bad = m > o->rows[g] ||
+                  group_vals_append(t, ids[g], (int)k, v + at, r + at, m);
+            at += o->rows[g];
+        }
+    }
+    free(v);
+    free(r);
+    return bad ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups")
+               : CS_OK;
+}
+
+/* Column k's order statistics' places in the device's layout (group
+ * after group, each's sorted values), two per group and quantile: the
+ * k-th and the (k+1)-th of type 7 (Hyndman and Fan, 1996). */
+static void pick_places(const group_dev *d, const gpu_group_out *o, size_t k,
+                        uint64_t *pos)
+{
+    size_t nc = (size_t)d->ncols, at = 0;
+    uint64_t start = 0;
+    for (uint32_t g = 0; g < o->ngroups; g++) {
+        uint64_t m = o->part[(size_t)g * nc + k].count;
+        for (size_t i = 0; i < d->nq; i++, at += 2) {
+            qrank rk = m ? qlist_rank(d->q[i], m) : (qrank){1, 0, 1};
+            pos[at] = start + rk.k - 1;
+            pos[at + 1] = start + (rk.fnum ? rk.k : rk.k - 1);
+        }
+        start += o->rows[g];
+    }
+}
+
+/* Each group's quantiles selected by the device from its sorted values
+ * (t holds o's groups alone, ids[g] == g): a few values a group come
+ * back, not every one. */
+static int pick_quantiles(group_dev *d, group_table *t, const gpu_group_out *o,
+                          cs_error *e)
+{
+    size_t n = 0, nc = (size_t)t->ncols, np = (size_t)o->ngroups * d->nq * 2;
+    for (uint32_t g = 0; g < o->ngroups; g++)
+        n += o->rows[g];
+    uint64_t *pos = malloc((np ? np : 1) * sizeof *pos);
+    double *v = malloc((np ? np : 1) * sizeof *v);
+    int32_t *r = malloc((np ? np : 1) * sizeof *r);
+    int rc = pos && v && r && !group_table_quantiles(t, d->nq)
+                 ? CS_OK
+                 : cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
+    for (size_t k = 0; rc == CS_OK && k < nc; k++) {
+        pick_places(d, o, k, pos);
+        rc = gpu_raw_group_pick(d->dev, (int)k, n, pos, np, v, r, e);
+        for (uint32_t g = 0; rc == CS_OK && g < o->ngroups; g++) {
+            const col_stats *s = &t->st[(size_t)g * nc + k];
+            int with_r = groups_with_r(s);
+            qres *out = &t->q[((size_t)g * nc + k) * d->nq];
+            for (size_t i = 0; i < d->nq; i++) {
+                size_t at = ((size_t)g * d->nq + i) * 2;
+                qrank rk = qlist_rank(d->q[i], s->count ? s->count : 1);
+                qnum a = {v[at], with_r ? r[at] : 0};
+                qnum b = {v[at + 1], with_r ? r[at + 1] : 0};
+                if (s->count)
+                    qvalue_interpolate(a, b, rk.fnum, rk.fden, &out[i]);
+            }
+        }
+    }
+    d->picked = rc == CS_OK ? nc : 0;
+    free(pos);
+    free(v);
+    free(r);
+    return rc;
 }
 
 int group_dev_merge(group_dev *d, group_table *t, cs_error *e)
@@ -155,14 +280,22 @@ int group_dev_merge(group_dev *d, group_table *t, cs_error *e)
     size_t keys = 0;
     for (uint32_t g = 0; g < o.ngroups; g++)
         keys += o.key_len[g];
-    int bad = group_table_reserve(t, o.ngroups, keys);
+    /* the device alone made the groups: it selects their quantiles */
+    int alone = t->n == 0 && t->values == 0 && d->pick && d->nq;
+    size_t *ids = malloc((o.ngroups ? o.ngroups : 1) * sizeof *ids);
+    int bad = !ids || group_table_reserve(t, o.ngroups, keys);
     for (uint32_t g = 0; !bad && g < o.ngroups; g++)
-        bad = merge_group(t, &o, g);
+        bad = merge_group(t, &o, g, &ids[g]);
+    int rc = bad ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups")
+                 : CS_OK;
+    if (rc == CS_OK && t->keep)
+        rc =
+            alone ? pick_quantiles(d, t, &o, e) : take_values(d, t, &o, ids, e);
     d->groups = o.ngroups;
+    free(ids);
     gpu_group_out_free(&o);
     d->t_merge = account_now() - t0;
-    return bad ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups")
-               : CS_OK;
+    return rc;
 }
 
 void group_dev_describe(const group_dev *d, account *acc)
@@ -181,12 +314,13 @@ void group_dev_describe(const group_dev *d, account *acc)
     account_say(acc,
                 "GPU     %s: context %.3f s, opening %.3f s; copies %.3f s, "
                 "kernels %.3f s (device time); groups taken and merged on "
-                "the host %.3f s",
+                "the host %.3f s%s",
                 t.device, t.context_s,
                 t.open_s[GPU_OPEN_CONTEXT] + t.open_s[GPU_OPEN_QUERY] +
                     t.open_s[GPU_OPEN_BUFFERS] + t.open_s[GPU_OPEN_EVENTS] +
                     t.open_s[GPU_OPEN_LAUNCH] + t.open_s[GPU_OPEN_RAW],
-                t.h2d_s, t.kernel_s, d->t_merge);
+                t.h2d_s, t.kernel_s, d->t_merge,
+                d->picked ? " (their quantiles selected on the device)" : "");
 }
 
 void group_dev_close(group_dev *d)

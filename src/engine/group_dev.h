@@ -15,7 +15,12 @@
 
 typedef struct group_dev group_dev;
 
-/* Opens the device for p's columns and statistics (group_gpu_can). */
+/* Whether the statistics are those the device's groups make: all but
+ * std and histograms (median and quantiles from the values it keeps,
+ * sorted there). */
+int group_dev_can(unsigned what);
+
+/* Opens the device for p's columns and statistics (group_dev_can). */
 int group_dev_open(const backend_params *p, group_dev **out, cs_error *e);
 
 /* Page-locked memory for the bytes it is given. */
@@ -37,9 +42,10 @@ int group_dev_wait(group_dev *d, const void *bytes, int *stopped, cs_error *e);
 int group_dev_end(group_dev *d, bytes_result *r, char *tail, size_t *tail_len,
                   cs_error *e);
 
-/* After the last input: the device's groups merged into t (direct, its
- * rows numbered as the input's: absolute), with their rows and first
- * rows (t tracks them). */
+/* After the last input: the device's groups merged into t (its rows
+ * numbered as the input's: absolute), with their rows and first rows (t
+ * tracks them); where t keeps values (median, quantiles), the groups'
+ * values too, each group's sorted by the device. */
 int group_dev_merge(group_dev *d, group_table *t, cs_error *e);
 
 /* Whether any input went to the device. */

@@ -138,7 +138,7 @@ static void parse_keys(const group_table *t, const groups_params *p,
 }
 
 /* Corrections matter only in an integer column past 2^53 (passes.c). */
-static int needs_r(const col_stats *s)
+int groups_with_r(const col_stats *s)
 {
     return s->all_int && s->count > 0 &&
            (s->max >= 0x1p53 || s->min <= -0x1p53);
@@ -153,17 +153,27 @@ static int cmp_qnum(const void *x, const void *y)
     return (a->r > b->r) - (a->r < b->r);
 }
 
+/* Values the device handed over come sorted (group_dev.c): no sort. */
+static int sorted(const qnum *x, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (cmp_qnum(&x[i - 1], &x[i]) > 0)
+            return 0;
+    return 1;
+}
+
 /* The nq quantiles of one group's column, type 7, exactly. */
 static int quantiles(const groups_params *p, const col_stats *s,
                      const group_vals *v, qres *out)
 {
-    int with_r = needs_r(s);
+    int with_r = groups_with_r(s);
     qnum *x = malloc((v->n ? v->n : 1) * sizeof *x);
     if (!x)
         return -1;
     for (size_t i = 0; i < v->n; i++)
         x[i] = (qnum){v->d[i], with_r ? qsel_r(v->r[i]) : 0};
-    qsort(x, v->n, sizeof *x, cmp_qnum);
+    if (!sorted(x, v->n))
+        qsort(x, v->n, sizeof *x, cmp_qnum);
     for (size_t i = 0; i < p->nq; i++) {
         if (!v->n) {
             out[i] = (qres){0, 0.0, 0, {0.0, 0}, 0, {0.0, 0}};
@@ -189,15 +199,19 @@ static int histogram(const groups_params *p, const col_stats *s,
     return 0;
 }
 
-/* Quantiles and histograms of every group's columns. */
+/* Quantiles and histograms of every group's columns (the quantiles the
+ * device made, where it made them). */
 static int per_group(const groups_params *p, engine_groups *gs)
 {
     const group_table *t = &gs->table;
     size_t nc = (size_t)t->ncols;
+    int made = t->q && t->nq == p->nq;
+    if (made && p->nq)
+        memcpy(gs->q, t->q, t->n * nc * p->nq * sizeof *gs->q);
     for (size_t g = 0; g < t->n; g++)
         for (size_t k = 0; k < nc; k++) {
             size_t at = g * nc + k;
-            if (p->nq &&
+            if (p->nq && !made &&
                 quantiles(p, &t->st[at], &t->val[at], &gs->q[at * p->nq]))
                 return -1;
             if ((p->what & STAT_HIST) &&

@@ -22,4 +22,8 @@ int groups_make(const groups_params *p, group_table *t, engine_groups **out,
                 cs_error *e);
 void groups_free(engine_groups *g); /* NULL does nothing */
 
+/* Whether a column's quantiles order its values by their corrections
+ * too (stats.h): an integer column past 2^53. */
+int groups_with_r(const col_stats *s);
+
 #endif

@@ -80,6 +80,9 @@ void group_table_clear(group_table *t)
     t->prof_bytes = 0;
     t->keys_used = 0;
     t->values = 0;
+    free(t->q);
+    t->q = NULL;
+    t->nq = 0;
     if (t->slot)
         memset(t->slot, 0, t->nslots * sizeof *t->slot);
 }
@@ -298,6 +301,40 @@ static int flush_one(group_table *t, size_t at)
         t->values -= v->n;
         v->n = v->done = 0;
     }
+    return 0;
+}
+
+int group_table_quantiles(group_table *t, size_t nq)
+{
+    size_t cells = t->cap * (size_t)t->ncols;
+    free(t->q);
+    t->q = calloc(cells * nq + 1, sizeof *t->q);
+    t->nq = t->q ? nq : 0;
+    return t->q ? 0 : -1;
+}
+
+int group_vals_append(group_table *t, size_t id, int col, const double *d,
+                      const int32_t *r, size_t n)
+{
+    group_vals *v = &t->val[id * (size_t)t->ncols + (size_t)col];
+    if (!n)
+        return 0;
+    if (v->n != v->done)
+        return -1; /* waiting values would take these as theirs */
+    if (n > v->cap - v->n) {
+        size_t cap = v->n + n;
+        if (resize((void **)&v->d, cap, sizeof *v->d) ||
+            resize((void **)&v->r, cap, sizeof *v->r) ||
+            resize((void **)&v->row, cap, sizeof *v->row))
+            return -1;
+        v->cap = cap;
+    }
+    memcpy(v->d + v->n, d, n * sizeof *d);
+    memcpy(v->r + v->n, r, n * sizeof *r);
+    memset(v->row + v->n, 0, n * sizeof *v->row);
+    v->n += n;
+    v->done = v->n;
+    t->values += n;
     return 0;
 }
 
@@ -726,15 +763,15 @@ static void *reorder(void *p, size_t sz, size_t per, const first_id *o,
 static int apply_order(group_table *t, const first_id *o)
 {
     size_t n = t->n, cap = t->cap, nc = (size_t)t->ncols;
-    void **arr[] = {(void **)&t->key_off, (void **)&t->key_len,
-                    (void **)&t->hash,    (void **)&t->rows,
-                    (void **)&t->first,   (void **)&t->st,
-                    (void **)&t->val,     (void **)&t->part,
-                    (void **)&t->sum,     (void **)&t->prof};
-    size_t sz[] = {sizeof *t->key_off, sizeof *t->key_len, sizeof *t->hash,
-                   sizeof *t->rows,    sizeof *t->first,   sizeof *t->st,
-                   sizeof *t->val,     sizeof *t->part,    sizeof *t->sum,
-                   sizeof *t->prof};
+    void **arr[] = {
+        (void **)&t->key_off, (void **)&t->key_len, (void **)&t->hash,
+        (void **)&t->rows,    (void **)&t->first,   (void **)&t->st,
+        (void **)&t->val,     (void **)&t->part,    (void **)&t->sum,
+        (void **)&t->prof,    (void **)&t->q};
+    size_t sz[] = {sizeof *t->key_off, sizeof *t->key_len,  sizeof *t->hash,
+                   sizeof *t->rows,    sizeof *t->first,    sizeof *t->st,
+                   sizeof *t->val,     sizeof *t->part,     sizeof *t->sum,
+                   sizeof *t->prof,    t->nq * sizeof *t->q};
     enum { NARR = sizeof sz / sizeof sz[0], CELLS_FROM = 5 };
     void *made[NARR];
     int bad = 0;

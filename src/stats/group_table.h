@@ -19,6 +19,7 @@
 
 #include "group_sum.h"
 #include "profile.h"
+#include "quantile.h"
 #include "stats.h"
 
 /* A group's values of one column: d + r each (stats.h), and their rows.
@@ -66,6 +67,11 @@ typedef struct group_table {
     col_prof *prof;
     int profiled, counting;
     size_t prof_bytes;
+    /* with group_table_quantiles: each cell's nq quantiles made elsewhere
+       (the device selects them from its sorted values), [cap * ncols *
+       nq], in place of values; else NULL */
+    qres *q;
+    size_t nq;
 } group_table;
 
 uint64_t group_hash(const char *key, size_t len);
@@ -102,6 +108,16 @@ int group_find(group_table *t, const char *key, size_t len, uint64_t hash,
  * -1: no memory. */
 int group_add(group_table *t, size_t id, int col, double v, int32_t r,
               uint64_t row);
+
+/* n values of column col of group id that its statistics already hold
+ * (d[i] + r[i]: made elsewhere, the device), kept for its quantiles;
+ * their rows are not known (0). -1: no memory, or values still wait. */
+int group_vals_append(group_table *t, size_t id, int col, const double *d,
+                      const int32_t *r, size_t n);
+
+/* Room for every cell's nq quantiles made elsewhere (t->q, zeroed):
+ * after the last group is made. -1: no memory. */
+int group_table_quantiles(group_table *t, size_t nq);
 
 /* group_add of each v[i] but NaN (+ r[i]; r NULL: 0), row first_row + i,
  * to group ids[i]: one column of a row batch. -1: no memory. */

@@ -14,8 +14,8 @@ missing key; one group, 1,000 and 100,000; two key columns; values past
 the device's exact sums: the host then takes the batch) and binary input,
 several files, gzip, stdin, -j 1, 2, 16; the JSON of `--device cpu` and
 `--device gpu` must be identical, and -v must say where the batches went.
-Statistics the device does not reduce (std, median, histograms) run on
-the host with a -v line. Seed printed; COLSTAT_SEED reproduces.
+Statistics the device does not reduce (std, histograms; medians and
+quantiles where the host parses) run on the host with a -v line. Seed printed; COLSTAT_SEED reproduces.
 """
 import gzip
 import os
@@ -345,14 +345,79 @@ def test_raw_wide(suite):
                     g[2][-800:])
 
 
+def test_raw_quantiles(suite):
+    """--median and --quantiles per group with the device parsing: it
+    keeps each row's values with its group, sorts each group's values
+    (gpu/group_values.cu) and hands them to the host, whose quantiles
+    then need no sort: the CPU's bytes for many segments, several inputs,
+    gzip on stdin, 70,000 groups, integers past 2^53 (their corrections
+    travel with the values; ties of one double sorted again on the host),
+    NaN, infinities and missing fields, and where the device stops (a sum
+    past its range: the groups then hold values of both)."""
+    if {} not in ENVS:
+        suite.check(True, "no GPU: the device's own group-by is the GPU host's")
+        return
+    rng = suite.rng
+    n = 3000 if QUICK else 30000
+
+    def odd(rng):
+        r = rng.random()
+        if r < 0.02:
+            return rng.choice(["nan", "inf", "-inf", "", "-0", "0", "x"])
+        return raw_value(rng)
+
+    rows = raw_rows(rng, n, RAW_KEYS)
+    for r in rows:
+        r["x"] = odd(rng)
+        if rng.random() < 0.3:  # one double for several integers
+            r["y"] = str(2**60 + rng.randrange(64))
+    a = raw_file(suite, "qa.csv", rows, ["k", "x", "y", "k2"], rng)
+    b = raw_file(suite, "qb.csv", raw_rows(rng, n, RAW_KEYS),
+                 ["y", "k2", "x", "k"], rng, crlf=True)
+    many = 70000
+    keys = ["k%d" % i for i in range(many)]
+    rs = raw_rows(rng, many + 20000, keys)
+    m = raw_file(suite, "qm.csv", rs, ["k", "x", "y", "k2"], rng)
+    stop = raw_file(suite, "qs.csv", raw_rows(rng, n, RAW_KEYS, 0.001),
+                    ["k", "x", "y", "k2"], rng)
+    small = {"COLSTAT_GPU_RAW_BYTES": "4096"}
+    cases = [({}, ["-g", "k", "--median", a]),
+             (small, ["-g", "k", "--median", "--quantiles", "0.1,0.9,1",
+                      "-j", "16", a, b]),
+             (small, ["-g", "k,k2", "--quantiles", "0,0.25,0.5", "-c", "x,y",
+                      a]),
+             ({}, ["-g", "k", "--median", "--sum", "--min", "--max", m]),
+             (small, ["-g", "k2", "--median", "-j", "1", stop])]
+    for env, args in cases:
+        c = run_env(suite, ["--device", "cpu", "--json"] + args, {})
+        g = run_env(suite, ["--device", "gpu", "--json", "-v"] + args, env)
+        suite.check(c[0] == 0 and g[:2] == c[:2] and said_device(g[2]),
+                    f"raw quantiles: {cmdline(args)}: the CPU's bytes",
+                    g[2][-800:])
+    with open(b, "rb") as f:
+        data = gzip.compress(f.read())
+    args = ["-g", "k", "--median", "-"]
+    c = run_env(suite, ["--device", "cpu", "--json"] + args, {}, data)
+    g = run_env(suite, ["--device", "gpu", "--json", "-v"] + args, small, data)
+    suite.check(c[0] == 0 and g[:2] == c[:2] and said_device(g[2]),
+                "raw quantiles, gzip on stdin: the CPU's bytes", g[2][-800:])
+
+
 def test_host_statistics(suite):
+    """std and histograms per group are the host's; with the host parsing
+    (COLSTAT_GPU_PARSE=0, or the steps on the host) medians are too."""
     envs = ENVS
     p, keys = csv_case(suite, "h.csv", 500, 20, 1)
     for env in envs:
-        rc, out, err = run_env(suite, ["--device", "gpu", "-v", "-g", keys, "--median", p],
-                               env)
-        suite.check(rc == 0 and "group-by runs on the host: per-group std" in err,
-                    "--median: the host, and -v says why", err[-400:])
+        for stat in ("--std", "--median"):
+            rc, out, err = run_env(
+                suite, ["--device", "gpu", "-v", "-g", keys, stat, p], env)
+            host = stat == "--std" or env != {}
+            said = "group-by runs on the host" in err
+            suite.check(rc == 0 and said == host,
+                        f"{stat} ({env or 'the device parsing'}): "
+                        f"{'the host' if host else 'the device'}, -v says so",
+                        err[-400:])
 
 
 if __name__ == "__main__":
@@ -360,4 +425,5 @@ if __name__ == "__main__":
     if gpu_present(s):
         ENVS += [{}, BATCHES]
     s.run_tests([test_csv, test_files_gzip_stdin, test_binary, test_sparse,
-                 test_raw, test_raw_wide, test_host_statistics])
+                 test_raw, test_raw_wide, test_raw_quantiles,
+                 test_host_statistics])
