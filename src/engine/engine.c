@@ -1251,7 +1251,7 @@ static int take_groups(engine *r, engine_result *out, cs_error *e)
     groups_params p = {
         r->keys.ncols, r->keys.names, cfg->num,   cfg->what,
         r->q,          r->nq,         cfg->nbins, cfg->have_range,
-        cfg->range_lo, cfg->range_hi};
+        cfg->range_lo, cfg->range_hi, r->nthreads};
     if (groups_make(&p, backend_group_table(r->be), &out->groups, e) != CS_OK ||
         !r->kind)
         return e->status;

@@ -6,7 +6,7 @@
 #include "gpu/gpu.h"
 #include "io/num/parse_kind.h"
 #include "src/engine/gpu_pack.h"
-#include "src/engine/groups.h"
+#include "src/engine/group_cells.h"
 
 struct group_dev {
     gpu_backend *dev;

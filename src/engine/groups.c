@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "io/num/parse_number.h"
+#include "src/engine/group_cells.h"
 #include "src/stats/qsel_key.h"
 
 typedef struct key_part {
@@ -137,90 +138,6 @@ static void parse_keys(const group_table *t, const groups_params *p,
     }
 }
 
-/* Corrections matter only in an integer column past 2^53 (passes.c). */
-int groups_with_r(const col_stats *s)
-{
-    return s->all_int && s->count > 0 &&
-           (s->max >= 0x1p53 || s->min <= -0x1p53);
-}
-
-static int cmp_qnum(const void *x, const void *y)
-{
-    const qnum *a = x, *b = y;
-    uint64_t ka = qsel_key(a->d), kb = qsel_key(b->d);
-    if (ka != kb)
-        return ka < kb ? -1 : 1;
-    return (a->r > b->r) - (a->r < b->r);
-}
-
-/* Values the device handed over come sorted (group_dev.c): no sort. */
-static int sorted(const qnum *x, size_t n)
-{
-    for (size_t i = 1; i < n; i++)
-        if (cmp_qnum(&x[i - 1], &x[i]) > 0)
-            return 0;
-    return 1;
-}
-
-/* The nq quantiles of one group's column, type 7, exactly. */
-static int quantiles(const groups_params *p, const col_stats *s,
-                     const group_vals *v, qres *out)
-{
-    int with_r = groups_with_r(s);
-    qnum *x = malloc((v->n ? v->n : 1) * sizeof *x);
-    if (!x)
-        return -1;
-    for (size_t i = 0; i < v->n; i++)
-        x[i] = (qnum){v->d[i], with_r ? qsel_r(v->r[i]) : 0};
-    if (!sorted(x, v->n))
-        qsort(x, v->n, sizeof *x, cmp_qnum);
-    for (size_t i = 0; i < p->nq; i++) {
-        if (!v->n) {
-            out[i] = (qres){0, 0.0, 0, {0.0, 0}, 0, {0.0, 0}};
-            continue;
-        }
-        qrank rk = qlist_rank(p->q[i], v->n);
-        qnum a = x[rk.k - 1], b = rk.fnum ? x[rk.k] : a;
-        qvalue_interpolate(a, b, rk.fnum, rk.fden, &out[i]);
-    }
-    free(x);
-    return 0;
-}
-
-static int histogram(const groups_params *p, const col_stats *s,
-                     const group_vals *v, hist *h)
-{
-    double lo = p->range_lo, hi = p->range_hi;
-    if (!p->have_range)
-        stats_hist_edges(s, &lo, &hi);
-    if (hist_init(h, p->nbins, lo, hi))
-        return -1;
-    hist_add_values(h, v->d, v->n);
-    return 0;
-}
-
-/* Quantiles and histograms of every group's columns (the quantiles the
- * device made, where it made them). */
-static int per_group(const groups_params *p, engine_groups *gs)
-{
-    const group_table *t = &gs->table;
-    size_t nc = (size_t)t->ncols;
-    int made = t->q && t->nq == p->nq;
-    if (made && p->nq)
-        memcpy(gs->q, t->q, t->n * nc * p->nq * sizeof *gs->q);
-    for (size_t g = 0; g < t->n; g++)
-        for (size_t k = 0; k < nc; k++) {
-            size_t at = g * nc + k;
-            if (p->nq && !made &&
-                quantiles(p, &t->st[at], &t->val[at], &gs->q[at * p->nq]))
-                return -1;
-            if ((p->what & STAT_HIST) &&
-                histogram(p, &t->st[at], &t->val[at], &gs->h[at]))
-                return -1;
-        }
-    return 0;
-}
-
 static int order(const groups_params *p, engine_groups *gs)
 {
     const group_table *t = &gs->table;
@@ -278,7 +195,7 @@ static int make(const groups_params *p, engine_groups *gs)
     for (size_t i = 0; i < nk; i++)
         if (!(gs->names[i] = strdup(p->names[i])))
             return -1;
-    return per_group(p, gs) || order(p, gs) ? -1 : 0;
+    return group_cells_make(p, gs) || order(p, gs) ? -1 : 0;
 }
 
 int groups_make(const groups_params *p, group_table *t, engine_groups **out,
@@ -302,8 +219,8 @@ int groups_make(const groups_params *p, group_table *t, engine_groups **out,
 int engine_groups_arrange(engine_groups *gs, const num_format *num, cs_error *e)
 {
     const group_table *t = &gs->table;
-    groups_params p = {gs->nkeys, gs->names, num, t->what, NULL,
-                       0,         0,         0,   0.0,     0.0};
+    groups_params p = {gs->nkeys, gs->names, num, t->what, NULL, 0,
+                       0,         0,         0.0, 0.0,     1};
     size_t n1 = t->n ? t->n : 1, nk = (size_t)gs->nkeys;
     free(gs->g);
     free(gs->keys);

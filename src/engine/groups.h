@@ -15,15 +15,12 @@ typedef struct groups_params {
     size_t nq;
     int nbins, have_range;
     double range_lo, range_hi;
+    int threads; /* for the groups' quantiles and histograms (0: one) */
 } groups_params;
 
 /* Moves t (emptied) into a new *out. Returns CS_OK or CS_EDATA. */
 int groups_make(const groups_params *p, group_table *t, engine_groups **out,
                 cs_error *e);
 void groups_free(engine_groups *g); /* NULL does nothing */
-
-/* Whether a column's quantiles order its values by their corrections
- * too (stats.h): an integer column past 2^53. */
-int groups_with_r(const col_stats *s);
 
 #endif

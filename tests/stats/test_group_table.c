@@ -570,6 +570,75 @@ START_TEST(test_profiles)
 }
 END_TEST
 
+/* What the device made (group_vals_append's values, already in the
+ * statistics; group_table_quantiles' results) moves with its group when
+ * group_table_by_first renumbers them; values that still wait refuse
+ * values made elsewhere. */
+START_TEST(test_made_elsewhere)
+{
+    test_rng r = rng_for(seed, 4000 + (uint64_t)_i);
+    size_t n = 2 + rng_below(&r, 300), nq = 1 + rng_below(&r, 3);
+    group_table t;
+    group_table_init(&t, 2, STAT_DEFAULT | STAT_MEDIAN, 1);
+    ck_assert_int_eq(group_table_track_first(&t), 0);
+    char buf[32];
+    uint64_t *first = malloc(n * sizeof *first);
+    for (size_t g = 0; g < n; g++) {
+        size_t len = (size_t)snprintf(buf, sizeof buf, "g%zu", g), id;
+        ck_assert_int_eq(group_find(&t, buf, len, group_hash(buf, len), &id),
+                         0);
+        ck_assert_uint_eq(id, g);
+        first[g] = 1 + rng_below(&r, 1000000);
+        t.first[g] = first[g];
+        for (int k = 0; k < 2; k++) {
+            size_t m = rng_below(&r, 5);
+            double d[5];
+            int32_t c[5];
+            for (size_t i = 0; i < m; i++) {
+                d[i] = (double)(g * 10 + i) + 0.5 * k;
+                c[i] = (int32_t)i - 2;
+            }
+            ck_assert_int_eq(group_vals_append(&t, g, k, d, c, m), 0);
+        }
+    }
+    ck_assert_int_eq(group_table_quantiles(&t, nq), 0);
+    for (size_t g = 0; g < n; g++)
+        for (size_t k = 0; k < 2; k++)
+            for (size_t i = 0; i < nq; i++)
+                t.q[(g * 2 + k) * nq + i].value =
+                    (double)(g * 100 + k * 10 + i);
+    ck_assert_int_eq(group_table_by_first(&t), 0);
+    for (size_t id = 0; id < n; id++) {
+        char kb[32] = {0}; /* a key's bytes end with no NUL */
+        memcpy(kb, group_key(&t, id), t.key_len[id]);
+        size_t g = (size_t)atoi(kb + 1);
+        ck_assert_uint_eq(t.first[id], first[g]);
+        ck_assert(id == 0 || t.first[id - 1] <= t.first[id]);
+        for (size_t k = 0; k < 2; k++) {
+            const group_vals *v = &t.val[id * 2 + k];
+            ck_assert_uint_eq(v->done, v->n);
+            for (size_t i = 0; i < v->n; i++) {
+                ck_assert(v->d[i] == (double)(g * 10 + i) + 0.5 * (double)k);
+                ck_assert_int_eq(v->r[i], (int32_t)i - 2);
+                ck_assert_uint_eq(v->row[i], 0);
+            }
+            for (size_t i = 0; i < nq; i++)
+                ck_assert(t.q[(id * 2 + k) * nq + i].value ==
+                          (double)(g * 100 + k * 10 + i));
+        }
+    }
+    /* a value waiting for the statistics: values made elsewhere refused */
+    double one = 1.0;
+    int32_t zero = 0;
+    ck_assert_int_eq(group_add(&t, 0, 0, 2.0, 0, 5), 0);
+    ck_assert_int_eq(group_vals_append(&t, 0, 0, &one, &zero, 1), -1);
+    ck_assert_int_eq(group_flush(&t), 0);
+    ck_assert_int_eq(group_vals_append(&t, 0, 0, &one, &zero, 1), 0);
+    group_table_free(&t);
+    free(first);
+}
+END_TEST
+
 int main(void)
 {
     seed = test_seed("test_group_table");
@@ -583,6 +652,7 @@ int main(void)
     tcase_add_loop_test(tc, test_first_and_dropped, 0, 6);
     tcase_add_loop_test(tc, test_profiles, 0, 6);
     tcase_add_loop_test(tc, test_adopt_shards, 0, 8);
+    tcase_add_loop_test(tc, test_made_elsewhere, 0, 8);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
