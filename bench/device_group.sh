@@ -254,6 +254,70 @@ PY
     done
 fi
 
+if has polars; then
+    # Polars' streaming group_by (issue 22: >= 3x it), its wheel in
+    # .carry/polars: the 1,000-key file MREP times over with sum, min, max
+    # of the 8 columns, and the 200,000-key file with the median of one;
+    # one run each, colstat's GPU first; answers compared
+    D=/tmp/group-data
+    mkdir -p $D
+    python3 -m pip install --no-index --find-links .carry/polars polars >"$L/pip_polars.log" 2>&1
+    [ -s $D/bench.csv ] || "$N/colstat_gen" --bytes "$SIZE" --out $D --files csv \
+        --threads "$(nproc)" >/dev/null
+    for K in 1000 200000; do
+        F=$D/keys$K.csv
+        [ -s "$F" ] || awk -v K=$K 'BEGIN { srand(22) }
+            NR == 1 { print "key," $0; next }
+            { print "k" int(rand() * K) "," $0 }' $D/bench.csv >"$F"
+        cat "$F" >/dev/null
+    done
+    say "== Polars streaming group_by against colstat --device gpu, x ${MREP:-8}"
+    python3 - "$N/colstat" "$D" "${MREP:-8}" <<'PY' 2>&1 | tee -a "$S"
+import json, os, subprocess, sys, time
+exe, d, rep = sys.argv[1], sys.argv[2], int(sys.argv[3])
+import polars as pl
+print(f"polars {pl.__version__}, {pl.thread_pool_size()} threads")
+cols = ["id", "price", "delta", "reading", "value", "sci", "count", "sparse"]
+def colstat(args, files):
+    t0 = time.perf_counter()
+    with open("/tmp/polars-colstat.json", "wb") as f:
+        p = subprocess.run([exe, "--device", "gpu", "--json"] + args + files,
+                           stdout=f, stderr=subprocess.PIPE)
+    t = time.perf_counter() - t0
+    return t, p.returncode, json.load(open("/tmp/polars-colstat.json"))
+for K, what in ((1000, "sum"), (200000, "median")):
+    files = [f"{d}/keys{K}.csv"] * rep
+    gb = os.path.getsize(files[0]) * rep / 1e9
+    if what == "sum":
+        t, rc, doc = colstat(["-g", "key", "--sum", "--min", "--max"], files)
+        aggs = [e for c in cols for e in (pl.col(c).sum().alias(c + "_sum"),
+                                          pl.col(c).min().alias(c + "_min"),
+                                          pl.col(c).max().alias(c + "_max"))]
+    else:
+        t, rc, doc = colstat(["-g", "key", "-c", "value", "--median"], files)
+        aggs = [pl.col("value").median().alias("value_median")]
+    print(f"{K} keys, {what}: colstat --device gpu {t:.3f} s ({gb / t:.2f} GB/s) rc={rc}")
+    t0 = time.perf_counter()
+    out = pl.scan_csv(files).group_by("key").agg(aggs).collect(engine="streaming")
+    tp = time.perf_counter() - t0
+    print(f"{K} keys, {what}: polars streaming group_by {tp:.3f} s ({gb / tp:.2f} GB/s), "
+          f"{out.height} groups; polars / colstat {tp / t:.2f}")
+    mine = {g["key"][0]: g["columns"] for g in doc["groups"]}
+    bad = 0
+    for row in out.iter_rows(named=True):
+        cs = {c["name"]: c for c in mine.get(row["key"], [])}
+        for name, v in row.items():
+            if name == "key":
+                continue
+            c, stat = name.rsplit("_", 1)
+            m = cs.get(c, {}).get(stat)
+            m = m["value"] if isinstance(m, dict) else m
+            if m is None or v is None or abs(float(m) - float(v)) > 1e-9 * max(abs(float(v)), 1e-300):
+                bad += 1
+    print(f"  answers against Polars': {out.height} groups, {bad} values differ")
+PY
+fi
+
 if has gpucsv; then
     say "== the ungrouped raw path (gpu/csv_kernel.cu's parse and end, split)"
     for t in test_gpu test_gpu_parse; do
