@@ -269,6 +269,24 @@ static int pick_quantiles(group_dev *d, group_table *t, const gpu_group_out *o,
     return rc;
 }
 
+/* o's groups become an empty direct table's, their cells not copied
+ * (a million groups' are 1.8 GB): 0, or -1 where t takes them not. */
+static int take_all(group_table *t, gpu_group_out *o)
+{
+    size_t bytes = 0;
+    for (uint32_t g = 0; g < o->ngroups; g++)
+        if (o->key_off[g] + o->key_len[g] > bytes)
+            bytes = (size_t)(o->key_off[g] + o->key_len[g]);
+    group_taken g = {o->arena, bytes,        o->key_off, o->key_len,
+                     o->rows,  o->first_row, o->part,    o->sum};
+    if (group_table_take(t, o->ngroups, &g))
+        return -1;
+    o->arena = NULL; /* the table's now */
+    o->part = NULL;
+    o->sum = NULL;
+    return 0;
+}
+
 int group_dev_merge(group_dev *d, group_table *t, cs_error *e)
 {
     gpu_group_out o;
@@ -280,8 +298,16 @@ int group_dev_merge(group_dev *d, group_table *t, cs_error *e)
     size_t keys = 0;
     for (uint32_t g = 0; g < o.ngroups; g++)
         keys += o.key_len[g];
-    /* the device alone made the groups: it selects their quantiles */
-    int alone = t->n == 0 && t->values == 0 && d->pick && d->nq;
+    /* the device alone made the groups: it selects their quantiles, or
+       its cells become the table's */
+    int alone = t->n == 0 && t->values == 0;
+    if (alone && o.ngroups && !t->keep && take_all(t, &o) == 0) {
+        d->groups = o.ngroups;
+        gpu_group_out_free(&o);
+        d->t_merge = account_now() - t0;
+        return CS_OK;
+    }
+    alone = alone && d->pick && d->nq;
     size_t *ids = malloc((o.ngroups ? o.ngroups : 1) * sizeof *ids);
     int bad = !ids || group_table_reserve(t, o.ngroups, keys);
     for (uint32_t g = 0; !bad && g < o.ngroups; g++)

@@ -202,6 +202,54 @@ int group_table_reserve(group_table *t, size_t n, size_t keys)
     return 0;
 }
 
+int group_table_take(group_table *t, size_t n, group_taken *g)
+{
+    size_t ns = 64;
+    if (!t->direct || t->st || t->dropped || t->profiled || t->n || !n)
+        return -1;
+    while (ns < 2 * n)
+        ns *= 2;
+    size_t *off = malloc(n * sizeof *off);
+    uint32_t *len = malloc(n * sizeof *len);
+    uint64_t *hash = malloc(n * sizeof *hash), *rows = malloc(n * sizeof *rows);
+    uint64_t *first = t->first ? malloc(n * sizeof *first) : NULL;
+    uint64_t *slot = calloc(ns, sizeof *slot);
+    if (!off || !len || !hash || !rows || (t->first && !first) || !slot) {
+        void *made[] = {off, len, hash, rows, first, slot};
+        for (size_t i = 0; i < sizeof made / sizeof made[0]; i++)
+            free(made[i]);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        off[i] = (size_t)g->key_off[i];
+        len[i] = g->key_len[i];
+        hash[i] = group_hash(g->keys + off[i], len[i]);
+        rows[i] = g->rows[i];
+        if (first)
+            first[i] = g->first[i];
+    }
+    void *old[] = {t->key_off, t->key_len, t->hash, t->rows, t->first,
+                   t->slot,    t->keys,    t->part, t->sum,  t->val};
+    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++)
+        free(old[i]);
+    t->val = NULL;
+    t->key_off = off;
+    t->key_len = len;
+    t->hash = hash;
+    t->rows = rows;
+    t->first = first;
+    t->keys = g->keys;
+    t->keys_used = t->keys_room = g->keys_bytes;
+    t->part = g->part;
+    t->sum = g->sum;
+    t->slot = slot;
+    t->nslots = ns;
+    t->n = t->cap = t->inited = n;
+    for (size_t id = 0; id < n; id++)
+        place(t, id);
+    return 0;
+}
+
 static int add_group(group_table *t, const char *key, size_t len, uint64_t hash,
                      size_t *id)
 {

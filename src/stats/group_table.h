@@ -98,6 +98,25 @@ void group_table_clear(group_table *t); /* no groups; memory value_store */
  * million groups coming: no growth by doubling). -1: no memory. */
 int group_table_reserve(group_table *t, size_t n, size_t keys);
 
+/* Groups made elsewhere (the device), in the table's encoding: keys at
+ * keys + key_off[g], key_len[g] bytes (keys_bytes in all), their rows,
+ * first rows (when the table tracks them) and cells (part and sum, one
+ * per column). */
+typedef struct group_taken {
+    char *keys;
+    size_t keys_bytes;
+    const uint64_t *key_off;
+    const uint32_t *key_len;
+    const uint64_t *rows, *first;
+    col_part *part;
+    group_sum *sum;
+} group_taken;
+
+/* n (> 0) such groups become those of an empty direct table t: t owns
+ * g's keys, part and sum (malloc'd; their cells not copied) after. -1:
+ * t is not such a table, or no memory (t unchanged, nothing taken). */
+int group_table_take(group_table *t, size_t n, group_taken *g);
+
 /* The id of the group of key (hash: group_hash of it), made when new.
  * Returns 0, or -1 when out of memory. */
 int group_find(group_table *t, const char *key, size_t len, uint64_t hash,

@@ -26,6 +26,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_groupby import TEXT_KEYS, value, write_csv  # noqa: E402
 from harness import QUICK, Suite, cmdline  # noqa: E402
+from e2e_gzip_stream import run_pipe  # noqa: E402
 
 STEPS = {"COLSTAT_GPU_GROUP": "host"}
 # the host parses and the device reduces its row batches (the device
@@ -353,7 +354,8 @@ def test_raw_quantiles(suite):
     gzip on stdin, 70,000 groups, integers past 2^53 (their corrections
     travel with the values; ties of one double sorted again on the host),
     NaN, infinities and missing fields, and where the device stops (a sum
-    past its range: the groups then hold values of both)."""
+    past its range: the groups then hold values of both), and a slow
+    writer's pipe (plain and gzip)."""
     if {} not in ENVS:
         suite.check(True, "no GPU: the device's own group-by is the GPU host's")
         return
@@ -394,6 +396,22 @@ def test_raw_quantiles(suite):
         suite.check(c[0] == 0 and g[:2] == c[:2] and said_device(g[2]),
                     f"raw quantiles: {cmdline(args)}: the CPU's bytes",
                     g[2][-800:])
+    # a pipe whose writer is slow (chunks of 1 byte to 256 KiB, pauses):
+    # plain and gzip, the device's segments small
+    with open(a, "rb") as f:
+        plain = f.read()
+    for tag, blob in (("plain", plain), ("gzip", gzip.compress(plain))):
+        for stats in (["--median", "--quantiles", "0.9"],
+                      ["--sum", "--min", "--max"]):
+            args = ["-g", "k"] + stats
+            c = run_env(suite, ["--device", "cpu", "--json"] + args + [a], {})
+            rc, out, err = run_pipe(suite, blob,
+                                    ["--device", "gpu", "--json", "-v"] + args,
+                                    small, rng.randrange(1 << 30))
+            suite.check(c[0] == 0 and rc == 0 and out == c[1] and
+                        said_device(err),
+                        f"raw, a slow writer's pipe ({tag}), {cmdline(stats)}: "
+                        "the CPU's bytes from the file", err[-800:])
     with open(b, "rb") as f:
         data = gzip.compress(f.read())
     args = ["-g", "k", "--median", "-"]

@@ -639,6 +639,74 @@ START_TEST(test_made_elsewhere)
 }
 END_TEST
 
+/* Groups made elsewhere taken whole by an empty direct table (their
+ * cells not copied): found again by their keys, with their rows, first
+ * rows and cells; a table that holds a group takes none. */
+START_TEST(test_take)
+{
+    test_rng r = rng_for(seed, 5000 + (uint64_t)_i);
+    size_t n = 1 + rng_below(&r, 3000), nc = 1 + rng_below(&r, 3);
+    char *keys = malloc(n * 16 + 1);
+    uint64_t *off = malloc(n * sizeof *off), *rows = malloc(n * sizeof *rows);
+    uint64_t *first = malloc(n * sizeof *first);
+    uint32_t *len = malloc(n * sizeof *len);
+    col_part *part = malloc(n * nc * sizeof *part);
+    group_sum *sum = malloc(n * nc * sizeof *sum);
+    size_t used = 0;
+    for (size_t g = 0; g < n; g++) {
+        off[g] = used;
+        len[g] = (uint32_t)snprintf(keys + used, 16, "t%zu", g);
+        used += len[g];
+        rows[g] = 1 + rng_below(&r, 100);
+        first[g] = 1 + rng_below(&r, 1000000);
+        for (size_t k = 0; k < nc; k++) {
+            stats_part_init(&part[g * nc + k]);
+            group_sum_init(&sum[g * nc + k]);
+            stats_part_add(&part[g * nc + k], (double)(g * nc + k), 0,
+                           first[g]);
+            ck_assert_int_eq(group_sum_add(&sum[g * nc + k], (double)g), 0);
+        }
+    }
+    group_table busy, t;
+    group_table_init(&busy, (int)nc, STAT_DEFAULT, 0);
+    group_table_direct(&busy);
+    size_t id;
+    ck_assert_int_eq(group_find(&busy, "x", 1, group_hash("x", 1), &id), 0);
+    group_taken gt = {keys, used, off, len, rows, first, part, sum};
+    ck_assert_int_eq(group_table_take(&busy, n, &gt), -1);
+    group_table_free(&busy);
+    group_table_init(&t, (int)nc, STAT_DEFAULT, 0);
+    group_table_direct(&t);
+    ck_assert_int_eq(group_table_track_first(&t), 0);
+    ck_assert_int_eq(group_table_take(&t, n, &gt), 0);
+    ck_assert_uint_eq(t.n, n);
+    for (size_t g = 0; g < n; g++) {
+        char buf[16];
+        size_t l = (size_t)snprintf(buf, sizeof buf, "t%zu", g);
+        ck_assert_int_eq(group_find(&t, buf, l, group_hash(buf, l), &id), 0);
+        ck_assert_uint_eq(id, g);
+        ck_assert_uint_eq(t.rows[g], rows[g]);
+        ck_assert_uint_eq(t.first[g], first[g]);
+        for (size_t k = 0; k < nc; k++)
+            ck_assert(t.part[g * nc + k].min == (double)(g * nc + k));
+    }
+    ck_assert_uint_eq(t.n, n); /* no key made again */
+    ck_assert_int_eq(group_find(&t, "new", 3, group_hash("new", 3), &id), 0);
+    ck_assert_uint_eq(id, n);
+    ck_assert_int_eq(group_flush(&t), 0);
+    for (size_t g = 0; g < n; g++) {
+        col_summary cs;
+        stats_finalize(&t.st[g * nc], &cs);
+        ck_assert(cs.sum == (double)g);
+    }
+    group_table_free(&t);
+    free(off);
+    free(rows);
+    free(first);
+    free(len);
+}
+END_TEST
+
 int main(void)
 {
     seed = test_seed("test_group_table");
@@ -653,6 +721,7 @@ int main(void)
     tcase_add_loop_test(tc, test_profiles, 0, 6);
     tcase_add_loop_test(tc, test_adopt_shards, 0, 8);
     tcase_add_loop_test(tc, test_made_elsewhere, 0, 8);
+    tcase_add_loop_test(tc, test_take, 0, 6);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
