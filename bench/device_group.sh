@@ -13,8 +13,8 @@
 #
 # usage (on the device machine, from the tree):
 #   NEW=.carry/gpugroup OUT=... SIZE=2G PARTS="unit e2e speed" bash bench/device_group.sh
-# OLD=folder: its colstat timed too with --device cpu (its JSON against
-# the new one's); KEYS="1000 1000000" the key counts; RUNS per timing.
+# OLD=folder: its colstat timed too with --device gpu (OLD_DEVICE; its
+# JSON against the new one's); KEYS="1000 1000000" the key counts; RUNS per timing.
 # NEW holds the static build (colstat, colstat_gen, test_gpu_group,
 # test_group_core, libisal.so.2); .carry/wheels DuckDB's wheel.
 set -u
@@ -121,21 +121,28 @@ def best(f):
     return min(t), out
 
 def colstat(dev, prog=exe):
+    # stdout to a file, as `colstat ... > out.json` (a pipe into Python
+    # would time Python's reading of a million groups' 1.7 GB too)
     def f():
-        p = subprocess.run([prog, "--device", dev, "-g", "key", "--sum", "--min",
-                            "--max", "--json", path], capture_output=True)
-        return p.returncode, p.stdout
-    return f
+        with open("/tmp/speed-out.json", "wb") as o:
+            p = subprocess.run([prog, "--device", dev, "-g", "key", "--sum",
+                                "--min", "--max", "--json", path], stdout=o)
+        return p.returncode
+    def g():
+        t, rc = best(f)
+        return t, (rc, open("/tmp/speed-out.json", "rb").read())
+    return g
 
 res = {}
 for dev in ("gpu", "cpu"):
-    t, (rc, out) = best(colstat(dev))
+    t, (rc, out) = colstat(dev)()
     res[dev] = out
     print(f"colstat --device {dev}: {t:.3f} s ({gb / t:.2f} GB/s) rc={rc}")
 print("GPU and CPU JSON " + ("identical" if res["gpu"] == res["cpu"] else "DIFFER"))
 if old:
-    t, (rc, out) = best(colstat("cpu", old + "/colstat"))
-    print(f"old colstat --device cpu: {t:.3f} s ({gb / t:.2f} GB/s) rc={rc}, "
+    t, (rc, out) = colstat(os.environ.get("OLD_DEVICE", "gpu"), old + "/colstat")()
+    print(f"old colstat --device {os.environ.get('OLD_DEVICE', 'gpu')}: {t:.3f} s "
+          f"({gb / t:.2f} GB/s) rc={rc}, "
           "JSON " + ("identical" if out == res["cpu"] else "DIFFERS"))
 p = subprocess.run([exe, "--device", "gpu", "-v", "-g", "key", "--sum", path],
                    capture_output=True, text=True)

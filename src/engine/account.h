@@ -17,6 +17,8 @@ typedef enum acc_time {
     ACC_RETIRE,  /* main thread waiting for the oldest job */
     ACC_STREAM,  /* raw input on the device, wall time */
     ACC_HANDOFF, /* workers handing parsed jobs to the backend */
+    ACC_FINISH,  /* the backend's states merged after the input */
+    ACC_GROUPS,  /* --group-by: the groups put in order, their quantiles */
     ACC_PASSES,  /* the passes after the input (quantiles, histograms,
                     distinct values past --memory) */
     ACC_NTIMES

@@ -1190,8 +1190,10 @@ static int finish(engine *r, engine_result *out, cs_error *e)
     for (int k = 0; k < n; k++)
         stats_init(&out->held_st[k]);
     /* groups keep their profiles in their table (take_groups) */
-    if (r->be->ops->finish(r->be, out->held_st, out->held_h, e) != CS_OK ||
-        !r->kind || r->cfg->group_by)
+    double t0 = account_now();
+    int rc = r->be->ops->finish(r->be, out->held_st, out->held_h, e);
+    account_time(&r->acc, ACC_FINISH, account_now() - t0);
+    if (rc != CS_OK || !r->kind || r->cfg->group_by)
         return e->status;
     r->prof = calloc(k1, sizeof *r->prof);
     if (!r->prof)
@@ -1393,6 +1395,13 @@ static void report_times(engine *r, uint64_t rows)
                     a->t[ACC_PASSES], r->npass, r->reread);
     account_say(a, "retire  %8.3f s  main thread waiting for workers",
                 a->t[ACC_RETIRE]);
+    account_say(a, "finish  %8.3f s  the backend's states merged",
+                a->t[ACC_FINISH]);
+    if (r->cfg->group_by)
+        account_say(a,
+                    "groups  %8.3f s  put in order, their quantiles and "
+                    "histograms",
+                    a->t[ACC_GROUPS]);
     account_say(a, "total   %8.3f s  %8.1f MB/s", total,
                 total > 0 ? mb / total : 0.0);
 }
@@ -1522,8 +1531,10 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
         rc = take_columns(r, out, e);
     if (rc == CS_OK)
         rc = take_profiles(r, out, e);
+    double t0 = account_now();
     if (rc == CS_OK && cfg->group_by)
         rc = take_groups(r, out, e);
+    account_time(&r->acc, ACC_GROUPS, account_now() - t0);
     account_progress_end(&r->acc); /* passes that read the input again */
     if (rc == CS_OK)
         rc = note_invalid(r, out, e);
