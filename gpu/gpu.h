@@ -45,6 +45,7 @@ typedef struct gpu_config {
     int keep_set;      /* keep_bytes given: */
     size_t keep_bytes; /*   device bytes for values kept to the end */
     int terms;         /* expansion terms of the exact sums (2, 3, 4) */
+    size_t sort_bytes; /* device bytes -g's sort of kept values may take */
     /* the host store of kept values past the device's memory */
     size_t memory;      /* bytes in host memory at most */
     int spill;          /* past it: 1 spill to a file, 0 drop */
@@ -311,8 +312,12 @@ int gpu_raw_groups(gpu_backend *g, gpu_group_out *out, cs_error *e);
  * enter). After gpu_raw_groups. */
 int gpu_raw_group_values(gpu_backend *g, int col, double *d, int32_t *r,
                          size_t n, cs_error *e);
-/* The same layout's places pos[0, npos) alone into d and r (the order
- * statistics of the groups' quantiles). */
+/* Whether the device sorts those n values (else its memory did not hold
+ * the sort, or COLSTAT_GPU_SORT_BYTES: gpu_raw_group_values then hands
+ * each group's values unsorted, its NaNs last, ordered by the host). */
+int gpu_raw_group_sorted(gpu_backend *g, size_t n, int *sorted, cs_error *e);
+/* Where sorted, the same layout's places pos[0, npos) alone into d and
+ * r (the order statistics of the groups' quantiles). */
 int gpu_raw_group_pick(gpu_backend *g, int col, size_t n, const uint64_t *pos,
                        size_t npos, double *d, int32_t *r, cs_error *e);
 

@@ -73,6 +73,8 @@ struct raw_input {
     raw_group *grp; /* --group-by's table and state, from its first input */
     bool group_off; /* no device memory for them: the device stops at once */
     group_order *gorder; /* the kept values' rows by group, once asked for */
+    bool gorder_off;     /* no device memory for it: the host orders them */
+    unsigned *hgid;      /* then: each kept row's group, on the host */
     int *dkmap;          /* field -> key column */
     bool bin_keep;       /* binary: this input's values go to the arena */
     ull size_hint;       /* this input's (gpu_raw_format) */
@@ -871,6 +873,7 @@ void raw_release(gpu_backend *g)
         cudaFree(p);
     raw_group_free(r->grp);
     group_order_free(r->gorder);
+    free(r->hgid);
     if (r->hstatus)
         cudaFreeHost(r->hstatus);
     free(r->kinds);
@@ -1006,43 +1009,133 @@ int gpu_raw_groups(gpu_backend *g, gpu_group_out *out, cs_error *e)
 namespace
 {
 
-/* The kept values' rows ordered by group (made at the first call), and
- * column col's places in the arena. */
-int group_order_of(gpu_backend *g, int col, size_t n, const double **d,
-                   const int **c)
+/* Device bytes the order of n rows of ngroups groups takes, about: the
+ * rows' places, two columns of keys and corrections, the offsets. */
+size_t order_bytes(size_t n, size_t ngroups)
+{
+    return n * (sizeof(unsigned) + 2 * sizeof(uint64_t) + 2 * sizeof(int)) +
+           2 * (ngroups + 1) * sizeof(uint64_t);
+}
+
+/* The kept values' rows ordered by group on the device (made at the
+ * first call); where its memory (or COLSTAT_GPU_SORT_BYTES) does not
+ * hold that, gorder_off: the host orders them. */
+int group_order_ready(gpu_backend *g, size_t n)
 {
     raw_input *in = g->raw;
     const device_store *k = &g->store;
     const unsigned *gid = in && in->grp ? raw_group_row_groups(in->grp) : NULL;
-    if (!gid || !k->arena || k->arena_used != n || col < 0 || col >= in->ncols)
+    if (!gid || !k->arena || k->arena_used != n)
         return failf(g,
                      "GPU: the groups' kept values are not the %zu rows "
                      "asked for",
                      n);
-    if (!in->gorder) {
-        cudaError_t ce;
-        uint32_t ngroups = (uint32_t)raw_group_count(in->grp, g->st[0], &ce);
-        if (ce == cudaSuccess)
-            ce = group_order_make(&in->gorder, gid, n, ngroups, g->st[0]);
-        if (ce != cudaSuccess)
-            return cuda_fail(g, "group_order_make", ce);
+    if (in->gorder || in->gorder_off)
+        return 0;
+    cudaError_t ce;
+    uint32_t ngroups = (uint32_t)raw_group_count(in->grp, g->st[0], &ce);
+    if (ce != cudaSuccess)
+        return cuda_fail(g, "raw_group_count", ce);
+    size_t cap = g->cfg.sort_bytes;
+    if (cap && order_bytes(n, ngroups) > cap) {
+        in->gorder_off = true;
+        return 0;
     }
+    ce = group_order_make(&in->gorder, gid, n, ngroups, g->st[0]);
+    if (ce == cudaErrorMemoryAllocation) {
+        group_order_free(in->gorder);
+        in->gorder = NULL;
+        in->gorder_off = true;
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return ce == cudaSuccess ? 0 : cuda_fail(g, "group_order_make", ce);
+}
+
+/* Column col's places in the arena. */
+void arena_column(const gpu_backend *g, int col, const double **d,
+                  const int **c)
+{
+    const device_store *k = &g->store;
     *d = k->arena + (size_t)col * k->arena_ld;
     *c = k->carena ? k->carena + (size_t)col * k->arena_ld : NULL;
-    return 0;
+}
+
+/* gpu_raw_group_values' layout made on the host: each group's values
+ * (unsorted), then its NaNs, by a counting sort of the rows' groups. */
+int host_group_values(gpu_backend *g, int col, double *d, int32_t *r, size_t n)
+{
+    raw_input *in = g->raw;
+    cudaError_t ce;
+    size_t ng = raw_group_count(in->grp, g->st[0], &ce);
+    if (ce != cudaSuccess)
+        return cuda_fail(g, "raw_group_count", ce);
+    if (!in->hgid) {
+        in->hgid =
+            static_cast<unsigned *>(malloc((n ? n : 1) * sizeof(unsigned)));
+        if (!in->hgid)
+            return fail_nomem(g);
+        if (download(g, in->hgid, raw_group_row_groups(in->grp),
+                     n * sizeof(unsigned)))
+            return -1;
+    }
+    const double *dv;
+    const int *dc;
+    arena_column(g, col, &dv, &dc);
+    double *v = static_cast<double *>(malloc((n ? n : 1) * sizeof(double)));
+    int *c = static_cast<int *>(calloc(n ? n : 1, sizeof(int)));
+    size_t *front = static_cast<size_t *>(calloc(ng + 1, sizeof(size_t)));
+    size_t *back = static_cast<size_t *>(calloc(ng + 1, sizeof(size_t)));
+    int rc = v && c && front && back ? 0 : fail_nomem(g);
+    if (!rc)
+        rc = download(g, v, dv, n * sizeof(double));
+    if (!rc && dc)
+        rc = download(g, c, dc, n * sizeof(int));
+    for (size_t i = 0; !rc && i < n; i++)
+        back[in->hgid[i]]++;
+    for (size_t gi = 0, at = 0; !rc && gi < ng; gi++) {
+        at += back[gi];
+        front[gi] = at - back[gi];
+        back[gi] = at;
+    }
+    for (size_t i = 0; !rc && i < n; i++) {
+        unsigned gi = in->hgid[i];
+        size_t at = v[i] != v[i] ? --back[gi] : front[gi]++;
+        d[at] = v[i];
+        r[at] = c[i];
+    }
+    free(v);
+    free(c);
+    free(front);
+    free(back);
+    return rc;
 }
 
 } // namespace
 
+int gpu_raw_group_sorted(gpu_backend *g, size_t n, int *sorted, cs_error *e)
+{
+    *sorted = 0;
+    if (g->failed)
+        return report(g, -1, e);
+    int rc = group_order_ready(g, n);
+    *sorted = !rc && !g->raw->gorder_off;
+    return report(g, rc, e);
+}
+
 int gpu_raw_group_values(gpu_backend *g, int col, double *d, int32_t *r,
                          size_t n, cs_error *e)
 {
-    const double *v = NULL;
-    const int *c = NULL;
     if (g->failed)
         return report(g, -1, e);
-    if (group_order_of(g, col, n, &v, &c))
-        return report(g, -1, e);
+    if (col < 0 || (g->raw && col >= g->raw->ncols) || group_order_ready(g, n))
+        return report(g, g->failed ? -1 : failf(g, "GPU: no column %d", col),
+                      e);
+    if (g->raw->gorder_off)
+        return report(g, host_group_values(g, col, d, r, n), e);
+    const double *v;
+    const int *c;
+    arena_column(g, col, &v, &c);
     cudaError_t ce =
         group_order_column(g->raw->gorder, col, v, c, d, r, g->st[0]);
     return report(g, ce == cudaSuccess ? 0 : cuda_fail(g, "group values", ce),
@@ -1052,12 +1145,16 @@ int gpu_raw_group_values(gpu_backend *g, int col, double *d, int32_t *r,
 int gpu_raw_group_pick(gpu_backend *g, int col, size_t n, const uint64_t *pos,
                        size_t npos, double *d, int32_t *r, cs_error *e)
 {
-    const double *v = NULL;
-    const int *c = NULL;
     if (g->failed)
         return report(g, -1, e);
-    if (group_order_of(g, col, n, &v, &c))
+    if (group_order_ready(g, n))
         return report(g, -1, e);
+    if (g->raw->gorder_off || col < 0 || col >= g->raw->ncols)
+        return report(g, failf(g, "GPU: column %d's values not sorted", col),
+                      e);
+    const double *v;
+    const int *c;
+    arena_column(g, col, &v, &c);
     cudaError_t ce =
         group_order_pick(g->raw->gorder, col, v, c, pos, npos, d, r, g->st[0]);
     return report(g, ce == cudaSuccess ? 0 : cuda_fail(g, "group values", ce),

@@ -167,6 +167,14 @@ int gpu_raw_groups(gpu_backend *g, gpu_group_out *out, cs_error *e)
     return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
 }
 
+int gpu_raw_group_sorted(gpu_backend *g, size_t n, int *sorted, cs_error *e)
+{
+    (void)g;
+    (void)n;
+    *sorted = 0;
+    return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
+}
+
 int gpu_raw_group_pick(gpu_backend *g, int col, size_t n, const uint64_t *pos,
                        size_t npos, double *d, int32_t *r, cs_error *e)
 {

@@ -21,6 +21,8 @@ void read_hooks(engine_hooks *h)
     }
     if ((v = getenv("COLSTAT_GPU_TERMS")))
         h->gpu_terms = atoi(v);
+    if ((v = getenv("COLSTAT_GPU_SORT_BYTES")) && atoll(v) > 0)
+        h->gpu_sort_bytes = (size_t)atoll(v);
     if ((v = getenv("COLSTAT_GPU_GROUP")))
         h->gpu_group_steps = !strcmp(v, "host");
     if ((v = getenv("COLSTAT_GPU_PRESENT")))

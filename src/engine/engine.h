@@ -41,6 +41,8 @@ typedef struct engine_hooks {
     size_t record_limit;    /* COLSTAT_RECORD_LIMIT: the longest record */
     int gpu_group_steps;    /* COLSTAT_GPU_GROUP=host: -g --device gpu runs
                                the device's steps on the host */
+    size_t gpu_sort_bytes;  /* COLSTAT_GPU_SORT_BYTES: device bytes the
+                               groups' values' sort may take */
 } engine_hooks;
 
 /* One process's share of an input (--mpi, src/dist/): bytes [lo, hi) of

@@ -21,6 +21,7 @@ struct group_dev {
     size_t nq;
     int pick;
     size_t picked;   /* columns whose quantiles the device selected */
+    int host_sort;   /* the values' sort did not fit the device */
     char reason[96]; /* the first stop's */
 };
 
@@ -30,6 +31,7 @@ int group_dev_open(const backend_params *p, group_dev **out, cs_error *e)
     gpu_config cfg = {.ncols = p->ncols,
                       .what = p->what,
                       .raw_bytes = h->gpu_raw_bytes,
+                      .sort_bytes = h->gpu_sort_bytes,
                       .memory = p->memory,
                       .tmpdir = p->tmpdir,
                       .sharers = p->gpu_sharers};
@@ -188,6 +190,10 @@ static int take_values(group_dev *d, group_table *t, const gpu_group_out *o,
         n += o->rows[g];
     if (group_flush(t)) /* the host's waiting values: none wait after */
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
+    int sorted;
+    if (gpu_raw_group_sorted(d->dev, n, &sorted, e) != CS_OK)
+        return e->status;
+    d->host_sort = !sorted;
     double *v = malloc((n ? n : 1) * sizeof *v);
     int32_t *r = malloc((n ? n : 1) * sizeof *r);
     int bad = !v || !r;
@@ -269,6 +275,19 @@ static int pick_quantiles(group_dev *d, group_table *t, const gpu_group_out *o,
     return rc;
 }
 
+/* Whether the device sorts the groups' values (*yes), else the host
+ * does (-v says so). */
+static int sorts(group_dev *d, const gpu_group_out *o, int *yes, cs_error *e)
+{
+    size_t n = 0;
+    for (uint32_t g = 0; g < o->ngroups; g++)
+        n += o->rows[g];
+    if (gpu_raw_group_sorted(d->dev, n, yes, e) != CS_OK)
+        return e->status;
+    d->host_sort = !*yes;
+    return CS_OK;
+}
+
 /* o's groups become an empty direct table's, their cells not copied
  * (a million groups' are 1.8 GB): 0, or -1 where t takes them not. */
 static int take_all(group_table *t, gpu_group_out *o)
@@ -308,6 +327,10 @@ int group_dev_merge(group_dev *d, group_table *t, cs_error *e)
         return CS_OK;
     }
     alone = alone && d->pick && d->nq;
+    if (alone && sorts(d, &o, &alone, e) != CS_OK) {
+        gpu_group_out_free(&o);
+        return e->status;
+    }
     size_t *ids = malloc((o.ngroups ? o.ngroups : 1) * sizeof *ids);
     int bad = !ids || group_table_reserve(t, o.ngroups, keys);
     for (uint32_t g = 0; !bad && g < o.ngroups; g++)
@@ -346,7 +369,10 @@ void group_dev_describe(const group_dev *d, account *acc)
                     t.open_s[GPU_OPEN_BUFFERS] + t.open_s[GPU_OPEN_EVENTS] +
                     t.open_s[GPU_OPEN_LAUNCH] + t.open_s[GPU_OPEN_RAW],
                 t.h2d_s, t.kernel_s, d->t_merge,
-                d->picked ? " (their quantiles selected on the device)" : "");
+                d->picked      ? " (their quantiles selected on the device)"
+                : d->host_sort ? " (their values sorted on the host: the "
+                                 "sort did not fit the device's memory)"
+                               : "");
 }
 
 void group_dev_close(group_dev *d)

@@ -396,6 +396,17 @@ def test_raw_quantiles(suite):
         suite.check(c[0] == 0 and g[:2] == c[:2] and said_device(g[2]),
                     f"raw quantiles: {cmdline(args)}: the CPU's bytes",
                     g[2][-800:])
+    # the sort too big for the device (COLSTAT_GPU_SORT_BYTES): the host
+    # orders the values, alone or with groups of its own
+    tight = {"COLSTAT_GPU_SORT_BYTES": "1"}
+    for env, args in ((tight, ["-g", "k", "--median", "--quantiles", "0.3", a]),
+                      (dict(small, **tight), ["-g", "k2", "--median", stop])):
+        c = run_env(suite, ["--device", "cpu", "--json"] + args, {})
+        g = run_env(suite, ["--device", "gpu", "--json", "-v"] + args, env)
+        suite.check(c[0] == 0 and g[:2] == c[:2] and said_device(g[2]) and
+                    "sorted on the host" in g[2],
+                    f"raw quantiles, no room for the sort: {cmdline(args)}: "
+                    "the CPU's bytes, -v says the host sorted", g[2][-800:])
     # a pipe whose writer is slow (chunks of 1 byte to 256 KiB, pauses):
     # plain and gzip, the device's segments small
     with open(a, "rb") as f:
