@@ -436,28 +436,81 @@ static uint64_t unpack_row(void *ctx, uint64_t row)
     return g->first_row[row >> ROW_BITS] - 1 + (row & ROW_MASK);
 }
 
-/* The whole columns' statistics of a direct table (no col_stats yet):
- * every group's part and sum merged, then made one col_stats each, the
- * same values as merging every group's col_stats, for a fraction of the
- * work. -1: no memory. */
-static int direct_totals(const group_table *t, col_stats *out)
+/* One column's groups [lo, hi) of a direct table merged: a piece of
+ * the whole column's statistics. */
+typedef struct total_piece {
+    size_t k, lo, hi;
+    col_part p;
+    group_sum s;
+    int bad;
+} total_piece;
+
+/* The pieces, taken in turn by the threads that merge them. */
+typedef struct total_job {
+    const group_table *t;
+    total_piece *q;
+    size_t n, next;
+} total_job;
+
+static void *total_main(void *arg)
 {
-    size_t nc = (size_t)t->ncols;
-    for (size_t k = 0; k < nc; k++) {
-        col_part p;
-        group_sum s;
-        stats_part_init(&p);
-        group_sum_init(&s);
-        int bad = 0;
-        for (size_t id = 0; id < t->n && !bad; id++) {
-            stats_part_merge(&p, &t->part[id * nc + k], 0);
-            bad = group_sum_merge(&s, &t->sum[id * nc + k]);
+    total_job *j = arg;
+    size_t nc = (size_t)j->t->ncols, i;
+    while ((i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->n) {
+        total_piece *q = &j->q[i];
+        for (size_t id = q->lo; id < q->hi && !q->bad; id++) {
+            stats_part_merge(&q->p, &j->t->part[id * nc + q->k], 0);
+            q->bad = group_sum_merge(&q->s, &j->t->sum[id * nc + q->k]);
         }
-        stats_merge_part(&out[k], &p, 0);
-        if (group_sum_move(&s, &out[k].sum) || bad)
-            return -1;
     }
-    return 0;
+    return NULL;
+}
+
+/* Groups a piece of the totals takes at least: fewer are merged on one
+ * thread. */
+#define TOTAL_PIECE_MIN 65536
+#define TOTAL_THREADS_MAX 64
+
+/* The whole columns' statistics of a direct table (no col_stats yet):
+ * the same values as merging every group's col_stats, for a fraction of
+ * the work; a million groups' in pieces (column by column, range by
+ * range) on the run's threads: the merges are exact, so any order gives
+ * the same. -1: no memory. */
+static int direct_totals(const group_table *t, int threads, col_stats *out)
+{
+    size_t nc = (size_t)t->ncols, per = 1;
+    while ((per + 1) * nc <= (size_t)threads &&
+           t->n / (per + 1) >= TOTAL_PIECE_MIN)
+        per++;
+    total_job j = {t, calloc(nc * per + 1, sizeof *j.q), nc * per, 0};
+    if (!j.q)
+        return -1;
+    for (size_t i = 0; i < j.n; i++) {
+        size_t r = i % per;
+        j.q[i].k = i / per;
+        j.q[i].lo = t->n / per * r;
+        j.q[i].hi = r + 1 == per ? t->n : t->n / per * (r + 1);
+        stats_part_init(&j.q[i].p);
+        group_sum_init(&j.q[i].s);
+    }
+    size_t want = t->n >= TOTAL_PIECE_MIN ? (size_t)threads : 1, started = 0;
+    want = want < j.n ? want : j.n;
+    want = want < TOTAL_THREADS_MAX ? want : TOTAL_THREADS_MAX;
+    pthread_t th[TOTAL_THREADS_MAX];
+    while (started + 1 < want &&
+           pthread_create(&th[started], NULL, total_main, &j) == 0)
+        started++;
+    total_main(&j); /* and this thread */
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    int bad = 0;
+    for (size_t i = 0; i < j.n; i++) {
+        stats_merge_part(&out[j.q[i].k], &j.q[i].p, 0);
+        bad |= j.q[i].bad || group_sum_add_to(&j.q[i].s, &out[j.q[i].k].sum);
+        group_sum_free(&j.q[i].s);
+    }
+    free(j.q);
+    return bad ? -1 : 0;
 }
 
 /* Every group's col_stats merged into the whole columns'. -1: no memory. */
@@ -555,8 +608,8 @@ static int gb_finish(backend *b, col_stats *out, hist *h, cs_error *e)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (t->n && !group_dev_used(g->dev)) /* else merge_device did */
         group_table_map_rows(t, unpack_row, g);
-    if ((direct && direct_totals(t, out)) || (!lazy && group_flush(t)) ||
-        (!direct && group_totals(t, out)))
+    if ((direct && direct_totals(t, g->p.nthreads, out)) ||
+        (!lazy && group_flush(t)) || (!direct && group_totals(t, out)))
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     g->groups = t->n; /* the engine moves the table out after this */
     g->bytes = group_table_bytes(t);
