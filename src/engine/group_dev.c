@@ -188,6 +188,8 @@ static int take_values(group_dev *d, group_table *t, const gpu_group_out *o,
     size_t n = 0, nc = (size_t)t->ncols;
     for (uint32_t g = 0; g < o->ngroups; g++)
         n += o->rows[g];
+    if (!n) /* the device stopped at once (no room for values, say) */
+        return CS_OK;
     if (group_flush(t)) /* the host's waiting values: none wait after */
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
     int sorted;
@@ -326,7 +328,7 @@ int group_dev_merge(group_dev *d, group_table *t, cs_error *e)
         d->t_merge = account_now() - t0;
         return CS_OK;
     }
-    alone = alone && d->pick && d->nq;
+    alone = alone && d->pick && d->nq && o.ngroups;
     if (alone && sorts(d, &o, &alone, e) != CS_OK) {
         gpu_group_out_free(&o);
         return e->status;
