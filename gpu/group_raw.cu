@@ -24,6 +24,8 @@
 #include <cub/cub.cuh>
 #include <string.h>
 
+#include "cuda_try.cuh"
+
 #include "parse_field.cuh"
 #include "src/stats/group_core.h"
 
@@ -532,13 +534,6 @@ unsigned grid_for(size_t n, int nsm)
     b = b < most ? b : most;
     return b ? (unsigned)b : 1;
 }
-
-#define TRY(call)                                                              \
-    do {                                                                       \
-        cudaError_t e_ = (call);                                               \
-        if (e_ != cudaSuccess)                                                 \
-            return e_;                                                         \
-    } while (0)
 
 template <typename T> cudaError_t dalloc(T **p, size_t n)
 {

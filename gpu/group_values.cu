@@ -4,6 +4,8 @@
 #include <cub/cub.cuh>
 #include <string.h>
 
+#include "cuda_try.cuh"
+
 #include "src/stats/qsel_key.h"
 
 typedef unsigned long long ull;
@@ -31,13 +33,6 @@ constexpr unsigned BLOCKS = 1024;
 
 /* NaN (a field that did not enter) after every value of its group. */
 constexpr uint64_t NAN_KEY = ~UINT64_C(0);
-
-#define TRY(call)                                                              \
-    do {                                                                       \
-        cudaError_t e_ = (call);                                               \
-        if (e_ != cudaSuccess)                                                 \
-            return e_;                                                         \
-    } while (0)
 
 __global__ void count_kernel(const unsigned *gid, size_t n, ull *cnt)
 {
