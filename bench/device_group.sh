@@ -9,6 +9,12 @@
 # 1,000 and of 1,000,000 keys, `-g key --sum --min --max` with --device
 # gpu and --device cpu (JSON compared byte for byte) against DuckDB (all
 # cores) running GROUP BY key with sum, min, max of the 8 columns.
+# Parts (PARTS, any of): unit, sanraw (compute-sanitizer over the raw
+# path's group kernels, with sums and with medians), e2e (E2E: the
+# suites), speed, repeat (the 1,000-key file REPEAT times over), median
+# (per-group median of one column against DuckDB's quantile_cont, the
+# MKEYS-key file MREP times over), polars (Polars' streaming group_by,
+# its wheel in .carry/polars), gpucsv (the ungrouped raw path's suites).
 # Logs in $OUT/logs.tgz, a summary in $OUT/summary.txt.
 #
 # usage (on the device machine, from the tree):
