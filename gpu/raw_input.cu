@@ -1126,11 +1126,10 @@ int gpu_raw_group_sorted(gpu_backend *g, size_t n, int *sorted, cs_error *e)
 int gpu_raw_group_values(gpu_backend *g, int col, double *d, int32_t *r,
                          size_t n, cs_error *e)
 {
-    if (g->failed)
+    if (g->failed || group_order_ready(g, n))
         return report(g, -1, e);
-    if (col < 0 || (g->raw && col >= g->raw->ncols) || group_order_ready(g, n))
-        return report(g, g->failed ? -1 : failf(g, "GPU: no column %d", col),
-                      e);
+    if (col < 0 || col >= g->raw->ncols)
+        return report(g, failf(g, "GPU: no column %d", col), e);
     if (g->raw->gorder_off)
         return report(g, host_group_values(g, col, d, r, n), e);
     const double *v;
@@ -1145,9 +1144,7 @@ int gpu_raw_group_values(gpu_backend *g, int col, double *d, int32_t *r,
 int gpu_raw_group_pick(gpu_backend *g, int col, size_t n, const uint64_t *pos,
                        size_t npos, double *d, int32_t *r, cs_error *e)
 {
-    if (g->failed)
-        return report(g, -1, e);
-    if (group_order_ready(g, n))
+    if (g->failed || group_order_ready(g, n))
         return report(g, -1, e);
     if (g->raw->gorder_off || col < 0 || col >= g->raw->ncols)
         return report(g, failf(g, "GPU: column %d's values not sorted", col),

@@ -6,12 +6,6 @@
 
 #include "src/stats/qmulti.h"
 
-int groups_with_r(const col_stats *s)
-{
-    return s->all_int && s->count > 0 &&
-           (s->max >= 0x1p53 || s->min <= -0x1p53);
-}
-
 /* Values the device handed over come sorted (group_dev.c): nothing to
  * select. */
 static int sorted(const qnum *x, size_t n)
@@ -56,7 +50,7 @@ static int quantiles(const groups_params *p, const col_stats *s,
             out[i] = (qres){0, 0.0, 0, {0.0, 0}, 0, {0.0, 0}};
         return 0;
     }
-    int with_r = groups_with_r(s);
+    int with_r = stats_needs_corr(s);
     qnum *x = malloc(v->n * sizeof *x);
     size_t *want = malloc(2 * p->nq * sizeof *want);
     if (!x || !want) {

@@ -10,8 +10,4 @@
  * memory. */
 int group_cells_make(const groups_params *p, engine_groups *gs);
 
-/* Whether a column's quantiles order its values by their corrections
- * too (stats.h): an integer column past 2^53 (as passes.c). */
-int groups_with_r(const col_stats *s);
-
 #endif

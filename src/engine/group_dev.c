@@ -6,7 +6,6 @@
 #include "gpu/gpu.h"
 #include "io/num/parse_kind.h"
 #include "src/engine/gpu_pack.h"
-#include "src/engine/group_cells.h"
 
 struct group_dev {
     gpu_backend *dev;
@@ -180,22 +179,15 @@ static int merge_group(group_table *t, const gpu_group_out *o, uint32_t g,
     return 0;
 }
 
-/* The values of o's groups (ids: theirs in t), column by column, each
- * group's sorted on the device: the host's quantiles need no sort. */
+/* The n values of o's groups (ids: theirs in t), column by column,
+ * each group's sorted where the device sorts them: the host's selection
+ * then finds them in order. */
 static int take_values(group_dev *d, group_table *t, const gpu_group_out *o,
-                       const size_t *ids, cs_error *e)
+                       const size_t *ids, size_t n, cs_error *e)
 {
-    size_t n = 0, nc = (size_t)t->ncols;
-    for (uint32_t g = 0; g < o->ngroups; g++)
-        n += o->rows[g];
-    if (!n) /* the device stopped at once (no room for values, say) */
-        return CS_OK;
+    size_t nc = (size_t)t->ncols;
     if (group_flush(t)) /* the host's waiting values: none wait after */
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups");
-    int sorted;
-    if (gpu_raw_group_sorted(d->dev, n, &sorted, e) != CS_OK)
-        return e->status;
-    d->host_sort = !sorted;
     double *v = malloc((n ? n : 1) * sizeof *v);
     int32_t *r = malloc((n ? n : 1) * sizeof *r);
     int bad = !v || !r;
@@ -242,11 +234,9 @@ static void pick_places(const group_dev *d, const gpu_group_out *o, size_t k,
  * (t holds o's groups alone, ids[g] == g): a few values a group come
  * back, not every one. */
 static int pick_quantiles(group_dev *d, group_table *t, const gpu_group_out *o,
-                          cs_error *e)
+                          size_t n, cs_error *e)
 {
-    size_t n = 0, nc = (size_t)t->ncols, np = (size_t)o->ngroups * d->nq * 2;
-    for (uint32_t g = 0; g < o->ngroups; g++)
-        n += o->rows[g];
+    size_t nc = (size_t)t->ncols, np = (size_t)o->ngroups * d->nq * 2;
     uint64_t *pos = malloc((np ? np : 1) * sizeof *pos);
     double *v = malloc((np ? np : 1) * sizeof *v);
     int32_t *r = malloc((np ? np : 1) * sizeof *r);
@@ -258,15 +248,16 @@ static int pick_quantiles(group_dev *d, group_table *t, const gpu_group_out *o,
         rc = gpu_raw_group_pick(d->dev, (int)k, n, pos, np, v, r, e);
         for (uint32_t g = 0; rc == CS_OK && g < o->ngroups; g++) {
             const col_stats *s = &t->st[(size_t)g * nc + k];
-            int with_r = groups_with_r(s);
+            if (!s->count) /* no value: its quantiles stay null (zeroed) */
+                continue;
+            int with_r = stats_needs_corr(s);
             qres *out = &t->q[((size_t)g * nc + k) * d->nq];
             for (size_t i = 0; i < d->nq; i++) {
                 size_t at = ((size_t)g * d->nq + i) * 2;
-                qrank rk = qlist_rank(d->q[i], s->count ? s->count : 1);
+                qrank rk = qlist_rank(d->q[i], s->count);
                 qnum a = {v[at], with_r ? r[at] : 0};
                 qnum b = {v[at + 1], with_r ? r[at + 1] : 0};
-                if (s->count)
-                    qvalue_interpolate(a, b, rk.fnum, rk.fden, &out[i]);
+                qvalue_interpolate(a, b, rk.fnum, rk.fden, &out[i]);
             }
         }
     }
@@ -277,17 +268,13 @@ static int pick_quantiles(group_dev *d, group_table *t, const gpu_group_out *o,
     return rc;
 }
 
-/* Whether the device sorts the groups' values (*yes), else the host
- * does (-v says so). */
-static int sorts(group_dev *d, const gpu_group_out *o, int *yes, cs_error *e)
+/* The rows the device kept values of: its groups'. */
+static size_t kept_rows(const gpu_group_out *o)
 {
     size_t n = 0;
     for (uint32_t g = 0; g < o->ngroups; g++)
         n += o->rows[g];
-    if (gpu_raw_group_sorted(d->dev, n, yes, e) != CS_OK)
-        return e->status;
-    d->host_sort = !*yes;
-    return CS_OK;
+    return n;
 }
 
 /* o's groups become an empty direct table's, their cells not copied
@@ -328,20 +315,25 @@ int group_dev_merge(group_dev *d, group_table *t, cs_error *e)
         d->t_merge = account_now() - t0;
         return CS_OK;
     }
-    alone = alone && d->pick && d->nq && o.ngroups;
-    if (alone && sorts(d, &o, &alone, e) != CS_OK) {
+    /* with values kept: whether the device sorts them (else the host
+       orders them, and -v says so) */
+    size_t n = t->keep ? kept_rows(&o) : 0;
+    int sorted = 0;
+    if (n && gpu_raw_group_sorted(d->dev, n, &sorted, e) != CS_OK) {
         gpu_group_out_free(&o);
         return e->status;
     }
+    d->host_sort = n && !sorted;
+    alone = alone && d->pick && d->nq && sorted;
     size_t *ids = malloc((o.ngroups ? o.ngroups : 1) * sizeof *ids);
     int bad = !ids || group_table_reserve(t, o.ngroups, keys);
     for (uint32_t g = 0; !bad && g < o.ngroups; g++)
         bad = merge_group(t, &o, g, &ids[g]);
     int rc = bad ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the groups")
                  : CS_OK;
-    if (rc == CS_OK && t->keep)
-        rc =
-            alone ? pick_quantiles(d, t, &o, e) : take_values(d, t, &o, ids, e);
+    if (rc == CS_OK && n) /* none: the device stopped at once */
+        rc = alone ? pick_quantiles(d, t, &o, n, e)
+                   : take_values(d, t, &o, ids, n, e);
     d->groups = o.ngroups;
     free(ids);
     gpu_group_out_free(&o);

@@ -21,18 +21,10 @@ static int out_of_memory(cs_error *e)
     return cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the quantiles");
 }
 
-/* Corrections can be nonzero only in an integer column holding integers
- * past 2^53 (below it every integer is its double). */
-static int needs_r(const col_stats *s)
-{
-    return s->all_int && s->count > 0 &&
-           (s->max >= 0x1p53 || s->min <= -0x1p53);
-}
-
 static int new_selection(passes *ps, int k, const col_stats *s,
                          const passes_params *p, cs_error *e)
 {
-    qsel_config cfg = {needs_r(s), p->bits, 0, p->max_candidates};
+    qsel_config cfg = {stats_needs_corr(s), p->bits, 0, p->max_candidates};
     const qfrac *q = p->q;
     ps->sel[k] = qsel_new(q, ps->nq, &cfg);
     if (!ps->sel[k])

@@ -90,6 +90,15 @@ typedef struct col_stats {
  * their digits spread (csum): stats_free releases it. Moving a col_stats
  * (a struct copy, the original dropped) is fine; merging is the way to
  * combine two. */
+/* Whether a column's corrections can be other than 0: an integer column
+ * holding integers past 2^53 (below it every integer is its double), so
+ * that its quantiles order its values by them too. */
+static inline int stats_needs_corr(const col_stats *s)
+{
+    return s->all_int && s->count > 0 &&
+           (s->max >= 0x1p53 || s->min <= -0x1p53);
+}
+
 void stats_init(col_stats *s);
 void stats_free(col_stats *s);
 
