@@ -76,6 +76,20 @@ if has sanraw; then
         cmp -s "$L/san_cpu.json" "$L/san_raw_$tool.json" && same=identical || same=DIFFERS
         say "$tool colstat -g (raw CSV) rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san_raw_$tool.out" | head -1); JSON $same to the CPU's; $(grep -c 'grouped on the device' "$L/san_raw_$tool.log") device line"
     done
+    # 100,000 keys: the groups' state (about 170 MB) comes back through
+    # gpu/pull.cu's threads and page-locked stages
+    [ -s $D/k100k.csv ] || awk 'BEGIN { srand(6) } NR == 1 { print "key," $0; next }
+        { print "k" int(rand() * 100000) "," $0 }' $D/bench.csv >$D/k100k.csv
+    "$N/colstat" --device cpu -g key --sum --min --max --json $D/k100k.csv >"$L/san_cpu_many.json"
+    for tool in ${SAN:-memcheck racecheck synccheck}; do
+        timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 \
+            "$N/colstat" --device gpu -v -g key --sum --min --max --json \
+            $D/k100k.csv >"$L/san_many_$tool.out" 2>"$L/san_many_$tool.log"
+        rc=$?
+        grep -v '^=========' "$L/san_many_$tool.out" >"$L/san_many_$tool.json"
+        cmp -s "$L/san_cpu_many.json" "$L/san_many_$tool.json" && same=identical || same=DIFFERS
+        say "$tool colstat -g, 100,000 keys (raw CSV) rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san_many_$tool.out" | head -1); JSON $same to the CPU's; $(grep -c 'grouped on the device' "$L/san_many_$tool.log") device line"
+    done
     # the kept values' path (keep_kernel, gpu/group_values.cu) with medians
     "$N/colstat" --device cpu -g key --median --quantiles 0.1,0.9 --json $D/k.csv >"$L/san_cpu_q.json"
     for tool in ${SAN:-memcheck racecheck synccheck}; do

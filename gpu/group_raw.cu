@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cuda_try.cuh"
+#include "pull.cuh"
 
 #include "parse_field.cuh"
 #include "src/stats/group_core.h"
@@ -901,18 +902,14 @@ cudaError_t raw_group_take(raw_group *g, cudaStream_t s, gpu_group_out *out,
         *nomem = 1;
         return cudaSuccess;
     }
-    TRY(cudaMemcpy(out->arena, g->t.arena, c[1], cudaMemcpyDeviceToHost));
-    TRY(cudaMemcpy(out->key_off, g->t.key_off, n * sizeof(uint64_t),
-                   cudaMemcpyDeviceToHost));
-    TRY(cudaMemcpy(out->key_len, g->t.key_len, n * sizeof(uint32_t),
-                   cudaMemcpyDeviceToHost));
-    TRY(cudaMemcpy(out->first_row, g->t.first_row, n * sizeof(uint64_t),
-                   cudaMemcpyDeviceToHost));
-    TRY(cudaMemcpy(out->rows, g->rows, n * sizeof(uint64_t),
-                   cudaMemcpyDeviceToHost));
-    TRY(cudaMemcpy(out->part, g->part, cells * sizeof(col_part),
-                   cudaMemcpyDeviceToHost));
-    TRY(cudaMemcpy(out->sum, g->sum, cells * sizeof(group_sum),
-                   cudaMemcpyDeviceToHost));
+    pull_copy copies[] = {
+        {out->arena, g->t.arena, c[1]},
+        {out->key_off, g->t.key_off, n * sizeof(uint64_t)},
+        {out->key_len, g->t.key_len, n * sizeof(uint32_t)},
+        {out->first_row, g->t.first_row, n * sizeof(uint64_t)},
+        {out->rows, g->rows, n * sizeof(uint64_t)},
+        {out->part, g->part, cells * sizeof(col_part)},
+        {out->sum, g->sum, cells * sizeof(group_sum)}};
+    TRY(pull_copies(copies, (int)(sizeof copies / sizeof copies[0]), 0));
     return cudaSuccess;
 }

@@ -7,7 +7,6 @@
 #include <locale.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -96,61 +95,15 @@ static void fill_col(const options *o, const engine_column *c,
     }
 }
 
-/* A memory stream one thread alone writes: its calls take no lock (a
- * million groups' report makes a hundred million of them). */
-static FILE *unlocked(FILE *m)
-{
-    if (m)
-        __fsetlocking(m, FSETLOCKING_BYCALLER);
-    return m;
-}
-
-/* A report's text while it is made: a memory stream grows by copying
- * into a buffer twice the size and zeroing the rest (glibc's), so that a
- * million groups' 460 MB of JSON held 780 MB at its last step; the
- * stream's bytes are moved here every GROUP_TEXT_STEP groups instead,
- * into a buffer that realloc grows in place. */
+/* The report's text while it is made: what precedes the groups (all of
+ * it without pieces), the groups' pieces made on threads, what follows;
+ * written in that order once every part exists. */
 typedef struct report_text {
-    FILE *m;
-    char *const *mtext; /* the stream's buffer and size, after fflush */
-    const size_t *msize;
-    char *buf;
-    size_t len, cap;
-    /* the groups' pieces made on threads (group_piece), written after buf
-       and before the stream's last bytes */
+    tbuf head;
     struct group_piece *piece;
     size_t npiece;
+    tbuf tail;
 } report_text;
-
-#define GROUP_TEXT_STEP 256
-
-static int text_append(report_text *t, const char *p, size_t n)
-{
-    if (!n) /* nothing, maybe into no buffer yet */
-        return 0;
-    if (n > t->cap - t->len) {
-        size_t cap = t->cap ? t->cap : (size_t)1 << 20;
-        while (n > cap - t->len)
-            cap *= 2;
-        char *b = realloc(t->buf, cap);
-        if (!b)
-            return -1;
-        t->buf = b;
-        t->cap = cap;
-    }
-    memcpy(t->buf + t->len, p, n);
-    t->len += n;
-    return 0;
-}
-
-/* The stream's bytes appended, the stream started again at its start
- * (its size is then what is written after: POSIX's open_memstream). */
-static int text_take(report_text *t)
-{
-    if (fflush(t->m) || text_append(t, *t->mtext, *t->msize))
-        return -1;
-    return fseek(t->m, 0, SEEK_SET) ? -1 : 0;
-}
 
 /* The report's groups, one at a time: a group's columns are finalized
  * as the writer comes to it, into room for one group. */
@@ -160,7 +113,6 @@ typedef struct group_cursor {
     col_summary *sum;   /* [nheld] */
     prof_summary *prof; /* [nheld]: the group's profiles, when kept */
     report_col *cols;   /* [ncols] */
-    report_text *text;
 } group_cursor;
 
 /* The last group's profiles freed. */
@@ -177,8 +129,6 @@ static int next_group(void *ctx, size_t i, report_group *g)
     const group_cursor *c = ctx;
     const engine_groups *gs = c->res->groups;
     const engine_group *eg = &gs->g[i];
-    if (i && i % GROUP_TEXT_STEP == 0 && text_take(c->text))
-        return -1;
     drop_profiles(c);
     if (engine_group_finalize(gs, i, c->sum) ||
         engine_group_profiles(gs, i, c->sum, c->prof))
@@ -193,18 +143,15 @@ static int next_group(void *ctx, size_t i, report_group *g)
     return 0;
 }
 
-/* A cursor over res's groups with room for one group, its text drained
- * into t. -1: no memory (closed). */
+/* A cursor over res's groups with room for one group. -1: no memory
+ * (close it still). */
 static int cursor_open(group_cursor *c, const options *o,
-                       const engine_result *res, report_text *t)
+                       const engine_result *res)
 {
     const engine_groups *gs = res->groups;
-    *c = (group_cursor){o,
-                        res,
-                        calloc((size_t)gs->nheld + 1, sizeof *c->sum),
+    *c = (group_cursor){o, res, calloc((size_t)gs->nheld + 1, sizeof *c->sum),
                         calloc((size_t)gs->nheld + 1, sizeof *c->prof),
-                        calloc((size_t)res->ncols + 1, sizeof *c->cols),
-                        t};
+                        calloc((size_t)res->ncols + 1, sizeof *c->cols)};
     return c->sum && c->prof && c->cols ? 0 : -1;
 }
 
@@ -224,23 +171,6 @@ static report_groups groups_of(const options *o, const engine_result *res,
                            (o->cfg.what & STAT_TOP) ? o->cfg.top : 0};
 }
 
-/* The text a stream made, after the bytes drained from it (t's buffer):
- * into *text, *size (malloc'ed); the stream closed. -1: no memory. */
-static int text_finish(report_text *t, char **text, size_t *size)
-{
-    int bad = fclose(t->m);
-    t->m = NULL;
-    if (!bad && t->buf) { /* the stream's last bytes after the rest */
-        bad = text_append(t, *text, *size);
-        free(*text);
-        *text = t->buf;
-        *size = t->len;
-        t->buf = NULL;
-        t->len = t->cap = 0;
-    }
-    return bad ? -1 : 0;
-}
-
 /* Groups [first, last)' text, made on a thread of its own: each group's
  * columns finalized and written there (a million groups' report took
  * most of a 16-core run on one thread). */
@@ -249,8 +179,7 @@ typedef struct group_piece {
     const engine_result *res;
     const report_style *st;
     size_t first, last;
-    char *text;
-    size_t len;
+    tbuf text;
     int bad;
     pthread_t th;
 } group_piece;
@@ -259,21 +188,16 @@ static void *piece_main(void *arg)
 {
     group_piece *p = arg;
     const engine_groups *gs = p->res->groups;
-    FILE *m = unlocked(open_memstream(&p->text, &p->len));
-    report_text t = {m, &p->text, &p->len, NULL, 0, 0, NULL, 0};
     group_cursor c;
-    p->bad = !m || cursor_open(&c, p->o, p->res, &t);
+    p->bad = cursor_open(&c, p->o, p->res);
     if (!p->bad) {
         report_groups src = groups_of(p->o, p->res, &c);
-        p->bad = report_groups_range(
-            m, p->o->format, p->o->cfg.what, (const char *const *)gs->names,
-            gs->nkeys, &src, p->first, p->last, p->res->ncols, p->st);
+        p->bad =
+            report_groups_range(&p->text, p->o->format, p->o->cfg.what,
+                                (const char *const *)gs->names, gs->nkeys, &src,
+                                p->first, p->last, p->res->ncols, p->st);
     }
-    if (m)
-        cursor_close(&c);
-    if (m && text_finish(&t, &p->text, &p->len))
-        p->bad = 1;
-    free(t.buf);
+    cursor_close(&c);
     return NULL;
 }
 
@@ -299,15 +223,12 @@ static int write_pieces(const options *o, const engine_result *res,
         return -1;
     size_t started = 0;
     for (; started < k; started++) {
-        p[started] = (group_piece){o,
-                                   res,
-                                   st,
-                                   n / k * started,
-                                   started + 1 == k ? n : n / k * (started + 1),
-                                   NULL,
-                                   0,
-                                   0,
-                                   0};
+        p[started] =
+            (group_piece){.o = o,
+                          .res = res,
+                          .st = st,
+                          .first = n / k * started,
+                          .last = started + 1 == k ? n : n / k * (started + 1)};
         if (pthread_create(&p[started].th, NULL, piece_main, &p[started]))
             break;
     }
@@ -321,13 +242,13 @@ static int write_pieces(const options *o, const engine_result *res,
     return bad ? -1 : 0;
 }
 
-static void pieces_free(report_text *t)
+static void text_free(report_text *t)
 {
     for (size_t i = 0; i < t->npiece; i++)
-        free(t->piece[i].text);
+        tbuf_free(&t->piece[i].text);
     free(t->piece);
-    t->piece = NULL;
-    t->npiece = 0;
+    tbuf_free(&t->head);
+    tbuf_free(&t->tail);
 }
 
 /* --group-by: every group's columns, as the columns of a run are. */
@@ -337,7 +258,7 @@ static int write_groups(const options *o, const engine_result *res,
     const engine_groups *gs = res->groups;
     const char *const *names = (const char *const *)gs->names;
     group_cursor c;
-    if (cursor_open(&c, o, res, t)) {
+    if (cursor_open(&c, o, res)) {
         cursor_close(&c);
         return -1;
     }
@@ -345,29 +266,52 @@ static int write_groups(const options *o, const engine_result *res,
     size_t k = pieces_for(o, gs->n);
     int bad;
     if (k < 2)
-        bad = report_write_groups(t->m, o->format, o->cfg.what, res->rows,
+        bad = report_write_groups(&t->head, o->format, o->cfg.what, res->rows,
                                   names, gs->nkeys, &src, res->ncols, st);
     else {
-        bad = report_groups_head(t->m, o->format, o->cfg.what, res->rows, names,
-                                 gs->nkeys, &src, res->ncols, st) ||
-              text_take(t) || write_pieces(o, res, t, st, k);
+        bad = report_groups_head(&t->head, o->format, o->cfg.what, res->rows,
+                                 names, gs->nkeys, &src, res->ncols, st) ||
+              write_pieces(o, res, t, st, k);
         if (!bad)
-            report_groups_tail(t->m, o->format, &src);
+            report_groups_tail(&t->tail, o->format, &src);
+        bad = bad || t->tail.bad;
     }
     cursor_close(&c);
     return bad ? -1 : 0;
 }
 
-/* t's text to standard output: its drained bytes, its pieces, the
- * stream's last bytes (text), in that order. */
-static int write_text(const report_text *t, const char *text, size_t size,
-                      cs_error *e)
+/* Without groups: report_write through a stream on t's head. */
+static int write_columns(const options *o, const engine_result *res,
+                         report_text *t, const report_style *st)
 {
-    int ok = fwrite(t->buf ? t->buf : "", 1, t->len, stdout) == t->len;
+    report_col *cols = calloc((size_t)res->ncols + 1, sizeof *cols);
+    FILE *m = cols ? tbuf_file(&t->head) : NULL;
+    if (!m) {
+        free(cols);
+        return -1;
+    }
+    for (int k = 0; k < res->ncols; k++)
+        fill_col(o, &res->cols[k], &res->cols[k].sum, res->cols[k].h,
+                 res->cols[k].q, res->cols[k].prof, &cols[k]);
+    int bad = report_write(m, o->format, o->cfg.what, res->rows, cols,
+                           res->ncols, st);
+    free(cols);
+    bad |= fclose(m);
+    return bad || t->head.bad ? -1 : 0;
+}
+
+static int put_all(const tbuf *b)
+{
+    return fwrite(b->p ? b->p : "", 1, b->len, stdout) == b->len;
+}
+
+/* t's text to standard output: its head, its pieces, its tail. */
+static int write_text(const report_text *t, cs_error *e)
+{
+    int ok = put_all(&t->head);
     for (size_t i = 0; ok && i < t->npiece; i++)
-        ok = fwrite(t->piece[i].text, 1, t->piece[i].len, stdout) ==
-             t->piece[i].len;
-    ok = ok && fwrite(text, 1, size, stdout) == size;
+        ok = put_all(&t->piece[i].text);
+    ok = ok && put_all(&t->tail);
     if (!ok && errno != EPIPE)
         return cs_fail(e, CS_EDATA, "", 0, "write error: %s", strerror(errno));
     return stdout_done(e);
@@ -378,34 +322,13 @@ static int write_text(const report_text *t, const char *text, size_t size,
  * (| head) is not an error. */
 int write_result(const options *o, const engine_result *res, cs_error *e)
 {
-    report_col *cols = calloc((size_t)res->ncols + 1, sizeof *cols);
-    char *text = NULL;
-    size_t size = 0;
-    FILE *m = cols ? unlocked(open_memstream(&text, &size)) : NULL;
-    if (!m) {
-        free(cols);
-        return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
-    }
-    for (int k = 0; k < res->ncols; k++)
-        fill_col(o, &res->cols[k], &res->cols[k].sum, res->cols[k].h,
-                 res->cols[k].q, res->cols[k].prof, &cols[k]);
     report_style st = style_for(o);
-    report_text t = {m, &text, &size, NULL, 0, 0, NULL, 0};
+    report_text t = {0};
     int bad = res->groups ? write_groups(o, res, &t, &st)
-                          : report_write(m, o->format, o->cfg.what, res->rows,
-                                         cols, res->ncols, &st);
-    free(cols);
-    /* the drained bytes stay first when pieces follow them */
-    if (t.npiece) {
-        bad |= fclose(m);
-        t.m = NULL;
-    } else
-        bad |= text_finish(&t, &text, &size);
+                          : write_columns(o, res, &t, &st);
     int rc = bad ? cs_fail(e, CS_ENOMEM, "", 0, "out of memory for the report")
-                 : write_text(&t, text, size, e);
-    free(t.buf);
-    pieces_free(&t);
-    free(text);
+                 : write_text(&t, e);
+    text_free(&t);
     return rc;
 }
 

@@ -31,6 +31,8 @@ int group_dev_open(const backend_params *p, group_dev **out, cs_error *e)
                       .what = p->what,
                       .raw_bytes = h->gpu_raw_bytes,
                       .sort_bytes = h->gpu_sort_bytes,
+                      .keep_set = h->gpu_keep_set,
+                      .keep_bytes = h->gpu_keep_bytes,
                       .memory = p->memory,
                       .tmpdir = p->tmpdir,
                       .sharers = p->gpu_sharers};

@@ -4,21 +4,21 @@
 
 #include "writers.h"
 
-static void json_head(FILE *f, uint64_t rows, const char *const *names,
+static void json_head(tbuf *f, uint64_t rows, const char *const *names,
                       int nkeys, const report_style *st)
 {
-    fprintf(
+    tbuf_printf(
         f, "{\n  \"schema_version\": %d,\n  \"rows\": ", REPORT_SCHEMA_VERSION);
     report_json_count(f, rows, st->bigint_string);
-    fputs(",\n  \"group_by\": [", f);
+    tbuf_puts(f, ",\n  \"group_by\": [");
     for (int i = 0; i < nkeys; i++) {
-        fputs(i ? ", " : "", f);
+        tbuf_puts(f, i ? ", " : "");
         report_json_text(f, names[i], strlen(names[i]));
     }
-    fputs("],\n  \"groups\": [", f);
+    tbuf_puts(f, "],\n  \"groups\": [");
 }
 
-static int json_range(FILE *f, unsigned what, int nkeys,
+static int json_range(tbuf *f, unsigned what, int nkeys,
                       const report_groups *gs, size_t first, size_t last,
                       int ncols, const report_style *st)
 {
@@ -26,22 +26,22 @@ static int json_range(FILE *f, unsigned what, int nkeys,
     for (size_t i = first; i < last; i++) {
         if (gs->get(gs->ctx, i, &g))
             return -1;
-        fputs(i ? ",\n  {\"key\": [" : "\n  {\"key\": [", f);
+        tbuf_puts(f, i ? ",\n  {\"key\": [" : "\n  {\"key\": [");
         for (int j = 0; j < nkeys; j++) {
-            fputs(j ? ", " : "", f);
+            tbuf_puts(f, j ? ", " : "");
             if (g.key[j])
                 report_json_text(f, g.key[j], g.key_len[j]);
             else
-                fputs("null", f);
+                tbuf_puts(f, "null");
         }
-        fputs("], \"rows\": ", f);
+        tbuf_puts(f, "], \"rows\": ");
         report_json_count(f, g.rows, st->bigint_string);
-        fputs(", \"columns\": [", f);
+        tbuf_puts(f, ", \"columns\": [");
         for (int k = 0; k < ncols; k++) {
-            fputs(k ? ",\n" : "\n", f);
+            tbuf_puts(f, k ? ",\n" : "\n");
             report_json_column(f, what, &g.cols[k], st);
         }
-        fputs(ncols ? "\n  ]}" : "]}", f);
+        tbuf_puts(f, ncols ? "\n  ]}" : "]}");
     }
     return 0;
 }
@@ -91,52 +91,73 @@ static report_style styled(const report_style *st)
     return s;
 }
 
-int report_groups_head(FILE *f, out_format fmt, unsigned what, uint64_t rows,
+/* A printing writer's text appended to b through a stream on it. */
+static int printed_end(FILE *f, tbuf *b, int bad)
+{
+    if (fclose(f) || b->bad)
+        bad = -1;
+    return bad ? -1 : 0;
+}
+
+int report_groups_head(tbuf *b, out_format fmt, unsigned what, uint64_t rows,
                        const char *const *key_names, int nkeys,
                        const report_groups *gs, int ncols,
                        const report_style *st)
 {
     report_style s = styled(st);
-    if (fmt == FMT_JSON)
-        json_head(f, rows, key_names, nkeys, &s);
-    else if (fmt == FMT_TSV || fmt == FMT_CSV)
-        return report_delim_groups_head(f, fmt == FMT_TSV ? '\t' : ',', what,
-                                        key_names, nkeys, gs, ncols, &s);
-    return 0;
+    if (fmt == FMT_JSON) {
+        json_head(b, rows, key_names, nkeys, &s);
+        return b->bad ? -1 : 0;
+    }
+    if (fmt != FMT_TSV && fmt != FMT_CSV)
+        return 0;
+    FILE *f = tbuf_file(b);
+    if (!f)
+        return -1;
+    int bad = report_delim_groups_head(f, fmt == FMT_TSV ? '\t' : ',', what,
+                                       key_names, nkeys, gs, ncols, &s);
+    return printed_end(f, b, bad);
 }
 
-int report_groups_range(FILE *f, out_format fmt, unsigned what,
+int report_groups_range(tbuf *b, out_format fmt, unsigned what,
                         const char *const *key_names, int nkeys,
                         const report_groups *gs, size_t first, size_t last,
                         int ncols, const report_style *st)
 {
     report_style s = styled(st);
-    if (fmt == FMT_JSON)
-        return json_range(f, what, nkeys, gs, first, last, ncols, &s);
+    if (fmt == FMT_JSON) {
+        int bad = json_range(b, what, nkeys, gs, first, last, ncols, &s);
+        return bad || b->bad ? -1 : 0;
+    }
+    FILE *f = tbuf_file(b);
+    if (!f)
+        return -1;
+    int bad;
     if (fmt == FMT_TSV || fmt == FMT_CSV)
-        return report_delim_groups_range(f, fmt == FMT_TSV ? '\t' : ',', what,
-                                         nkeys, gs, first, last, ncols, &s);
-    return table_range(f, what, key_names, nkeys, gs, first, last, ncols, &s);
+        bad = report_delim_groups_range(f, fmt == FMT_TSV ? '\t' : ',', what,
+                                        nkeys, gs, first, last, ncols, &s);
+    else
+        bad =
+            table_range(f, what, key_names, nkeys, gs, first, last, ncols, &s);
+    return printed_end(f, b, bad);
 }
 
-void report_groups_tail(FILE *f, out_format fmt, const report_groups *gs)
+void report_groups_tail(tbuf *b, out_format fmt, const report_groups *gs)
 {
     if (fmt == FMT_JSON)
-        fputs(gs->n ? "\n  ]\n}\n" : "]\n}\n", f);
+        tbuf_puts(b, gs->n ? "\n  ]\n}\n" : "]\n}\n");
 }
 
-int report_write_groups(FILE *f, out_format fmt, unsigned what, uint64_t rows,
+int report_write_groups(tbuf *b, out_format fmt, unsigned what, uint64_t rows,
                         const char *const *key_names, int nkeys,
                         const report_groups *gs, int ncols,
                         const report_style *st)
 {
-    int bad = report_groups_head(f, fmt, what, rows, key_names, nkeys, gs,
+    int bad = report_groups_head(b, fmt, what, rows, key_names, nkeys, gs,
                                  ncols, st) ||
-              report_groups_range(f, fmt, what, key_names, nkeys, gs, 0, gs->n,
+              report_groups_range(b, fmt, what, key_names, nkeys, gs, 0, gs->n,
                                   ncols, st);
     if (!bad)
-        report_groups_tail(f, fmt, gs);
-    if (fflush(f) != 0 || ferror(f) || bad)
-        return -1;
-    return 0;
+        report_groups_tail(b, fmt, gs);
+    return bad || b->bad ? -1 : 0;
 }

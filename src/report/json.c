@@ -7,14 +7,15 @@
 #include <string.h>
 
 #include "src/stats/utf8.h"
+#include "tbuf.h"
 #include "writers.h"
 
 /* A JSON string (RFC 8259, section 7); bytes that are not UTF-8 become
  * U+FFFD so the document stays valid. */
-static void json_string(FILE *f, const char *str)
+static void json_string(tbuf *f, const char *str)
 {
     if (!str)
-        fputs("null", f);
+        tbuf_puts(f, "null");
     else
         report_json_text(f, str, strlen(str));
 }
@@ -25,62 +26,63 @@ static int plain(unsigned char c)
     return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
-void report_json_text(FILE *f, const char *str, size_t n)
+void report_json_text(tbuf *f, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
-    putc('"', f);
+    tbuf_putc(f, '"');
     for (size_t i = 0; i < n;) {
         unsigned char c = s[i];
         size_t run = 0;
         while (i + run < n && plain(s[i + run]))
             run++;
         if (run) { /* a run of plain bytes in one write */
-            fwrite(s + i, 1, run, f);
+            tbuf_put(f, str + i, run);
             i += run;
             continue;
         }
         if (c == '"' || c == '\\') {
-            fprintf(f, "\\%c", c);
+            tbuf_putc(f, '\\');
+            tbuf_putc(f, (char)c);
         } else if (c == '\n') {
-            fputs("\\n", f);
+            tbuf_puts(f, "\\n");
         } else if (c == '\t') {
-            fputs("\\t", f);
+            tbuf_puts(f, "\\t");
         } else if (c == '\r') {
-            fputs("\\r", f);
+            tbuf_puts(f, "\\r");
         } else if (c < 0x20) {
-            fprintf(f, "\\u%04x", c);
+            tbuf_printf(f, "\\u%04x", c);
         } else if (c >= 0x80) {
             size_t len = utf8_seq(s + i, n - i);
             if (len) {
-                fwrite(s + i, 1, len, f);
+                tbuf_put(f, str + i, len);
                 i += len;
                 continue;
             }
-            fputs("\\ufffd", f);
+            tbuf_puts(f, "\\ufffd");
         } else {
-            putc(c, f);
+            tbuf_putc(f, c);
         }
         i++;
     }
-    putc('"', f);
+    tbuf_putc(f, '"');
 }
 
 /* text, in quotes when quote: fputs, not a printf that parses a format
  * for every value of a million groups' columns */
-static void json_quoted(FILE *f, const char *text, int quote)
+static void json_quoted(tbuf *f, const char *text, int quote)
 {
     if (quote)
-        putc('"', f);
-    fputs(text, f);
+        tbuf_putc(f, '"');
+    tbuf_puts(f, text);
     if (quote)
-        putc('"', f);
+        tbuf_putc(f, '"');
 }
 
-static void json_number(FILE *f, double v, int exists, int digits)
+static void json_number(tbuf *f, double v, int exists, int digits)
 {
     char buf[32];
     if (!exists) {
-        fputs("null", f);
+        tbuf_puts(f, "null");
         return;
     }
     format_double_digits(buf, sizeof buf, v, digits);
@@ -104,12 +106,12 @@ static int beyond_2_53(const char *text)
 
 /* A number's text: a JSON number, or with bigint_string an integer past
  * +-2^53 as a string of its digits. */
-static void json_digits(FILE *f, const char *text, int bigint_string)
+static void json_digits(tbuf *f, const char *text, int bigint_string)
 {
     json_quoted(f, text, bigint_string && beyond_2_53(text));
 }
 
-static void json_count(FILE *f, uint64_t n, int bigint_string)
+static void json_count(tbuf *f, uint64_t n, int bigint_string)
 {
     char buf[24], *p = buf + sizeof buf - 1;
     *p = '\0';
@@ -122,7 +124,7 @@ static void json_count(FILE *f, uint64_t n, int bigint_string)
 
 /* Keys of one column object, a few to a line as in doc/CONTRACT.md. */
 typedef struct json_obj {
-    FILE *f;
+    tbuf *f;
     int any;      /* a key was written */
     int new_line; /* the next key starts a line */
     int digits;   /* of doubles; 0: shortest */
@@ -132,13 +134,13 @@ typedef struct json_obj {
 static void key(json_obj *o, const char *name)
 {
     if (!o->any)
-        fputs("      ", o->f);
+        tbuf_puts(o->f, "      ");
     else
-        fputs(o->new_line ? ",\n      " : ", ", o->f);
+        tbuf_puts(o->f, o->new_line ? ",\n      " : ", ");
     o->any = 1;
     o->new_line = 0;
     json_quoted(o->f, name, 1);
-    fputs(": ", o->f);
+    tbuf_puts(o->f, ": ");
 }
 
 static void extremum(json_obj *o, const char *name, const col_summary *s,
@@ -146,7 +148,7 @@ static void extremum(json_obj *o, const char *name, const col_summary *s,
 {
     key(o, name);
     if (!report_has_extrema(s)) {
-        fputs("null", o->f);
+        tbuf_puts(o->f, "null");
         return;
     }
     char buf[48];
@@ -157,16 +159,16 @@ static void extremum(json_obj *o, const char *name, const col_summary *s,
         report_min_text(buf, sizeof buf, s, o->digits);
     /* exact integers are digits; a double may be non-finite; an instant
        is ISO 8601 text */
-    fputs("{\"value\": ", o->f);
+    tbuf_puts(o->f, "{\"value\": ");
     if (report_dated(s))
         json_string(o->f, buf);
     else if (s->is_int || isfinite(v))
         json_digits(o->f, buf, o->big);
     else
-        fprintf(o->f, "\"%s\"", buf);
-    fputs(", \"row\": ", o->f);
+        json_quoted(o->f, buf, 1);
+    tbuf_puts(o->f, ", \"row\": ");
     json_count(o->f, is_max ? s->max_row : s->min_row, o->big);
-    putc('}', o->f);
+    tbuf_putc(o->f, '}');
 }
 
 static void quantile(const json_obj *o, const col_summary *s, const qres *q)
@@ -174,13 +176,13 @@ static void quantile(const json_obj *o, const col_summary *s, const qres *q)
     char buf[64];
     int kind = report_quantile_text(buf, sizeof buf, s, q, o->digits);
     if (kind == 0)
-        fputs("null", o->f);
+        tbuf_puts(o->f, "null");
     else if (kind == 1)
         json_digits(o->f, buf, o->big);
     else if (kind == 3)
         json_string(o->f, buf);
     else
-        fprintf(o->f, "\"%s\"", buf);
+        json_quoted(o->f, buf, 1);
 }
 
 /* "median": v, "quantiles": {"0.9": v, ...}: keys are the shortest
@@ -194,33 +196,35 @@ static void quantiles(json_obj *o, unsigned what, const report_col *c)
     if (!(what & STAT_QUANTILES))
         return;
     key(o, "quantiles");
-    putc('{', o->f);
+    tbuf_putc(o->f, '{');
     for (size_t i = 0; i < c->nquant; i++) {
         char q[QLIST_TEXT_MAX];
         qlist_text(c->qf[i], q, sizeof q);
-        fprintf(o->f, i ? ", \"%s\": " : "\"%s\": ", q);
+        tbuf_puts(o->f, i ? ", " : "");
+        json_quoted(o->f, q, 1);
+        tbuf_puts(o->f, ": ");
         quantile(o, &c->s, &c->quant[i]);
     }
-    putc('}', o->f);
+    tbuf_putc(o->f, '}');
 }
 
 static void hist_object(json_obj *o, const hist *h)
 {
     key(o, "hist");
-    fputs("{\"lo\": ", o->f);
+    tbuf_puts(o->f, "{\"lo\": ");
     json_number(o->f, h->lo, !isnan(h->lo), o->digits);
-    fputs(", \"hi\": ", o->f);
+    tbuf_puts(o->f, ", \"hi\": ");
     json_number(o->f, h->hi, !isnan(h->hi), o->digits);
-    fputs(", \"bins\": [", o->f);
+    tbuf_puts(o->f, ", \"bins\": [");
     for (int i = 0; i < h->nbins; i++) {
-        fputs(i ? ", " : "", o->f);
+        tbuf_puts(o->f, i ? ", " : "");
         json_count(o->f, h->bins[i], o->big);
     }
-    fputs("], \"underflow\": ", o->f);
+    tbuf_puts(o->f, "], \"underflow\": ");
     json_count(o->f, h->underflow, o->big);
-    fputs(", \"overflow\": ", o->f);
+    tbuf_puts(o->f, ", \"overflow\": ");
     json_count(o->f, h->overflow, o->big);
-    putc('}', o->f);
+    tbuf_putc(o->f, '}');
 }
 
 static void counts(json_obj *o, unsigned what, const col_summary *s)
@@ -245,11 +249,11 @@ static void moments(json_obj *o, unsigned what, const col_summary *s)
         key(o, "sum");
         /* An exact integer sum is digits; a double may be non-finite. */
         if (!report_has_sum(s))
-            fputs("null", o->f);
+            tbuf_puts(o->f, "null");
         else if (s->is_int || isfinite(s->sum))
             json_digits(o->f, buf, o->big);
         else
-            fprintf(o->f, "\"%s\"", buf);
+            json_quoted(o->f, buf, 1);
     }
     if (what & STAT_MEAN) {
         key(o, "mean");
@@ -265,17 +269,17 @@ static void prof_value_json(json_obj *o, const report_col *c,
                             const prof_value *v)
 {
     char buf[64];
-    fputs("{\"value\": ", o->f);
+    tbuf_puts(o->f, "{\"value\": ");
     int kind = report_prof_value_text(buf, sizeof buf, c, v, o->digits);
     if (kind == 0)
         report_json_text(o->f, v->text, v->len);
     else if (kind == 1)
         json_digits(o->f, buf, o->big);
     else
-        fprintf(o->f, "\"%s\"", buf);
-    fputs(", \"count\": ", o->f);
+        json_quoted(o->f, buf, 1);
+    tbuf_puts(o->f, ", \"count\": ");
     json_count(o->f, v->count, o->big);
-    putc('}', o->f);
+    tbuf_putc(o->f, '}');
 }
 
 /* "distinct": N, "mode": {"value": V, "count": N}, "top": [...]. */
@@ -294,18 +298,18 @@ static void profile(json_obj *o, unsigned what, const report_col *c)
         if (p->ntop)
             prof_value_json(o, c, &p->top[0]);
         else
-            fputs("null", o->f);
+            tbuf_puts(o->f, "null");
     }
     if (!(what & STAT_TOP))
         return;
     key(o, "top");
-    putc('[', o->f);
+    tbuf_putc(o->f, '[');
     for (size_t i = 0; i < p->ntop; i++) {
         if (i)
-            fputs(", ", o->f);
+            tbuf_puts(o->f, ", ");
         prof_value_json(o, c, &p->top[i]);
     }
-    putc(']', o->f);
+    tbuf_putc(o->f, ']');
 }
 
 /* A text column: its counts, lengths and profile. */
@@ -321,14 +325,14 @@ static void text_column(json_obj *o, unsigned what, const report_col *c)
     if (what & (STAT_MIN | STAT_MAX)) {
         key(o, "length");
         if (p->count)
-            fprintf(o->f, "{\"min\": %llu, \"max\": %llu}",
-                    (unsigned long long)p->len_min,
-                    (unsigned long long)p->len_max);
+            tbuf_printf(o->f, "{\"min\": %llu, \"max\": %llu}",
+                        (unsigned long long)p->len_min,
+                        (unsigned long long)p->len_max);
         else
-            fputs("null", o->f);
+            tbuf_puts(o->f, "null");
     }
     profile(o, what, c);
-    fputs("\n    }", o->f);
+    tbuf_puts(o->f, "\n    }");
 }
 
 /* "span": {"seconds": exact decimal, "text": "1d 02:03:04.5"}, null
@@ -338,12 +342,12 @@ static void span(json_obj *o, const col_summary *s)
     char text[64], secs[64];
     key(o, "span");
     if (!report_span(s, text, sizeof text, secs, sizeof secs)) {
-        fputs("null", o->f);
+        tbuf_puts(o->f, "null");
         return;
     }
-    fprintf(o->f, "{\"seconds\": %s, \"text\": ", secs);
+    tbuf_printf(o->f, "{\"seconds\": %s, \"text\": ", secs);
     json_string(o->f, text);
-    putc('}', o->f);
+    tbuf_putc(o->f, '}');
 }
 
 /* "type": what the values are; "unit": the unit they were written in. */
@@ -357,17 +361,25 @@ static void type(json_obj *o, const report_col *c)
     }
 }
 
-static void column(FILE *f, unsigned what, const report_col *c,
+/* An int's digits, without printf's format parsing (once a column). */
+static void put_int(tbuf *f, int v)
+{
+    if (v < 0)
+        tbuf_putc(f, '-');
+    json_count(f, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 0);
+}
+
+static void column(tbuf *f, unsigned what, const report_col *c,
                    const report_style *st)
 {
     const col_summary *s = &c->s;
     json_obj o = {f, 0, 0, st->digits, st->bigint_string};
     what = report_what(what, s);
-    fputs("    {\n", f);
+    tbuf_puts(f, "    {\n");
     key(&o, "name");
     json_string(f, c->name);
     key(&o, "index");
-    fprintf(f, "%d", c->index);
+    put_int(f, c->index);
     type(&o, c);
     o.new_line = 1;
     if (c->kind == COL_TEXT && c->prof) {
@@ -390,49 +402,52 @@ static void column(FILE *f, unsigned what, const report_col *c,
     if (report_has_hist(what, c))
         hist_object(&o, c->h);
     profile(&o, what, c);
-    fputs("\n    }", f);
+    tbuf_puts(f, "\n    }");
 }
 
-void report_json_column(FILE *f, unsigned what, const report_col *c,
+void report_json_column(tbuf *f, unsigned what, const report_col *c,
                         const report_style *st)
 {
     column(f, what, c, st);
 }
 
-void report_json_count(FILE *f, uint64_t n, int bigint_string)
+void report_json_count(tbuf *f, uint64_t n, int bigint_string)
 {
     json_count(f, n, bigint_string);
 }
 
-void report_json(FILE *f, unsigned what, uint64_t rows, const report_col *cols,
+void report_json(tbuf *f, unsigned what, uint64_t rows, const report_col *cols,
                  int ncols, const report_style *st)
 {
     /* the schema's version first, so that a consumer can check it
        before reading anything else */
-    fprintf(
+    tbuf_printf(
         f, "{\n  \"schema_version\": %d,\n  \"rows\": ", REPORT_SCHEMA_VERSION);
     json_count(f, rows, st->bigint_string);
-    fputs(",\n  \"columns\": [", f);
+    tbuf_puts(f, ",\n  \"columns\": [");
     for (int i = 0; i < ncols; i++) {
-        fputs(i ? ",\n" : "\n", f);
+        tbuf_puts(f, i ? ",\n" : "\n");
         column(f, what, &cols[i], st);
     }
-    fputs(ncols ? "\n  ]\n}\n" : "]\n}\n", f);
+    tbuf_puts(f, ncols ? "\n  ]\n}\n" : "]\n}\n");
 }
 
-int report_json_error(FILE *f, const char *file, unsigned long long line,
+int report_json_error(FILE *out, const char *file, unsigned long long line,
                       const char *message, int status)
 {
-    fprintf(f, "{\"schema_version\": %d, \"error\": {\"file\": ",
-            REPORT_SCHEMA_VERSION);
+    tbuf t = {0}, *f = &t;
+    tbuf_printf(f, "{\"schema_version\": %d, \"error\": {\"file\": ",
+                REPORT_SCHEMA_VERSION);
     json_string(f, file && file[0] ? file : NULL);
-    fputs(", \"line\": ", f);
+    tbuf_puts(f, ", \"line\": ");
     if (line)
-        fprintf(f, "%llu", line);
+        tbuf_printf(f, "%llu", line);
     else
-        fputs("null", f);
-    fputs(", \"message\": ", f);
+        tbuf_puts(f, "null");
+    tbuf_puts(f, ", \"message\": ");
     json_string(f, message);
-    fprintf(f, ", \"status\": %d}}\n", status);
-    return fflush(f) != 0 || ferror(f) ? -1 : 0;
+    tbuf_printf(f, ", \"status\": %d}}\n", status);
+    int bad = t.bad || fwrite(t.p, 1, t.len, out) != t.len;
+    tbuf_free(&t);
+    return bad || fflush(out) != 0 || ferror(out) ? -1 : 0;
 }

@@ -9,9 +9,13 @@ int report_write(FILE *f, out_format fmt, unsigned what, uint64_t rows,
     report_style s = *st;
     s.width = s.width > 0 ? s.width : 80;
     switch (fmt) {
-    case FMT_JSON:
-        report_json(f, what, rows, cols, ncols, &s);
+    case FMT_JSON: {
+        tbuf t = {0};
+        report_json(&t, what, rows, cols, ncols, &s);
+        bad = t.bad || fwrite(t.p, 1, t.len, f) != t.len;
+        tbuf_free(&t);
         break;
+    }
     case FMT_TSV:
         report_delim(f, '\t', what, cols, ncols, s.digits);
         break;

@@ -14,6 +14,7 @@
 #include "src/stats/profile.h"
 #include "src/stats/quantile.h"
 #include "src/stats/stats.h"
+#include "tbuf.h"
 
 typedef enum out_format { FMT_TABLE, FMT_TSV, FMT_CSV, FMT_JSON } out_format;
 
@@ -88,7 +89,7 @@ typedef struct report_groups {
  * line per group and column, the key columns first; the table a block
  * per group headed by its key. Returns 0, or -1 as report_write (or when
  * get failed). */
-int report_write_groups(FILE *f, out_format fmt, unsigned what, uint64_t rows,
+int report_write_groups(tbuf *b, out_format fmt, unsigned what, uint64_t rows,
                         const char *const *key_names, int nkeys,
                         const report_groups *gs, int ncols,
                         const report_style *st);
@@ -98,15 +99,15 @@ int report_write_groups(FILE *f, out_format fmt, unsigned what, uint64_t rows,
  * order: what precedes the first group (TSV and CSV read group 0 for
  * their header), groups [first, last) as the whole document holds them,
  * and what follows the last. 0, or -1 when get failed. */
-int report_groups_head(FILE *f, out_format fmt, unsigned what, uint64_t rows,
+int report_groups_head(tbuf *b, out_format fmt, unsigned what, uint64_t rows,
                        const char *const *key_names, int nkeys,
                        const report_groups *gs, int ncols,
                        const report_style *st);
-int report_groups_range(FILE *f, out_format fmt, unsigned what,
+int report_groups_range(tbuf *b, out_format fmt, unsigned what,
                         const char *const *key_names, int nkeys,
                         const report_groups *gs, size_t first, size_t last,
                         int ncols, const report_style *st);
-void report_groups_tail(FILE *f, out_format fmt, const report_groups *gs);
+void report_groups_tail(tbuf *b, out_format fmt, const report_groups *gs);
 
 /* An error as one JSON document on a line (--json-errors):
  * {"schema_version": 1, "error": {"file": F, "line": N, "message": M,

@@ -286,9 +286,10 @@ def test_raw(suite):
     # a segment of far more new groups than any before it: the device
     # stops there (its room is grown ahead from the segments before)
     few = [{"k": "f%d" % rng.randrange(50), "k2": "a", "x": raw_value(rng),
-            "y": "1"} for _ in range(200000 if not QUICK else 60000)]
+            "y": "1"} for _ in range(200000)]
+    # not made smaller under QUICK: 60,000 new keys fit the device's room
     fresh = [{"k": "n%d" % i, "k2": "b", "x": raw_value(rng), "y": "2"}
-             for i in range(200000 if not QUICK else 60000)]
+             for i in range(200000)]
     stops = (("a burst of new groups", few + fresh,
               {"COLSTAT_GPU_RAW_BYTES": "1048576"},
               "more groups than the device's table holds"),
@@ -299,6 +300,8 @@ def test_raw(suite):
     for tag, rs, env, why in stops:
         if tag == "a long key":  # past the first segments
             rs[len(rs) // 2]["k"] = "L" * 600
+        if tag == "a big sum":  # at least one, whatever the draws
+            rs[len(rs) // 2]["x"] = "1e300"
         p = raw_file(suite, "stop.csv", rs, ["k", "x", "y", "k2"], rng)
         for j in ("1", "16"):
             args = ["-g", "k", "-j", j, p]
@@ -410,6 +413,18 @@ def test_raw_quantiles(suite):
                     (none or "sorted on the host" in g[2]),
                     f"raw quantiles, no room for the sort: {cmdline(args)}: "
                     "the CPU's bytes, -v says the host sorted", g[2][-800:])
+    # no room to keep values (COLSTAT_GPU_KEEP_BYTES): the device stops at
+    # its first segment with values and the host parses the rest; before
+    # the group path passed the hook on, the device kept every value
+    for keep in ("0", "20000"):
+        args = ["-g", "k", "--median", "--quantiles", "0.25", b]
+        c = run_env(suite, ["--device", "cpu", "--json"] + args, {})
+        g = run_env(suite, ["--device", "gpu", "--json", "-v"] + args,
+                    dict(small, COLSTAT_GPU_KEEP_BYTES=keep))
+        suite.check(c[0] == 0 and g[:2] == c[:2] and
+                    "values kept to the end past the device's room" in g[2],
+                    f"raw quantiles, {keep} bytes to keep values: the CPU's "
+                    "bytes, -v says the device stopped", g[2][-800:])
     # a pipe whose writer is slow (chunks of 1 byte to 256 KiB, pauses):
     # plain and gzip, the device's segments small
     with open(a, "rb") as f:
