@@ -14,7 +14,8 @@
 # suites), speed, repeat (the 1,000-key file REPEAT times over), median
 # (per-group median of one column against DuckDB's quantile_cont, the
 # MKEYS-key file MREP times over), polars (Polars' streaming group_by,
-# its wheel in .carry/polars), gpucsv (the ungrouped raw path's suites).
+# its wheel in .carry/polars), gpucsv (the ungrouped raw path's suites),
+# anatomy (the 16 GB 1,000-key run's wall by -v line, segment sizes SEGS).
 # Logs in $OUT/logs.tgz, a summary in $OUT/summary.txt.
 #
 # usage (on the device machine, from the tree):
@@ -225,6 +226,52 @@ rows = duckdb.connect().execute(f"SELECT key, {sel} FROM read_csv_auto([{files}]
 t = time.perf_counter() - t0
 print(f"duckdb GROUP BY key ({os.cpu_count()} threads): {t:.3f} s ({gb / t:.2f} GB/s), "
       f"{len(rows)} groups")
+PY
+fi
+
+if has anatomy; then
+    # where the 16 GB 1,000-key run's wall goes: each -v line's time after
+    # the start, the exit's, for segment sizes SEGS (COLSTAT_GPU_RAW_BYTES;
+    # "-" the default) and the same inputs without -g; RUNS each
+    D=/tmp/group-data
+    F=$D/keys1000.csv
+    mkdir -p $D
+    [ -s $D/bench.csv ] || "$N/colstat_gen" --bytes "$SIZE" --out $D --files csv \
+        --threads "$(nproc)" >/dev/null
+    [ -s "$F" ] || awk -v K=1000 'BEGIN { srand(22) }
+        NR == 1 { print "key," $0; next }
+        { print "k" int(rand() * K) "," $0 }' $D/bench.csv >"$F"
+    cat "$F" >/dev/null
+    say "== anatomy: $F x ${REPEAT:-8}, --device gpu, stdout to a file"
+    python3 - "$N/colstat" "$F" "${REPEAT:-8}" "${SEGS:--}" "$RUNS" <<'PY' 2>&1 | tee -a "$S"
+import os, subprocess, sys, time
+exe, path, rep, segs, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split(), int(sys.argv[5])
+gb = os.path.getsize(path) * rep / 1e9
+keep = ("GPU  ", "total", "finish", "stream", "kernels", "h2d", "groups  ")
+for grouped in (True, False):
+    for seg in segs:
+        env = dict(os.environ)
+        if seg != "-":
+            env["COLSTAT_GPU_RAW_BYTES"] = seg
+        args = [exe, "--device", "gpu", "-v", "--sum", "--min", "--max", "--json"]
+        args += (["-g", "key"] if grouped else []) + [path] * rep
+        for _ in range(runs):
+            with open("/tmp/anatomy.json", "w") as out:
+                t0 = time.perf_counter()
+                p = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE, env=env)
+                lines = []
+                for raw in p.stderr:
+                    lines.append((time.perf_counter() - t0, raw.decode().rstrip()))
+                p.wait()
+                t = time.perf_counter() - t0
+            first = lines[0][0] if lines else 0
+            tot = [at for at, l in lines if "total" in l]
+            print(f"{'-g key' if grouped else 'no -g  '} segment {seg}: wall {t:.3f} s "
+                  f"({gb / t:.2f} GB/s) rc={p.returncode}; first -v line at {first:.3f} s, "
+                  f"total line at {tot[-1] if tot else -1:.3f} s, exit {t - (tot[-1] if tot else 0):.3f} s after it")
+            for at, l in lines:
+                if any(k in l for k in keep):
+                    print(f"   {at:7.3f} {l}")
 PY
 fi
 

@@ -26,10 +26,15 @@ static_assert(RAW_FIELD_BYTES == GPU_FIELD_BYTES, "one size, two names");
 namespace
 {
 
-constexpr int NBUF = 3;                    /* device byte buffers */
-constexpr int NRAW = 64;                   /* segments tracked in flight */
-constexpr size_t SEGMENT_BYTES = 8u << 20; /* what page-cache reads like */
-constexpr unsigned CARRY_MAX = 1u << 20;   /* the longest carried record */
+constexpr int NBUF = 3;  /* device byte buffers */
+constexpr int NRAW = 64; /* segments tracked in flight */
+/* 16 MiB: fewer segments, so each one's fixed launches and table
+ * clears cost less; measured on the H100 host (bench/RESULTS.md, issue 22
+ * "anatomy"), 16 GB of CSV by 1,000 keys took 1.06 s of kernels against
+ * 1.24 s with 8 MiB, 1.51-1.55 s wall against 1.68-1.83 s; ungrouped,
+ * 1.14-1.15 s against 1.19 s; 32 MiB gained nothing more. */
+constexpr size_t SEGMENT_BYTES = 16u << 20;
+constexpr unsigned CARRY_MAX = 1u << 20; /* the longest carried record */
 
 struct raw_sub {
     cudaEvent_t start, copied, kstart, done;

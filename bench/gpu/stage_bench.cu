@@ -235,7 +235,7 @@ int main(int argc, char **argv)
     }
     r.readers = argc > 2 ? atoi(argv[2]) : 12;
     r.slots = argc > 3 ? atoi(argv[3]) : 12;
-    r.chunk = (size_t)(argc > 4 ? atoi(argv[4]) : 8) << 20;
+    r.chunk = (size_t)(argc > 4 ? atoi(argv[4]) : 16) << 20;
     int runs = argc > 5 ? atoi(argv[5]) : 5;
     if (r.readers < 1 || r.slots < 6 || r.chunk == 0 || runs < 1) {
         fprintf(stderr, "colstat_stage_bench: bad arguments\n");

@@ -248,7 +248,7 @@ def test_raw(suite):
     b = raw_file(suite, "rb.csv", raw_rows(rng, n, RAW_KEYS),
                  ["y", "k2", "x", "k"], rng, crlf=True, blanks=True)
     small = {"COLSTAT_GPU_RAW_BYTES": "4096"}
-    for env, tag in (({}, "segments of 8 MiB"), (small, "segments of 4 KiB")):
+    for env, tag in (({}, "segments of 16 MiB"), (small, "segments of 4 KiB")):
         for args in (["-g", "k", a], ["-g", "k", "--null", "NA", a],
                      ["-g", "k,k2", "-j", "16", a, b],
                      ["-g", "k", "-c", "x,y,k", "--sum", "--min", "--max", b],
