@@ -64,23 +64,34 @@ cudaError_t pull_chunks(pull_work *w, void *stage, cudaStream_t s)
     return cudaSuccess;
 }
 
+/* A thread that cannot make its stage or stream (page-locked memory is
+ * short) leaves the chunks to the others, or to the caller's plain
+ * copies: a slower pull, not a failed run. */
 void *pull_main(void *arg)
 {
     pull_work *w = static_cast<pull_work *>(arg);
     void *stage = nullptr;
     cudaStream_t s = nullptr;
-    cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-    if (e == cudaSuccess)
-        e = cudaHostAlloc(&stage, CHUNK, cudaHostAllocDefault);
-    if (e == cudaSuccess)
-        e = pull_chunks(w, stage, s);
-    if (e != cudaSuccess)
-        failed(w, e);
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
+        cudaHostAlloc(&stage, CHUNK, cudaHostAllocDefault) == cudaSuccess) {
+        cudaError_t e = pull_chunks(w, stage, s);
+        if (e != cudaSuccess)
+            failed(w, e);
+    }
     if (stage)
         cudaFreeHost(stage);
     if (s)
         cudaStreamDestroy(s);
     return nullptr;
+}
+
+/* What no thread took, on the calling thread. */
+cudaError_t pull_rest(pull_work *w)
+{
+    pull_copy c;
+    while (next_chunk(w, &c) == 0)
+        TRY(cudaMemcpy(c.dst, c.src, c.bytes, cudaMemcpyDeviceToHost));
+    return cudaSuccess;
 }
 
 int thread_count(size_t total, int threads)
@@ -104,22 +115,13 @@ cudaError_t pull_copies(const pull_copy *c, int n, int threads)
        which run on streams of their own */
     TRY(cudaDeviceSynchronize());
     int t = thread_count(total, threads);
-    if (total < PULL_MIN || t < 2) {
-        for (int i = 0; i < n; i++)
-            if (c[i].bytes)
-                TRY(cudaMemcpy(c[i].dst, c[i].src, c[i].bytes,
-                               cudaMemcpyDeviceToHost));
-        return cudaSuccess;
-    }
     pull_work w = {c, n, PTHREAD_MUTEX_INITIALIZER, 0, 0, cudaSuccess};
     pthread_t th[MAX_THREADS];
     int started = 0;
-    for (; started < t; started++)
+    for (; total >= PULL_MIN && t >= 2 && started < t; started++)
         if (pthread_create(&th[started], nullptr, pull_main, &w))
             break;
-    if (started == 0) /* no thread: this one copies */
-        pull_main(&w);
     for (int i = 0; i < started; i++)
         pthread_join(th[i], nullptr);
-    return w.err;
+    return w.err != cudaSuccess ? w.err : pull_rest(&w);
 }
