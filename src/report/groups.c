@@ -4,21 +4,21 @@
 
 #include "writers.h"
 
-static void json_head(tbuf *f, uint64_t rows, const char *const *names,
+static void json_head(tbuf *b, uint64_t rows, const char *const *names,
                       int nkeys, const report_style *st)
 {
     tbuf_printf(
-        f, "{\n  \"schema_version\": %d,\n  \"rows\": ", REPORT_SCHEMA_VERSION);
-    report_json_count(f, rows, st->bigint_string);
-    tbuf_puts(f, ",\n  \"group_by\": [");
+        b, "{\n  \"schema_version\": %d,\n  \"rows\": ", REPORT_SCHEMA_VERSION);
+    report_json_count(b, rows, st->bigint_string);
+    tbuf_puts(b, ",\n  \"group_by\": [");
     for (int i = 0; i < nkeys; i++) {
-        tbuf_puts(f, i ? ", " : "");
-        report_json_text(f, names[i], strlen(names[i]));
+        tbuf_puts(b, i ? ", " : "");
+        report_json_text(b, names[i], strlen(names[i]));
     }
-    tbuf_puts(f, "],\n  \"groups\": [");
+    tbuf_puts(b, "],\n  \"groups\": [");
 }
 
-static int json_range(tbuf *f, unsigned what, int nkeys,
+static int json_range(tbuf *b, unsigned what, int nkeys,
                       const report_groups *gs, size_t first, size_t last,
                       int ncols, const report_style *st)
 {
@@ -26,22 +26,22 @@ static int json_range(tbuf *f, unsigned what, int nkeys,
     for (size_t i = first; i < last; i++) {
         if (gs->get(gs->ctx, i, &g))
             return -1;
-        tbuf_puts(f, i ? ",\n  {\"key\": [" : "\n  {\"key\": [");
+        tbuf_puts(b, i ? ",\n  {\"key\": [" : "\n  {\"key\": [");
         for (int j = 0; j < nkeys; j++) {
-            tbuf_puts(f, j ? ", " : "");
+            tbuf_puts(b, j ? ", " : "");
             if (g.key[j])
-                report_json_text(f, g.key[j], g.key_len[j]);
+                report_json_text(b, g.key[j], g.key_len[j]);
             else
-                tbuf_puts(f, "null");
+                tbuf_puts(b, "null");
         }
-        tbuf_puts(f, "], \"rows\": ");
-        report_json_count(f, g.rows, st->bigint_string);
-        tbuf_puts(f, ", \"columns\": [");
+        tbuf_puts(b, "], \"rows\": ");
+        report_json_count(b, g.rows, st->bigint_string);
+        tbuf_puts(b, ", \"columns\": [");
         for (int k = 0; k < ncols; k++) {
-            tbuf_puts(f, k ? ",\n" : "\n");
-            report_json_column(f, what, &g.cols[k], st);
+            tbuf_puts(b, k ? ",\n" : "\n");
+            report_json_column(b, what, &g.cols[k], st);
         }
-        tbuf_puts(f, ncols ? "\n  ]}" : "]}");
+        tbuf_puts(b, ncols ? "\n  ]}" : "]}");
     }
     return 0;
 }

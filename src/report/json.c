@@ -12,12 +12,12 @@
 
 /* A JSON string (RFC 8259, section 7); bytes that are not UTF-8 become
  * U+FFFD so the document stays valid. */
-static void json_string(tbuf *f, const char *str)
+static void json_string(tbuf *b, const char *str)
 {
     if (!str)
-        tbuf_puts(f, "null");
+        tbuf_puts(b, "null");
     else
-        report_json_text(f, str, strlen(str));
+        report_json_text(b, str, strlen(str));
 }
 
 /* Printable ASCII but '"' and '\\': as it is. */
@@ -26,67 +26,67 @@ static int plain(unsigned char c)
     return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
-void report_json_text(tbuf *f, const char *str, size_t n)
+void report_json_text(tbuf *b, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
-    tbuf_putc(f, '"');
+    tbuf_putc(b, '"');
     for (size_t i = 0; i < n;) {
         unsigned char c = s[i];
         size_t run = 0;
         while (i + run < n && plain(s[i + run]))
             run++;
         if (run) { /* a run of plain bytes in one write */
-            tbuf_put(f, str + i, run);
+            tbuf_put(b, str + i, run);
             i += run;
             continue;
         }
         if (c == '"' || c == '\\') {
-            tbuf_putc(f, '\\');
-            tbuf_putc(f, (char)c);
+            tbuf_putc(b, '\\');
+            tbuf_putc(b, (char)c);
         } else if (c == '\n') {
-            tbuf_puts(f, "\\n");
+            tbuf_puts(b, "\\n");
         } else if (c == '\t') {
-            tbuf_puts(f, "\\t");
+            tbuf_puts(b, "\\t");
         } else if (c == '\r') {
-            tbuf_puts(f, "\\r");
+            tbuf_puts(b, "\\r");
         } else if (c < 0x20) {
-            tbuf_printf(f, "\\u%04x", c);
+            tbuf_printf(b, "\\u%04x", c);
         } else if (c >= 0x80) {
             size_t len = utf8_seq(s + i, n - i);
             if (len) {
-                tbuf_put(f, str + i, len);
+                tbuf_put(b, str + i, len);
                 i += len;
                 continue;
             }
-            tbuf_puts(f, "\\ufffd");
+            tbuf_puts(b, "\\ufffd");
         } else {
-            tbuf_putc(f, c);
+            tbuf_putc(b, c);
         }
         i++;
     }
-    tbuf_putc(f, '"');
+    tbuf_putc(b, '"');
 }
 
 /* text, in quotes when quote: fputs, not a printf that parses a format
  * for every value of a million groups' columns */
-static void json_quoted(tbuf *f, const char *text, int quote)
+static void json_quoted(tbuf *b, const char *text, int quote)
 {
     if (quote)
-        tbuf_putc(f, '"');
-    tbuf_puts(f, text);
+        tbuf_putc(b, '"');
+    tbuf_puts(b, text);
     if (quote)
-        tbuf_putc(f, '"');
+        tbuf_putc(b, '"');
 }
 
-static void json_number(tbuf *f, double v, int exists, int digits)
+static void json_number(tbuf *b, double v, int exists, int digits)
 {
     char buf[32];
     if (!exists) {
-        tbuf_puts(f, "null");
+        tbuf_puts(b, "null");
         return;
     }
     format_double_digits(buf, sizeof buf, v, digits);
-    json_quoted(f, buf, !isfinite(v));
+    json_quoted(b, buf, !isfinite(v));
 }
 
 /* Whether text is an integer (digits, a leading '-') past +-2^53, where
@@ -106,12 +106,12 @@ static int beyond_2_53(const char *text)
 
 /* A number's text: a JSON number, or with bigint_string an integer past
  * +-2^53 as a string of its digits. */
-static void json_digits(tbuf *f, const char *text, int bigint_string)
+static void json_digits(tbuf *b, const char *text, int bigint_string)
 {
-    json_quoted(f, text, bigint_string && beyond_2_53(text));
+    json_quoted(b, text, bigint_string && beyond_2_53(text));
 }
 
-static void json_count(tbuf *f, uint64_t n, int bigint_string)
+static void json_count(tbuf *b, uint64_t n, int bigint_string)
 {
     char buf[24], *p = buf + sizeof buf - 1;
     *p = '\0';
@@ -119,12 +119,12 @@ static void json_count(tbuf *f, uint64_t n, int bigint_string)
         *--p = (char)('0' + n % 10);
         n /= 10;
     } while (n);
-    json_digits(f, p, bigint_string);
+    json_digits(b, p, bigint_string);
 }
 
 /* Keys of one column object, a few to a line as in doc/CONTRACT.md. */
 typedef struct json_obj {
-    tbuf *f;
+    tbuf *b;
     int any;      /* a key was written */
     int new_line; /* the next key starts a line */
     int digits;   /* of doubles; 0: shortest */
@@ -134,13 +134,13 @@ typedef struct json_obj {
 static void key(json_obj *o, const char *name)
 {
     if (!o->any)
-        tbuf_puts(o->f, "      ");
+        tbuf_puts(o->b, "      ");
     else
-        tbuf_puts(o->f, o->new_line ? ",\n      " : ", ");
+        tbuf_puts(o->b, o->new_line ? ",\n      " : ", ");
     o->any = 1;
     o->new_line = 0;
-    json_quoted(o->f, name, 1);
-    tbuf_puts(o->f, ": ");
+    json_quoted(o->b, name, 1);
+    tbuf_puts(o->b, ": ");
 }
 
 static void extremum(json_obj *o, const char *name, const col_summary *s,
@@ -148,7 +148,7 @@ static void extremum(json_obj *o, const char *name, const col_summary *s,
 {
     key(o, name);
     if (!report_has_extrema(s)) {
-        tbuf_puts(o->f, "null");
+        tbuf_puts(o->b, "null");
         return;
     }
     char buf[48];
@@ -159,16 +159,16 @@ static void extremum(json_obj *o, const char *name, const col_summary *s,
         report_min_text(buf, sizeof buf, s, o->digits);
     /* exact integers are digits; a double may be non-finite; an instant
        is ISO 8601 text */
-    tbuf_puts(o->f, "{\"value\": ");
+    tbuf_puts(o->b, "{\"value\": ");
     if (report_dated(s))
-        json_string(o->f, buf);
+        json_string(o->b, buf);
     else if (s->is_int || isfinite(v))
-        json_digits(o->f, buf, o->big);
+        json_digits(o->b, buf, o->big);
     else
-        json_quoted(o->f, buf, 1);
-    tbuf_puts(o->f, ", \"row\": ");
-    json_count(o->f, is_max ? s->max_row : s->min_row, o->big);
-    tbuf_putc(o->f, '}');
+        json_quoted(o->b, buf, 1);
+    tbuf_puts(o->b, ", \"row\": ");
+    json_count(o->b, is_max ? s->max_row : s->min_row, o->big);
+    tbuf_putc(o->b, '}');
 }
 
 static void quantile(const json_obj *o, const col_summary *s, const qres *q)
@@ -176,13 +176,13 @@ static void quantile(const json_obj *o, const col_summary *s, const qres *q)
     char buf[64];
     int kind = report_quantile_text(buf, sizeof buf, s, q, o->digits);
     if (kind == 0)
-        tbuf_puts(o->f, "null");
+        tbuf_puts(o->b, "null");
     else if (kind == 1)
-        json_digits(o->f, buf, o->big);
+        json_digits(o->b, buf, o->big);
     else if (kind == 3)
-        json_string(o->f, buf);
+        json_string(o->b, buf);
     else
-        json_quoted(o->f, buf, 1);
+        json_quoted(o->b, buf, 1);
 }
 
 /* "median": v, "quantiles": {"0.9": v, ...}: keys are the shortest
@@ -196,49 +196,49 @@ static void quantiles(json_obj *o, unsigned what, const report_col *c)
     if (!(what & STAT_QUANTILES))
         return;
     key(o, "quantiles");
-    tbuf_putc(o->f, '{');
+    tbuf_putc(o->b, '{');
     for (size_t i = 0; i < c->nquant; i++) {
         char q[QLIST_TEXT_MAX];
         qlist_text(c->qf[i], q, sizeof q);
-        tbuf_puts(o->f, i ? ", " : "");
-        json_quoted(o->f, q, 1);
-        tbuf_puts(o->f, ": ");
+        tbuf_puts(o->b, i ? ", " : "");
+        json_quoted(o->b, q, 1);
+        tbuf_puts(o->b, ": ");
         quantile(o, &c->s, &c->quant[i]);
     }
-    tbuf_putc(o->f, '}');
+    tbuf_putc(o->b, '}');
 }
 
 static void hist_object(json_obj *o, const hist *h)
 {
     key(o, "hist");
-    tbuf_puts(o->f, "{\"lo\": ");
-    json_number(o->f, h->lo, !isnan(h->lo), o->digits);
-    tbuf_puts(o->f, ", \"hi\": ");
-    json_number(o->f, h->hi, !isnan(h->hi), o->digits);
-    tbuf_puts(o->f, ", \"bins\": [");
+    tbuf_puts(o->b, "{\"lo\": ");
+    json_number(o->b, h->lo, !isnan(h->lo), o->digits);
+    tbuf_puts(o->b, ", \"hi\": ");
+    json_number(o->b, h->hi, !isnan(h->hi), o->digits);
+    tbuf_puts(o->b, ", \"bins\": [");
     for (int i = 0; i < h->nbins; i++) {
-        tbuf_puts(o->f, i ? ", " : "");
-        json_count(o->f, h->bins[i], o->big);
+        tbuf_puts(o->b, i ? ", " : "");
+        json_count(o->b, h->bins[i], o->big);
     }
-    tbuf_puts(o->f, "], \"underflow\": ");
-    json_count(o->f, h->underflow, o->big);
-    tbuf_puts(o->f, ", \"overflow\": ");
-    json_count(o->f, h->overflow, o->big);
-    tbuf_putc(o->f, '}');
+    tbuf_puts(o->b, "], \"underflow\": ");
+    json_count(o->b, h->underflow, o->big);
+    tbuf_puts(o->b, ", \"overflow\": ");
+    json_count(o->b, h->overflow, o->big);
+    tbuf_putc(o->b, '}');
 }
 
 static void counts(json_obj *o, unsigned what, const col_summary *s)
 {
     if (what & STAT_COUNT) {
         key(o, "count");
-        json_count(o->f, s->count, o->big);
+        json_count(o->b, s->count, o->big);
     }
     key(o, "missing");
-    json_count(o->f, s->missing, o->big);
+    json_count(o->b, s->missing, o->big);
     key(o, "invalid");
-    json_count(o->f, s->invalid, o->big);
+    json_count(o->b, s->invalid, o->big);
     key(o, "nan");
-    json_count(o->f, s->nan, o->big);
+    json_count(o->b, s->nan, o->big);
 }
 
 static void moments(json_obj *o, unsigned what, const col_summary *s)
@@ -249,19 +249,19 @@ static void moments(json_obj *o, unsigned what, const col_summary *s)
         key(o, "sum");
         /* An exact integer sum is digits; a double may be non-finite. */
         if (!report_has_sum(s))
-            tbuf_puts(o->f, "null");
+            tbuf_puts(o->b, "null");
         else if (s->is_int || isfinite(s->sum))
-            json_digits(o->f, buf, o->big);
+            json_digits(o->b, buf, o->big);
         else
-            json_quoted(o->f, buf, 1);
+            json_quoted(o->b, buf, 1);
     }
     if (what & STAT_MEAN) {
         key(o, "mean");
-        json_number(o->f, s->mean, report_has_mean(s), o->digits);
+        json_number(o->b, s->mean, report_has_mean(s), o->digits);
     }
     if (what & STAT_STD) {
         key(o, "std");
-        json_number(o->f, s->std, report_has_std(s), o->digits);
+        json_number(o->b, s->std, report_has_std(s), o->digits);
     }
 }
 
@@ -269,17 +269,17 @@ static void prof_value_json(json_obj *o, const report_col *c,
                             const prof_value *v)
 {
     char buf[64];
-    tbuf_puts(o->f, "{\"value\": ");
+    tbuf_puts(o->b, "{\"value\": ");
     int kind = report_prof_value_text(buf, sizeof buf, c, v, o->digits);
     if (kind == 0)
-        report_json_text(o->f, v->text, v->len);
+        report_json_text(o->b, v->text, v->len);
     else if (kind == 1)
-        json_digits(o->f, buf, o->big);
+        json_digits(o->b, buf, o->big);
     else
-        json_quoted(o->f, buf, 1);
-    tbuf_puts(o->f, ", \"count\": ");
-    json_count(o->f, v->count, o->big);
-    tbuf_putc(o->f, '}');
+        json_quoted(o->b, buf, 1);
+    tbuf_puts(o->b, ", \"count\": ");
+    json_count(o->b, v->count, o->big);
+    tbuf_putc(o->b, '}');
 }
 
 /* "distinct": N, "mode": {"value": V, "count": N}, "top": [...]. */
@@ -291,25 +291,25 @@ static void profile(json_obj *o, unsigned what, const report_col *c)
     o->new_line = 1;
     if (what & STAT_DISTINCT) {
         key(o, "distinct");
-        json_count(o->f, p->distinct, o->big);
+        json_count(o->b, p->distinct, o->big);
     }
     if (what & STAT_MODE) {
         key(o, "mode");
         if (p->ntop)
             prof_value_json(o, c, &p->top[0]);
         else
-            tbuf_puts(o->f, "null");
+            tbuf_puts(o->b, "null");
     }
     if (!(what & STAT_TOP))
         return;
     key(o, "top");
-    tbuf_putc(o->f, '[');
+    tbuf_putc(o->b, '[');
     for (size_t i = 0; i < p->ntop; i++) {
         if (i)
-            tbuf_puts(o->f, ", ");
+            tbuf_puts(o->b, ", ");
         prof_value_json(o, c, &p->top[i]);
     }
-    tbuf_putc(o->f, ']');
+    tbuf_putc(o->b, ']');
 }
 
 /* A text column: its counts, lengths and profile. */
@@ -318,21 +318,21 @@ static void text_column(json_obj *o, unsigned what, const report_col *c)
     const prof_summary *p = c->prof;
     if (what & STAT_COUNT) {
         key(o, "count");
-        json_count(o->f, p->count, o->big);
+        json_count(o->b, p->count, o->big);
     }
     key(o, "missing");
-    json_count(o->f, p->missing, o->big);
+    json_count(o->b, p->missing, o->big);
     if (what & (STAT_MIN | STAT_MAX)) {
         key(o, "length");
         if (p->count)
-            tbuf_printf(o->f, "{\"min\": %llu, \"max\": %llu}",
+            tbuf_printf(o->b, "{\"min\": %llu, \"max\": %llu}",
                         (unsigned long long)p->len_min,
                         (unsigned long long)p->len_max);
         else
-            tbuf_puts(o->f, "null");
+            tbuf_puts(o->b, "null");
     }
     profile(o, what, c);
-    tbuf_puts(o->f, "\n    }");
+    tbuf_puts(o->b, "\n    }");
 }
 
 /* "span": {"seconds": exact decimal, "text": "1d 02:03:04.5"}, null
@@ -342,44 +342,44 @@ static void span(json_obj *o, const col_summary *s)
     char text[64], secs[64];
     key(o, "span");
     if (!report_span(s, text, sizeof text, secs, sizeof secs)) {
-        tbuf_puts(o->f, "null");
+        tbuf_puts(o->b, "null");
         return;
     }
-    tbuf_printf(o->f, "{\"seconds\": %s, \"text\": ", secs);
-    json_string(o->f, text);
-    tbuf_putc(o->f, '}');
+    tbuf_printf(o->b, "{\"seconds\": %s, \"text\": ", secs);
+    json_string(o->b, text);
+    tbuf_putc(o->b, '}');
 }
 
 /* "type": what the values are; "unit": the unit they were written in. */
 static void type(json_obj *o, const report_col *c)
 {
     key(o, "type");
-    json_string(o->f, report_type_name(c));
+    json_string(o->b, report_type_name(c));
     if (c->unit) {
         key(o, "unit");
-        json_string(o->f, c->unit);
+        json_string(o->b, c->unit);
     }
 }
 
 /* An int's digits, without printf's format parsing (once a column). */
-static void put_int(tbuf *f, int v)
+static void put_int(tbuf *b, int v)
 {
     if (v < 0)
-        tbuf_putc(f, '-');
-    json_count(f, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 0);
+        tbuf_putc(b, '-');
+    json_count(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 0);
 }
 
-static void column(tbuf *f, unsigned what, const report_col *c,
+static void column(tbuf *b, unsigned what, const report_col *c,
                    const report_style *st)
 {
     const col_summary *s = &c->s;
-    json_obj o = {f, 0, 0, st->digits, st->bigint_string};
+    json_obj o = {b, 0, 0, st->digits, st->bigint_string};
     what = report_what(what, s);
-    tbuf_puts(f, "    {\n");
+    tbuf_puts(b, "    {\n");
     key(&o, "name");
-    json_string(f, c->name);
+    json_string(b, c->name);
     key(&o, "index");
-    put_int(f, c->index);
+    put_int(b, c->index);
     type(&o, c);
     o.new_line = 1;
     if (c->kind == COL_TEXT && c->prof) {
@@ -402,51 +402,51 @@ static void column(tbuf *f, unsigned what, const report_col *c,
     if (report_has_hist(what, c))
         hist_object(&o, c->h);
     profile(&o, what, c);
-    tbuf_puts(f, "\n    }");
+    tbuf_puts(b, "\n    }");
 }
 
-void report_json_column(tbuf *f, unsigned what, const report_col *c,
+void report_json_column(tbuf *b, unsigned what, const report_col *c,
                         const report_style *st)
 {
-    column(f, what, c, st);
+    column(b, what, c, st);
 }
 
-void report_json_count(tbuf *f, uint64_t n, int bigint_string)
+void report_json_count(tbuf *b, uint64_t n, int bigint_string)
 {
-    json_count(f, n, bigint_string);
+    json_count(b, n, bigint_string);
 }
 
-void report_json(tbuf *f, unsigned what, uint64_t rows, const report_col *cols,
+void report_json(tbuf *b, unsigned what, uint64_t rows, const report_col *cols,
                  int ncols, const report_style *st)
 {
     /* the schema's version first, so that a consumer can check it
        before reading anything else */
     tbuf_printf(
-        f, "{\n  \"schema_version\": %d,\n  \"rows\": ", REPORT_SCHEMA_VERSION);
-    json_count(f, rows, st->bigint_string);
-    tbuf_puts(f, ",\n  \"columns\": [");
+        b, "{\n  \"schema_version\": %d,\n  \"rows\": ", REPORT_SCHEMA_VERSION);
+    json_count(b, rows, st->bigint_string);
+    tbuf_puts(b, ",\n  \"columns\": [");
     for (int i = 0; i < ncols; i++) {
-        tbuf_puts(f, i ? ",\n" : "\n");
-        column(f, what, &cols[i], st);
+        tbuf_puts(b, i ? ",\n" : "\n");
+        column(b, what, &cols[i], st);
     }
-    tbuf_puts(f, ncols ? "\n  ]\n}\n" : "]\n}\n");
+    tbuf_puts(b, ncols ? "\n  ]\n}\n" : "]\n}\n");
 }
 
 int report_json_error(FILE *out, const char *file, unsigned long long line,
                       const char *message, int status)
 {
-    tbuf t = {0}, *f = &t;
-    tbuf_printf(f, "{\"schema_version\": %d, \"error\": {\"file\": ",
+    tbuf t = {0}, *b = &t;
+    tbuf_printf(b, "{\"schema_version\": %d, \"error\": {\"file\": ",
                 REPORT_SCHEMA_VERSION);
-    json_string(f, file && file[0] ? file : NULL);
-    tbuf_puts(f, ", \"line\": ");
+    json_string(b, file && file[0] ? file : NULL);
+    tbuf_puts(b, ", \"line\": ");
     if (line)
-        tbuf_printf(f, "%llu", line);
+        tbuf_printf(b, "%llu", line);
     else
-        tbuf_puts(f, "null");
-    tbuf_puts(f, ", \"message\": ");
-    json_string(f, message);
-    tbuf_printf(f, ", \"status\": %d}}\n", status);
+        tbuf_puts(b, "null");
+    tbuf_puts(b, ", \"message\": ");
+    json_string(b, message);
+    tbuf_printf(b, ", \"status\": %d}}\n", status);
     int bad = t.bad || fwrite(t.p, 1, t.len, out) != t.len;
     tbuf_free(&t);
     return bad || fflush(out) != 0 || ferror(out) ? -1 : 0;

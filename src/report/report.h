@@ -87,18 +87,19 @@ typedef struct report_groups {
 /* The groups' report: JSON {"schema_version", "rows", "group_by": [names],
  * "groups": [{"key": [...], "rows": N, "columns": [...]}]}; TSV and CSV a
  * line per group and column, the key columns first; the table a block
- * per group headed by its key. Returns 0, or -1 as report_write (or when
- * get failed). */
+ * per group headed by its key, appended to b (the caller's). Returns 0,
+ * or -1 when get failed or b ran out of memory. */
 int report_write_groups(tbuf *b, out_format fmt, unsigned what, uint64_t rows,
                         const char *const *key_names, int nkeys,
                         const report_groups *gs, int ncols,
                         const report_style *st);
 
 /* report_write_groups in three pieces, so that the groups' text can be
- * made apart (threads, each with its own get and stream) and joined in
+ * made apart (threads, each with its own get and text) and joined in
  * order: what precedes the first group (TSV and CSV read group 0 for
  * their header), groups [first, last) as the whole document holds them,
- * and what follows the last. 0, or -1 when get failed. */
+ * and what follows the last. 0, or -1 when get failed or b ran out of
+ * memory. */
 int report_groups_head(tbuf *b, out_format fmt, unsigned what, uint64_t rows,
                        const char *const *key_names, int nkeys,
                        const report_groups *gs, int ncols,

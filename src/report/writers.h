@@ -7,13 +7,13 @@
 #include "tbuf.h"
 
 /* digits: significant digits of doubles, 0 for the shortest form. */
-void report_json(tbuf *f, unsigned what, uint64_t rows, const report_col *cols,
+void report_json(tbuf *b, unsigned what, uint64_t rows, const report_col *cols,
                  int ncols, const report_style *st);
 /* One column object of the JSON document, and a string of n bytes. */
-void report_json_column(tbuf *f, unsigned what, const report_col *c,
+void report_json_column(tbuf *b, unsigned what, const report_col *c,
                         const report_style *st);
-void report_json_text(tbuf *f, const char *s, size_t n);
-void report_json_count(tbuf *f, uint64_t n, int bigint_string);
+void report_json_text(tbuf *b, const char *s, size_t n);
+void report_json_count(tbuf *b, uint64_t n, int bigint_string);
 /* TSV and CSV: the header line, and one column's line, after the
  * group-by key fields when nkeys > 0 (key NULL: the header's names). */
 int report_delim_groups_head(FILE *f, char sep, unsigned what,
