@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <sys/types.h>
 
@@ -58,10 +59,15 @@ static ssize_t file_write(void *cookie, const char *s, size_t n)
     return b->bad ? -1 : (ssize_t)n;
 }
 
+/* The stream is one thread's (as b is): its calls take no lock, a
+ * million groups' TSV or table being tens of millions of them. */
 FILE *tbuf_file(tbuf *b)
 {
     cookie_io_functions_t io = {NULL, file_write, NULL, NULL};
-    return fopencookie(b, "w", io);
+    FILE *f = fopencookie(b, "w", io);
+    if (f)
+        __fsetlocking(f, FSETLOCKING_BYCALLER);
+    return f;
 }
 
 void tbuf_free(tbuf *b)

@@ -43,7 +43,8 @@ void tbuf_printf(tbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* A stdio stream that appends to b, for the writers that print (TSV,
- * CSV, the table); fclose it before b is read. NULL: no memory. */
+ * CSV, the table); one thread's, as b is; fclose it before b is read.
+ * NULL: no memory. */
 FILE *tbuf_file(tbuf *b);
 
 void tbuf_free(tbuf *b);
