@@ -21,7 +21,8 @@ int tbuf_grow(tbuf *b, size_t n);
 /* Inline: these are the hundred million calls. */
 static inline void tbuf_put(tbuf *b, const char *s, size_t n)
 {
-    if (n > b->cap - b->len && tbuf_grow(b, n))
+    /* an empty text has no buffer, and memcpy takes none, even for 0 */
+    if (n == 0 || (n > b->cap - b->len && tbuf_grow(b, n)))
         return;
     memcpy(b->p + b->len, s, n);
     b->len += n;
