@@ -20,6 +20,8 @@ typedef struct ref {
 
 static void ref_put(ref *r, const char *s, size_t n)
 {
+    if (n == 0) /* no buffer yet, maybe; memcpy takes none */
+        return;
     if (r->len + n > r->cap) {
         r->cap = (r->len + n) * 2;
         r->p = realloc(r->p, r->cap);
