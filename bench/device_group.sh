@@ -45,6 +45,20 @@ cat "$S"
 PARTS=${PARTS:-"unit sanraw e2e speed"}
 has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
+# keyed K: /tmp/group-data/keysK.csv made (once) and read into the page
+# cache: the SIZE file of 8 numeric columns with a key column in front,
+# "k" and a random number below K
+D=/tmp/group-data
+keyed() {
+    mkdir -p $D
+    [ -s $D/bench.csv ] || "$N/colstat_gen" --bytes "$SIZE" --out $D --files csv \
+        --threads "$(nproc)" >/dev/null
+    [ -s $D/keys$1.csv ] || awk -v K=$1 'BEGIN { srand(22) }
+        NR == 1 { print "key," $0; next }
+        { print "k" int(rand() * K) "," $0 }' $D/bench.csv >$D/keys$1.csv
+    cat $D/keys$1.csv >/dev/null
+}
+
 if has unit; then
     say "== group-by unit suites"
     for t in test_gpu_group test_group_core; do
@@ -61,16 +75,16 @@ fi
 if has sanraw; then
     # the raw path's group kernels (gpu/group_raw.cu) under the sanitizer:
     # 8 MB of CSV in 1 MB segments, 500 keys, JSON against the CPU's
-    D=/tmp/san-data
-    mkdir -p $D
-    [ -s $D/k.csv ] || { "$N/colstat_gen" --bytes 8M --out $D --files csv >/dev/null &&
+    SD=/tmp/san-data
+    mkdir -p $SD
+    [ -s $SD/k.csv ] || { "$N/colstat_gen" --bytes 8M --out $SD --files csv >/dev/null &&
         awk 'BEGIN { srand(5) } NR == 1 { print "key," $0; next }
-             { print "k" int(rand() * 500) "," $0 }' $D/bench.csv >$D/k.csv; }
-    "$N/colstat" --device cpu -g key --sum --min --max --json $D/k.csv >"$L/san_cpu.json"
+             { print "k" int(rand() * 500) "," $0 }' $SD/bench.csv >$SD/k.csv; }
+    "$N/colstat" --device cpu -g key --sum --min --max --json $SD/k.csv >"$L/san_cpu.json"
     for tool in ${SAN:-memcheck racecheck synccheck}; do
         COLSTAT_GPU_RAW_BYTES=1000000 timeout 300 compute-sanitizer --tool $tool \
             --error-exitcode 9 "$N/colstat" --device gpu -v -g key --sum --min \
-            --max --json $D/k.csv >"$L/san_raw_$tool.out" 2>"$L/san_raw_$tool.log"
+            --max --json $SD/k.csv >"$L/san_raw_$tool.out" 2>"$L/san_raw_$tool.log"
         rc=$?
         # the sanitizer's own lines go to stdout too
         grep -v '^=========' "$L/san_raw_$tool.out" >"$L/san_raw_$tool.json"
@@ -79,24 +93,24 @@ if has sanraw; then
     done
     # 100,000 keys: the groups' state (about 170 MB) comes back through
     # gpu/pull.cu's threads and page-locked stages
-    [ -s $D/k100k.csv ] || awk 'BEGIN { srand(6) } NR == 1 { print "key," $0; next }
-        { print "k" int(rand() * 100000) "," $0 }' $D/bench.csv >$D/k100k.csv
-    "$N/colstat" --device cpu -g key --sum --min --max --json $D/k100k.csv >"$L/san_cpu_many.json"
+    [ -s $SD/k100k.csv ] || awk 'BEGIN { srand(6) } NR == 1 { print "key," $0; next }
+        { print "k" int(rand() * 100000) "," $0 }' $SD/bench.csv >$SD/k100k.csv
+    "$N/colstat" --device cpu -g key --sum --min --max --json $SD/k100k.csv >"$L/san_cpu_many.json"
     for tool in ${SAN:-memcheck racecheck synccheck}; do
         timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 \
             "$N/colstat" --device gpu -v -g key --sum --min --max --json \
-            $D/k100k.csv >"$L/san_many_$tool.out" 2>"$L/san_many_$tool.log"
+            $SD/k100k.csv >"$L/san_many_$tool.out" 2>"$L/san_many_$tool.log"
         rc=$?
         grep -v '^=========' "$L/san_many_$tool.out" >"$L/san_many_$tool.json"
         cmp -s "$L/san_cpu_many.json" "$L/san_many_$tool.json" && same=identical || same=DIFFERS
         say "$tool colstat -g, 100,000 keys (raw CSV) rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san_many_$tool.out" | head -1); JSON $same to the CPU's; $(grep -c 'grouped on the device' "$L/san_many_$tool.log") device line"
     done
     # the kept values' path (keep_kernel, gpu/group_values.cu) with medians
-    "$N/colstat" --device cpu -g key --median --quantiles 0.1,0.9 --json $D/k.csv >"$L/san_cpu_q.json"
+    "$N/colstat" --device cpu -g key --median --quantiles 0.1,0.9 --json $SD/k.csv >"$L/san_cpu_q.json"
     for tool in ${SAN:-memcheck racecheck synccheck}; do
         COLSTAT_GPU_RAW_BYTES=1000000 timeout 300 compute-sanitizer --tool $tool \
             --error-exitcode 9 "$N/colstat" --device gpu -v -g key --median \
-            --quantiles 0.1,0.9 --json $D/k.csv >"$L/san_q_$tool.out" 2>"$L/san_q_$tool.log"
+            --quantiles 0.1,0.9 --json $SD/k.csv >"$L/san_q_$tool.out" 2>"$L/san_q_$tool.log"
         rc=$?
         grep -v '^=========' "$L/san_q_$tool.out" >"$L/san_q_$tool.json"
         cmp -s "$L/san_cpu_q.json" "$L/san_q_$tool.json" && same=identical || same=DIFFERS
@@ -114,18 +128,10 @@ if has e2e; then
 fi
 
 if has speed; then
-    D=/tmp/group-data
-    mkdir -p $D
     python3 -m pip install --no-index --find-links .carry/wheels duckdb >"$L/pip.log" 2>&1
-    [ -s $D/bench.csv ] || "$N/colstat_gen" --bytes "$SIZE" --out $D --files csv \
-        --threads "$(nproc)" >/dev/null
     for K in ${KEYS:-1000 1000000}; do
+        keyed $K
         F=$D/keys$K.csv
-        # a key column in front: "k" and a random number below K
-        [ -s "$F" ] || awk -v K=$K 'BEGIN { srand(22) }
-            NR == 1 { print "key," $0; next }
-            { print "k" int(rand() * K) "," $0 }' $D/bench.csv >"$F"
-        cat "$F" >/dev/null
         say "== $(du -h "$F" | cut -f1) CSV, $K keys, -g key --sum --min --max (best of $RUNS)"
         python3 - "$N/colstat" "$F" "$RUNS" "${OLD:-}" <<'PY' 2>&1 | tee -a "$S"
 import json, os, subprocess, sys, time
@@ -190,16 +196,9 @@ fi
 if has repeat; then
     # the 1,000-key file REPEAT times over (16 GB from 2 GB: one file in the
     # page cache, read as REPEAT inputs), one run each: GPU, CPU, DuckDB
-    D=/tmp/group-data
-    F=$D/keys1000.csv
-    mkdir -p $D
     python3 -m pip install --no-index --find-links .carry/wheels duckdb >"$L/pip.log" 2>&1
-    [ -s $D/bench.csv ] || "$N/colstat_gen" --bytes "$SIZE" --out $D --files csv \
-        --threads "$(nproc)" >/dev/null
-    [ -s "$F" ] || awk -v K=1000 'BEGIN { srand(22) }
-        NR == 1 { print "key," $0; next }
-        { print "k" int(rand() * K) "," $0 }' $D/bench.csv >"$F"
-    cat "$F" >/dev/null
+    keyed 1000
+    F=$D/keys1000.csv
     say "== $F x ${REPEAT:-8}, -g key --sum --min --max"
     python3 - "$N/colstat" "$F" "${REPEAT:-8}" <<'PY' 2>&1 | tee -a "$S"
 import os, subprocess, sys, time
@@ -233,15 +232,8 @@ if has anatomy; then
     # where the 16 GB 1,000-key run's wall goes: each -v line's time after
     # the start, the exit's, for segment sizes SEGS (COLSTAT_GPU_RAW_BYTES;
     # "-" the default) and the same inputs without -g; RUNS each
-    D=/tmp/group-data
+    keyed 1000
     F=$D/keys1000.csv
-    mkdir -p $D
-    [ -s $D/bench.csv ] || "$N/colstat_gen" --bytes "$SIZE" --out $D --files csv \
-        --threads "$(nproc)" >/dev/null
-    [ -s "$F" ] || awk -v K=1000 'BEGIN { srand(22) }
-        NR == 1 { print "key," $0; next }
-        { print "k" int(rand() * K) "," $0 }' $D/bench.csv >"$F"
-    cat "$F" >/dev/null
     say "== anatomy: $F x ${REPEAT:-8}, --device gpu, stdout to a file"
     python3 - "$N/colstat" "$F" "${REPEAT:-8}" "${SEGS:--}" "$RUNS" <<'PY' 2>&1 | tee -a "$S"
 import os, subprocess, sys, time
@@ -279,17 +271,10 @@ if has median; then
     # per-group median of one column (issue 22: >= 10x DuckDB's
     # quantile_cont(x, 0.5) GROUP BY key): the MKEYS-key file MREP times
     # over, one run each: GPU, CPU, DuckDB; medians compared
-    D=/tmp/group-data
-    mkdir -p $D
     python3 -m pip install --no-index --find-links .carry/wheels duckdb >"$L/pip.log" 2>&1
-    [ -s $D/bench.csv ] || "$N/colstat_gen" --bytes "$SIZE" --out $D --files csv \
-        --threads "$(nproc)" >/dev/null
     for K in ${MKEYS:-1000}; do
+        keyed $K
         F=$D/keys$K.csv
-        [ -s "$F" ] || awk -v K=$K 'BEGIN { srand(22) }
-            NR == 1 { print "key," $0; next }
-            { print "k" int(rand() * K) "," $0 }' $D/bench.csv >"$F"
-        cat "$F" >/dev/null
         say "== $F x ${MREP:-8}, $K keys, -g key -c value --median"
         python3 - "$N/colstat" "$F" "${MREP:-8}" "${MDEV:-gpu cpu}" <<'PY' 2>&1 | tee -a "$S"
 import json, os, subprocess, sys, time
@@ -333,17 +318,9 @@ if has polars; then
     # .carry/polars: the 1,000-key file MREP times over with sum, min, max
     # of the 8 columns, and the 200,000-key file with the median of one;
     # one run each, colstat's GPU first; answers compared
-    D=/tmp/group-data
-    mkdir -p $D
     python3 -m pip install --no-index --find-links .carry/polars polars >"$L/pip_polars.log" 2>&1
-    [ -s $D/bench.csv ] || "$N/colstat_gen" --bytes "$SIZE" --out $D --files csv \
-        --threads "$(nproc)" >/dev/null
     for K in 1000 200000; do
-        F=$D/keys$K.csv
-        [ -s "$F" ] || awk -v K=$K 'BEGIN { srand(22) }
-            NR == 1 { print "key," $0; next }
-            { print "k" int(rand() * K) "," $0 }' $D/bench.csv >"$F"
-        cat "$F" >/dev/null
+        keyed $K
     done
     say "== Polars streaming group_by against colstat --device gpu, x ${MREP:-8}"
     python3 - "$N/colstat" "$D" "${MREP:-8}" <<'PY' 2>&1 | tee -a "$S"

@@ -86,10 +86,6 @@ typedef struct col_stats {
     int16_t min_off, max_off;
 } col_stats;
 
-/* A col_stats is plain data but for its sums, which may hold memory once
- * their digits spread (csum): stats_free releases it. Moving a col_stats
- * (a struct copy, the original dropped) is fine; merging is the way to
- * combine two. */
 /* Whether a column's corrections can be other than 0: an integer column
  * holding integers past 2^53 (below it every integer is its double), so
  * that its quantiles order its values by them too. */
@@ -99,6 +95,10 @@ static inline int stats_needs_corr(const col_stats *s)
            (s->max >= 0x1p53 || s->min <= -0x1p53);
 }
 
+/* A col_stats is plain data but for its sums, which may hold memory once
+ * their digits spread (csum): stats_free releases it. Moving a col_stats
+ * (a struct copy, the original dropped) is fine; merging is the way to
+ * combine two. */
 void stats_init(col_stats *s);
 void stats_free(col_stats *s);
 
