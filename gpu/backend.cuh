@@ -53,7 +53,8 @@ struct gpu_backend {
     uint64_t h2d_bytes;
     device_store store; /* values kept to the end (device_store.cuh) */
     row_batch_alloc alloc;
-    raw_input *raw; /* NULL until the first raw input */
+    raw_input *raw;          /* NULL until the first raw input */
+    struct value_runs *runs; /* the last gpu_value_runs' (value_runs.cu) */
     /* statistics of the values the host parsed for the device (hard
        numbers), per column; the values themselves go to value_store */
     col_stats *extra;
@@ -94,5 +95,7 @@ int add_extra(gpu_backend *g, int col, double v, int32_t corr, uint64_t row);
 
 /* raw_input.cu: frees what the raw path owns. */
 void raw_release(gpu_backend *g);
+/* value_runs.cu: frees the last gpu_value_runs' runs. */
+extern "C" void gpu_value_runs_release(gpu_backend *g);
 
 #endif

@@ -321,6 +321,24 @@ int gpu_raw_group_sorted(gpu_backend *g, size_t n, int *sorted, cs_error *e);
 int gpu_raw_group_pick(gpu_backend *g, int col, size_t n, const uint64_t *pos,
                        size_t npos, double *d, int32_t *r, cs_error *e);
 
+/* --distinct, --mode, --top (STAT_PROFILE in cfg.what: every value is
+ * kept with its correction, on the device or in the host store, never
+ * dropped): after gpu_finish, column col's values kept on the device
+ * sorted and cut into runs of one value each (with_r: one (value,
+ * correction) pair each, an integer column's exact integers; else one
+ * double each), -0 as 0, NaN left out; *nruns of them, kept until the
+ * next call or gpu_close. The host store's values are the caller's to
+ * count (gpu_host_values). */
+int gpu_value_runs(gpu_backend *g, int col, int with_r, uint64_t *nruns,
+                   cs_error *e);
+/* The k most frequent of those runs (all when fewer), most frequent
+ * first, ties by the smaller value: *n of them into d, r and count. */
+int gpu_value_runs_top(gpu_backend *g, size_t k, double *d, int32_t *r,
+                       uint64_t *count, size_t *n, cs_error *e);
+/* Runs [from, from + n), ascending by value, into d, r and count. */
+int gpu_value_runs_get(gpu_backend *g, uint64_t from, size_t n, double *d,
+                       int32_t *r, uint64_t *count, cs_error *e);
+
 void gpu_get_times(const gpu_backend *g, gpu_times *t);
 
 /* Frees every device and pinned resource g owns. */

@@ -279,6 +279,11 @@ int setup(gpu_backend *g)
      * values come (gpu/device_store.cuh), so this is a ceiling, not a grab. */
     if (g->store.budget > room / 2)
         g->store.budget = room / 2;
+    /* --distinct, --mode, --top sort one column's values at a time, with
+     * about 53 bytes a value of scratch (value_runs.cu): the values kept
+     * (12 bytes each) leave it room */
+    if ((g->cfg.what & STAT_PROFILE) && g->store.budget > room / 6)
+        g->store.budget = room / 6;
     if (g->cfg.memory && g->store.budget > g->cfg.memory)
         g->store.budget = g->cfg.memory;
     if (g->cfg.keep_set)
@@ -576,6 +581,7 @@ void release(gpu_backend *g)
         if (g->st[s])
             cudaStreamSynchronize(g->st[s]);
     raw_release(g);
+    gpu_value_runs_release(g);
     gpu_store_release(g);
     free(g->hcorr_on);
     for (int s = 0; s < 2; s++) {

@@ -198,3 +198,37 @@ int gpu_raw_group_values(gpu_backend *g, int col, double *d, int32_t *r,
     (void)n;
     return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
 }
+
+int gpu_value_runs(gpu_backend *g, int col, int with_r, uint64_t *nruns,
+                   cs_error *e)
+{
+    (void)g;
+    (void)col;
+    (void)with_r;
+    *nruns = 0;
+    return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
+}
+
+int gpu_value_runs_top(gpu_backend *g, size_t k, double *d, int32_t *r,
+                       uint64_t *count, size_t *n, cs_error *e)
+{
+    (void)g;
+    (void)k;
+    (void)d;
+    (void)r;
+    (void)count;
+    *n = 0;
+    return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
+}
+
+int gpu_value_runs_get(gpu_backend *g, uint64_t from, size_t n, double *d,
+                       int32_t *r, uint64_t *count, cs_error *e)
+{
+    (void)g;
+    (void)from;
+    (void)n;
+    (void)d;
+    (void)r;
+    (void)count;
+    return cs_fail(e, CS_EDATA, "", 0, "%s", no_cuda);
+}

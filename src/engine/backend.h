@@ -1,6 +1,7 @@
 /* The backend interface: what the driver, the jobs and the feed call to
  * reduce rows into statistics. The CPU (cpu.c) and the GPU (gpu.c, with
- * gpu_pack.c the only files that include gpu/gpu.h) implement it.
+ * gpu_pack.c and gpu_profile.c the only files that include gpu/gpu.h)
+ * implement it.
  *
  * Rows reach a backend two ways. Rows the host parsed come in jobs: on a
  * worker thread each parsed row batch goes to batch_done and, after the last,
@@ -117,6 +118,14 @@ typedef struct backend_ops {
     int (*pass_kept)(backend *b, int *all, cs_error *e);
     /* Every sum of the pass is in the plan. */
     int (*pass_end)(backend *b, cs_error *e);
+    /* After finish, with profiles (backend_params.kind): each column's
+     * into out[0..ncols) (each the caller's to profile_free), its values
+     * as the report shows them (st: finish's statistics: an integer
+     * column's exact, else one value a double), with at least its k most
+     * frequent; *over: the values passed --memory, and the caller counts
+     * them by partitions (the CPU's, backend_cpu_profile_pass). */
+    int (*profiles)(backend *b, const col_stats *st, size_t k, col_prof *out,
+                    int *over, cs_error *e);
     void (*describe)(backend *b, account *acc); /* -v lines */
     void (*close)(backend *b);
 } backend_ops;
@@ -171,17 +180,12 @@ typedef struct backend_params {
 
 int backend_cpu_open(const backend_params *p, backend **out, cs_error *e);
 
-/* After finish: the CPU backend's merged profiles moved into out[0..ncols)
- * (each the caller's to profile_free); nothing when p->kind was NULL. */
-void backend_cpu_profiles(backend *b, col_prof *out);
-
 /* Past --memory (a file: it can be read again) the distinct values are
- * counted by partitions of their hashes, a pass over the inputs each:
- * whether the first reading passed it; a pass over partition part of
+ * counted by partitions of their hashes, a pass over the inputs each
+ * (profiles' *over: the first reading passed it): a pass over partition part of
  * nparts begun (nparts 0: no more passes); after the pass, whether it
  * passed --memory too (the partition is then split) and the merged
  * profiles ([ncols]) whose values are the partition's. */
-int backend_cpu_profiles_over(backend *b);
 int backend_cpu_profile_pass(backend *b, uint32_t part, uint32_t nparts,
                              cs_error *e);
 int backend_cpu_profile_pass_end(backend *b, col_prof **merged);

@@ -364,18 +364,20 @@ static int cpu_finish(backend *b, col_stats *out, hist *h, cs_error *e)
     return CS_OK;
 }
 
-void backend_cpu_profiles(backend *b, col_prof *out)
+/* The merged profiles moved out; nothing made here. */
+static int cpu_profiles(backend *b, const col_stats *st, size_t k,
+                        col_prof *out, int *over, cs_error *e)
 {
+    (void)st;
+    (void)k;
+    (void)e;
     cpu_backend *c = (cpu_backend *)b;
-    for (int k = 0; c->merged.prof && k < c->p.ncols; k++) {
-        out[k] = c->merged.prof[k]; /* moved */
-        c->merged.prof[k].vals = NULL;
+    for (int j = 0; c->merged.prof && j < c->p.ncols; j++) {
+        out[j] = c->merged.prof[j]; /* moved */
+        c->merged.prof[j].vals = NULL;
     }
-}
-
-int backend_cpu_profiles_over(backend *b)
-{
-    return ((cpu_backend *)b)->prof_over;
+    *over = c->prof_over;
+    return CS_OK;
 }
 
 int backend_cpu_profile_pass(backend *b, uint32_t part, uint32_t nparts,
@@ -509,6 +511,7 @@ static const backend_ops cpu_ops = {
     .pass_begin = cpu_pass_begin,
     .pass_kept = cpu_pass_kept,
     .pass_end = cpu_pass_end,
+    .profiles = cpu_profiles,
     .describe = cpu_describe,
     .close = cpu_close,
 };

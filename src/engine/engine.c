@@ -221,10 +221,15 @@ static int group_where(engine *r, engine_device d, cs_error *e)
 static int choose_device(engine *r, cs_error *e)
 {
     engine_device d = r->cfg->device;
-    if (r->cfg->what & STAT_PROFILE) {
+    /* the distinct values' counts travel in a state whole: the host's
+       tables; without one the device counts them */
+    if ((r->cfg->what & STAT_PROFILE) &&
+        (r->cfg->group_by || r->cfg->keep_profiles)) {
         if (d == ENGINE_GPU ||
             (d == ENGINE_AUTO && backend_gpu_present(&r->cfg->hooks)))
-            account_say(&r->acc, "--distinct, --mode, --top run on the host");
+            account_say(&r->acc, "--distinct, --mode, --top run on the host%s",
+                        r->cfg->group_by ? " with --group-by"
+                                         : " with --emit-state or --mpi");
         return CS_OK;
     }
     if (r->cfg->group_by) {
@@ -678,7 +683,7 @@ static int start_backend(engine *r, cs_error *e)
                         .nq = r->nq};
     if (cfg->group_by)
         return backend_group_open(&p, &r->be, e);
-    if (r->use_gpu && r->kind)
+    if (r->use_gpu && r->texts.ncols > 0)
         account_say(&r->acc, "GPU not used: text columns are answered on "
                              "the host");
     else if (r->use_gpu && zoned_extremes(r))
@@ -1198,10 +1203,16 @@ static int finish(engine *r, engine_result *out, cs_error *e)
     r->prof = calloc(k1, sizeof *r->prof);
     if (!r->prof)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
-    backend_cpu_profiles(r->be, r->prof);
-    if (backend_cpu_profiles_over(r->be) && r->cfg->keep_profiles)
+    size_t top = (r->cfg->what & STAT_TOP) ? r->cfg->top : 1;
+    int over = 0;
+    t0 = account_now();
+    rc = r->be->ops->profiles(r->be, out->held_st, top, r->prof, &over, e);
+    account_time(&r->acc, ACC_FINISH, account_now() - t0);
+    if (rc != CS_OK)
+        return e->status;
+    if (over && r->cfg->keep_profiles)
         return profiles_too_big(r, e);
-    return backend_cpu_profiles_over(r->be) ? profile_passes(r, out, e) : CS_OK;
+    return over ? profile_passes(r, out, e) : CS_OK;
 }
 
 /* A partial state's profiles: whole, summarized by

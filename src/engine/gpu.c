@@ -15,6 +15,7 @@
 #include "gpu/gpu.h"
 #include "src/engine/backend.h"
 #include "src/engine/gpu_pack.h"
+#include "src/engine/gpu_profile.h"
 #include "src/engine/stage.h"
 
 /* Bytes per job the host parses for the device: fewer, larger copies. */
@@ -54,6 +55,7 @@ typedef struct gpu_engine {
     pass_plan *plan;    /* the pass being counted, or NULL */
     double t_open, t_alloc, t_submit, t_wait, t_turn;
     double t_prepared, t_waited; /* the opener's thread; joining it */
+    double t_profiles;           /* --distinct, --mode, --top's counting */
 } gpu_engine;
 
 /* --- opening ---------------------------------------------------------- */
@@ -418,6 +420,17 @@ static int gpu_pass_end(backend *b, cs_error *e)
     return e->status;
 }
 
+static int gpu_profiles(backend *b, const col_stats *st, size_t k,
+                        col_prof *out, int *over, cs_error *e)
+{
+    gpu_engine *g = (gpu_engine *)b;
+    double t0 = account_now();
+    *over = 0;
+    int rc = gpu_profiles_make(g->dev, g->p.ncols, st, k, out, e);
+    g->t_profiles = account_now() - t0;
+    return rc;
+}
+
 static void gpu_describe(backend *b, account *acc)
 {
     gpu_engine *g = (gpu_engine *)b;
@@ -459,14 +472,22 @@ static void gpu_describe(backend *b, account *acc)
                 g->t_turn, acc->t[ACC_HANDOFF] - g->t_turn);
     account_say(acc, "pinned  %8.3f s  page-locking the host buffers",
                 g->t_alloc);
-    if (!stats_need_values(g->p.what, g->p.have_range))
+    if (g->p.what & STAT_PROFILE)
+        account_say(acc,
+                    "distinct %7.3f s  values sorted and counted on the "
+                    "device (--distinct, --mode, --top)",
+                    g->t_profiles);
+    if (!stats_need_values(g->p.what, g->p.have_range) &&
+        !(g->p.what & STAT_PROFILE))
         return;
     account_say(acc,
                 "kept    took %.1f MB of the device for %.1f MB of values "
-                "(room: %.1f MB, half its free memory and --memory at most; "
+                "(room: %.1f MB, %s its free memory and --memory at most; "
                 "of its %.1f MB)",
                 (double)t.kept_device / 1e6, (double)t.kept_values / 1e6,
-                (double)t.kept_room / 1e6, (double)t.device_memory / 1e6);
+                (double)t.kept_room / 1e6,
+                (g->p.what & STAT_PROFILE) ? "a sixth of" : "half",
+                (double)t.device_memory / 1e6);
     if (t.kept_dropped)
         account_say(acc, "kept    none: the values passed the GPU's memory "
                          "and --memory; the passes read the input again");
@@ -509,6 +530,7 @@ static const backend_ops gpu_ops = {
     .pass_begin = gpu_pass_begin,
     .pass_kept = gpu_pass_kept,
     .pass_end = gpu_pass_end,
+    .profiles = gpu_profiles,
     .describe = gpu_describe,
     .close = gpu_close_run,
 };

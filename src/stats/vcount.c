@@ -149,6 +149,20 @@ int vcount_add(vcount *t, const void *key, size_t len, uint64_t n)
     return add_hashed(t, hash_bytes(key, len), key, len, n);
 }
 
+int vcount_bump(vcount *t, const void *key, size_t len, uint64_t n)
+{
+    uint64_t h = hash_bytes(key, len);
+    for (size_t j = h & t->mask; t->slot[j]; j = (j + 1) & t->mask) {
+        vc_entry *x = &t->e[t->slot[j] - 1];
+        if (x->hash == h && x->len == len &&
+            memcmp(t->arena + x->off, key, len) == 0) {
+            x->count += n;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 uint64_t vcount_hash(const void *key, size_t len)
 {
     return hash_bytes(key, len);

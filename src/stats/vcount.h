@@ -17,6 +17,10 @@ void vcount_clear(vcount *t); /* no entries; memory kept */
 /* key[0, len) seen n more times. Returns 0, or -1 when out of memory. */
 int vcount_add(vcount *t, const void *key, size_t len, uint64_t n);
 
+/* key[0, len) seen n more times if it is in t: returns 1, else 0 (t
+ * unchanged). */
+int vcount_bump(vcount *t, const void *key, size_t len, uint64_t n);
+
 /* dst += src. Returns 0, or -1 when out of memory (dst then holds part
  * of src's counts: the caller gives up). */
 int vcount_merge(vcount *dst, const vcount *src);

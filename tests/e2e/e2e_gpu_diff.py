@@ -10,7 +10,9 @@ rows), from a file and from a pipe; columns selected twice and
 two columns of one name; date, datetime and unit columns; --group-by
 (one group, 1,000 and 100,000 groups, two key columns, the missing key,
 keys with quotes, commas, newlines and unicode, several files, gzip,
-stdin, binary input). Without a usable GPU the test is skipped
+stdin, binary input); --distinct, --mode and --top of numbers, dates
+and units, counted on the device (-v says so), with the device's room
+for values at none, some and all. Without a usable GPU the test is skipped
 (exit 77); --selfcheck runs without one: the CPU at one thread against the
 CPU at its default, the same bytes required. Seed: COLSTAT_SEED or
 fresh."""
@@ -131,6 +133,84 @@ def write_kinds(path, rows):
             lat = "%d%s" % (rng.randrange(10**6), rng.choice(["ms"] * 30 + ["s"]))
             f.write("%04d-%02d-%02d,%s,%s,%s\n" % (
                 y, m, d, at if rng.random() > 0.01 else "", price, lat))
+
+
+def write_profiled(path, rows):
+    """Columns of few values, for --distinct, --mode and --top: one value
+    spelled many ways (1, 1.0, 1e0; -0 and 0), integers past 2^53 that
+    share a double but not a value, the same in a column with one
+    fraction (one value a double there), dates, numbers with a unit, and
+    fields that enter no count (missing, nan, text)."""
+    small = ["1", "1.0", "1e0", "-0", "0", "0.0", "2.5", "2.50", "-7", "1e400"]
+    big = [str((1 << 60) + d) for d in range(-300, 301, 37)]
+    days = ["2024-02-%02d" % d for d in range(1, 29)]
+    with open(path, "w") as f:
+        f.write("small,big,bigmix,day,ms,odd\n")
+        for i in range(rows):
+            f.write(",".join([
+                rng.choice(small + ["", "nan"]) if rng.random() > 0.05 else "x",
+                rng.choice(big),
+                rng.choice(big) if i != rows // 2 else "0.5",
+                rng.choice(days) if rng.random() > 0.02 else "",
+                "%dms" % rng.randrange(50),
+                repr(rng.uniform(-1, 1)) if rng.random() > 0.3 else str(
+                    rng.randrange(-3, 3))]) + "\n")
+
+
+def profile_cases(tmp):
+    """--distinct, --mode and --top on the device: values all on the
+    device, all in the host store (COLSTAT_GPU_KEEP_BYTES=0) and split
+    between them; from a file, a pipe and gzip; with the median."""
+    out = []
+    for n in [1, 2, 1000, 70001] + ([] if QUICK else [400003]):
+        path = os.path.join(tmp, "prof%d.csv" % n)
+        write_profiled(path, n)
+        gz = path + ".gz"
+        with open(path, "rb") as a, gzip.open(gz, "wb") as b:
+            b.write(a.read())
+        top = str(rng.choice([1, 3, 10, 1000]))
+        for keep in ("", "0", str(rng.randint(1000, 400000))):
+            env = {"COLSTAT_GPU_KEEP_BYTES": keep} if keep else None
+            out.append((["--distinct", "--mode", "--top", top, path], env, None))
+            out.append((["--distinct", "--top", top, "--median", "--sum", gz],
+                        env, None))
+        out.append((["--distinct", "--mode", "--top", top, "-"], None,
+                    open(path, "rb").read()))
+    for n in (3, 4097):
+        csv = os.path.join(tmp, "pr.csv")
+        write_csv(csv, n, rng.randint(1, 4))
+        f64 = os.path.join(tmp, "pr.f64")
+        write_f64(f64, n, 2)
+        ints = os.path.join(tmp, "pr.i64")
+        write_ints(ints, n)
+        kinds = os.path.join(tmp, "pr_kinds.csv")
+        write_kinds(kinds, n)
+        for args in (["--distinct", "--top", "5", csv],
+                     ["--mode", "--top", "4", "-b", "f64x2", f64],
+                     ["--distinct", "--mode", "--top", "9", "-b", "i64,u64,i64", ints],
+                     ["--distinct", "--top", "3", "--thousands", ",", kinds]):
+            out.append((args, None, None))
+    return out
+
+
+def arena_case(tmp):
+    """Ten inputs whose kept values (the median's) fill 60% of the
+    device's room: the arena grows input by input and the device never
+    stops. It did, in the fifth, while the old arena's bytes and the new
+    one's both had to fit the room. The same bytes as the CPU's."""
+    rows = 20000
+    path = os.path.join(tmp, "arena.csv")
+    with open(path, "w") as f:
+        f.write("a\n" + "".join("%d\n" % rng.randrange(1000) for _ in range(rows)))
+    args = ["--median", "--sum"] + [path] * 10
+    env = {"COLSTAT_GPU_KEEP_BYTES": str(16 * rows * 12)}
+    ok = same(args, "ten inputs' values in the device's room", env)
+    if ok and not SELFCHECK:
+        v = run(["--device", "gpu", "-v", "--json"] + args, env)[2]
+        if b"GPU parse stopped" in v:
+            print("ARENA: the device stopped\n" + v.decode()[-800:])
+            ok = False
+    return ok
 
 
 def write_joined(path, parts, ncols):
@@ -310,6 +390,17 @@ def main():
                           "--thousands", ",", kinds]):
                 ok = same(args, "dates and units segment=%s" % segment, env)
                 passed, failed = passed + ok, failed + (not ok)
+        ok = arena_case(tmp)
+        passed, failed = passed + ok, failed + (not ok)
+        for args, env, stdin in profile_cases(tmp):
+            ok = same(args, "profiles env=%s" % env, env, stdin)
+            if ok and not SELFCHECK:
+                v = run(["--device", "gpu", "-v", "--json"] + args, env, stdin)[2]
+                ok = b"counted on the device" in v
+                if not ok:
+                    print("NOT ON THE DEVICE args=%s env=%s\n%s" % (
+                        args, env, v.decode()[-600:]))
+            passed, failed = passed + ok, failed + (not ok)
         for args, label, stdin in group_cases(tmp):
             ok = same(args, label, stdin=stdin)
             passed, failed = passed + ok, failed + (not ok)

@@ -191,6 +191,61 @@ START_TEST(test_lengths)
 }
 END_TEST
 
+/* The reference's index of key[0, len) among ref[0, n), or n. */
+static size_t ref_find(const ref_val *ref, size_t n, const char *key,
+                       size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ref[i].len == len && memcmp(ref[i].s, key, len) == 0)
+            return i;
+    return n;
+}
+
+/* vcount_bump adds to a key that is there and leaves a table without it
+ * as it was: keys of 1 to 3 bytes of a small alphabet, so that bumps meet
+ * present and absent keys alike, against a list of the keys added. */
+START_TEST(test_bump)
+{
+    test_rng g = rng_for(seed, 3);
+    for (int round = 0; round < (test_quick() ? 20 : 200); round++) {
+        vcount *t = vcount_new();
+        ck_assert_ptr_nonnull(t);
+        ref_val ref[4 + 16 + 64];
+        size_t nref = 0, steps = 1 + rng_below(&g, 400);
+        for (size_t i = 0; i < steps; i++) {
+            size_t len = 1 + rng_below(&g, 3);
+            char key[3];
+            for (size_t j = 0; j < len; j++)
+                key[j] = (char)('a' + rng_below(&g, 4));
+            uint64_t n = rng_below(&g, 5);
+            size_t at = ref_find(ref, nref, key, len);
+            if (rng_below(&g, 2)) {
+                ck_assert_int_eq(vcount_bump(t, key, len, n), at < nref);
+                if (at < nref)
+                    ref[at].count += n;
+            } else {
+                ck_assert_int_eq(vcount_add(t, key, len, n), 0);
+                if (at == nref) {
+                    memcpy(ref[nref].s, key, len);
+                    ref[nref].len = len;
+                    ref[nref++].count = 0;
+                }
+                ref[at].count += n;
+            }
+            ck_assert_uint_eq(vcount_size(t), nref);
+        }
+        for (size_t i = 0; i < vcount_size(t); i++) {
+            size_t len;
+            const char *k = vcount_key(t, i, &len);
+            size_t at = ref_find(ref, nref, k, len);
+            ck_assert_uint_lt(at, nref);
+            ck_assert_uint_eq(vcount_count(t, i), ref[at].count);
+        }
+        vcount_free(t);
+    }
+}
+END_TEST
+
 int main(void)
 {
     seed = test_seed("test_profile");
@@ -200,6 +255,7 @@ int main(void)
     tcase_add_test(tc, test_numbers);
     tcase_add_test(tc, test_texts);
     tcase_add_test(tc, test_lengths);
+    tcase_add_test(tc, test_bump);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
