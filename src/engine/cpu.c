@@ -1,10 +1,13 @@
 /* The CPU backend: each worker reduces its job's row batches into the job's own
  * state as they are parsed (the values are still in cache); retiring merges
- * job states in input order into the run's. Statistics that need every
+ * job states in input order into the run's (a job state's distinct
+ * values' counts over several of its jobs: counts merge in any order, and
+ * flush merges what the states still hold). Statistics that need every
  * value (quantiles, histograms without a fixed range) keep the values
  * (src/stats/value_store.h) within --memory, spilling past it for a stream; the
  * passes after finish count the kept values with threads, or, when they
  * were dropped, the jobs of every input fed again. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,14 @@
  * CPU_BYTES_PER_COLUMN bytes a column, so that its state stays within a
  * few times its bytes (100000 columns: 40 MB of state a job). */
 #define CPU_BYTES_PER_COLUMN 64
+/* A job's distinct values' counts stay in its state over this many of its
+ * uses before retiring merges them into the run's: merging every 1 MiB
+ * job's table on the main thread bound 16 cores to 0.8 GB/s (16 GB of
+ * 54,000 distinct numbers: 16,000 merges of ~25,000 values each), while
+ * the workers' tables keep growing in parallel. Only while the tables
+ * and the run's take at most half of --memory: past it, every job's is
+ * merged at once, as before. */
+#define CPU_PROFILE_USES 32
 
 typedef struct cpu_jstate {
     col_stats *st;
@@ -37,6 +48,8 @@ typedef struct cpu_jstate {
     tally *tally;      /* a pass's counts, made at the first pass */
     int tally_set;     /* reset for the current pass */
     col_prof *prof;    /* with params.kind: per column */
+    int uses;          /* jobs whose profiles prof holds, not yet merged */
+    size_t prof_bytes; /* their bytes, as retire last saw them */
 } cpu_jstate;
 
 typedef struct cpu_backend {
@@ -55,6 +68,13 @@ typedef struct cpu_backend {
     profile_fill fill;  /* how the reading filled --memory */
     prof_spill *pspill; /* a stream's values past --memory */
     pass_plan *plan;    /* the pass being counted, or NULL */
+    /* every job's state (flush merges the profiles they still hold), and
+       the bytes those hold (main thread) */
+    cpu_jstate **jst;
+    size_t njst, capjst;
+    pthread_mutex_t jst_mu;
+    size_t held_bytes;
+    uint64_t rows_seen; /* rows retired so far */
 } cpu_backend;
 
 static void jstate_clear(const cpu_backend *c, cpu_jstate *pt)
@@ -67,7 +87,7 @@ static void jstate_clear(const cpu_backend *c, cpu_jstate *pt)
         memset(pt->h[k].bins, 0, (size_t)pt->h[k].nbins * sizeof(uint64_t));
         pt->h[k].underflow = pt->h[k].overflow = 0;
     }
-    for (int k = 0; pt->prof && k < c->p.ncols; k++)
+    for (int k = 0; pt->prof && !pt->uses && k < c->p.ncols; k++)
         profile_clear(&pt->prof[k]);
     pt->tally_set = 0;
 }
@@ -116,11 +136,46 @@ static int jstate_make(const cpu_backend *c, cpu_jstate *pt,
     return ok ? 0 : -1;
 }
 
+/* Registers pt among the job states flush visits; -1 out of memory. */
+static int register_jstate(cpu_backend *c, cpu_jstate *pt)
+{
+    pthread_mutex_lock(&c->jst_mu);
+    int rc = 0;
+    if (c->njst == c->capjst) {
+        size_t cap = c->capjst ? 2 * c->capjst : 16;
+        cpu_jstate **a = realloc(c->jst, cap * sizeof *a);
+        if (a) {
+            c->jst = a;
+            c->capjst = cap;
+        }
+        rc = a ? 0 : -1;
+    }
+    if (!rc)
+        c->jst[c->njst++] = pt;
+    pthread_mutex_unlock(&c->jst_mu);
+    return rc;
+}
+
+static void unregister_jstate(cpu_backend *c, const cpu_jstate *pt)
+{
+    pthread_mutex_lock(&c->jst_mu);
+    for (size_t i = 0; i < c->njst; i++)
+        if (c->jst[i] == pt) {
+            c->jst[i] = c->jst[--c->njst];
+            break;
+        }
+    pthread_mutex_unlock(&c->jst_mu);
+}
+
 static void *cpu_jstate_new(backend *b)
 {
     cpu_backend *c = (cpu_backend *)b;
     cpu_jstate *pt = malloc(sizeof *pt);
-    if (pt && jstate_make(c, pt, NULL)) {
+    if (pt) {
+        pt->uses = 0;
+        pt->prof_bytes = 0;
+    }
+    if (pt && (jstate_make(c, pt, NULL) || register_jstate(c, pt))) {
         jstate_release(c, pt);
         free(pt);
         return NULL;
@@ -135,7 +190,11 @@ static void cpu_jstate_reset(backend *b, void *state)
 
 static void cpu_jstate_free(backend *b, void *state)
 {
-    jstate_release((cpu_backend *)b, state);
+    cpu_backend *c = (cpu_backend *)b;
+    cpu_jstate *pt = state;
+    unregister_jstate(c, pt);
+    c->held_bytes -= pt->uses ? pt->prof_bytes : 0;
+    jstate_release(c, pt);
     free(state);
 }
 
@@ -282,7 +341,7 @@ static int spill_values(cpu_backend *cb, cs_error *e)
 static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, uint64_t rows_after,
                           cs_error *e)
 {
-    size_t bytes = 0;
+    size_t bytes = cb->held_bytes; /* the job states' not yet merged */
     int values = !cb->prof_over || cb->pparts;
     for (int k = 0; k < cb->p.ncols; k++) {
         col_prof *q = &cb->merged.prof[k];
@@ -319,6 +378,54 @@ static int merge_profiles(cpu_backend *cb, cpu_jstate *pt, uint64_t rows_after,
     return drop_values(cb, e);
 }
 
+/* Whether a job's profiles may stay in its state: the run counts on, and
+ * they and the run's take at most half of --memory. */
+static int can_hold(cpu_backend *cb)
+{
+    size_t bytes = cb->held_bytes;
+    for (int k = 0; k < cb->p.ncols; k++)
+        bytes += profile_bytes(&cb->merged.prof[k]);
+    return !cb->prof_over && !cb->pparts && atomic_load(&cb->counting) &&
+           bytes <= prof_budget(cb) / 2;
+}
+
+/* The profiles pt holds merged into the run's. */
+static int merge_held(cpu_backend *cb, cpu_jstate *pt, uint64_t rows_after,
+                      cs_error *e)
+{
+    cb->held_bytes -= pt->uses ? pt->prof_bytes : 0;
+    pt->prof_bytes = 0;
+    pt->uses = 0;
+    return merge_profiles(cb, pt, rows_after, e);
+}
+
+/* A retired job's profiles: merged, or held in its state for its next
+ * uses (CPU_PROFILE_USES). */
+static int retire_profiles(cpu_backend *cb, cpu_jstate *pt, uint64_t rows_after,
+                           cs_error *e)
+{
+    size_t bytes = 0;
+    for (int k = 0; k < cb->p.ncols; k++)
+        bytes += profile_bytes(&pt->prof[k]);
+    cb->rows_seen = rows_after;
+    cb->held_bytes -= pt->uses ? pt->prof_bytes : 0;
+    cb->held_bytes += bytes;
+    pt->prof_bytes = bytes;
+    if (++pt->uses < CPU_PROFILE_USES && can_hold(cb))
+        return CS_OK;
+    return merge_held(cb, pt, rows_after, e);
+}
+
+/* Every job's held profiles merged: the input is read (or a pass of it). */
+static int cpu_flush(backend *b, cs_error *e)
+{
+    cpu_backend *cb = (cpu_backend *)b;
+    for (size_t i = 0; !e->status && i < cb->njst; i++)
+        if (cb->jst[i]->uses)
+            merge_held(cb, cb->jst[i], cb->rows_seen, e);
+    return e->status;
+}
+
 static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
                       cs_error *e)
 {
@@ -336,7 +443,8 @@ static int cpu_retire(backend *b, job *j, uint64_t first_row, int abandon,
         if (pt->h)
             hist_merge(&cb->merged.h[k], &pt->h[k]);
     }
-    if (pt->prof && merge_profiles(cb, pt, first_row - 1 + j->rows, e) != CS_OK)
+    if (pt->prof &&
+        retire_profiles(cb, pt, first_row - 1 + j->rows, e) != CS_OK)
         return e->status;
     if (!pt->keep || vstore_move(cb->merged.keep, pt->keep, e) != CS_OK)
         return e->status;
@@ -498,6 +606,8 @@ static void cpu_close(backend *b)
     cpu_backend *c = (cpu_backend *)b;
     prof_spill_close(c->pspill);
     jstate_release(c, &c->merged);
+    pthread_mutex_destroy(&c->jst_mu);
+    free(c->jst);
     free(c);
 }
 
@@ -507,6 +617,7 @@ static const backend_ops cpu_ops = {
     .jstate_free = cpu_jstate_free,
     .batch_done = cpu_batch_done,
     .retire = cpu_retire,
+    .flush = cpu_flush,
     .finish = cpu_finish,
     .pass_begin = cpu_pass_begin,
     .pass_kept = cpu_pass_kept,
@@ -523,6 +634,7 @@ int backend_cpu_open(const backend_params *p, backend **out, cs_error *e)
     if (!c)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     c->p = *p;
+    pthread_mutex_init(&c->jst_mu, NULL);
     c->need_values = stats_need_values(p->what, p->have_range);
     atomic_init(&c->keeping, 1);
     atomic_init(&c->counting, 1);
