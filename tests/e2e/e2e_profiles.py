@@ -216,6 +216,38 @@ def test_partitions(s):
             "-v: the passes over partitions and quantiles, counted together", err)
 
 
+def test_held(s):
+    """Distinct values that keep growing over many 1 MiB jobs: each job's
+    state holds its counts over several of its jobs before they merge,
+    until they and the run's near half of --memory; with --memory at the
+    default and below the values (holding stops midway, then the passes
+    or the spill), from a file and a pipe, at 1, 2 and 16 threads:
+    exact."""
+    rng = s.rng
+    n = 300000 if QUICK else 800000
+    rows = [(f"u{rng.randrange(i // 4 + 1)}".encode(), str(rng.randrange(i // 3 + 1)))
+            for i in range(n)]
+    rows[0] = (b"GET", rows[0][1])
+    blob = write_csv(rows)
+    path = s.path("held.csv")
+    with open(path, "wb") as f:
+        f.write(blob)
+    k = 6
+    ref = reference([blob], k)
+    opts = ["--json", "-c", "host,val", "--count", "--min", "--distinct", "--mode",
+            "--top", str(k)]
+    for mem, threads, src in ((None, 1, "file"), (None, 16, "file"),
+                              (None, 2, "pipe"), ("3M", 2, "file"),
+                              ("3M", 16, "pipe")):
+        m = ["--memory", mem] if mem else []
+        rc, out, err = s.run(opts + m + ["-j", str(threads)] +
+                             ([path] if src == "file" else ["-"]),
+                             stdin=blob if src == "pipe" else None)
+        what = f"held {src} -j{threads} --memory {mem or 'default'}"
+        if s.check(rc == 0, what + ": status", err):
+            check_answer(s, what, out, ref, k)
+
+
 def test_refused(s):
     with open(s.path("r.csv"), "wb") as f:
         f.write(b"g,v\na,1\n")
@@ -275,5 +307,5 @@ def test_strict(s):
 
 if __name__ == "__main__":
     Suite("e2e_profiles", sys.argv).run_tests(
-        [test_paths, test_memory, test_partitions, test_refused,
+        [test_paths, test_memory, test_partitions, test_held, test_refused,
          test_default_unchanged, test_strict, test_many_columns_tiny_memory])
