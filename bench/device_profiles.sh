@@ -13,7 +13,9 @@
 #          mode(x) and GROUP BY x ORDER BY count(*) DESC, x LIMIT 10 over
 #          the same files, answers compared, best of RUNS;
 #   arena  the median and the profile of the numeric column over those
-#          inputs with the build in OLD and in NEW (time, device stops).
+#          inputs with the build in OLD and in NEW (time, device stops);
+#   auto   the numeric column's profile on the data's first SIZES bytes
+#          with --device cpu, gpu and auto (best of RUNS each).
 # Logs in $OUT/logs, a summary in $OUT/summary.txt.
 #
 # COLS: the speed part's columns and devices ("latency:gpu,cpu user:cpu");
@@ -194,6 +196,28 @@ if has arena; then
             cp "$OUT/arena.json" "$OUT/arena_$(basename $b).json"
         done
         [ -n "${OLD:-}" ] && { cmp -s "$OUT/arena_$(basename $OLD).json" "$OUT/arena_$(basename $N).json" && say "arena $args: JSON identical" || say "arena $args: JSON DIFFERENT"; }
+    done
+fi
+# auto: `-c latency --distinct --mode --top 10` on the head of the data
+# (SIZES), with --device cpu, gpu and auto, RUNS each: auto's choice
+# against the faster backend
+if has auto; then
+    make_data
+    for sz in ${SIZES:-50M 500M 1G}; do
+        head -c "$(numfmt --from=iec "$sz")" $F >$D/head.csv
+        for dev in cpu gpu auto; do
+            best=
+            for i in $(seq "$RUNS"); do
+                t0=$(date +%s.%N)
+                "$N/colstat" --device $dev -v -c latency --distinct --mode --top 10 \
+                    --json $D/head.csv >"$OUT/auto_$dev.json" 2>"$L/auto.v"
+                t=$(awk "BEGIN { print $(date +%s.%N) - $t0 }")
+                best=$(awk "BEGIN { b = \"$best\"; print (b == \"\" || $t < b) ? $t : b }")
+            done
+            chose=$(grep -o 'auto chose the [A-Z]*' "$L/auto.v")
+            say "auto $sz --device $dev: best ${best} s ${chose}"
+        done
+        cmp -s "$OUT/auto_cpu.json" "$OUT/auto_gpu.json" && say "auto $sz: cpu = gpu JSON" || say "auto $sz: cpu vs gpu JSON DIFFERENT"
     done
 fi
 say "done $(date -u)"

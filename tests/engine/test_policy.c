@@ -117,6 +117,29 @@ START_TEST(group_by)
 }
 END_TEST
 
+/* --distinct, --mode, --top cost the CPU more a byte than sums, the
+ * device about what keeping the values does: their crossover lies below
+ * the sums' (16 threads: 700 MB of CSV goes to the device with them,
+ * stays on the CPU without), and still above tens of MB. */
+START_TEST(profiles_move_the_crossover)
+{
+    unsigned prof[] = {STAT_DISTINCT, STAT_MODE, STAT_TOP,
+                       STAT_SUM | STAT_DISTINCT};
+    for (int i = 0; i < 4; i++) {
+        ck_assert(
+            !choose(1, 0, STAT_SUM | STAT_MAX, PROBE_PLAIN, 700u << 20, 16)
+                 .gpu);
+        policy_choice c = choose(1, 0, prof[i], PROBE_PLAIN, 700u << 20, 16);
+        ck_assert_msg(c.gpu, "%s", c.why);
+        for (int threads = 1; threads <= 64; threads *= 2) {
+            uint64_t x = crossover(0, prof[i], threads);
+            ck_assert_uint_gt(x, 10u << 20);
+            ck_assert_uint_le(x, crossover(0, STAT_SUM | STAT_MAX, threads));
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     rng = test_seed("test_policy");
@@ -125,6 +148,7 @@ int main(void)
     tcase_add_test(tc, small_cpu_large_gpu);
     tcase_add_test(tc, inputs_add_up);
     tcase_add_test(tc, group_by);
+    tcase_add_test(tc, profiles_move_the_crossover);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
