@@ -103,20 +103,21 @@ static int bump_host(gpu_backend *dev, uint64_t nruns, int with_r, vcount *h,
     return rc;
 }
 
-/* The device's k most frequent not in the host store's counts h (NULL:
- * none), into p's values. */
-static int take_top(gpu_backend *dev, size_t k, int with_r, const vcount *h,
-                    col_prof *p, cs_error *e)
+/* The device's k most frequent (of its nruns) not in the host store's
+ * counts h (NULL: none), into p's values. */
+static int take_top(gpu_backend *dev, size_t k, uint64_t nruns, int with_r,
+                    vcount *h, col_prof *p, cs_error *e)
 {
     runs_buf b;
     size_t n = 0;
+    k = nruns < k ? (size_t)nruns : k; /* --top K may ask far more */
     int rc = buf_new(&b, k) ? nomem(e) : CS_OK;
     if (rc == CS_OK)
         rc = gpu_value_runs_top(dev, k, b.d, b.r, b.count, &n, e);
     unsigned char key[PROFILE_NUM_KEY];
     for (size_t i = 0; rc == CS_OK && i < n; i++) {
         key_of(key, b.d[i], b.r[i], with_r);
-        if (h && vcount_bump((vcount *)h, key, PROFILE_NUM_KEY, 0))
+        if (h && vcount_bump(h, key, PROFILE_NUM_KEY, 0))
             continue;
         if (vcount_add(p->vals, key, PROFILE_NUM_KEY, b.count[i]))
             rc = nomem(e);
@@ -141,7 +142,7 @@ static int column(gpu_backend *dev, int col, const col_stats *st, size_t k,
     if (rc == CS_OK && h)
         rc = bump_host(dev, nruns, with_r, h, &found, e);
     if (rc == CS_OK)
-        rc = take_top(dev, k ? k : 1, with_r, h, p, e);
+        rc = take_top(dev, k ? k : 1, nruns, with_r, h, p, e);
     if (rc == CS_OK && h && vcount_merge(p->vals, h))
         rc = nomem(e);
     p->parted = 1;
