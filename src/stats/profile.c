@@ -33,9 +33,26 @@ void profile_clear(col_prof *p)
         vcount_clear(v);
 }
 
+/* Whether s[0, n) is ASCII alone (a character a byte), 8 bytes a step. */
+static int ascii(const unsigned char *s, size_t n)
+{
+    uint64_t any = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        any |= w;
+    }
+    for (; i < n; i++)
+        any |= s[i];
+    return (any & UINT64_C(0x8080808080808080)) == 0;
+}
+
 uint64_t profile_length(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
+    if (ascii(s, n))
+        return n;
     uint64_t chars = 0;
     for (size_t i = 0; i < n; chars++) {
         size_t len = utf8_seq(s + i, n - i);
@@ -65,7 +82,8 @@ int profile_add_text(col_prof *p, const char *s, size_t n)
         p->len_min = len;
     if (len > p->len_max)
         p->len_max = len;
-    if (!p->vals || !in_part(p, vcount_hash(s, n)))
+    /* the hash only for a partition's pass: vcount_add makes its own */
+    if (!p->vals || (p->nparts && !in_part(p, vcount_hash(s, n))))
         return 0;
     return vcount_add(p->vals, s, n, 1);
 }
