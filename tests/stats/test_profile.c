@@ -188,6 +188,16 @@ START_TEST(test_lengths)
     ck_assert_uint_eq(profile_length("\xc0\xaf", 2), 2);         /* overlong */
     ck_assert_uint_eq(profile_length("\xf4\x90\x80\x80", 4), 4); /* > 10FFFF */
     ck_assert_uint_eq(profile_length("", 0), 0);
+    /* past 8 bytes (ASCII is counted 8 bytes a step): a multibyte
+       character in the first word, in the second, in the tail */
+    ck_assert_uint_eq(profile_length("abcdefghijklmnopq", 17), 17);
+    ck_assert_uint_eq(profile_length("\xc3\xa9"
+                                     "bcdefghijk",
+                                     12),
+                      11);
+    ck_assert_uint_eq(profile_length("abcdefghij\xc3\xa9kl", 14), 13);
+    ck_assert_uint_eq(profile_length("abcdefghijklmnopq\xe6\x97\xa5", 20), 18);
+    ck_assert_uint_eq(profile_length("abcdefghijklmnop\xc3", 17), 17); /* cut */
 }
 END_TEST
 
