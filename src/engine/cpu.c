@@ -7,7 +7,6 @@
  * (src/stats/value_store.h) within --memory, spilling past it for a stream; the
  * passes after finish count the kept values with threads, or, when they
  * were dropped, the jobs of every input fed again. */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +71,6 @@ typedef struct cpu_backend {
        the bytes those hold (main thread) */
     cpu_jstate **jst;
     size_t njst, capjst;
-    pthread_mutex_t jst_mu;
     size_t held_bytes;
     uint64_t rows_seen; /* rows retired so far */
 } cpu_backend;
@@ -136,35 +134,30 @@ static int jstate_make(const cpu_backend *c, cpu_jstate *pt,
     return ok ? 0 : -1;
 }
 
-/* Registers pt among the job states flush visits; -1 out of memory. */
+/* Registers pt among the job states flush visits; -1 out of memory. The
+ * main thread makes and frees job states (jobs.c's take_job, which also
+ * retires), so the list needs no lock. */
 static int register_jstate(cpu_backend *c, cpu_jstate *pt)
 {
-    pthread_mutex_lock(&c->jst_mu);
-    int rc = 0;
     if (c->njst == c->capjst) {
         size_t cap = c->capjst ? 2 * c->capjst : 16;
         cpu_jstate **a = realloc(c->jst, cap * sizeof *a);
-        if (a) {
-            c->jst = a;
-            c->capjst = cap;
-        }
-        rc = a ? 0 : -1;
+        if (!a)
+            return -1;
+        c->jst = a;
+        c->capjst = cap;
     }
-    if (!rc)
-        c->jst[c->njst++] = pt;
-    pthread_mutex_unlock(&c->jst_mu);
-    return rc;
+    c->jst[c->njst++] = pt;
+    return 0;
 }
 
 static void unregister_jstate(cpu_backend *c, const cpu_jstate *pt)
 {
-    pthread_mutex_lock(&c->jst_mu);
     for (size_t i = 0; i < c->njst; i++)
         if (c->jst[i] == pt) {
             c->jst[i] = c->jst[--c->njst];
             break;
         }
-    pthread_mutex_unlock(&c->jst_mu);
 }
 
 static void *cpu_jstate_new(backend *b)
@@ -606,7 +599,6 @@ static void cpu_close(backend *b)
     cpu_backend *c = (cpu_backend *)b;
     prof_spill_close(c->pspill);
     jstate_release(c, &c->merged);
-    pthread_mutex_destroy(&c->jst_mu);
     free(c->jst);
     free(c);
 }
@@ -634,7 +626,6 @@ int backend_cpu_open(const backend_params *p, backend **out, cs_error *e)
     if (!c)
         return cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     c->p = *p;
-    pthread_mutex_init(&c->jst_mu, NULL);
     c->need_values = stats_need_values(p->what, p->have_range);
     atomic_init(&c->keeping, 1);
     atomic_init(&c->counting, 1);

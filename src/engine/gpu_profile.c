@@ -117,7 +117,7 @@ static int take_top(gpu_backend *dev, size_t k, uint64_t nruns, int with_r,
     unsigned char key[PROFILE_NUM_KEY];
     for (size_t i = 0; rc == CS_OK && i < n; i++) {
         key_of(key, b.d[i], b.r[i], with_r);
-        if (h && vcount_bump(h, key, PROFILE_NUM_KEY, 0))
+        if (h && vcount_bump(h, key, PROFILE_NUM_KEY, 0)) /* h has it */
             continue;
         if (vcount_add(p->vals, key, PROFILE_NUM_KEY, b.count[i]))
             rc = nomem(e);

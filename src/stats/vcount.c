@@ -123,17 +123,32 @@ static int room_for(vcount *t, size_t len)
     return 0;
 }
 
-static int add_hashed(vcount *t, uint64_t h, const void *key, size_t len,
-                      uint64_t n)
+/* The entry of key (hash h), or NULL; *at: its slot, or the empty slot
+ * that ended the probe. */
+static vc_entry *find(const vcount *t, uint64_t h, const void *key, size_t len,
+                      size_t *at)
 {
     size_t j = h & t->mask;
     for (uint32_t s; (s = t->slot[j]) != 0; j = (j + 1) & t->mask) {
         vc_entry *x = &t->e[s - 1];
         if (x->hash == h && x->len == len &&
             memcmp(t->arena + x->off, key, len) == 0) {
-            x->count += n;
-            return 0;
+            *at = j;
+            return x;
         }
+    }
+    *at = j;
+    return NULL;
+}
+
+static int add_hashed(vcount *t, uint64_t h, const void *key, size_t len,
+                      uint64_t n)
+{
+    size_t j;
+    vc_entry *x = find(t, h, key, len, &j);
+    if (x) {
+        x->count += n;
+        return 0;
     }
     if (t->n >= UINT32_MAX - 1 || room_for(t, len))
         return -1;
@@ -151,16 +166,11 @@ int vcount_add(vcount *t, const void *key, size_t len, uint64_t n)
 
 int vcount_bump(vcount *t, const void *key, size_t len, uint64_t n)
 {
-    uint64_t h = hash_bytes(key, len);
-    for (size_t j = h & t->mask; t->slot[j]; j = (j + 1) & t->mask) {
-        vc_entry *x = &t->e[t->slot[j] - 1];
-        if (x->hash == h && x->len == len &&
-            memcmp(t->arena + x->off, key, len) == 0) {
-            x->count += n;
-            return 1;
-        }
-    }
-    return 0;
+    size_t j;
+    vc_entry *x = find(t, hash_bytes(key, len), key, len, &j);
+    if (x)
+        x->count += n;
+    return x != NULL;
 }
 
 uint64_t vcount_hash(const void *key, size_t len)
