@@ -43,6 +43,25 @@ dev_parse_number_corr(const char *s, const char *e, const num_format *f,
     return k;
 }
 
+/* num_short8 over field [s, e) of a buffer with 16 readable bytes past
+ * every field (the CSV segments' padding): two aligned loads, where the
+ * core reads a byte at a time. False: the core must read it. */
+static __device__ __forceinline__ bool dev_short8(const char *s, const char *e,
+                                                  char point, double *out)
+{
+    unsigned n = (unsigned)(e - s);
+    const unsigned long long *w =
+        reinterpret_cast<const unsigned long long *>((size_t)s & ~(size_t)7);
+    unsigned long long lo = w[0], hi = w[1];
+    unsigned off = (unsigned)((size_t)s & 7);
+    bool neg = n && (char)(lo >> (8 * off)) == '-';
+    unsigned at = off + neg; /* 0 to 8 */
+    unsigned long long v = at == 0   ? lo
+                           : at >= 8 ? hi
+                                     : lo >> (8 * at) | hi << (64 - 8 * at);
+    return n - neg - 1 < 8 && num_short8(v, n - neg, neg, point, out);
+}
+
 /* The column kinds' parsing (io/num/kind_core.h, the host's text) over
  * the device's numbers. */
 #define KIND_FN static __device__ __forceinline__

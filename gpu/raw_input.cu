@@ -174,6 +174,10 @@ int setup(gpu_backend *g, raw_input *r, const gpu_raw_format *f)
     CK(g, cudaMalloc((void **)&r->dcnt_segment, ncols * CNT_N * sizeof(ull)));
     CK(g, cudaMalloc((void **)&r->dinv_text, ncols * RAW_FIELD_BYTES));
     CK(g, cudaMalloc((void **)&r->dinv_len, ncols * sizeof(unsigned)));
+    /* downloaded whole, though only columns with an invalid field are
+       written: defined bytes for the rest (compute-sanitizer initcheck) */
+    CK(g, cudaMemset(r->dinv_text, 0, ncols * RAW_FIELD_BYTES));
+    CK(g, cudaMemset(r->dinv_len, 0, ncols * sizeof(unsigned)));
     CK(g, cudaMalloc((void **)&r->dtype, ncols));
     CK(g, cudaMalloc((void **)&r->doffset, ncols * sizeof(unsigned short)));
     if (make_events(g, r))

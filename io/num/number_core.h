@@ -72,9 +72,11 @@ typedef struct num_decimal {
 
 #ifdef __CUDA_ARCH__
 #define NUM_CLZ64(x) __clzll((long long)(x))
+#define NUM_CTZ64(x) (__ffsll((long long)(x)) - 1)
 #define NUM_SWAR 1 /* every CUDA device is little-endian */
 #else
 #define NUM_CLZ64(x) __builtin_clzll(x)
+#define NUM_CTZ64(x) __builtin_ctzll(x)
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define NUM_SWAR 1
 #else
@@ -133,11 +135,17 @@ NUM_FN double num_from_bits(uint64_t bits, bool neg)
 #endif
 }
 
-/* Eight bytes at p, first in the low byte. The text is not aligned. */
+/* Eight bytes at p, first in the low byte. The text is not aligned.
+ * NUM_PADDED_TEXT (device): every text lies in a buffer with 8 readable
+ * bytes past it, so two aligned loads replace eight byte loads. */
 NUM_FN uint64_t num_load8(const char *p)
 {
     uint64_t v;
-#ifdef __CUDA_ARCH__
+#if defined(__CUDA_ARCH__) && defined(NUM_PADDED_TEXT)
+    const uint64_t *w = (const uint64_t *)((size_t)p & ~(size_t)7);
+    unsigned sh = 8 * (unsigned)((size_t)p & 7);
+    v = sh ? w[0] >> sh | w[1] << (64 - sh) : w[0];
+#elif defined(__CUDA_ARCH__)
     v = 0;
     for (int i = 7; i >= 0; i--)
         v = v << 8 | (unsigned char)p[i];
@@ -180,6 +188,66 @@ NUM_FN uint64_t num_eight_value(uint64_t v)
     v = (v & UINT64_C(0x0000ffff0000ffff)) * 100 +
         ((v >> 16) & UINT64_C(0x0000ffff0000ffff));
     return (v & UINT64_C(0xffffffff)) * 10000 + (v >> 32);
+}
+
+#define NUM_BYTES(c) (UINT64_C(0x0101010101010101) * (c))
+
+/* 0x80 in each byte of v that is no ASCII digit, without a carry or a
+ * borrow between bytes (so every byte's answer is exact). */
+NUM_FN uint64_t num_nondigits(uint64_t v)
+{
+    uint64_t x = v ^ NUM_BYTES(0x30); /* a digit: 0 to 9 */
+    uint64_t bad =
+        (x & NUM_BYTES(0xf0)) |
+        (((x & NUM_BYTES(0x0f)) + NUM_BYTES(0x06)) & NUM_BYTES(0x10));
+    return (((bad & NUM_BYTES(0x7f)) + NUM_BYTES(0x7f)) | bad) &
+           NUM_BYTES(0x80);
+}
+
+/* The high bits of a word's first k bytes (k may pass 8 or be below 0). */
+NUM_FN uint64_t num_first_bytes(int64_t k)
+{
+    return k >= 8   ? NUM_BYTES(0x80)
+           : k <= 0 ? 0
+                    : NUM_BYTES(0x80) >> (64 - 8 * k);
+}
+
+/* The commonest spellings, [-]digits[point digits] in at most 8 bytes
+ * after the sign, from the 8 bytes v after the sign (len of them the
+ * field's) and without a branch on the shape (field lengths vary from row
+ * to row, and mispredicted branches were most of a parse): at most 8
+ * digits, so the core would find w < 2^53 and q in [-7, 0], round by
+ * Clinger's one operation (x / 10^0 is x * 10^0), and give a correction
+ * of 0 (num_int_corr's first test). The digits are read as in Lemire,
+ * "Number Parsing at a Gigabyte per Second", Software: Practice and
+ * Experience 51(8), 2021. False: the core must read it. */
+NUM_FN bool num_short8(uint64_t v, uint64_t len, bool neg, char point,
+                       double *out)
+{
+    uint64_t m = num_nondigits(v) & num_first_bytes((int64_t)len);
+    unsigned k = m ? (unsigned)NUM_CTZ64(m) >> 3 : (unsigned)len;
+    bool has_point = m != 0;
+    unsigned nd = (unsigned)len - has_point; /* digits */
+    if (!NUM_CLINGER || len - 1 >= 8 || (m & (m - 1)) || nd == 0 ||
+        (has_point && (char)(v >> (8 * k)) != point))
+        return false;
+    /* the point taken out: the bytes past it move down one */
+    uint64_t below = k < 8 ? (UINT64_C(1) << (8 * k)) - 1 : ~UINT64_C(0);
+    uint64_t d = (v & below) | ((v >> 8) & ~below);
+    /* the nd digits to the top bytes, '0's in front */
+    uint64_t zeros = NUM_BYTES(0x30) >> 1 >> (8 * nd - 1);
+    uint64_t w = num_eight_value(d << (8 * (8 - nd)) | zeros);
+    double x = (double)w / NUM_LOAD(&num_pow10[len - k - has_point]);
+    *out = neg ? -x : x;
+    return true;
+}
+
+/* Whether num_short8 may read fields of format f: other points could be
+ * letters or signs; a thousands separator equal to the point, or a null
+ * spelling, changes what a text means: the core reads those. */
+NUM_FN bool num_short8_plain(char decimal, char thousands, int nnull)
+{
+    return (decimal == '.' || decimal == ',') && thousands != decimal && !nnull;
 }
 
 /* Appends the digits at p to *w (wrapping past 19 digits: the caller then
