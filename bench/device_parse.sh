@@ -119,7 +119,7 @@ if has speed; then
                 >"$L/speed_$b.json" 2>"$L/speed_${b}_$i.err"
             rc=$?
             e=$(date +%s%N)
-            say "$b run $i rc=$rc wall $(((e - s) / 1000000)) ms; $(grep -E 'kernels|opening|copies' "$L/speed_${b}_$i.err" | tr -s ' ' | tr '\n' ';')"
+            say "$b run $i rc=$rc wall $(((e - s) / 1000000)) ms; $(grep -E 'read |h2d|kernels|stream|pinned|total|waited' "$L/speed_${b}_$i.err" | tr -s ' ' | tr '\n' ';')"
         done
     done
     for bd in $BUILDS; do
