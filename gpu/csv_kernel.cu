@@ -431,10 +431,7 @@ __device__ __forceinline__ unsigned byte_at(bytes16 &c, const char *p)
  * break the rules parity relies on: a lax step, a line end inside the
  * record, or a quoted field open at its end. Field starts and quotes are
  * offsets from s: fewer registers than pointers. The numbers are parsed
- * after, by field_kernel: a thread that parsed each field where the
- * grammar ended it parted from its warp (records differ in their fields'
- * lengths), and the warp ran the number parser once per thread, not
- * once per field. */
+ * after, by field_kernel (why: the top of this file). */
 __device__ int parse_record(const csv_args &a, const ull *gram, const char *s,
                             const char *e, unsigned at, unsigned rec)
 {
