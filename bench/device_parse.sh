@@ -33,22 +33,11 @@ PARTS=${PARTS:-"check prof speed e2e"}
 # the builds the prof and speed parts compare, NAME=DIR each
 BUILDS=${BUILDS:-"OLD=$O NEW=$N"}
 KERNELS=${KERNELS:-"record_kernel field_kernel reduce_kernel split_kernel"}
-L=$OUT/logs
-S=$OUT/summary.txt
-D=/tmp/p25
-mkdir -p "$L" $D
 cd "$(dirname "$0")/.." || exit 1
-export LD_LIBRARY_PATH=$PWD/$N:${LD_LIBRARY_PATH:-}
-say() { echo "$*" | tee -a "$S"; }
-has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+. bench/device_lib.sh
+device_setup /tmp/p25 "$N"
 t0=$(date +%s)
 stamp() { say "-- $1 at $(($(date +%s) - t0)) s"; }
-{
-    date -u
-    nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
-    nproc
-} >"$S" 2>&1
-cat "$S"
 STATS="--sum --min --max --mean --std --median"
 
 if has check; then

@@ -364,6 +364,14 @@ __device__ __forceinline__ void absent_fields(const csv_args &a, int f,
                     FIELD_ABSENT;
 }
 
+/* Record rec's keys absent until its fields say otherwise: once, before
+ * split_plain and, where it gives up, parse_record. */
+__device__ void absent_keys(const csv_args &a, unsigned rec)
+{
+    for (int i = 0; i < a.nkeys; i++)
+        a.key_len[(size_t)rec * (size_t)a.nkeys + (size_t)i] = KEY_ABSENT;
+}
+
 /* Record rec, [s, e) at offset at of the text, when no byte of it is a
  * quote, a blank or a CR: the grammar then only cuts it at delimiters,
  * and no blank is left out, so the delimiters found eight bytes at a
@@ -375,8 +383,6 @@ __device__ int split_plain(const csv_args &a, const char *s, const char *e,
 {
     if (s == e)
         return -2; /* blank: the walk says so */
-    for (int i = 0; i < a.nkeys; i++)
-        a.key_len[(size_t)rec * (size_t)a.nkeys + (size_t)i] = KEY_ABSENT;
     int f = 0;
     unsigned fs = 0;
     const char *w = reinterpret_cast<const char *>((size_t)s & ~(size_t)7);
@@ -438,8 +444,6 @@ __device__ int parse_record(const csv_args &a, const ull *gram, const char *s,
     unsigned st = CSV_G_ROW;
     int f = 0;
     bool escaped = false;
-    for (int i = 0; i < a.nkeys; i++)
-        a.key_len[(size_t)rec * (size_t)a.nkeys + (size_t)i] = KEY_ABSENT;
     unsigned fs = 0, qe = 0;
     bytes16 in{nullptr, make_uint4(0, 0, 0, 0)};
     for (const char *p = s;; p++) {
@@ -515,6 +519,7 @@ __global__ void __launch_bounds__(THREADS) record_kernel(csv_args a)
             if (e > b && text[e - 1] == CSV_G_CR)
                 e--;
             int got = -2;
+            absent_keys(a, r);
             if (a.repeat && repeats_header(a, text + b, text + e)) {
                 got = 0; /* no row: the rows after it move up, as after a
                             blank */

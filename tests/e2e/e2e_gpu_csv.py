@@ -12,7 +12,8 @@ colstat processes at a time, 8 by default), and each one runs through
 host) and several times with --device gpu -v, under COLSTAT_GPU_RAW_BYTES
 =64, 97, 1000, 4096, a random size and unset, so that raw segment boundaries
 fall inside quoted fields, between CR and LF, inside numbers and on record
-ends. Required, per GPU run:
+ends, and with -j 1, 2, 16 and every core in turn (the file readers and
+gzip's inflating threads follow -j). Required, per GPU run:
 
 - stdout byte-identical to the CPU run, and the same exit status;
 - stderr identical once the -v lines are taken out (stage lines such as
@@ -1029,8 +1030,14 @@ def run_one(exe, argv, stdin, env):
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
-def case_argv(case, device, verbose):
-    return ["--device", device] + (["-v"] if verbose else []) + case.args + \
+# -j of a case's GPU runs in turn, from a random first: the file readers
+# and gzip's inflating threads follow it (None: every core).
+THREADS = ("1", "2", "16", None)
+
+
+def case_argv(case, device, verbose, threads=None):
+    return ["--device", device] + (["-v"] if verbose else []) + \
+        (["-j", threads] if threads else []) + case.args + \
         [i.arg for i in case.inputs]
 
 
@@ -1220,11 +1227,12 @@ def no_columns(out):
         return False
 
 
-def check_gpu(suite, case, raw, crows, cpu, gpu, tally):
+def check_gpu(suite, case, raw, crows, threads, cpu, gpu, tally):
     crc, cout, cerr = cpu
     grc, gout, gerr_all = gpu
     gerr, parse = split_gpu_stderr(gerr_all)
-    t = "%s: %s [%s]" % (case.name, cmdline(case_argv(case, "gpu", True)), env_text(raw, crows))
+    t = "%s: %s [%s]" % (case.name, cmdline(case_argv(case, "gpu", True, threads)),
+                         env_text(raw, crows))
     problems = []
     if grc != crc:
         problems.append("exit status: cpu %d, gpu %d" % (crc, grc))
@@ -1291,10 +1299,12 @@ def main():
                               base_env())
             gpus = []
             if not selfcheck:
-                for raw, crows in zip(c.raws, c.crows):
-                    gpus.append((raw, crows, pool.submit(
-                        run_one, suite.exe, case_argv(c, "gpu", True), c.stdin,
-                        env_for(raw, crows))))
+                turn = rng.randrange(len(THREADS))
+                for k, (raw, crows) in enumerate(zip(c.raws, c.crows)):
+                    threads = THREADS[(turn + k) % len(THREADS)]
+                    gpus.append((raw, crows, threads, pool.submit(
+                        run_one, suite.exe, case_argv(c, "gpu", True, threads),
+                        c.stdin, env_for(raw, crows))))
             jobs.append((c, cpu, gpus))
         tally = collections.Counter()
         runs = 0
@@ -1303,8 +1313,9 @@ def main():
                 cres = cpu.result()
                 runs += 1
                 check_cpu(suite, c, cres, selfcheck, tally)
-                for raw, crows, fut in gpus:
-                    check_gpu(suite, c, raw, crows, cres, fut.result(), tally)
+                for raw, crows, threads, fut in gpus:
+                    check_gpu(suite, c, raw, crows, threads, cres, fut.result(),
+                              tally)
                     runs += 1
             except Exception as e:  # a harness crash is a failure
                 import traceback
