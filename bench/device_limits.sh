@@ -3,8 +3,9 @@
 #   gpu    the 16 GB CSV (colstat_gen, 8 numeric columns), `--device gpu
 #          -v --sum --max --json`, each build in BUILDS alternated RUNS
 #          times (-v's context, pinned, read, h2d, kernels, stream lines);
-#   cpu    the same with `--device cpu` (NEW) and DuckDB (all cores, sum
-#          and max of the 8 columns), same file, same run;
+#   cpu    the same with `--device cpu`, each build alternated RUNS
+#          times, and DuckDB (all cores, sum and max of the 8 columns),
+#          same file, same run;
 #   cores  the parse rate of one core alone and of every core busy: one
 #          `--threads 1` colstat over a 500 MB CSV, then one per core at
 #          once, each over its own copy (-v's parse thread time).
@@ -54,9 +55,15 @@ if has gpu; then
 fi
 
 if has cpu; then
-    run "cpu (colstat --device cpu, $P threads)" "$L/cpu" \
-        "$N/colstat" --device cpu -v --sum --max --json $D/bench.csv
-    grep -E "parse|reduce|total" "$L/cpu" | sed 's/^/    /' | tee -a "$S"
+    for r in $(seq "$RUNS"); do
+        for b in $BUILDS; do
+            run "cpu ${b%%=*} (--device cpu, $P threads) run $r" \
+                "$L/cpu.${b%%=*}.$r" "${b#*=}/colstat" --device cpu -v \
+                --sum --max --json $D/bench.csv
+            grep -E "parse|reduce|total" "$L/cpu.${b%%=*}.$r" |
+                sed 's/^/    /' | tee -a "$S"
+        done
+    done
     python3 -m pip install -q --no-index "$WHEELS"/duckdb-*.whl >"$L/pip.log" 2>&1
     python3 - "$D/bench.csv" "$P" <<'PY' 2>&1 | tee -a "$S"
 import sys, time

@@ -276,7 +276,8 @@ __device__ void field_done(const csv_args &a, const counters &k, int c,
     int kind = escaped ? NUM_INVALID
                : a.kinds && a.kinds[c]
                    ? dev_parse_kind(s, e, a.num, a.kinds[c], &v, &r)
-               : plain && dev_short8(s, e, a.num->decimal, &v)
+               : plain && dev_short8(s, e, a.num->decimal,
+                                     num_short8_exp_plain(a.num->thousands), &v)
                    ? NUM_OK
                    : dev_parse_number_corr(s, e, a.num, &v, &r);
     if (kind == DEV_NUM_HARD && a.nkeys) { /* no group for the host's */

@@ -45,9 +45,10 @@ dev_parse_number_corr(const char *s, const char *e, const num_format *f,
 
 /* num_short8 over field [s, e) of a buffer with 16 readable bytes past
  * every field (the CSV segments' padding): two aligned loads, where the
- * core reads a byte at a time. False: the core must read it. */
-static __device__ __forceinline__ bool dev_short8(const char *s, const char *e,
-                                                  char point, double *out)
+ * core reads a byte at a time; then num_short8_exp (exp: the format
+ * allows it). False: the core must read it. */
+static __device__ __forceinline__ bool
+dev_short8(const char *s, const char *e, char point, bool exp, double *out)
 {
     unsigned n = (unsigned)(e - s);
     const unsigned long long *w =
@@ -59,7 +60,10 @@ static __device__ __forceinline__ bool dev_short8(const char *s, const char *e,
     unsigned long long v = at == 0   ? lo
                            : at >= 8 ? hi
                                      : lo >> (8 * at) | hi << (64 - 8 * at);
-    return n - neg - 1 < 8 && num_short8(v, n - neg, neg, point, out);
+    if (n - neg - 1 < 8)
+        return num_short8(v, n - neg, neg, point, out);
+    return exp && n - neg - 3 < 11 &&
+           num_short8_exp(v, s + neg, e, neg, point, out);
 }
 
 /* The column kinds' parsing (io/num/kind_core.h, the host's text) over

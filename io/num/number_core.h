@@ -220,9 +220,11 @@ NUM_FN uint64_t num_first_bytes(int64_t k)
  * Clinger's one operation (x / 10^0 is x * 10^0), and give a correction
  * of 0 (num_int_corr's first test). The digits are read as in Lemire,
  * "Number Parsing at a Gigabyte per Second", Software: Practice and
- * Experience 51(8), 2021. False: the core must read it. */
-NUM_FN bool num_short8(uint64_t v, uint64_t len, bool neg, char point,
-                       double *out)
+ * Experience 51(8), 2021. False: the core must read it. num_short8_digits
+ * gives the digits as the integer *w and how many of them follow the
+ * point (*frac); num_short8 the value, w / 10^frac. */
+NUM_FN bool num_short8_digits(uint64_t v, uint64_t len, char point, uint64_t *w,
+                              unsigned *frac)
 {
     uint64_t m = num_nondigits(v) & num_first_bytes((int64_t)len);
     unsigned k = m ? (unsigned)NUM_CTZ64(m) >> 3 : (unsigned)len;
@@ -236,10 +238,84 @@ NUM_FN bool num_short8(uint64_t v, uint64_t len, bool neg, char point,
     uint64_t d = (v & below) | ((v >> 8) & ~below);
     /* the nd digits to the top bytes, '0's in front */
     uint64_t zeros = NUM_BYTES(0x30) >> 1 >> (8 * nd - 1);
-    uint64_t w = num_eight_value(d << (8 * (8 - nd)) | zeros);
-    double x = (double)w / NUM_LOAD(&num_pow10[len - k - has_point]);
+    *w = num_eight_value(d << (8 * (8 - nd)) | zeros);
+    *frac = (unsigned)len - k - has_point;
+    return true;
+}
+
+NUM_FN bool num_short8(uint64_t v, uint64_t len, bool neg, char point,
+                       double *out)
+{
+    uint64_t w;
+    unsigned frac;
+    if (!num_short8_digits(v, len, point, &w, &frac))
+        return false;
+    double x = (double)w / NUM_LOAD(&num_pow10[frac]);
     *out = neg ? -x : x;
     return true;
+}
+
+/* The first 'e' or 'E' among the 9 bytes at m (v: the first 8 of them),
+ * or 9: the bytes equal to 'e' once lower-cased, by the zero-byte test of
+ * their XOR with "eeeeeeee" (a borrow marks only bytes above the first
+ * zero, so the lowest mark is exact). */
+NUM_FN unsigned num_exp_mark(uint64_t v, const char *m)
+{
+    uint64_t x = (v | NUM_BYTES(0x20)) ^ NUM_BYTES('e');
+    uint64_t z = (x - NUM_BYTES(0x01)) & ~x & NUM_BYTES(0x80);
+    if (z)
+        return (unsigned)NUM_CTZ64(z) >> 3;
+    return (m[8] | 0x20) == 'e' ? 8 : 9;
+}
+
+/* [-]mantissa[eE][+-]digits, as C's %e prints (1.738831e+09), from the
+ * bytes [m, end) after the sign (v: the first 8; 9 readable): num_short8's
+ * mantissa (at most 8 digits, so w < 2^53) and at most 3 exponent digits.
+ * Where q, the exponent less the digits after the point, is in [-22, 22],
+ * 10^|q| is exact and Clinger's one operation rounds correctly, as the
+ * core does for these; the correction is 0 where the value is below 2^53
+ * (exact), past it the core reads it. False: the core must read it. */
+NUM_FN bool num_short8_exp(uint64_t v, const char *m, const char *end, bool neg,
+                           char point, double *out)
+{
+    unsigned k = num_exp_mark(v, m);
+    if (k == 0 || k > 8 || m + k >= end)
+        return false;
+    const char *p = m + k + 1;
+    bool eneg = p < end && *p == '-';
+    p += p < end && (*p == '-' || *p == '+');
+    if (p == end || end - p > 3)
+        return false;
+    int ex = 0;
+    for (; p < end; p++) {
+        unsigned d = (unsigned)(unsigned char)*p - '0';
+        if (d > 9)
+            return false;
+        ex = ex * 10 + (int)d;
+    }
+    uint64_t w;
+    unsigned frac;
+    if (!num_short8_digits(v, k, point, &w, &frac))
+        return false;
+    int q = (eneg ? -ex : ex) - (int)frac;
+    double x;
+    if (q >= 0 && q <= 22)
+        x = (double)w * NUM_LOAD(&num_pow10[q]);
+    else if (q < 0 && q >= -22)
+        x = (double)w / NUM_LOAD(&num_pow10[-q]);
+    else
+        return false;
+    if (x >= 9007199254740992.0) /* 2^53 */
+        return false;
+    *out = neg ? -x : x;
+    return true;
+}
+
+/* Whether num_short8_exp may read fields of a format whose thousands
+ * separator is t: not 'e' (the API allows it). */
+NUM_FN bool num_short8_exp_plain(char t)
+{
+    return (t | 0x20) != 'e';
 }
 
 /* Whether num_short8 may read fields of format f: other points could be

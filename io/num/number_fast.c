@@ -6,10 +6,12 @@
  * them make w < 2^53 and q in [-7, 0], where Clinger's one operation
  * (Clinger, "How to Read Floating Point Numbers Accurately", PLDI 1990)
  * rounds correctly, as the core does for them, and the integer correction
- * is 0, as num_int_corr's first test says. Every other text goes to
- * parse_number_fmt whole: a general scan here, and the same for up to 16
- * bytes, were tried and were slower than the core's (its branches on the
- * shape mispredict as lengths vary from row to row). */
+ * is 0, as num_int_corr's first test says; then the same mantissa with
+ * an exponent of at most 3 digits, as C's %e prints it (short8_exp).
+ * Every other text goes to parse_number_fmt whole: a general scan here,
+ * and the same for up to 16 bytes, were tried and were slower than the
+ * core's (its branches on the shape mispredict as lengths vary from row
+ * to row). */
 #include "io/num/parse_number.h"
 
 #include "io/num/number_core.h"
@@ -26,6 +28,13 @@ static inline bool short8(const char *s, size_t n, char point, double *out)
     return num_short8(num_load8(s + neg), n - neg, neg, point, out);
 }
 
+/* The same mantissa with an exponent (num_short8_exp). */
+static inline bool short8_exp(const char *s, size_t n, char point, double *out)
+{
+    bool neg = s[0] == '-';
+    return num_short8_exp(num_load8(s + neg), s + neg, s + n, neg, point, out);
+}
+
 static const num_format c_format = {.decimal = '.'};
 
 num_kind parse_number_padded(const char *s, size_t n, const num_format *f,
@@ -35,7 +44,15 @@ num_kind parse_number_padded(const char *s, size_t n, const num_format *f,
         f = &c_format;
     bool plain = num_short8_plain(f->decimal, f->thousands, f->nnull);
     /* 8 bytes after a sign: longer texts skip short8's checks */
-    if (plain && n - (s[0] == '-') - 1 < 8 && short8(s, n, f->decimal, out)) {
+    size_t len = n - (s[0] == '-');
+    if (plain && len - 1 < 8 && short8(s, n, f->decimal, out)) {
+        *corr = 0;
+        return NUM_OK;
+    }
+    /* with an exponent: 8 mantissa bytes, 'e', a sign, 3 digits at most;
+       not where 'e' separates thousands (the API allows it) */
+    if (plain && len - 3 < 11 && num_short8_exp_plain(f->thousands) &&
+        short8_exp(s, n, f->decimal, out)) {
         *corr = 0;
         return NUM_OK;
     }
