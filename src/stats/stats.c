@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "src/stats/lanes.h"
+
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
@@ -29,75 +31,10 @@ void stats_free(col_stats *s)
     csum_free(&s->sumsq_corr);
 }
 
-/* v is an integer of magnitude at most 2^64 (the integer view's range, as
- * io/num/number_core.h's num_int_double). Below 2^52, adding and subtracting
- * 2^52 rounds |v| to an integer; above it every double is one. Written
- * without branches so the hot loop stays branch-light. */
-static inline int is_int_range(double v)
-{
-    double a = fabs(v);
-    return (a <= 0x1p64) & ((a >= 0x1p52) | ((a + 0x1p52) - 0x1p52 == a));
-}
-
 /* The correction that counts for x (stats_add_values). */
 static inline int32_t corr_of(double x, int32_t c)
 {
-    return c == CORR_NOT_INT || !is_int_range(x) ? 0 : c;
-}
-
-/* Index of the first v[i] == x (x is in v; -0.0 == +0.0). */
-static size_t first_equal(const double *v, double x)
-{
-    size_t i = 0;
-    while (!(v[i] == x))
-        i++;
-    return i;
-}
-
-/* Count, extrema and integrality over v[0..n) in four independent lanes
- * of branch-free selects (NaN compares false, so it is skipped without a
- * test). The row of an extremum is found afterwards by a scan for the
- * first equal value, which is also what makes ties (and -0.0 against
- * +0.0, which compare equal) go to the earliest row. */
-typedef struct lanes {
-    uint64_t count;
-    double min, max;
-    int all_int;
-} lanes;
-
-static lanes scan(const double *v, size_t n)
-{
-    double mn[4] = {INFINITY, INFINITY, INFINITY, INFINITY};
-    double mx[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-    uint64_t cnt[4] = {0, 0, 0, 0};
-    int ok[4] = {1, 1, 1, 1};
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        for (int k = 0; k < 4; k++) {
-            double x = v[i + k];
-            int real = x == x;
-            cnt[k] += (uint64_t)real;
-            mn[k] = x < mn[k] ? x : mn[k];
-            mx[k] = x > mx[k] ? x : mx[k];
-            ok[k] &= is_int_range(x) | (real ^ 1);
-        }
-    }
-    for (; i < n; i++) {
-        double x = v[i];
-        int real = x == x;
-        cnt[0] += (uint64_t)real;
-        mn[0] = x < mn[0] ? x : mn[0];
-        mx[0] = x > mx[0] ? x : mx[0];
-        ok[0] &= is_int_range(x) | (real ^ 1);
-    }
-    lanes r = {cnt[0], mn[0], mx[0], ok[0]};
-    for (int k = 1; k < 4; k++) {
-        r.count += cnt[k];
-        r.min = mn[k] < r.min ? mn[k] : r.min;
-        r.max = mx[k] > r.max ? mx[k] : r.max;
-        r.all_int &= ok[k];
-    }
-    return r;
+    return c == CORR_NOT_INT || !lanes_int_range(x) ? 0 : c;
 }
 
 /* One extremum in both views: the double and its first row; the integer
@@ -193,7 +130,7 @@ static int add_corrections(col_stats *s, const double *v, const int32_t *corr,
     sacc_init(&sq);
     for (size_t i = 0; i < n; i++) {
         int32_t c = corr[i];
-        if (c == 0 || !is_int_range(v[i]))
+        if (c == 0 || !lanes_int_range(v[i]))
             continue;
         if (c == CORR_NOT_INT) {
             s->all_int = 0;
@@ -246,10 +183,11 @@ static void finite_pass(col_stats *s, const double *v, size_t n)
 static int add_values(col_stats *s, const double *v, const int32_t *corr,
                       size_t n, row_of w, unsigned what)
 {
-    lanes r = scan(v, n);
+    lanes r = lanes_scan(v, n);
     if (r.count > 0) {
-        take(s, extremum(v, corr, n, first_equal(v, r.min), 1, w), 1);
-        take(s, extremum(v, corr, n, first_equal(v, r.max), -1, w), -1);
+        take(s, extremum(v, corr, n, lanes_first_equal(v, n, r.min), 1, w), 1);
+        take(s, extremum(v, corr, n, lanes_first_equal(v, n, r.max), -1, w),
+             -1);
         if (isfinite(r.min) && isfinite(r.max))
             take_finite(s, r.min, r.max);
         else
@@ -322,7 +260,7 @@ void stats_part_add_any(col_part *p, double v, int32_t r, uint64_t row)
     if (isfinite(v))
         finite_at(&p->fmin, &p->fmax, v, v);
     p->count++;
-    int in = is_int_range(v);
+    int in = lanes_int_range(v);
     p->all_int &= in;
     if (r != 0 && in) {
         if (r == CORR_NOT_INT)

@@ -668,6 +668,79 @@ START_TEST(test_add_values)
 }
 END_TEST
 
+/* sacc_add_values over several of its blocks against GMP: runs of one
+ * exponent at the largest significand and one sign (each lane of a block
+ * at its bound), the largest and the subnormal exponents, a regime's mix,
+ * NaN and infinities between; lengths around the block (4092 values). */
+START_TEST(test_add_values_blocks)
+{
+    static const int lens[] = {4091, 4092, 4093, 8184, 8185, 12289};
+    static double x[12289];
+    for (int it = 0; it < iters(24); it++) {
+        int n = lens[it % 6], kind = (it / 6) % 4;
+        double big = from_bits((uint64_t)(test_rand(&rng_state) % 2047) << 52 |
+                               ((UINT64_C(1) << 52) - 1));
+        if (test_rand(&rng_state) % 2)
+            big = -big;
+        int inf = 0;
+        for (int i = 0; i < n; i++) {
+            if (kind == 0)
+                x[i] = big;
+            else if (kind == 1)
+                x[i] = test_rand(&rng_state) % 2 ? DBL_MAX
+                                                 : 0x0.fffffffffffffp-1022;
+            else
+                x[i] = rand_exp(0, 2046);
+            if (kind == 3 && test_rand(&rng_state) % 50 == 0) {
+                x[i] = test_rand(&rng_state) % 2 ? NAN : INFINITY;
+                inf += isinf(x[i]);
+            }
+        }
+        sacc a, a2;
+        sacc_init(&a);
+        sacc_init(&a2);
+        sacc_add_values(&a, &a2, x, (size_t)n);
+        mpq_t q, q2, t;
+        mpq_inits(q, q2, t, NULL);
+        mpq_set_ui(q, 0, 1);
+        mpq_set_ui(q2, 0, 1);
+        for (int i = 0; i < n; i++) {
+            if (!isfinite(x[i]))
+                continue;
+            mpq_set_d(t, x[i]);
+            mpq_add(q, q, t);
+            mpq_mul(t, t, t);
+            mpq_add(q2, q2, t);
+        }
+        sacc b, b2; /* value by value: the digits must be the same */
+        sacc_init(&b);
+        sacc_init(&b2);
+        for (int i = 0; i < n; i++)
+            if (!isnan(x[i])) {
+                sacc_add(&b, x[i]);
+                sacc_add_square(&b2, x[i]);
+            }
+        sacc_normalize(&a);
+        sacc_normalize(&a2);
+        sacc_normalize(&b);
+        sacc_normalize(&b2);
+        ck_assert_msg(memcmp(a.d, b.d, sizeof a.d) == 0, "kind %d n %d", kind,
+                      n);
+        ck_assert_msg(memcmp(a2.d, b2.d, sizeof a2.d) == 0, "kind %d n %d",
+                      kind, n);
+        ck_assert_uint_eq(a.pos_inf, (uint64_t)inf);
+        ck_assert_uint_eq(a2.pos_inf, (uint64_t)inf);
+        a.pos_inf = a2.pos_inf = 0;
+        ck_assert_msg(is_rounded(q, sacc_value(&a)), "kind %d n %d: sum %a",
+                      kind, n, sacc_value(&a));
+        ck_assert_msg(is_rounded(q2, sacc_value(&a2)),
+                      "kind %d n %d: sum of squares %a", kind, n,
+                      sacc_value(&a2));
+        mpq_clears(q, q2, t, NULL);
+    }
+}
+END_TEST
+
 /* The motivating case: a naive n*S2 - S1^2 in doubles loses everything. */
 START_TEST(test_std_huge_mean)
 {
@@ -700,6 +773,7 @@ int main(void)
     tcase_add_test(tc, test_add_product);
     tcase_add_test(tc, test_std_huge_mean);
     tcase_add_test(tc, test_add_values);
+    tcase_add_test(tc, test_add_values_blocks);
     tcase_add_test(tc, test_mean_ties);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
