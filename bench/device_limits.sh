@@ -8,13 +8,28 @@
 #          same file, same run;
 #   cores  the parse rate of one core alone and of every core busy: one
 #          `--threads 1` colstat over a 500 MB CSV, then one per core at
-#          once, each over its own copy (-v's parse thread time).
+#          once, each over its own copy (-v's parse thread time);
+#   threads  the CPU backend on the 16 GB CSV with each --threads in
+#          CPU_THREADS (default "16 15 14"), alternated RUNS times, with
+#          -v's stage lines and the host's steal and idle time in the run
+#          (/proc/stat), for where its wall time goes past its threads';
+#   subsets  the CPU backend without -j on the first C cores only
+#          (taskset, C in CORE_SETS, default "4 8 16"), each build in
+#          BUILDS alternated RUNS times, over the first SUBSET_BYTES of the
+#          CSV (default 4 GB): what leaving a core to the main thread is
+#          worth at each count;
+#   floor  what any GPU run pays before and after its work: a process
+#          that only opens the GPU (colstat_open_bench, cudaFree(0)) and
+#          exits, against colstat on a 1 KB CSV with --device gpu and
+#          --device cpu; RUNS+2 fresh processes each, wall seconds.
 # Every answer is compared with NEW's first. Logs in $OUT/logs, the table
 # in $OUT/summary.txt.
 # usage (on the device machine, from the tree):
 #   BUILDS="r12=.carry/g2 r16=.carry/r16" WHEELS=.carry/wheels OUT=... \
 #     SIZE=16G RUNS=3 bash bench/device_limits.sh
-# The first build in BUILDS also holds colstat_gen and libisal.so.2.
+# The first build in BUILDS also holds colstat_gen, colstat_open_bench
+# and libisal.so.2; a build's COMMIT file, where there is one, names what
+# it was built from (the device copy's git HEAD can be stale).
 set -u
 BUILDS=${BUILDS:-"new=.carry/g2"}
 WHEELS=${WHEELS:-.carry/wheels}
@@ -28,6 +43,9 @@ cd "$(dirname "$0")/.." || exit 1
 . bench/device_lib.sh
 device_setup /tmp/p25lim "$N"
 P=$(nproc)
+for b in $BUILDS; do
+    say "build ${b%%=*}: ${b#*=} $(cat "${b#*=}/COMMIT" 2>/dev/null)"
+done
 "$N/colstat_gen" --bytes "$SIZE" --seed 7 --threads "$P" --out $D \
     --files csv >"$L/gen.log" 2>&1
 say "$(tail -1 "$L/gen.log")"
@@ -81,6 +99,42 @@ print("duckdb %d threads (in process, after import) %.3f s" % (cores, time.time(
 PY
 fi
 
+# the cpu line of /proc/stat: user nice system idle iowait irq softirq steal
+cpu_ticks() { awk '/^cpu / {print $5 + $6, $9}' /proc/stat; }
+
+if has threads; then
+    for r in $(seq "$RUNS"); do
+        for t in ${CPU_THREADS:-16 15 14}; do
+            read -r idle0 steal0 < <(cpu_ticks)
+            run "cpu -j$t run $r" "$L/thr.$t.$r" "$N/colstat" --device cpu \
+                --threads "$t" -v --sum --max --json $D/bench.csv
+            read -r idle1 steal1 < <(cpu_ticks)
+            grep -E "read |parse|reduce|retire|total" "$L/thr.$t.$r" |
+                sed 's/^/    /' | tee -a "$S"
+            say "    idle $(((idle1 - idle0) * 10)) ms, steal" \
+                "$(((steal1 - steal0) * 10)) ms over all cores (USER_HZ 100)"
+        done
+    done
+fi
+
+if has subsets; then
+    head -c "${SUBSET_BYTES:-4000000000}" $D/bench.csv | sed '$d' >$D/sub.csv
+    "$N/colstat" --device cpu --sum --max --json $D/sub.csv >$D/sub.json
+    for c in ${CORE_SETS:-4 8 16}; do
+        for r in $(seq "$RUNS"); do
+            for b in $BUILDS; do
+                read -r rc t < <(timed $D/got.json "$L/sub.$c.${b%%=*}.$r" \
+                    taskset -c 0-$((c - 1)) "${b#*=}/colstat" --device cpu \
+                    -v --sum --max --json $D/sub.csv)
+                cmp -s $D/got.json $D/sub.json || say "MISMATCH sub $c $b"
+                say "subset $c cores, ${b%%=*} run $r: $t s," \
+                    "$(grep -oE '[0-9]+ worker threads?' "$L/sub.$c.${b%%=*}.$r")"
+            done
+        done
+    done
+    rm -f $D/sub.csv
+fi
+
 if has cores; then
     head -c 500000000 $D/bench.csv >$D/h0.csv
     for i in $(seq "$P"); do cp $D/h0.csv $D/h$i.csv; done
@@ -95,4 +149,20 @@ if has cores; then
     wait
     say "every core busy ($P processes), parse thread time each: $(grep -hE '^colstat: parse' "$L"/core.[0-9]* | awk '{print $3}' | sort -g | tr '\n' ' ')"
     rm -f $D/h*.csv
+fi
+
+if has floor; then
+    head -c 1000 $D/bench.csv | sed '$d' >$D/small.csv
+    "$N/colstat" --device cpu --sum --max --json $D/small.csv >$D/small.json
+    for r in $(seq $((RUNS + 2))); do
+        read -r rc t < <(timed $D/open.txt "$L/open.$r" "$N/colstat_open_bench")
+        say "floor: open_bench rc=$rc wall $t s, $(cat $D/open.txt)"
+        for dev in gpu cpu; do
+            read -r rc t < <(timed $D/got.json "$L/small.$dev.$r" \
+                "$N/colstat" --device $dev -v --sum --max --json $D/small.csv)
+            cmp -s $D/got.json $D/small.json || say "MISMATCH small $dev"
+            say "floor: colstat --device $dev, 1 KB: rc=$rc wall $t s" \
+                "$(grep -E 'context|total' "$L/small.$dev.$r" | tr -s ' ' | tr '\n' ' ')"
+        done
+    done
 fi

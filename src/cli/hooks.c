@@ -43,4 +43,6 @@ void read_hooks(engine_hooks *h)
         h->gzip_threads = atoi(v);
     if ((v = getenv("COLSTAT_RECORD_LIMIT")) && atoll(v) > 0)
         h->record_limit = (size_t)atoll(v);
+    if ((v = getenv("COLSTAT_CORES")) && atoi(v) > 0)
+        h->cores = atoi(v);
 }

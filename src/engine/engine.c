@@ -32,9 +32,10 @@ struct engine {
     account acc;
     binary_spec spec;
     const binary_spec *bin; /* &spec for binary input, else NULL */
-    int nthreads;
-    source_config src_cfg; /* how compressed inputs are decoded */
-    int next;              /* the next input to open */
+    int nthreads;           /* cores to use: -j, or every one */
+    int nworkers;           /* the backend's worker threads (start_jobs) */
+    source_config src_cfg;  /* how compressed inputs are decoded */
+    int next;               /* the next input to open */
     col_table table;
     col_table keys;    /* --group-by's key columns */
     csv_strict strict; /* --strict: the chosen columns, not the tentative */
@@ -87,7 +88,9 @@ int engine_cores(void)
 
 static int threads_wanted(const engine_config *cfg)
 {
-    return cfg->threads > 0 ? cfg->threads : engine_cores();
+    return cfg->threads > 0       ? cfg->threads
+           : cfg->hooks.cores > 0 ? cfg->hooks.cores
+                                  : engine_cores();
 }
 
 static const engine_part *part_of(const engine *r, int i)
@@ -701,10 +704,29 @@ static int start_backend(engine *r, cs_error *e)
     return backend_cpu_open(&p, &r->be, e);
 }
 
+/* Text on the host's backend: the main thread reads and cuts every block
+ * while the workers parse them, and jobs retire in order. With a worker
+ * on every one of many cores, the main thread and the workers take turns
+ * and the workers run out of blocks: on 16 cores and 16 GB, 16 workers
+ * left 14.5 core-seconds idle and took 6.05-6.09 s, 15 left 3.2-4.0 and
+ * took 5.0-5.2 s. Leaving the main thread a core was worth as much at 12
+ * cores and cost time at 4 and 8 (bench/RESULTS.md, 2026-11-27), where a
+ * worker is worth more than its wait. -j is taken as given. */
+#define MAIN_CORE_FROM 12
+
+static int worker_threads(const engine *r)
+{
+    int n = r->nthreads;
+    if (r->cfg->threads > 0 || r->be->bytes || r->bin || n < MAIN_CORE_FROM)
+        return n;
+    return n - 1;
+}
+
 static int start_jobs(engine *r, cs_error *e)
 {
+    r->nworkers = worker_threads(r);
     jobs_params p = {r->be,
-                     r->nthreads,
+                     r->nworkers,
                      r->table.ncols,
                      r->bin,
                      r->cfg->strict ? &r->strict : NULL,
@@ -1381,7 +1403,7 @@ static void report_times(engine *r, uint64_t rows)
     account *a = &r->acc;
     double total = account_now() - a->t_start, mb = (double)a->bytes_in / 1e6;
     account_say(a, "backend %s, %d worker thread%s, %d column%s, %llu rows",
-                r->be->name, r->nthreads, r->nthreads == 1 ? "" : "s",
+                r->be->name, r->nworkers, r->nworkers == 1 ? "" : "s",
                 r->table.ncols, r->table.ncols == 1 ? "" : "s",
                 (unsigned long long)rows);
     if (r->table.ncols > r->table.nfirm)
@@ -1502,6 +1524,7 @@ int engine_run(const engine_config *cfg, const engine_sink *sink,
     r->parts = r->mpi->parts;
     account_init(&r->acc, sink, cfg->verbose, cfg->progress);
     r->nthreads = threads_wanted(cfg);
+    r->nworkers = r->nthreads;
     if (cfg->binary && binary_spec_parse(cfg->binary, &r->spec, e) != CS_OK)
         return e->status;
     r->bin = cfg->binary ? &r->spec : NULL;

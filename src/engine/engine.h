@@ -43,6 +43,8 @@ typedef struct engine_hooks {
                                the device's steps on the host */
     size_t gpu_sort_bytes;  /* COLSTAT_GPU_SORT_BYTES: device bytes the
                                groups' values' sort may take */
+    int cores;              /* COLSTAT_CORES: the cores there are, for
+                               the thread counts that follow them */
 } engine_hooks;
 
 /* One process's share of an input (--mpi, src/dist/): bytes [lo, hi) of

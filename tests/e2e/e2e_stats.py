@@ -55,6 +55,50 @@ def thread_consistency(suite, devices):
         rc, out, err = suite.run(args + ["--device", "gpu"])
         suite.check(rc == 0 and out == outs[1],
                     f"{cmdline(args)}: --device gpu identical to cpu", err.strip())
+    main_core(suite, p, args, outs[1])
+
+
+def main_core(suite, p, args, want):
+    """Without -j the CPU backend leaves one of 12 or more cores to the main
+    thread, which reads and cuts text (src/engine/engine.c, worker_threads);
+    binary files, read by the workers, and -j keep them all. COLSTAT_CORES
+    stands in for the machine's count: -v's worker count, the same JSON."""
+    import gzip
+    import struct
+    rng = suite.rng
+    data = open(p, "rb").read()
+    gz = suite.path("main_core.csv.gz")
+    with open(gz, "wb") as f:
+        f.write(gzip.compress(data, compresslevel=1))
+    f64 = suite.path("main_core.f64")
+    with open(f64, "wb") as f:
+        f.write(struct.pack("<%dd" % 40000,
+                            *(rng.uniform(-1e6, 1e6) for _ in range(40000))))
+    bargs = [f64, "-b", "f64", "--json", "--all"]
+    rc, bwant, err = suite.run(bargs + ["-j", 1, "--device", "cpu"])
+    suite.check(rc == 0, f"{cmdline(bargs)} -j 1 exits 0", err.strip())
+    rest = args[1:] + ["--device", "cpu", "-v"]
+    inputs = [("file", [p] + rest, None, True, want),
+              ("stdin", ["-"] + rest, data, True, want),
+              ("gzip", [gz] + rest, None, True, want),
+              ("f64", bargs + ["--device", "cpu", "-v"], None, False, bwant)]
+    for cores in (1, 2, 4, 11, 12, 16):
+        for name, a, stdin, text, out_want in inputs:
+            for j in (None, cores):
+                workers = cores - 1 if text and not j and cores >= 12 else cores
+                run = a + (["-j", j] if j else [])
+                os.environ["COLSTAT_CORES"] = str(cores)
+                try:
+                    rc, out, err = suite.run(run, stdin=stdin)
+                finally:
+                    del os.environ["COLSTAT_CORES"]
+                s = "" if workers == 1 else "s"
+                what = f"COLSTAT_CORES={cores} {name} {cmdline(run)}"
+                suite.check(rc == 0 and out == out_want,
+                            f"{what}: the JSON of -j 1", err.strip()[-300:])
+                suite.check(f"backend cpu, {workers} worker thread{s}," in err,
+                            f"{what}: -v says {workers} worker thread{s}",
+                            err.strip()[-300:])
 
 
 FIXED = [  # columns where naive float arithmetic goes wrong
