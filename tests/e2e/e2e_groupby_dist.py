@@ -41,6 +41,18 @@ def value(rng):
     return "%.4f" % rng.uniform(-100, 100)
 
 
+def text_kind(fields):
+    """A column is text where its fields hold text and no number."""
+    def number(v):
+        try:
+            float(v)
+            return True
+        except ValueError:
+            return False
+    held = [v for v in fields if v.strip()]
+    return bool(held) and not any(number(v) for v in held)
+
+
 def write_csv(path, header, rows):
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f, lineterminator="\n")
@@ -128,7 +140,19 @@ def test_files(suite):
     suite.check(rc == 0, "files: one process", err)
     states = [emit(suite, ["-g", "k0,k1", "-c", "x,y"] + STATS + [f], f + ".st") and f + ".st"
               for f in files]
-    merged(suite, "files: their states in order", states, ["--json"], want)
+    # each file's state takes its columns' kinds from its own sample (the
+    # whole of a small file): text where it saw text and no number (the
+    # man page, "text"); states of different kinds are refused, not merged
+    kinds = {tuple(text_kind([r[c] for r in rows[a:b]]) for c in (2, 3))
+             for a, b in zip([0] + cut, cut + [len(rows)])}
+    if len(kinds) == 1:
+        merged(suite, "files: their states in order", states, ["--json"], want)
+    else:
+        rc, out, err = suite.run(["--merge", "--json"] + states)
+        suite.check(rc == 1 and out == b"" and "is text in one and not in the other"
+                    in err and len(err.splitlines()) == 1,
+                    f"files sampled apart ({sorted(kinds)}): the merge refused",
+                    f"{rc} {err}")
     parts = []
     for k in range(1, 4):
         st = suite.path(f"fp{k}")
