@@ -35,15 +35,21 @@ static void bump_pending(sacc *a)
         sacc_normalize(a);
 }
 
-/* x = m * 2^e with m the integer significand; the returned shift is
- * e - SACC_LSB_EXP, i.e. the bit of the accumulator m's bit 0 lands on. */
+/* The bit of the accumulator that bit 0 of the significand of a double
+ * with biased exponent bexp lands on: e - SACC_LSB_EXP, where x = m * 2^e
+ * (normal: e = bexp - 1075; subnormal: e = -1074). */
+static inline int exp_shift(int bexp)
+{
+    return bexp + (bexp == 0) - 1075 + FRAC_BITS;
+}
+
+/* x = m * 2^e with m the integer significand; returns exp_shift. */
 static inline int split_double(uint64_t bits, uint64_t *m)
 {
     int bexp = (int)((bits >> 52) & 0x7ff);
     uint64_t frac = bits & ((UINT64_C(1) << 52) - 1);
     *m = frac | ((uint64_t)(bexp != 0) << 52);
-    /* normal: e = bexp - 1075; subnormal: e = -1074 */
-    return bexp + (bexp == 0) - 1075 + FRAC_BITS;
+    return exp_shift(bexp);
 }
 
 /* The digit updates without the pending check, for the block loop. */
@@ -156,13 +162,6 @@ typedef struct buckets {
  * batch would need one set each. */
 static _Thread_local buckets tls_buckets;
 
-/* The bit of the accumulator that bit 0 of biased exponent e's
- * significand lands on (split_double's shift). */
-static inline int exp_shift(int e)
-{
-    return e + (e == 0) - 1075 + FRAC_BITS;
-}
-
 /* An infinity or a NaN (the exponent field all ones): NaN is skipped. */
 static void add_special(sacc *sum, sacc *sumsq, uint64_t bits)
 {
@@ -196,29 +195,29 @@ static void fold(sacc *sum, sacc *sumsq, buckets *b, int lo, int hi)
 }
 
 /* Value k of a block into lane k % LANES; lo and hi track the exponents
- * used. squares is a constant at each call, so the loop is specialised. */
+ * used. */
 static inline void bucket_one(sacc *sum, sacc *sumsq, buckets *b, uint64_t bits,
-                              int lane, int *lo, int *hi, int squares)
+                              int lane, int *lo, int *hi)
 {
     int e = (int)((bits >> 52) & 0x7ff);
     if (e == 0x7ff) {
         add_special(sum, sumsq, bits);
         return;
     }
-    uint64_t m =
-        (bits & ((UINT64_C(1) << 52) - 1)) | ((uint64_t)(e != 0) << 52);
+    uint64_t m;
+    (void)split_double(bits, &m);
     int64_t neg = -(int64_t)(bits >> 63);
     b->sum[e][lane] += ((int64_t)m ^ neg) - neg;
-    if (squares)
+    if (sumsq)
         b->sq[e] += (u128)m * m;
     *lo = e < *lo ? e : *lo;
     *hi = e > *hi ? e : *hi;
 }
 
 /* At most BLOCK_VALUES values; the digits have room for one addition per
- * exponent (the caller normalised them when not). */
-static inline void add_block(sacc *sum, sacc *sumsq, const double *x, size_t n,
-                             int squares)
+ * exponent (the caller normalised them when not). Called with sumsq NULL
+ * or not at two sites, so each inlined loop is specialised. */
+static inline void add_block(sacc *sum, sacc *sumsq, const double *x, size_t n)
 {
     buckets *b = &tls_buckets;
     int lo = EXPONENTS, hi = -1;
@@ -227,15 +226,15 @@ static inline void add_block(sacc *sum, sacc *sumsq, const double *x, size_t n,
         for (int l = 0; l < LANES; l++) {
             uint64_t bits;
             memcpy(&bits, &x[k + (size_t)l], sizeof bits);
-            bucket_one(sum, sumsq, b, bits, l, &lo, &hi, squares);
+            bucket_one(sum, sumsq, b, bits, l, &lo, &hi);
         }
     for (int l = 0; k < n; k++, l++) {
         uint64_t bits;
         memcpy(&bits, &x[k], sizeof bits);
-        bucket_one(sum, sumsq, b, bits, l, &lo, &hi, squares);
+        bucket_one(sum, sumsq, b, bits, l, &lo, &hi);
     }
     if (lo <= hi)
-        fold(sum, squares ? sumsq : NULL, b, lo, hi);
+        fold(sum, sumsq, b, lo, hi);
 }
 
 void sacc_add_values(sacc *sum, sacc *sumsq, const double *x, size_t n)
@@ -247,9 +246,9 @@ void sacc_add_values(sacc *sum, sacc *sumsq, const double *x, size_t n)
         if (sumsq && sumsq->pending >= SACC_MAX_PENDING - EXPONENTS)
             sacc_normalize(sumsq);
         if (sumsq)
-            add_block(sum, sumsq, x, len, 1);
+            add_block(sum, sumsq, x, len);
         else
-            add_block(sum, NULL, x, len, 0);
+            add_block(sum, NULL, x, len);
         x += len;
         n -= len;
     }

@@ -177,9 +177,11 @@ static void finite_pass(col_stats *s, const double *v, size_t n)
         take_finite(s, lo, hi);
 }
 
-/* The sums run as a second pass over the same cached values, so each loop
- * stays tight: into full superaccumulators here, then once into the
- * column's compact sums. */
+/* An extremum's row is found after the scan by the first value equal to
+ * it, which also sends ties (and -0.0 against +0.0, which compare equal)
+ * to the earliest row. The sums run as a second pass over the same cached
+ * values, so each loop stays tight: into full superaccumulators here,
+ * then once into the column's compact sums. */
 static int add_values(col_stats *s, const double *v, const int32_t *corr,
                       size_t n, row_of w, unsigned what)
 {
