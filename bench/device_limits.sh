@@ -18,6 +18,14 @@
 #          BUILDS alternated RUNS times, over the first SUBSET_BYTES of the
 #          CSV (default 4 GB): what leaving a core to the main thread is
 #          worth at each count;
+#   one    one core's parse rate, each build in BUILDS alternated RUNS
+#          times: `--threads 1` over the CSV's first 500 MB (-v's parse
+#          thread time), for a change to the parse, which the 16-core
+#          wall time hides in its noise;
+#   contend  what a core loses when every core is busy, by kind of
+#          work (colstat_contend): parsing numbers from the core's own
+#          caches, and copying memory; one process alone, then one per
+#          core at once;
 #   floor  what any GPU run pays before and after its work: a process
 #          that only opens the GPU (colstat_open_bench, cudaFree(0)) and
 #          exits, against colstat on a 1 KB CSV with --device gpu and
@@ -27,8 +35,8 @@
 # usage (on the device machine, from the tree):
 #   BUILDS="r12=.carry/g2 r16=.carry/r16" WHEELS=.carry/wheels OUT=... \
 #     SIZE=16G RUNS=3 bash bench/device_limits.sh
-# The first build in BUILDS also holds colstat_gen, colstat_open_bench
-# and libisal.so.2; a build's COMMIT file, where there is one, names what
+# The first build in BUILDS also holds colstat_gen, colstat_open_bench,
+# colstat_contend and libisal.so.2; a build's COMMIT file, where there is one, names what
 # it was built from (the device copy's git HEAD can be stale).
 set -u
 BUILDS=${BUILDS:-"new=.carry/g2"}
@@ -149,6 +157,32 @@ if has cores; then
     wait
     say "every core busy ($P processes), parse thread time each: $(grep -hE '^colstat: parse' "$L"/core.[0-9]* | awk '{print $3}' | sort -g | tr '\n' ' ')"
     rm -f $D/h*.csv
+fi
+
+if has one; then
+    head -c 500000000 $D/bench.csv | sed '$d' >$D/one.csv
+    "$N/colstat" --device cpu --sum --max --json $D/one.csv >$D/one.json
+    for r in $(seq "$RUNS"); do
+        for b in $BUILDS; do
+            read -r rc t < <(timed $D/got.json "$L/one.${b%%=*}.$r" \
+                "${b#*=}/colstat" --device cpu --threads 1 -v --sum --max \
+                --json $D/one.csv)
+            cmp -s $D/got.json $D/one.json || say "MISMATCH one $b"
+            say "one core, ${b%%=*} run $r: $t s, $(grep -E '^colstat: (parse|reduce)' "$L/one.${b%%=*}.$r" | tr -s ' ' | cut -d' ' -f2-4 | tr '\n' ' ')"
+        done
+    done
+    rm -f $D/one.csv
+fi
+
+if has contend; then
+    for kind in cpu mem; do
+        say "contend $kind alone: $("$N/colstat_contend" $kind 3)"
+        for i in $(seq "$P"); do
+            "$N/colstat_contend" $kind 3 >"$L/contend.$kind.$i" 2>&1 &
+        done
+        wait
+        say "contend $kind, $P at once: $(awk '{print $2}' "$L"/contend.$kind.* | sort -g | tr '\n' ' ')"
+    done
 fi
 
 if has floor; then
