@@ -135,12 +135,29 @@ CSV_INLINE uint64_t step(const masks *m, uint64_t inside, carry *c,
     return ((sep & ~(m->lf & after_cr)) | cr) & valid;
 }
 
+/* The set bits of ends as offsets from base, eight at a time without a
+ * branch on each (the flattening of Langdale and Lemire, "Parsing
+ * Gigabytes of JSON per Second", VLDB Journal 28(6), 2019): a loop that
+ * stops at the last bit mispredicts its exit nearly every step, as the
+ * count varies. Up to 15 entries past the count are written (garbage):
+ * csv_simd_init leaves room. The bit 63 or'ed in keeps ctz defined once
+ * the bits run out; it does not move a lower set bit. */
 CSV_INLINE size_t flatten(uint64_t ends, uint32_t base, uint32_t *out)
 {
-    size_t k = 0;
-    while (ends) {
-        out[k++] = base + (uint32_t)__builtin_ctzll(ends);
+    size_t k = (size_t)__builtin_popcountll(ends);
+    for (int i = 0; i < 8; i++) {
+        out[i] = base + (uint32_t)__builtin_ctzll(ends | (uint64_t)1 << 63);
         ends &= ends - 1;
+    }
+    if (k > 8) {
+        for (int i = 8; i < 16; i++) {
+            out[i] = base + (uint32_t)__builtin_ctzll(ends | (uint64_t)1 << 63);
+            ends &= ends - 1;
+        }
+        for (size_t i = 16; ends; i++) {
+            out[i] = base + (uint32_t)__builtin_ctzll(ends);
+            ends &= ends - 1;
+        }
     }
     return k;
 }
@@ -251,7 +268,7 @@ static int scan_sse2(csv_simd_index *ix, const unsigned char *buf, size_t n,
     return scan_with(ix, buf, n, delim, masks_sse2, prefix_xor_shift);
 }
 
-CSV_TARGET("avx2,pclmul")
+CSV_TARGET("avx2,pclmul,popcnt,bmi")
 static int scan_avx2(csv_simd_index *ix, const unsigned char *buf, size_t n,
                      unsigned char delim)
 {

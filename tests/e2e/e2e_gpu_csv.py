@@ -115,6 +115,12 @@ def classify_ext(field):
 
 harness.classify = classify_ext  # ColRef looks it up at call time
 
+
+def cell_invalid(v, fmt):
+    """Whether a cell's text is no number for --strict: read in the file's
+    format (--decimal, --thousands, --null), as the reference reads it."""
+    return classify_ext(fmt.canonical(v) if fmt else v)[0] == "invalid"
+
 # The -v lines of the device CSV path, and the other -v lines: a stage name
 # after "colstat: " (read, parse, h2d, backend ...). Every input here is an
 # absolute path or "(standard input)", so no warning or error about an input
@@ -509,7 +515,7 @@ class Doc:
                 raws, vals = ['""'], [""]  # not a blank line
             for i, v in enumerate(vals[:s.ncols]):
                 if s.cols[i].kind != "text" and v is not None \
-                        and classify_ext(v)[0] == "invalid":
+                        and cell_invalid(v, s.fmt):
                     self.invalid_in.add(i + 1)
             if self.at("blank_mid", r) and r > 0:
                 for _ in range(rng.randint(1, 2)):
@@ -791,7 +797,7 @@ class LargeDoc(Doc):
             picks.append([first] + rng.choices(pool, k=max(0, n - 1)))
             # the cells written, not the pool: a pool's invalid value may
             # never be picked
-            if c.kind != "text" and any(classify_ext(v)[0] == "invalid"
+            if c.kind != "text" and any(cell_invalid(v, s.fmt)
                                         for _, v in picks[-1]):
                 self.invalid_in.add(len(picks))
         ends = rng.choices(["\n", "\r\n"], k=n) if s.nl == "mixed" else [s.nl] * n

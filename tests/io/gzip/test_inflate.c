@@ -80,7 +80,7 @@ static int zlib_class(const char *msg)
 /* zlib's verdict on one member: Z_STREAM_END with the output, or an
  * error (or a truncation: Z_BUF_ERROR); *zclass: its message's class. */
 static int zlib_member(const uint8_t *in, size_t n, uint8_t *out, size_t cap,
-                       size_t *made, size_t *used, int *zclass)
+                       size_t *made, size_t *used, int *zclass, int *codeset)
 {
     z_stream z = {0};
     inflateInit2(&z, 31);
@@ -92,6 +92,8 @@ static int zlib_member(const uint8_t *in, size_t n, uint8_t *out, size_t cap,
     *made = z.total_out;
     *used = z.total_in;
     *zclass = zlib_class(z.msg);
+    /* "invalid distances set", "invalid literal/lengths set", ... */
+    *codeset = z.msg && strstr(z.msg, " set") != NULL;
     inflateEnd(&z);
     return r;
 }
@@ -220,9 +222,9 @@ START_TEST(damage_as_zlib)
         size_t cut = rng_below(&r, 8) ? clen : rng_below(&r, clen);
         uint8_t *want = malloc(4 * n + 100000), *got = malloc(4 * n + 100000);
         size_t wmade, wused, made, used;
-        int zclass = 0;
+        int zclass = 0, codeset = 0;
         int zr = zlib_member(comp, cut, want, 4 * n + 100000, &wmade, &wused,
-                             &zclass);
+                             &zclass, &codeset);
         int st = ours(&r, z, INFL_GZIP, NULL, 0, comp, cut, got, 4 * n + 100000,
                       &made, &used);
         if (zr == Z_STREAM_END) {
@@ -234,7 +236,16 @@ START_TEST(damage_as_zlib)
                    (unsigned long long)g_seed, it, at, clen, st);
         } else {
             errors++;
-            EXPECT(st != INFL_END,
+            /* ISA-L decodes a block whose Huffman code is incomplete
+               (zlib: "invalid distances set") when the data never uses
+               the missing codes: the member's CRC-32 and length then
+               vouch for its bytes, which must be the ones compressed
+               (seed 4661835334774: a distance code of lengths 1 and 5 in
+               a block without matches) */
+            int lenient = codeset && st == INFL_END && made == n &&
+                          memcmp(got, plain, n) == 0 &&
+                          strcmp(inflater_backend(), "ISA-L") == 0;
+            EXPECT(st != INFL_END || lenient,
                    "seed %llu it %d: zlib fails (%d, bit at "
                    "%zu of %zu, cut %zu), ours ends",
                    (unsigned long long)g_seed, it, zr, at, clen, cut);
