@@ -9,7 +9,7 @@
  * is 0, as num_int_corr's first test says; then the same mantissa with
  * an exponent of at most 3 digits, as C's %e prints it (short8_exp);
  * then 9 to 24 bytes of digits and at most one point, as "%.17g" prints a
- * measurement (long_plain: 37 -> 29 ns a field on such a column, whose
+ * measurement (long_plain: 37 -> 27 ns a field on such a column, whose
  * values below 0.01 the core rescanned). Every other text goes to
  * parse_number_fmt whole: a general scan here, and the same for up to 16
  * bytes, were tried and were slower than the core's (its branches on the
