@@ -142,18 +142,21 @@ CSV_INLINE uint64_t step(const masks *m, uint64_t inside, carry *c,
  * count varies. Up to 15 entries past the count are written (garbage):
  * csv_simd_init leaves room. The bit 63 or'ed in keeps ctz defined once
  * the bits run out; it does not move a lower set bit. */
-CSV_INLINE size_t flatten(uint64_t ends, uint32_t base, uint32_t *out)
+CSV_INLINE uint64_t flatten8(uint64_t ends, uint32_t base, uint32_t *out)
 {
-    size_t k = (size_t)__builtin_popcountll(ends);
     for (int i = 0; i < 8; i++) {
         out[i] = base + (uint32_t)__builtin_ctzll(ends | (uint64_t)1 << 63);
         ends &= ends - 1;
     }
+    return ends;
+}
+
+CSV_INLINE size_t flatten(uint64_t ends, uint32_t base, uint32_t *out)
+{
+    size_t k = (size_t)__builtin_popcountll(ends);
+    ends = flatten8(ends, base, out);
     if (k > 8) {
-        for (int i = 8; i < 16; i++) {
-            out[i] = base + (uint32_t)__builtin_ctzll(ends | (uint64_t)1 << 63);
-            ends &= ends - 1;
-        }
+        ends = flatten8(ends, base, out + 8);
         for (size_t i = 16; ends; i++) {
             out[i] = base + (uint32_t)__builtin_ctzll(ends);
             ends &= ends - 1;
