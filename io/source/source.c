@@ -26,6 +26,7 @@ struct source {
                        need not be at 0) */
     char *name;
     const codec_ops *codec; /* NULL: plain */
+    int raw_binary;         /* source_config's */
     void *codec_state;
     uint64_t delivered; /* plain: bytes handed to the caller */
     uint64_t end;       /* plain, windowed: the data ends here (0: none) */
@@ -180,7 +181,8 @@ static int sniff(source *s, cs_error *e)
             break;
     }
     const magic_format *f = magic_identify(s->in.buf, s->in.len);
-    if (!f && s->in.eof && (f = magic_cut(s->in.buf, s->in.len)))
+    if (!f && s->in.eof && !s->raw_binary &&
+        (f = magic_cut(s->in.buf, s->in.len)))
         return cs_fail(e, CS_EDATA, source_name(s), 0,
                        "truncated %s data: the input ends after %zu byte%s, "
                        "inside the format's magic number",
@@ -219,6 +221,7 @@ int source_open_cfg(const char *path, const source_config *cfg, source **out,
     if (cfg) {
         s->in.threads = cfg->threads;
         s->in.gzip_piece = cfg->gzip_piece;
+        s->raw_binary = cfg->raw_binary;
     }
     if (open_fd(s, path, e) != CS_OK || probe_fd(s, e) != CS_OK ||
         sniff(s, e) != CS_OK) {

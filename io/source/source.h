@@ -23,10 +23,13 @@ typedef struct source source;
  * may use (gzip inflates with that many: io/gzip/gzip.h; 0 or 1: one
  * thread, ISA-L where built, zlib otherwise); gzip_piece: compressed
  * bytes per piece of the parallel gzip decoder (0: its default; small
- * ones are a test hook). */
+ * ones are a test hook); raw_binary: the data is raw binary values
+ * (-b), so an input that ends inside a format's magic number is data
+ * (one i8 of 0xFD), not a cut stream: a compressed one holds its magic. */
 typedef struct source_config {
     unsigned threads;
     size_t gzip_piece;
+    int raw_binary;
 } source_config;
 
 /* path "-" is standard input. Returns CS_OK or CS_EDATA (e filled).

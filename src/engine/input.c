@@ -371,7 +371,9 @@ int input_open(const char *path, const source_config *scfg,
     in->spec = spec;
     in->dialect = dialect;
     in->first_line = 1;
-    int rc = source_open_cfg(path, scfg, &in->src, e);
+    source_config cfg = scfg ? *scfg : (source_config){0};
+    cfg.raw_binary = spec != NULL;
+    int rc = source_open_cfg(path, &cfg, &in->src, e);
     if (rc == CS_OK && !(in->name = strdup(source_name(in->src))))
         rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
     if (rc == CS_OK && spec)
