@@ -175,12 +175,14 @@ CSV_INLINE int scan_with(csv_simd_index *ix, const unsigned char *buf, size_t n,
 {
     carry c = {0, 1, 0, 0, 0, 0, 0, 0}; /* a batch starts a field */
     unsigned char tail[64];
-    size_t k = 0, at = 0;
+    size_t k = 0, at = 0, lines = 0;
     masks m;
+    uint64_t ends;
     for (; at + 64 <= n; at += 64) {
         mk(buf + at, delim, &m);
-        k += flatten(step(&m, px(m.quote), &c, ~(uint64_t)0), (uint32_t)at,
-                     ix->end + k);
+        ends = step(&m, px(m.quote), &c, ~(uint64_t)0);
+        lines += (size_t)__builtin_popcountll(ends & ~m.delim);
+        k += flatten(ends, (uint32_t)at, ix->end + k);
         if (c.bad)
             return 0;
     }
@@ -188,10 +190,12 @@ CSV_INLINE int scan_with(csv_simd_index *ix, const unsigned char *buf, size_t n,
         memset(tail, 0, sizeof tail);
         memcpy(tail, buf + at, n - at);
         mk(tail, delim, &m);
-        k += flatten(step(&m, px(m.quote), &c, ((uint64_t)1 << (n - at)) - 1),
-                     (uint32_t)at, ix->end + k);
+        ends = step(&m, px(m.quote), &c, ((uint64_t)1 << (n - at)) - 1);
+        lines += (size_t)__builtin_popcountll(ends & ~m.delim);
+        k += flatten(ends, (uint32_t)at, ix->end + k);
     }
     ix->n = k;
+    ix->lines = lines;
     ix->quoted = c.quotes != 0;
     ix->inner_lf = c.inner_lf != 0;
     ix->doubled = c.doubled != 0;
@@ -309,7 +313,7 @@ int csv_simd_init(csv_simd_index *ix, size_t max_bytes)
 {
     /* a field end per byte at most, and a step's worth past the last */
     ix->cap = max_bytes + 64;
-    ix->n = 0;
+    ix->n = ix->lines = 0;
     ix->quoted = ix->inner_lf = ix->doubled = 0;
     ix->end = malloc(ix->cap * sizeof *ix->end);
     return ix->end ? 0 : -1;

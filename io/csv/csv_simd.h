@@ -20,7 +20,8 @@
 
 typedef struct csv_simd_index {
     uint32_t *end; /* the field ends, ascending; the LF of a CRLF is none */
-    size_t n;      /* how many */
+    size_t n;      /* how many, */
+    size_t lines;  /* of them a line's end (a CR or LF, not a delimiter) */
     size_t cap;    /* room for the largest batch (csv_simd_init) */
     int quoted;    /* the batch holds a quote, */
     int inner_lf;  /* an LF inside quotes, */

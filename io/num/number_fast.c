@@ -17,18 +17,11 @@
 #include "io/num/parse_number.h"
 
 #include "io/num/number_core.h"
+#include "io/num/number_short.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-
-/* The short spellings from one load of the padded field (the core's
- * num_short8, which the device shares). */
-static inline bool short8(const char *s, size_t n, char point, double *out)
-{
-    bool neg = s[0] == '-';
-    return num_short8(num_load8(s + neg), n - neg, neg, point, out);
-}
 
 /* The same mantissa with an exponent (num_short8_exp). */
 static inline bool short8_exp(const char *s, size_t n, char point, double *out)
@@ -69,6 +62,34 @@ static inline bool long_digits(uint64_t t0, uint64_t t1, uint64_t t2,
     return true;
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* Bit i: byte i of 16 at p is a digit (its value past '0' at most 9,
+ * unsigned: the bytes below '0' wrap above it). */
+static inline uint32_t digit_bits(__m128i v)
+{
+    __m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+    __m128i small = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+    return (uint32_t)_mm_movemask_epi8(small);
+}
+
+/* Where the one byte among the first len (<= 24) at m that is no digit
+ * lies, len if none; -1 if there are more: two loads and compares of
+ * SSE2 (every x86-64 has it), against the three words' carry-free
+ * tests, some sixty instructions fewer a field. */
+static inline int64_t lone_nondigit_at(const char *m, int64_t len)
+{
+    uint32_t lo = digit_bits(_mm_loadu_si128((const __m128i *)(const void *)m));
+    uint32_t hi =
+        digit_bits(_mm_loadl_epi64((const __m128i *)(const void *)(m + 16)));
+    uint32_t bad = ~(lo | hi << 16) & ((UINT32_C(1) << len) - 1);
+    if (bad & (bad - 1))
+        return -1;
+    return bad ? NUM_CTZ64(bad) : len;
+}
+#endif
+
 /* Where the one byte among the first len of v0 v1 v2 that is no digit
  * lies, len if none; -1 if there are more. */
 static inline int64_t lone_nondigit(uint64_t v0, uint64_t v1, uint64_t v2,
@@ -106,7 +127,11 @@ static bool long_plain(const char *s, size_t n, char point, double *out,
     const char *m = s + neg;
     int64_t len = (int64_t)n - neg;
     uint64_t v0 = num_load8(m), v1 = num_load8(m + 8), v2 = num_load8(m + 16);
+#if defined(__SSE2__)
+    int64_t at = lone_nondigit_at(m, len);
+#else
     int64_t at = lone_nondigit(v0, v1, v2, len);
+#endif
     bool has_point = at < len;
     if (!NUM_CLINGER || at < 0 ||
         (has_point && (at == 0 || at == len - 1 || m[at] != point)))
@@ -159,9 +184,8 @@ num_kind parse_number_padded(const char *s, size_t n, const num_format *f,
     if (!f)
         f = &c_format;
     bool plain = num_short8_plain(f->decimal, f->thousands, f->nnull);
-    /* 8 bytes after a sign: longer texts skip short8's checks */
     size_t len = n - (s[0] == '-');
-    if (plain && len - 1 < 8 && short8(s, n, f->decimal, out)) {
+    if (plain && num_short_padded(s, n, f->decimal, out)) {
         *corr = 0;
         return NUM_OK;
     }

@@ -1463,6 +1463,77 @@ START_TEST(number_formats)
 }
 END_TEST
 
+/* Short numbers in a format's spellings and in the other separator's, in
+ * blocks long enough that most fields are read padded (the reader's own
+ * short path): each field's value, invalid count and missing count are
+ * parse_number_fmt's on its text. */
+START_TEST(number_formats_random)
+{
+    uint64_t seed = start_seed();
+    static const char points[] = {'.', ','};
+    static const char groups[] = {0, '.', ',', ' ', 'e'};
+    int iters = quick() ? 20 : 100;
+    for (int it = 0; it < iters; it++) {
+        num_format f;
+        num_format_init(&f);
+        f.decimal = points[rndn(2)];
+        f.thousands = groups[rndn(5)];
+        if (rndn(3) == 0)
+            ck_assert_int_eq(num_format_add_null(&f, "-", 1), 0);
+        int ncols = 1 + (int)rndn(3), map[MAXC];
+        for (int c = 0; c < MAXC; c++)
+            map[c] = c < ncols ? c : -1;
+        text t = {0};
+        size_t rows = 1 + rndn(400);
+        for (size_t i = 0; i < rows; i++) {
+            for (int c = 0; c < ncols; c++) {
+                char fld[32];
+                int n = snprintf(fld, sizeof fld, "%s%u", rndn(4) ? "" : "-",
+                                 (unsigned)rndn(100000));
+                if (rndn(3) && n > 2) /* a separator inside the digits */
+                    fld[1 + rndn((size_t)n - 2)] = "., "[rndn(3)];
+                /* empty fields, but no blank line (no record) */
+                put(&t, fld, ncols == 1 || rndn(20) ? (size_t)n : 0);
+                put(&t, c + 1 < ncols ? ";" : "\n", 1);
+            }
+        }
+        csv_dialect d = {.delim = ';', .header = 0, .num = &f};
+        run_opts o = {0, 1 + rndn(1000), 0, NULL, 0};
+        result r;
+        cs_error e = {0};
+        ck_assert_int_eq(
+            run_reader(&d, t.s, t.n, 1, map, ncols, ncols, &o, &r, &e), CS_OK);
+        ck_assert_uint_eq(r.rows, rows);
+        uint64_t missing[MAXC] = {0}, invalid[MAXC] = {0};
+        const char *p = t.s;
+        for (size_t i = 0; i < rows; i++) {
+            for (int c = 0; c < ncols; c++) {
+                size_t len = strcspn(p, ";\n");
+                double want;
+                int32_t corr;
+                num_kind k = parse_number_fmt(p, len, &f, &want, &corr);
+                missing[c] += k == NUM_MISSING;
+                invalid[c] += k == NUM_INVALID;
+                if (k != NUM_OK)
+                    want = NAN;
+                ck_assert_msg(same_double(r.v[c][i], want),
+                              "'%.*s' (point '%c', group %d): %.17g, want "
+                              "%.17g (seed %llu)",
+                              (int)len, p, f.decimal, f.thousands, r.v[c][i],
+                              want, (unsigned long long)seed);
+                p += len + 1;
+            }
+        }
+        for (int c = 0; c < ncols; c++) {
+            ck_assert_uint_eq(r.missing[c], missing[c]);
+            ck_assert_uint_eq(r.invalid[c], invalid[c]);
+        }
+        result_free(&r);
+        free(t.s);
+    }
+}
+END_TEST
+
 /* A decimal or thousands separator loses the delimiter detection to any
  * other candidate on the line; alone it still wins (quoted numbers). The
  * header detection reads the numbers and the null spellings as such. */
@@ -1575,6 +1646,7 @@ static Suite *suite(void)
     tcase_add_test(tc, whitespace_head);
     tcase_add_test(tc, whitespace_random);
     tcase_add_test(tc, number_formats);
+    tcase_add_test(tc, number_formats_random);
     tcase_add_test(tc, detection_with_formats);
     tcase_add_test(tc, text_kinds);
     suite_add_tcase(s, tc);
