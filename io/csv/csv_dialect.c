@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/csv/csv_fields.h"
 #include "io/csv/csv_grow.h"
 #include "io/num/parse_kind.h"
 #include "io/num/parse_number.h"
@@ -81,6 +82,16 @@ static unsigned char field_kind(const void *f, size_t len,
     double v;
     int32_t corr;
     num_kind k = parse_number_fmt(f, len, fmt, &v, &corr);
+    return k == NUM_OK || k == NUM_NAN ? 1 : k == NUM_INVALID ? 2 : 0;
+}
+
+/* field_kind where NUM_PAD bytes after the field may be read. */
+static unsigned char padded_kind(const void *f, size_t len,
+                                 const num_format *fmt)
+{
+    double v;
+    int32_t corr;
+    num_kind k = parse_number_padded(f, len, fmt, &v, &corr);
     return k == NUM_OK || k == NUM_NAN ? 1 : k == NUM_INVALID ? 2 : 0;
 }
 
@@ -412,6 +423,8 @@ typedef struct stretch {
     unsigned char *cur;    /* per field of the current record: 1, 2 or 0, */
     const num_format *fmt; /* 2 + CSV_WHY_* with why; the run's number */
     csv_why *why;          /* format (NULL: C locale); NULL: not asked */
+    uintptr_t lo, hi;      /* the sample's bytes: a field inside, NUM_PAD before
+                              hi, is read padded */
 } stretch;
 
 /* The example of a kind is its first text, whatever record it is in. */
@@ -456,7 +469,10 @@ static void stretch_field(void *f, size_t len, void *data)
     int i = w->field++;
     if (!w->num || i >= w->nfields)
         return;
-    w->cur[i] = field_kind(f, len, w->fmt);
+    uintptr_t at = (uintptr_t)f;
+    w->cur[i] = at >= w->lo && at + len + NUM_PAD <= w->hi
+                    ? padded_kind(f, len, w->fmt)
+                    : field_kind(f, len, w->fmt);
     if (w->cur[i] == 2 && w->why) {
         w->cur[i] = text_kind(&w->why[i], f, len);
         unsigned char t = typed_kind(f, len, w->fmt);
@@ -488,7 +504,7 @@ static void stretch_record(int ch, void *data)
     for (int i = 0; w->num && i < w->nfields; i++) {
         w->num[i] += take && w->cur[i] == 1;
         w->bad[i] += take && w->cur[i] >= 2;
-        if (take && w->why)
+        if (take && w->why && w->cur[i] >= 2) /* a number counts none */
             count_why(&w->why[i], w->cur[i]);
         w->cur[i] = 0;
     }
@@ -527,7 +543,15 @@ int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
     } else {
         at = bom_len(buf, n);
     }
-    stretch w = {nfields, 0, from_middle, max, 0, num, bad, NULL, d->num, why};
+    stretch w = {.nfields = nfields,
+                 .exact = from_middle,
+                 .max = max,
+                 .num = num,
+                 .bad = bad,
+                 .fmt = d->num,
+                 .why = why,
+                 .lo = (uintptr_t)(buf + at),
+                 .hi = (uintptr_t)(buf + n)};
     if (num && !(w.cur = calloc((size_t)(nfields ? nfields : 1), 1)))
         return -1;
     if (d->whitespace) {
@@ -535,12 +559,12 @@ int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
         free(w.cur);
         return w.records;
     }
-    struct csv_parser p;
-    if (csv_init_growing(&p, CSV_APPEND_NULL) != 0) {
+    csv_fields p;
+    if (csv_fields_init(&p, (unsigned char)(d->delim ? d->delim : ','),
+                        stretch_field, stretch_record, &w) != 0) {
         free(w.cur);
         return -1;
     }
-    csv_set_delim(&p, (unsigned char)(d->delim ? d->delim : ','));
     int rc = 0;
     size_t start = at;
     while (at < n && w.records < max && rc == 0) {
@@ -548,21 +572,18 @@ int csv_sample(const char *buf, size_t n, int at_eof, const csv_dialect *d,
         if (d->repeat) { /* a line at a time: repeated headers are none */
             const char *nl = memchr(buf + at, '\n', n - at);
             len = nl ? (size_t)(nl - buf) + 1 - at : n - at;
-            if (p.pstate == 0 && (at == start || buf[at - 1] == '\n') &&
+            if (p.p.pstate == 0 && (at == start || buf[at - 1] == '\n') &&
                 csv_repeat_at(d, buf + at, n - at)) {
                 at += len;
                 continue;
             }
         }
-        rc = csv_parse(&p, buf + at, len, stretch_field, stretch_record, &w) ==
-                     len
-                 ? 0
-                 : -1;
+        rc = csv_fields_feed(&p, buf + at, len);
         at += len;
     }
     if (rc == 0 && at == n && at_eof && w.records < max)
-        csv_fini(&p, stretch_field, stretch_record, &w);
-    csv_free(&p);
+        csv_fields_fini(&p);
+    csv_fields_free(&p);
     free(w.cur);
     return rc ? -1 : w.records;
 }
