@@ -42,7 +42,7 @@ static inline uint64_t head_value(uint64_t v, unsigned k)
 {
     unsigned up = 4 * (8 - k), down = 4 * k;
     uint64_t zeros = (NUM_BYTES(0x30) >> down) >> down;
-    return num_eight_value(((v << up) << up) | zeros);
+    return num_eight_value_mul(((v << up) << up) | zeros);
 }
 
 /* The value of the nd digits t0 t1 t2 (nd in [8, 24]; 24 bytes, first in
@@ -56,7 +56,7 @@ static inline bool long_digits(uint64_t t0, uint64_t t1, uint64_t t2,
         return false;
     unsigned n1 = nd - 8 < 8 ? (unsigned)(nd - 8) : 8;
     unsigned n2 = nd > 16 ? (unsigned)(nd - 16) : 0;
-    *w = (num_eight_value(t0) * num_pow10_u64[n1] + head_value(t1, n1)) *
+    *w = (num_eight_value_mul(t0) * num_pow10_u64[n1] + head_value(t1, n1)) *
              num_pow10_u64[n2] +
          head_value(t2, n2);
     return true;
