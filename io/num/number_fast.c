@@ -23,11 +23,59 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+/* num_short8_exp from one load of 16 bytes (len < 14 of them the text's
+ * after the sign): the digit and 'e' bytes as bits, the exponent's digits
+ * checked at once; the same values and refusals as the core's. */
+static inline bool short8_exp_sse2(const char *m, unsigned len, bool neg,
+                                   char point, double *out)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)m);
+    uint32_t in = (UINT32_C(1) << len) - 1, dig = num_digit_bits(v) & in;
+    uint32_t es =
+        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
+            _mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('e'))) &
+        in;
+    unsigned k = es ? (unsigned)NUM_CTZ64(es) : len;
+    if (k == 0 || k > 8 || k + 1 >= len)
+        return false;
+    unsigned p = k + 1;
+    bool eneg = m[p] == '-';
+    p += m[p] == '-' || m[p] == '+';
+    uint32_t tail = in & ~((UINT32_C(1) << p) - 1); /* the exponent's */
+    if (p >= len || len - p > 3 || (dig & tail) != tail)
+        return false;
+    int ex = 0;
+    for (; p < len; p++)
+        ex = ex * 10 + (m[p] - '0');
+    uint64_t w;
+    unsigned frac;
+    if (!num_short8_bits(m, k, dig, point, &w, &frac))
+        return false;
+    int q = (eneg ? -ex : ex) - (int)frac;
+    double x;
+    if (q >= 0 && q <= 22)
+        x = (double)w * NUM_LOAD(&num_pow10[q]);
+    else if (q < 0 && q >= -22)
+        x = (double)w / NUM_LOAD(&num_pow10[-q]);
+    else
+        return false;
+    if (x >= 9007199254740992.0) /* 2^53: the core gives a correction */
+        return false;
+    *out = neg ? -x : x;
+    return true;
+}
+#endif
+
 /* The same mantissa with an exponent (num_short8_exp). */
 static inline bool short8_exp(const char *s, size_t n, char point, double *out)
 {
     bool neg = s[0] == '-';
+#if defined(__SSE2__)
+    return short8_exp_sse2(s + neg, (unsigned)(n - neg), neg, point, out);
+#else
     return num_short8_exp(num_load8(s + neg), s + neg, s + n, neg, point, out);
+#endif
 }
 
 /* The mask of a word's first k bytes (k may pass 8 or be below 0). */
@@ -65,24 +113,16 @@ static inline bool long_digits(uint64_t t0, uint64_t t1, uint64_t t2,
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
-/* Bit i: byte i of 16 at p is a digit (its value past '0' at most 9,
- * unsigned: the bytes below '0' wrap above it). */
-static inline uint32_t digit_bits(__m128i v)
-{
-    __m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
-    __m128i small = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
-    return (uint32_t)_mm_movemask_epi8(small);
-}
-
 /* Where the one byte among the first len (<= 24) at m that is no digit
  * lies, len if none; -1 if there are more: two loads and compares of
  * SSE2 (every x86-64 has it), against the three words' carry-free
  * tests, some sixty instructions fewer a field. */
 static inline int64_t lone_nondigit_at(const char *m, int64_t len)
 {
-    uint32_t lo = digit_bits(_mm_loadu_si128((const __m128i *)(const void *)m));
-    uint32_t hi =
-        digit_bits(_mm_loadl_epi64((const __m128i *)(const void *)(m + 16)));
+    uint32_t lo =
+        num_digit_bits(_mm_loadu_si128((const __m128i *)(const void *)m));
+    uint32_t hi = num_digit_bits(
+        _mm_loadl_epi64((const __m128i *)(const void *)(m + 16)));
     uint32_t bad = ~(lo | hi << 16) & ((UINT32_C(1) << len) - 1);
     if (bad & (bad - 1))
         return -1;

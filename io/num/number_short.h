@@ -35,17 +35,22 @@ static inline uint64_t num_eight_value_mul(uint64_t v)
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
-/* num_short8 with its digit test in SSE2 (every x86-64 has it): one
- * compare of the 8 bytes and a bit a byte, for the core's carry-free test
- * and its byte mask; the rest is the core's. */
-static inline bool num_short8_sse2(const char *m, uint64_t len, bool neg,
-                                   char point, double *out)
+/* Bit i: byte i of v is a digit (its value past '0' at most 9, unsigned:
+ * the bytes below '0' wrap above it). */
+static inline uint32_t num_digit_bits(__m128i v)
 {
-    __m128i d = _mm_sub_epi8(_mm_loadl_epi64((const __m128i *)(const void *)m),
-                             _mm_set1_epi8('0'));
-    __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
-    uint32_t bad =
-        ~(uint32_t)_mm_movemask_epi8(digit) & ((UINT32_C(1) << len) - 1);
+    __m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+    __m128i small = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+    return (uint32_t)_mm_movemask_epi8(small);
+}
+
+/* num_short8_digits from the bytes' digit bits (dig): one compare of
+ * them in SSE2 (every x86-64 has it) for the core's carry-free test and
+ * its byte mask; the rest is the core's. */
+static inline bool num_short8_bits(const char *m, uint64_t len, uint32_t dig,
+                                   char point, uint64_t *w, unsigned *frac)
+{
+    uint32_t bad = ~dig & ((UINT32_C(1) << len) - 1);
     unsigned k = bad ? (unsigned)NUM_CTZ64(bad) : (unsigned)len;
     bool has_point = bad != 0;
     unsigned nd = (unsigned)len - has_point; /* digits */
@@ -57,8 +62,22 @@ static inline bool num_short8_sse2(const char *m, uint64_t len, bool neg,
     uint64_t below = k < 8 ? (UINT64_C(1) << (8 * k)) - 1 : ~UINT64_C(0);
     uint64_t t = (v & below) | ((v >> 8) & ~below);
     uint64_t zeros = NUM_BYTES(0x30) >> 1 >> (8 * nd - 1);
-    uint64_t w = num_eight_value_mul(t << (8 * (8 - nd)) | zeros);
-    double x = (double)w / NUM_LOAD(&num_pow10[len - k - has_point]);
+    *w = num_eight_value_mul(t << (8 * (8 - nd)) | zeros);
+    *frac = (unsigned)len - k - has_point;
+    return true;
+}
+
+/* num_short8 by num_short8_bits. */
+static inline bool num_short8_sse2(const char *m, uint64_t len, bool neg,
+                                   char point, double *out)
+{
+    uint64_t w;
+    unsigned frac;
+    uint32_t dig =
+        num_digit_bits(_mm_loadl_epi64((const __m128i *)(const void *)m));
+    if (!num_short8_bits(m, len, dig, point, &w, &frac))
+        return false;
+    double x = (double)w / NUM_LOAD(&num_pow10[frac]);
     *out = neg ? -x : x;
     return true;
 }
