@@ -320,6 +320,23 @@ START_TEST(step_edges)
             ck_assert_str_eq(want.s, got.s);
             s[n - 2] = 'z'; /* text after the closing quote */
             ck_assert_int_eq(csv_simd_scan(&ix, s, n, ','), 0);
+            /* a lone CR (or a closing quote) as a step's last byte, the
+               next step free of quotes and CRs: still refused, the carry
+               read by the step that follows */
+            static const char *const last[] = {"\rx,1\n", "\"\"x,1\n"};
+            for (int w = 0; w < 2; w++) {
+                n = 0;
+                for (size_t i = 0; i < pad; i++)
+                    s[n++] = 'a';
+                memcpy(s + n, last[w], strlen(last[w]));
+                n += strlen(last[w]);
+                /* whole steps after it, the last ending the text: no
+                   step but the carry's next reads the byte after it */
+                while (n < 128 || (n + 1) % 64)
+                    s[n++] = '1';
+                s[n++] = '\n';
+                ck_assert_int_eq(csv_simd_scan(&ix, s, n, ','), 0);
+            }
         }
     }
     csv_simd_force(-1);
