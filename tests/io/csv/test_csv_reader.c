@@ -1241,6 +1241,36 @@ START_TEST(locate_fields)
 }
 END_TEST
 
+/* The cutter's line count over quote-free blocks of short lines: an LF
+ * in the same place of every 16 bytes for thousands of bytes (a byte
+ * counter per place would wrap past 255), lines of 1 to 17 bytes, with
+ * and without CRs. */
+START_TEST(cut_counts_short_lines)
+{
+    csv_dialect d = {.delim = ',', .header = 0};
+    for (size_t len = 1; len <= 17; len++) {
+        size_t lines = 9000 + len, n = 0;
+        char *buf = malloc(lines * len + 1);
+        ck_assert_ptr_nonnull(buf);
+        for (size_t i = 0; i < lines; i++) {
+            memset(buf + n, '7', len - 1);
+            n += len;
+            buf[n - 1] = '\n';
+            if (len > 2 && i % 3 == 0 && i + 1 < lines)
+                buf[n - 2] = '\r';
+        }
+        csv_cutter c;
+        csv_cutter_init(&c, &d, 5);
+        cs_error e = {0};
+        size_t cut = csv_cut(&c, buf, n - 1, 0, "t.csv", &e);
+        /* cut before the last line's LF: every line but the last ended */
+        ck_assert_uint_eq(cut, n - len);
+        ck_assert_uint_eq(c.line, 5 + lines - 1);
+        free(buf);
+    }
+}
+END_TEST
+
 /* Text in libcsv's corners (quotes mid-field, text after a closing quote,
  * bare CRs, blanks): however it is cut, the blocks parse as the whole does. */
 START_TEST(cut_agrees_with_libcsv)
@@ -1642,6 +1672,7 @@ static Suite *suite(void)
     tcase_add_test(tc, batch_full_resume);
     tcase_add_test(tc, differential_random);
     tcase_add_test(tc, cut_agrees_with_libcsv);
+    tcase_add_test(tc, cut_counts_short_lines);
     tcase_add_test(tc, whitespace_fixed);
     tcase_add_test(tc, whitespace_head);
     tcase_add_test(tc, whitespace_random);
