@@ -237,8 +237,93 @@ static inline void add_block(sacc *sum, sacc *sumsq, const double *x, size_t n)
         fold(sum, sumsq, b, lo, hi);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SACC_X86 1
+
+/* add_block without squares, four values (one a lane) a step in AVX2:
+ * the exponents, significands and signs of the four at once, then the
+ * four adds to their buckets; a step holding an infinity or a NaN goes
+ * value by value. The same buckets get the same adds as add_block's: the
+ * digits are the same. About a third of its instructions a value (a
+ * tenth of a CSV parse thread's, `--sum` of numeric columns). */
+__attribute__((target("avx2"))) static void
+add_block_avx2(sacc *sum, const double *x, size_t n)
+{
+    buckets *b = &tls_buckets;
+    const __m256i top = _mm256_set1_epi64x(0x7ff),
+                  frac = _mm256_set1_epi64x((INT64_C(1) << 52) - 1),
+                  implicit = _mm256_set1_epi64x(INT64_C(1) << 52),
+                  high = _mm256_set1_epi64x(INT64_C(0x7fffffff) << 32),
+                  zero = _mm256_setzero_si256();
+    /* lo and hi in the even 32-bit halves; the odd ones stay out of it */
+    __m256i vlo = _mm256_set1_epi64x(EXPONENTS | INT64_C(0x7fffffff) << 32);
+    __m256i vhi = zero;
+    int lo = EXPONENTS, hi = -1;
+    size_t k = 0;
+    for (; k + LANES <= n; k += LANES) {
+        __m256i bits =
+            _mm256_loadu_si256((const __m256i *)(const void *)(x + k));
+        __m256i e = _mm256_and_si256(_mm256_srli_epi64(bits, 52), top);
+        if (!_mm256_testz_si256(_mm256_cmpeq_epi64(e, top),
+                                _mm256_cmpeq_epi64(e, top))) {
+            for (int l = 0; l < LANES; l++) {
+                uint64_t one;
+                memcpy(&one, &x[k + (size_t)l], sizeof one);
+                bucket_one(sum, NULL, b, one, l, &lo, &hi);
+            }
+            continue;
+        }
+        __m256i m = _mm256_or_si256(
+            _mm256_and_si256(bits, frac),
+            _mm256_andnot_si256(_mm256_cmpeq_epi64(e, zero), implicit));
+        __m256i neg = _mm256_cmpgt_epi64(zero, bits);
+        __m256i v = _mm256_sub_epi64(_mm256_xor_si256(m, neg), neg);
+        vlo = _mm256_min_epi32(vlo, _mm256_or_si256(e, high));
+        vhi = _mm256_max_epi32(vhi, e);
+        int64_t add[LANES], at[LANES];
+        _mm256_storeu_si256((__m256i *)(void *)add, v);
+        _mm256_storeu_si256((__m256i *)(void *)at, e);
+        for (int l = 0; l < LANES; l++)
+            b->sum[at[l]][l] += add[l];
+    }
+    int32_t l32[8], h32[8];
+    _mm256_storeu_si256((__m256i *)(void *)l32, vlo);
+    _mm256_storeu_si256((__m256i *)(void *)h32, vhi);
+    for (int l = 0; l < 8; l += 2) {
+        lo = l32[l] < lo ? l32[l] : lo;
+        hi = h32[l] > hi && k > 0 ? h32[l] : hi;
+    }
+    for (int l = 0; k < n; k++, l++) {
+        uint64_t one;
+        memcpy(&one, &x[k], sizeof one);
+        bucket_one(sum, NULL, b, one, l, &lo, &hi);
+    }
+    if (lo <= hi)
+        fold(sum, NULL, b, lo, hi);
+}
+#endif
+
+static int portable_only;
+
+void sacc_force_portable(int on)
+{
+    portable_only = on;
+}
+
+/* Whether add_block_avx2 may run here. */
+static int use_avx2(void)
+{
+#ifdef SACC_X86
+    return !portable_only && __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
 void sacc_add_values(sacc *sum, sacc *sumsq, const double *x, size_t n)
 {
+    int avx2 = !sumsq && use_avx2();
     while (n > 0) {
         size_t len = n < BLOCK_VALUES ? n : BLOCK_VALUES;
         if (sum->pending >= SACC_MAX_PENDING - EXPONENTS)
@@ -247,6 +332,10 @@ void sacc_add_values(sacc *sum, sacc *sumsq, const double *x, size_t n)
             sacc_normalize(sumsq);
         if (sumsq)
             add_block(sum, sumsq, x, len);
+#ifdef SACC_X86
+        else if (avx2)
+            add_block_avx2(sum, x, len);
+#endif
         else
             add_block(sum, NULL, x, len);
         x += len;

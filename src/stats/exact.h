@@ -35,6 +35,8 @@ void sacc_add_product(sacc *a, double x, int64_t k);
 /* sacc_add (and, when sumsq is not NULL, sacc_add_square into sumsq) of
  * every non-NaN x[i]: the hot loop, with the pending check per block. */
 void sacc_add_values(sacc *sum, sacc *sumsq, const double *x, size_t n);
+/* Tests: 1 runs sacc_add_values' portable loop, 0 the best the CPU has. */
+void sacc_force_portable(int on);
 void sacc_merge(sacc *dst, const sacc *src);
 void sacc_normalize(sacc *a); /* digits to [0, 2^32), the top one signed */
 
