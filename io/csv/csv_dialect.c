@@ -75,23 +75,14 @@ static void keep_first_field(sample *s, const char *f, size_t len)
 }
 
 /* A field as the samples count it: 1 a number (NaN too), 2 other text, 0
- * missing. */
+ * missing; padded: NUM_PAD bytes after it may be read. */
 static unsigned char field_kind(const void *f, size_t len,
-                                const num_format *fmt)
+                                const num_format *fmt, int padded)
 {
     double v;
     int32_t corr;
-    num_kind k = parse_number_fmt(f, len, fmt, &v, &corr);
-    return k == NUM_OK || k == NUM_NAN ? 1 : k == NUM_INVALID ? 2 : 0;
-}
-
-/* field_kind where NUM_PAD bytes after the field may be read. */
-static unsigned char padded_kind(const void *f, size_t len,
-                                 const num_format *fmt)
-{
-    double v;
-    int32_t corr;
-    num_kind k = parse_number_padded(f, len, fmt, &v, &corr);
+    num_kind k = padded ? parse_number_padded(f, len, fmt, &v, &corr)
+                        : parse_number_fmt(f, len, fmt, &v, &corr);
     return k == NUM_OK || k == NUM_NAN ? 1 : k == NUM_INVALID ? 2 : 0;
 }
 
@@ -107,7 +98,7 @@ static void sample_field(void *f, size_t len, void *data)
     }
     if (i >= s->nfields)
         return;
-    s->cur[i] = field_kind(f, len, s->fmt);
+    s->cur[i] = field_kind(f, len, s->fmt, 0);
 }
 
 static void sample_record(int ch, void *data)
@@ -470,9 +461,8 @@ static void stretch_field(void *f, size_t len, void *data)
     if (!w->num || i >= w->nfields)
         return;
     uintptr_t at = (uintptr_t)f;
-    w->cur[i] = at >= w->lo && at + len + NUM_PAD <= w->hi
-                    ? padded_kind(f, len, w->fmt)
-                    : field_kind(f, len, w->fmt);
+    w->cur[i] =
+        field_kind(f, len, w->fmt, at >= w->lo && at + len + NUM_PAD <= w->hi);
     if (w->cur[i] == 2 && w->why) {
         w->cur[i] = text_kind(&w->why[i], f, len);
         unsigned char t = typed_kind(f, len, w->fmt);
