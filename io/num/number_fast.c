@@ -128,8 +128,7 @@ static inline int64_t lone_nondigit_at(const char *m, int64_t len)
         return -1;
     return bad ? NUM_CTZ64(bad) : len;
 }
-#endif
-
+#else
 /* Where the one byte among the first len of v0 v1 v2 that is no digit
  * lies, len if none; -1 if there are more. */
 static inline int64_t lone_nondigit(uint64_t v0, uint64_t v1, uint64_t v2,
@@ -141,11 +140,12 @@ static inline int64_t lone_nondigit(uint64_t v0, uint64_t v1, uint64_t v2,
     if ((m0 & (m0 - 1)) | (m1 & (m1 - 1)) | (m2 & (m2 - 1)) ||
         (m0 != 0) + (m1 != 0) + (m2 != 0) > 1)
         return -1;
-    return m0   ? NUM_CTZ64(m0) >> 3
+    return m0 ? NUM_CTZ64(m0) >> 3
            : m1 ? 8 + (NUM_CTZ64(m1) >> 3)
            : m2 ? 16 + (NUM_CTZ64(m2) >> 3)
                 : len;
 }
+#endif
 
 /* Texts of 9 to 24 bytes after the sign that are digits with at most one
  * point inside them, no exponent, no separator: what "%.17g" prints for a
