@@ -45,4 +45,8 @@ void read_hooks(engine_hooks *h)
         h->record_limit = (size_t)atoll(v);
     if ((v = getenv("COLSTAT_CORES")) && atoi(v) > 0)
         h->cores = atoi(v);
+    if ((v = getenv("COLSTAT_READERS")))
+        h->readers = atoi(v) > 0 ? atoi(v) : -1;
+    if ((v = getenv("COLSTAT_BLOCK_BYTES")) && atoll(v) > 0)
+        h->block_bytes = (size_t)atoll(v);
 }

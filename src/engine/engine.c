@@ -735,6 +735,11 @@ static int start_jobs(engine *r, cs_error *e)
         return e->status;
     feed_init(&r->fd, r->js, r->be, &r->acc, r->nthreads, r->table.ncols,
               r->strict.ncols);
+    const engine_hooks *h = &r->cfg->hooks;
+    if (h->readers)
+        r->fd.readers = h->readers < 0 ? 0 : h->readers;
+    if (h->block_bytes && !r->be->bytes)
+        r->fd.block = h->block_bytes;
     return CS_OK;
 }
 

@@ -45,6 +45,9 @@ typedef struct engine_hooks {
                                groups' values' sort may take */
     int cores;              /* COLSTAT_CORES: the cores there are, for
                                the thread counts that follow them */
+    int readers;            /* COLSTAT_READERS: threads reading a plain
+                               file ahead (-1: none, read in order) */
+    size_t block_bytes;     /* COLSTAT_BLOCK_BYTES: text bytes a job */
 } engine_hooks;
 
 /* One process's share of an input (--mpi, src/dist/): bytes [lo, hi) of

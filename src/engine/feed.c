@@ -11,12 +11,17 @@ void feed_init(feed *f, jobs *js, backend *be, account *acc, int nthreads,
     f->js = js;
     f->acc = acc;
     f->block = be->block_bytes;
+    /* two copy faster than one thread cuts (bench/RESULTS.md) */
+    f->readers = nthreads >= 8 ? 2 : 1;
+    f->nthreads = nthreads;
     f->raw = (rawfeed){be, js, acc, nthreads, ncols, strict, NULL, 0};
 }
 
 void feed_free(feed *f)
 {
     rawfeed_free(&f->raw);
+    readahead_stop(f->ra);
+    f->ra = NULL;
     free(f->carry);
     f->carry = NULL;
 }
@@ -150,6 +155,110 @@ static int feed_one(feed *f, cutting *ct, cs_error *e)
     return ct->eof && f->carry_len == 0;
 }
 
+/* Room before a block read ahead for the bytes carried from the block
+ * before: the tail of a record, almost always far shorter. */
+#define AHEAD_FRONT ((size_t)64 << 10)
+
+/* Whether the rest of ct's input is read ahead: a plain regular file of
+ * CSV text with bytes left before its size at open. */
+static int wants_ahead(feed *f, const cutting *ct)
+{
+    const source *s = ct->in->src;
+    if (ct->eof || ct->in->spec || f->readers <= 0 || !source_can_pread(s) ||
+        source_raw_pos(s) >= source_file_size(s))
+        return 0;
+    if (!f->ra && !(f->ra = readahead_start(f->readers)))
+        f->readers = 0; /* no thread to be had: read in order */
+    return f->ra != NULL;
+}
+
+/* Puts the carry just before the block read at buf + AHEAD_FRONT: in the
+ * room there, or by moving the block up when it is longer. Returns where
+ * the bytes start, (size_t)-1 without memory. */
+static size_t join_carry(feed *f, job *j, size_t got)
+{
+    size_t c = f->carry_len;
+    if (c <= AHEAD_FRONT) {
+        if (c)
+            memcpy(j->buf + AHEAD_FRONT - c, f->carry, c);
+        return AHEAD_FRONT - c;
+    }
+    if (job_reserve(j, c + got))
+        return (size_t)-1;
+    memmove(j->buf + c, j->buf + AHEAD_FRONT, got);
+    memcpy(j->buf, f->carry, c);
+    return 0;
+}
+
+/* At the end of a file read ahead, a read there: the source's check that
+ * the file kept its size at open (io/source/source.h). */
+static int ahead_end(input *in, uint64_t end, cs_error *e)
+{
+    char c;
+    if (source_seek(in->src, end, e) != CS_OK)
+        return CS_EDATA;
+    ssize_t r = source_read(in->src, &c, 1, e);
+    if (r < 0)
+        return CS_EDATA;
+    if (r > 0)
+        return cs_fail(e, CS_EDATA, in->name, 0, "file grew while being read");
+    return CS_OK;
+}
+
+/* The carry and the next block read ahead, cut and handed out as
+ * feed_one does. Returns 1 when the input is used up, 0 to go on, -1 on
+ * error. */
+static int ahead_one(feed *f, cutting *ct, uint64_t end, cs_error *e)
+{
+    job *j;
+    uint64_t off, line = ct->c.line;
+    size_t got, skip, n = 0;
+    int r = readahead_next(f->ra, &j, &off, &got, e);
+    if (r <= 0) {
+        if (r == 0)
+            cs_fail(e, CS_EDATA, ct->in->name, 0,
+                    "internal error: the read-ahead ended early");
+        return -1;
+    }
+    account_time(f->acc, ACC_READ, readahead_seconds(f->ra));
+    account_bytes(f->acc, got);
+    ct->eof = off + got == end;
+    int rc = ct->eof ? ahead_end(ct->in, end, e) : CS_OK;
+    if (rc == CS_OK && (skip = join_carry(f, j, got)) == (size_t)-1)
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    size_t len = f->carry_len + got;
+    if (rc == CS_OK && (n = cut(ct->in, &ct->c, j->buf + skip, len, ct->eof,
+                                &ct->records, e)) == (size_t)-1)
+        rc = CS_EDATA;
+    if (rc == CS_OK && carry_set(f, j->buf + skip + n, len - n))
+        rc = cs_fail(e, CS_ENOMEM, "", 0, "out of memory");
+    if (rc != CS_OK || n == 0)
+        jobs_put(f->js, j);
+    else
+        jobs_dispatch_from(f->js, j, skip, n, line);
+    account_progress(f->acc, ct->in->name, off + got, end);
+    return rc != CS_OK ? -1 : ct->eof && f->carry_len == 0;
+}
+
+/* The rest of a plain file, read ahead. Enough blocks in flight to keep
+ * the readers busy, and no more than leaves the workers their jobs. */
+static int feed_ahead(feed *f, cutting *ct, cs_error *e)
+{
+    const source *s = ct->in->src;
+    uint64_t from = source_raw_pos(s), end = source_file_size(s);
+    int depth = jobs_capacity(f->js) - f->nthreads - 1;
+    if (depth > 2 * f->readers + 2)
+        depth = 2 * f->readers + 2;
+    readahead_begin(f->ra, f->js, ct->in, from, end, AHEAD_FRONT, f->block,
+                    AHEAD_FRONT + f->block, depth);
+    int done = 0;
+    while (done == 0)
+        done = ahead_one(f, ct, end, e);
+    if (done < 0)
+        readahead_cancel(f->ra);
+    return done < 0 ? e->status : CS_OK;
+}
+
 /* Binary records of a plain file: every worker preads its own range, so
  * reading scales with the threads instead of one reader's speed. */
 static int feed_ranges(feed *f, input *in, cs_error *e)
@@ -198,6 +307,8 @@ int feed_input(feed *f, input *in, cs_error *e)
         line = rest.line;
     }
     csv_cutter_init(&ct.c, &in->dialect, line);
+    if (wants_ahead(f, &ct))
+        return feed_ahead(f, &ct, e);
     int done = 0;
     while (done == 0)
         done = feed_one(f, &ct, e);

@@ -9,18 +9,23 @@
 #include "src/engine/input.h"
 #include "src/engine/jobs.h"
 #include "src/engine/rawfeed.h"
+#include "src/engine/readahead.h"
 
 typedef struct feed {
     jobs *js;
     account *acc;
     size_t block; /* input bytes per job */
+    int readers;  /* threads reading plain files ahead; 0: read in order */
+    int nthreads;
     rawfeed raw;
+    readahead *ra; /* started by the first file read ahead */
     /* bytes read past the last cut, waiting for the next job */
     char *carry;
     size_t carry_len, carry_cap;
 } feed;
 
-/* strict: the columns [0, strict) in which an invalid field is an error. */
+/* strict: the columns [0, strict) in which an invalid field is an error.
+ * block and readers may be changed before the first feed_input. */
 void feed_init(feed *f, jobs *js, backend *be, account *acc, int nthreads,
                int ncols, int strict);
 

@@ -92,7 +92,7 @@ static void job_reset(jobs *js, job *j)
     memset(&j->err, 0, sizeof j->err);
     j->rows = 0;
     j->repeats = j->repeat_line = 0;
-    j->len = 0;
+    j->skip = j->len = 0;
     j->off = 0;
     j->pread = 0;
     j->nbatches_used = 0;
@@ -195,7 +195,7 @@ static void note_invalid(jobs *js, const job *j)
             sp[i++] = (csv_spot){j->first_invalid[k], f, 0, 0, ""};
     }
     qsort(sp, (size_t)i, sizeof *sp, spot_order);
-    csv_locate(&in->dialect, j->buf, j->len, j->first_line, sp, i);
+    csv_locate(&in->dialect, j->buf + j->skip, j->len, j->first_line, sp, i);
     for (int s = 0; s < i; s++)
         jobs_note_invalid(js, in->map[sp[s].field], in->name, sp[s].record_line,
                           sp[s].text);
@@ -302,8 +302,23 @@ static void dispatch(jobs *js, job *j)
     workq_push(js->q, &j->item);
 }
 
+int jobs_capacity(const jobs *js)
+{
+    return js->max_jobs;
+}
+
+void jobs_dispatch_from(jobs *js, job *j, size_t skip, size_t len,
+                        uint64_t first_line)
+{
+    j->skip = skip;
+    j->len = len;
+    j->first_line = first_line;
+    dispatch(js, j);
+}
+
 void jobs_dispatch(jobs *js, job *j, size_t len, uint64_t first_line)
 {
+    j->skip = 0;
     j->len = len;
     j->first_line = first_line;
     dispatch(js, j);

@@ -31,9 +31,10 @@ typedef struct job {
     wq_item item; /* first: the work queue hands this back */
     const jobs_params *params;
     input *in; /* held while the job exists */
-    /* the bytes: buf[0, len), or len bytes to pread at off (by_range) */
+    /* the bytes: buf[skip, skip + len), or len bytes to pread at off
+     * (by_range) into buf[0, len) */
     char *buf;
-    size_t len, cap;
+    size_t skip, len, cap;
     uint64_t off;
     int pread;
     uint64_t first_line; /* physical line of buf[0] */
@@ -59,8 +60,15 @@ int jobs_start(const jobs_params *p, jobs **out, cs_error *e);
 job *jobs_get(jobs *js, input *in, size_t bytes, cs_error *e);
 int job_reserve(job *j, size_t bytes); /* keeps contents; -1: no memory */
 void jobs_put(jobs *js, job *j);       /* unused: back to the free list */
+/* How many jobs may exist at once: jobs held undispatched (read ahead)
+ * must leave the workers theirs. */
+int jobs_capacity(const jobs *js);
 /* To a worker: buf[0, len), whose first byte is on line first_line. */
 void jobs_dispatch(jobs *js, job *j, size_t len, uint64_t first_line);
+/* The same for buf[skip, skip + len): a block read ahead into a job's
+ * buffer behind room for the bytes carried from the block before. */
+void jobs_dispatch_from(jobs *js, job *j, size_t skip, size_t len,
+                        uint64_t first_line);
 /* To a worker that preads len bytes of the input at off. */
 void jobs_dispatch_range(jobs *js, job *j, uint64_t off, size_t len);
 

@@ -75,9 +75,9 @@ static void run_csv(job *j)
         size_t used = 0;
         uint64_t lines = 0;
         double t0 = account_now();
-        int rc = csv_parse_block(&in->dialect, j->buf + pos, j->len - pos, line,
-                                 in->map, in->nmap, j->params->strict, in->name,
-                                 c, &used, &lines, &j->err);
+        int rc = csv_parse_block(
+            &in->dialect, j->buf + j->skip + pos, j->len - pos, line, in->map,
+            in->nmap, j->params->strict, in->name, c, &used, &lines, &j->err);
         j->t_parse += account_now() - t0;
         if (rc != CS_OK || batch_full(j, c) != CS_OK)
             return;

@@ -404,7 +404,7 @@ static char *write_file(const text *t, int gz)
 
 /* Feeds path through a fake backend and checks what it saw. */
 static void feed_through(fake *f, const char *path, const rows *ref,
-                         int nthreads, size_t head)
+                         int nthreads, size_t head, int readers)
 {
     account acc;
     account_init(&acc, &sink, 0, 0);
@@ -414,6 +414,7 @@ static void feed_through(fake *f, const char *path, const rows *ref,
     ck_assert_int_eq(jobs_start(&jp, &js, &e), CS_OK);
     feed fd;
     feed_init(&fd, js, &f->base, &acc, nthreads, NCOLS, 0);
+    fd.readers = readers; /* 0: the feed reads in order */
     input *in = NULL;
     csv_dialect d = {.delim = ',', .header = 1};
     ck_assert_int_eq(
@@ -453,7 +454,8 @@ static void fake_init(fake *f, test_rng *r)
 }
 
 /* Host parse only: blocks of 1 to 300 bytes, row batches of 1 to 40 rows,
- * 1 to 4 threads; plain files and gzip streams. */
+ * 1 to 4 threads; plain files (read ahead by 0 to 3 threads) and gzip
+ * streams. */
 START_TEST(cut_anywhere_same_rows)
 {
     test_rng r = rng_for(g_seed, 1);
@@ -468,7 +470,7 @@ START_TEST(cut_anywhere_same_rows)
             fake *f = malloc(sizeof *f);
             fake_init(f, &r);
             feed_through(f, path, ref, 1 + (int)rng_below(&r, 4),
-                         8 + rng_below(&r, 700));
+                         8 + rng_below(&r, 700), (int)rng_below(&r, 4));
             unlink(path);
             free(path);
             free(f->bytes.p);
@@ -500,7 +502,7 @@ START_TEST(device_hands_over)
             f->stop_slot = rng_below(&r, 3) ? rng_below(&r, t.n / f->slot + 2)
                                             : (size_t)-1;
             feed_through(f, path, ref, 1 + (int)rng_below(&r, 4),
-                         8 + rng_below(&r, 700));
+                         8 + rng_below(&r, 700), (int)rng_below(&r, 4));
             unlink(path);
             free(path);
             free(f->bytes.p);
