@@ -704,14 +704,16 @@ static int start_backend(engine *r, cs_error *e)
     return backend_cpu_open(&p, &r->be, e);
 }
 
-/* Text on the host's backend: the main thread reads and cuts every block
- * while the workers parse them, and jobs retire in order. With a worker
- * on every one of many cores, the main thread and the workers take turns
- * and the workers run out of blocks: on 16 cores and 16 GB, 16 workers
- * left 14.5 core-seconds idle and took 6.05-6.09 s, 15 left 3.2-4.0 and
- * took 5.0-5.2 s. Leaving the main thread a core was worth as much at 12
- * cores and cost time at 4 and 8 (bench/RESULTS.md, 2026-11-27), where a
- * worker is worth more than its wait. -j is taken as given. */
+/* Text on the host's backend: the main thread cuts every block (a plain
+ * file's read ahead by helper threads, feed.c) while the workers parse
+ * them, and jobs retire in order. With a worker on every one of many
+ * cores, the main thread and the workers take turns and the workers run
+ * out of blocks: on 16 cores and 16 GB, 16 workers left 14.5 core-seconds
+ * idle and took 6.05-6.09 s, 15 left 3.2-4.0 and took 5.0-5.2 s; with the
+ * read-ahead, 16 still took 4.42-4.85 s against 15's 3.81-4.43. Leaving
+ * the main thread a core was worth as much at 12 cores and cost time at 4
+ * and 8 (bench/RESULTS.md, 2026-11-27), where a worker is worth more than
+ * its wait. -j is taken as given. */
 #define MAIN_CORE_FROM 12
 
 static int worker_threads(const engine *r)
