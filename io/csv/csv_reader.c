@@ -65,6 +65,9 @@ typedef struct block {
                           may be parsed padded (parse_number_padded) */
     char point;        /* the format's, where num_short8 may read it; */
     int short8;        /* whether it may */
+    /* per field of map: its column c as c << 1, plus 1 where num_short8
+       may read it (the format's, not a kind's); -1: not read */
+    int *code;
 } block;
 
 #define BATCH ((size_t)1 << 16)
@@ -354,31 +357,30 @@ static size_t plain_record(block *b, const char *s, size_t at,
                            const uint32_t **next)
 {
     const uint32_t *end = *next;
-    const int *map = b->map;
+    const int *code = b->code;
     double **col = b->col;
-    const unsigned char *kinds = b->kinds;
     size_t row = b->row;
     ptrdiff_t avail = b->end - s; /* a field ending NUM_PAD before: padded */
-    int nmap = b->nmap, quoted = b->ix.quoted, short8 = b->short8;
+    int nmap = b->nmap, quoted = b->ix.quoted;
     char delim = b->delim, point = b->point;
+    if (s[*end] != delim && blank_line(s + at, s + *end, delim)) {
+        *next = end + 1; /* a record of one field, blank: no row */
+        return (size_t)-1;
+    }
     for (int f = 0;; f++) {
         size_t e = *end++;
         int last = s[e] != delim;
-        if (last && f == 0 && blank_line(s + at, s + e, delim)) {
-            *next = end;
-            return (size_t)-1;
-        }
-        int c = f < nmap ? map[f] : -1;
+        int k = f < nmap ? code[f] : -1, c = k >> 1;
         const char *t = s + at;
         size_t len = e - at;
         int padded = (ptrdiff_t)e + NUM_PAD <= avail;
         double v;
-        if (c < 0) {
+        if (k < 0) {
+            /* a field no column takes */
         } else if (quoted && *t == CSV_G_QUOTE) {
             b->field = f;
             quoted_field(b, t, s + e);
-        } else if (padded && short8 && !(kinds && kinds[c]) &&
-                   num_short_padded(t, len, point, &v)) {
+        } else if ((k & padded) && num_short_padded(t, len, point, &v)) {
             col[c][row] = v;
         } else {
             number_field(b, f, c, t, len, padded);
@@ -752,8 +754,16 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     if (b.keys && b.keys->nkmap > b.nscan)
         b.nscan = b.keys->nkmap;
     b.short8 = num_short_format(d->num, &b.point);
+    if (!(b.code = malloc((size_t)(nmap ? nmap : 1) * sizeof *b.code)))
+        return cs_fail(e, CS_ENOMEM, file, first_line, "out of memory");
+    for (int f = 0; f < nmap; f++)
+        b.code[f] =
+            map[f] < 0
+                ? -1
+                : map[f] << 1 | (b.short8 && !(d->kinds && d->kinds[map[f]]));
     if (d->whitespace) {
         int rc = ws_lines(&b, buf, n, &pos, &line);
+        free(b.code);
         out->nrows = b.row;
         *consumed = pos;
         *lines = line - first_line;
@@ -766,6 +776,7 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
         csv_init_growing(&p, CSV_APPEND_NULL) != 0) {
         csv_simd_free(&b.ix);
         free(b.text);
+        free(b.code);
         return cs_fail(e, CS_ENOMEM, file, first_line, "out of memory");
     }
     csv_set_delim(&p, (unsigned char)b.delim);
@@ -776,6 +787,7 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     csv_free(&p);
     csv_simd_free(&b.ix);
     free(b.text);
+    free(b.code);
     if (b.err_pending)
         e->line = error_line(&b, d, buf, n, first_line);
     out->nrows = b.row;
