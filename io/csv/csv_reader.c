@@ -63,14 +63,25 @@ typedef struct block {
     char *text;        /* and room for a quoted field's halved quotes */
     const char *end;   /* the block's: NUM_PAD bytes before it, a field
                           may be parsed padded (parse_number_padded) */
-    char point;        /* the format's, where num_short8 may read it; */
-    int short8;        /* whether it may */
+    char point;        /* the format's, where num_short8 may read it */
     /* per field of map: its column c as c << 1, plus 1 where num_short8
        may read it (the format's, not a kind's); -1: not read */
     int *code;
 } block;
 
 #define BATCH ((size_t)1 << 16)
+
+/* block's code for map's fields (NULL without memory). */
+static int *field_codes(const csv_dialect *d, const int *map, int nmap,
+                        int short8)
+{
+    int *code = malloc((size_t)(nmap ? nmap : 1) * sizeof *code);
+    for (int f = 0; code && f < nmap; f++)
+        code[f] = map[f] < 0 ? -1
+                             : map[f] << 1 |
+                                   (short8 && !(d->kinds && d->kinds[map[f]]));
+    return code;
+}
 
 static size_t min_size(size_t a, size_t b)
 {
@@ -753,17 +764,9 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     uint64_t line = first_line;
     if (b.keys && b.keys->nkmap > b.nscan)
         b.nscan = b.keys->nkmap;
-    b.short8 = num_short_format(d->num, &b.point);
-    if (!(b.code = malloc((size_t)(nmap ? nmap : 1) * sizeof *b.code)))
-        return cs_fail(e, CS_ENOMEM, file, first_line, "out of memory");
-    for (int f = 0; f < nmap; f++)
-        b.code[f] =
-            map[f] < 0
-                ? -1
-                : map[f] << 1 | (b.short8 && !(d->kinds && d->kinds[map[f]]));
+    int short8 = num_short_format(d->num, &b.point);
     if (d->whitespace) {
         int rc = ws_lines(&b, buf, n, &pos, &line);
-        free(b.code);
         out->nrows = b.row;
         *consumed = pos;
         *lines = line - first_line;
@@ -772,7 +775,8 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     struct csv_parser p;
     size_t most = min_size(n, BATCH);
     b.text = malloc(most + 1 + NUM_PAD);
-    if (csv_simd_init(&b.ix, most) != 0 || !b.text ||
+    b.code = field_codes(d, map, nmap, short8);
+    if (csv_simd_init(&b.ix, most) != 0 || !b.text || !b.code ||
         csv_init_growing(&p, CSV_APPEND_NULL) != 0) {
         csv_simd_free(&b.ix);
         free(b.text);

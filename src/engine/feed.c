@@ -250,7 +250,7 @@ static int feed_ahead(feed *f, cutting *ct, cs_error *e)
     if (depth > 2 * f->readers + 2)
         depth = 2 * f->readers + 2;
     readahead_begin(f->ra, f->js, ct->in, from, end, AHEAD_FRONT, f->block,
-                    AHEAD_FRONT + f->block, depth);
+                    depth);
     int done = 0;
     while (done == 0)
         done = ahead_one(f, ct, end, e);

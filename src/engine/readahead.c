@@ -48,8 +48,7 @@ static void run_read(wq_item *it)
 }
 
 void readahead_begin(readahead *ra, jobs *js, input *in, uint64_t from,
-                     uint64_t end, size_t front, size_t block, size_t want,
-                     int depth)
+                     uint64_t end, size_t front, size_t block, int depth)
 {
     ra->js = js;
     ra->in = in;
@@ -57,7 +56,7 @@ void readahead_begin(readahead *ra, jobs *js, input *in, uint64_t from,
     ra->end = end;
     ra->front = front;
     ra->block = block;
-    ra->want = want;
+    ra->want = front + block;
     ra->depth = depth < 1 ? 1 : depth > RA_MAX_DEPTH ? RA_MAX_DEPTH : depth;
     ra->head = ra->n_in = 0;
 }

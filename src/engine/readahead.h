@@ -20,10 +20,9 @@ readahead *readahead_start(int threads);
 
 /* Reads bytes [from, end) of in's source ahead, depth blocks at most in
  * flight: each of block bytes (the last fewer), at buf + front of a job
- * got from js for `want` bytes. */
+ * got from js. */
 void readahead_begin(readahead *ra, jobs *js, input *in, uint64_t from,
-                     uint64_t end, size_t front, size_t block, size_t want,
-                     int depth);
+                     uint64_t end, size_t front, size_t block, int depth);
 
 /* The next block in file order, once read. Returns 1 with *j (its buffer
  * holding *n bytes at front, from file offset *off), 0 when all of
