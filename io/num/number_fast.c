@@ -218,17 +218,12 @@ static inline bool long_integer(const char *s)
 
 static const num_format c_format = {.decimal = '.'};
 
-num_kind parse_number_padded(const char *s, size_t n, const num_format *f,
-                             double *out, int32_t *corr)
+/* parse_number_padded past its first test (f not NULL). */
+static inline num_kind padded_past_short(const char *s, size_t n,
+                                         const num_format *f, bool plain,
+                                         double *out, int32_t *corr)
 {
-    if (!f)
-        f = &c_format;
-    bool plain = num_short8_plain(f->decimal, f->thousands, f->nnull);
     size_t len = n - (s[0] == '-');
-    if (plain && num_short_padded(s, n, f->decimal, out)) {
-        *corr = 0;
-        return NUM_OK;
-    }
     /* with an exponent: 8 mantissa bytes, 'e', a sign, 3 digits at most;
        not where 'e' separates thousands (the API allows it) */
     if (plain && len - 3 < 11 && num_short8_exp_plain(f->thousands) &&
@@ -241,4 +236,26 @@ num_kind parse_number_padded(const char *s, size_t n, const num_format *f,
         long_plain(s, n, f->decimal, out, corr))
         return NUM_OK;
     return parse_number_fmt(s, n, f, out, corr);
+}
+
+num_kind parse_number_padded(const char *s, size_t n, const num_format *f,
+                             double *out, int32_t *corr)
+{
+    if (!f)
+        f = &c_format;
+    bool plain = num_short8_plain(f->decimal, f->thousands, f->nnull);
+    if (plain && num_short_padded(s, n, f->decimal, out)) {
+        *corr = 0;
+        return NUM_OK;
+    }
+    return padded_past_short(s, n, f, plain, out, corr);
+}
+
+num_kind parse_number_padded_wide(const char *s, size_t n, const num_format *f,
+                                  double *out, int32_t *corr)
+{
+    if (!f)
+        f = &c_format;
+    bool plain = num_short8_plain(f->decimal, f->thousands, f->nnull);
+    return padded_past_short(s, n, f, plain, out, corr);
 }

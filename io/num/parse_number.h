@@ -74,4 +74,10 @@ num_kind parse_number_fmt(const char *s, size_t n, const num_format *f,
  * s[n, n + NUM_PAD) must be readable; what they hold does not matter. */
 num_kind parse_number_padded(const char *s, size_t n, const num_format *f,
                              double *out, int32_t *corr);
+
+/* parse_number_padded, the same answer, for a column whose fields are
+ * mostly longer than its first test takes (num_short_padded): that test
+ * skipped. */
+num_kind parse_number_padded_wide(const char *s, size_t n, const num_format *f,
+                                  double *out, int32_t *corr);
 #endif

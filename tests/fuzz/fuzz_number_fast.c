@@ -1,6 +1,6 @@
-/* libFuzzer harness: parse_number_padded (io/num/number_fast.c) against
- * parse_number_fmt, the core's path. The first byte of an input picks the
- * format (bits 0-1 the point, bits 2-4 a thousands separator or none, bit
+/* libFuzzer harness: parse_number_padded and _wide (io/num/number_fast.c)
+ * against parse_number_fmt, the core's path. The first byte of an input picks
+ * the format (bits 0-1 the point, bits 2-4 a thousands separator or none, bit
  * 5 null spellings); the rest is the text, copied to exactly its length
  * plus NUM_PAD bytes, which repeat the text's first byte (digits past a
  * field must not count). The kind, the double's bits and the correction
@@ -44,11 +44,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int32_t want_corr = 0, got_corr = 0;
     num_kind wk = parse_number_fmt(text, n, &f, &want, &want_corr);
     num_kind gk = parse_number_padded(text, n, &f, &got, &got_corr);
+    double wide = 0;
+    int32_t wide_corr = 0;
+    num_kind wdk = parse_number_padded_wide(text, n, &f, &wide, &wide_corr);
     free(text);
-    if (gk != wk)
+    if (gk != wk || wdk != wk)
         abort();
     if (wk == NUM_OK &&
-        (memcmp(&got, &want, sizeof got) != 0 || got_corr != want_corr))
+        (memcmp(&got, &want, sizeof got) != 0 || got_corr != want_corr ||
+         memcmp(&wide, &want, sizeof wide) != 0 || wide_corr != want_corr))
         abort();
     return 0;
 }

@@ -959,14 +959,18 @@ static void random_value(text *t, char delim)
     puts_(t, "\"");
 }
 
-/* A random file of nrec records. */
-static void random_csv(text *t, char delim, int nfields, size_t nrec)
+/* A random file of nrec records; even: each of nfields fields, with no
+ * blank line between them (the reader takes such batches a column at a
+ * time), else some lines blank and some records shorter or longer. */
+static void random_csv_of(text *t, char delim, int nfields, size_t nrec,
+                          int even)
 {
     const char *nl = rndn(2) ? "\n" : "\r\n";
     for (size_t i = 0; i < nrec; i++) {
-        if (rndn(20) == 0)
+        if (!even && rndn(20) == 0)
             puts_(t, rndn(2) ? "\n" : "\r\n"); /* a blank line */
-        int nf = rndn(8) == 0 ? 1 + (int)rndn((size_t)nfields + 2) : nfields;
+        int nf = !even && rndn(8) == 0 ? 1 + (int)rndn((size_t)nfields + 2)
+                                       : nfields;
         for (int f = 0; f < nf; f++) {
             if (f)
                 put(t, &delim, 1);
@@ -981,6 +985,11 @@ static void random_csv(text *t, char delim, int nfields, size_t nrec)
         if (i + 1 < nrec || rndn(2))
             puts_(t, rndn(10) == 0 ? (*nl == '\n' ? "\r\n" : "\n") : nl);
     }
+}
+
+static void random_csv(text *t, char delim, int nfields, size_t nrec)
+{
+    random_csv_of(t, delim, nfields, nrec, 0);
 }
 
 static uint64_t start_seed(void)
@@ -999,7 +1008,7 @@ START_TEST(differential_random)
         char delim = delims[rndn(4)];
         int nfields = 1 + (int)rndn(6);
         text t = {0};
-        random_csv(&t, delim, nfields, 1 + rndn(120));
+        random_csv_of(&t, delim, nfields, 1 + rndn(120), (int)rndn(2));
         uint64_t first_line = 1 + rndn(100);
         ref_file rf;
         ref_parse(t.s, t.n, delim, first_line, &rf);

@@ -1,9 +1,9 @@
-/* parse_number_padded (io/num/number_fast.c) against parse_number_fmt, the
- * core's path: the same kind, the same double bit for bit and the same
- * integer correction for every text, on millions of random spellings (the
- * common ones, their edges, and mutations of them), with random bytes in
- * the padding; and against glibc strtod where the text is a number in the
- * C locale's format. A fresh seed each run (COLSTAT_SEED replays it). */
+/* parse_number_padded and _wide (io/num/number_fast.c) against
+ * parse_number_fmt, the core's path: the same kind, the same double bit for bit
+ * and the same integer correction for every text, on millions of random
+ * spellings (the common ones, their edges, and mutations of them), with random
+ * bytes in the padding; and against glibc strtod where the text is a number in
+ * the C locale's format. A fresh seed each run (COLSTAT_SEED replays it). */
 #include "io/num/parse_number.h"
 
 #include <check.h>
@@ -154,18 +154,25 @@ static void compare(test_rng *r, const char *s, size_t n, const num_format *f)
     memcpy(copy, s, n);
     for (size_t i = n; i < n + NUM_PAD; i++)
         copy[i] = below(r, 2) ? (char)('0' + below(r, 10)) : (char)rng_next(r);
-    double want = 0, got = 0;
-    int32_t want_corr = 0, got_corr = 0;
+    double want = 0;
+    int32_t want_corr = 0;
     num_kind wk = parse_number_fmt(s, n, f, &want, &want_corr);
-    num_kind gk = parse_number_padded(copy, n, f, &got, &got_corr);
+    for (int wide = 0; wide < 2; wide++) {
+        double got = 0;
+        int32_t got_corr = 0;
+        num_kind gk =
+            wide ? parse_number_padded_wide(copy, n, f, &got, &got_corr)
+                 : parse_number_padded(copy, n, f, &got, &got_corr);
+        EXPECT(gk == wk, "\"%.*s\"%s: kind %d want %d (seed %" PRIu64 ")",
+               (int)n, s, wide ? " (wide)" : "", gk, wk, seed);
+        if (wk != NUM_OK)
+            continue;
+        EXPECT(bits_of(got) == bits_of(want) && got_corr == want_corr,
+               "\"%.*s\"%s: %a corr %ld, core %a corr %ld (seed %" PRIu64 ")",
+               (int)n, s, wide ? " (wide)" : "", got, (long)got_corr, want,
+               (long)want_corr, seed);
+    }
     free(copy);
-    EXPECT(gk == wk, "\"%.*s\": kind %d want %d (seed %" PRIu64 ")", (int)n, s,
-           gk, wk, seed);
-    if (wk != NUM_OK)
-        return;
-    EXPECT(bits_of(got) == bits_of(want) && got_corr == want_corr,
-           "\"%.*s\": %a corr %ld, core %a corr %ld (seed %" PRIu64 ")", (int)n,
-           s, got, (long)got_corr, want, (long)want_corr, seed);
 }
 
 /* The C locale's numbers against strtod too. */
