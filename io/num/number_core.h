@@ -268,6 +268,25 @@ NUM_FN unsigned num_exp_mark(uint64_t v, const char *m)
     return (m[8] | 0x20) == 'e' ? 8 : 9;
 }
 
+/* num_short8_exp's last step, w < 2^53 times 10^q: where q is in
+ * [-22, 22], 10^|q| is exact and Clinger's one operation rounds
+ * correctly, as the core does; the correction is 0 where the value is
+ * below 2^53 (exact), past it the core reads it. False: the core must. */
+NUM_FN bool num_short8_scale(uint64_t w, int q, bool neg, double *out)
+{
+    double x;
+    if (q >= 0 && q <= 22)
+        x = (double)w * NUM_LOAD(&num_pow10[q]);
+    else if (q < 0 && q >= -22)
+        x = (double)w / NUM_LOAD(&num_pow10[-q]);
+    else
+        return false;
+    if (x >= 9007199254740992.0) /* 2^53 */
+        return false;
+    *out = neg ? -x : x;
+    return true;
+}
+
 /* [-]mantissa[eE][+-]digits, as C's %e prints (1.738831e+09), from the
  * bytes [m, end) after the sign (v: the first 8; 9 readable): num_short8's
  * mantissa (at most 8 digits, so w < 2^53) and at most 3 exponent digits.
@@ -297,18 +316,7 @@ NUM_FN bool num_short8_exp(uint64_t v, const char *m, const char *end, bool neg,
     unsigned frac;
     if (!num_short8_digits(v, k, point, &w, &frac))
         return false;
-    int q = (eneg ? -ex : ex) - (int)frac;
-    double x;
-    if (q >= 0 && q <= 22)
-        x = (double)w * NUM_LOAD(&num_pow10[q]);
-    else if (q < 0 && q >= -22)
-        x = (double)w / NUM_LOAD(&num_pow10[-q]);
-    else
-        return false;
-    if (x >= 9007199254740992.0) /* 2^53 */
-        return false;
-    *out = neg ? -x : x;
-    return true;
+    return num_short8_scale(w, (eneg ? -ex : ex) - (int)frac, neg, out);
 }
 
 /* Whether num_short8_exp may read fields of a format whose thousands

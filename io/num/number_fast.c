@@ -52,18 +52,7 @@ static inline bool short8_exp_sse2(const char *m, unsigned len, bool neg,
     unsigned frac;
     if (!num_short8_bits(m, k, dig, point, &w, &frac))
         return false;
-    int q = (eneg ? -ex : ex) - (int)frac;
-    double x;
-    if (q >= 0 && q <= 22)
-        x = (double)w * NUM_LOAD(&num_pow10[q]);
-    else if (q < 0 && q >= -22)
-        x = (double)w / NUM_LOAD(&num_pow10[-q]);
-    else
-        return false;
-    if (x >= 9007199254740992.0) /* 2^53: the core gives a correction */
-        return false;
-    *out = neg ? -x : x;
-    return true;
+    return num_short8_scale(w, (eneg ? -ex : ex) - (int)frac, neg, out);
 }
 #endif
 
