@@ -517,7 +517,10 @@ static int same_hist(const hist *a, const hist *b)
 
 int state_no_rows(const engine_result *r)
 {
-    return r->ncols == 0;
+    /* rows 0 with columns: a part none of whose inputs' records fell to
+       it, or an empty binary part as colstat wrote it before such parts
+       gave no columns; their count-0 columns hold nothing to merge */
+    return r->ncols == 0 || r->rows == 0;
 }
 
 /* Whether column k of two states cannot merge (CS_EDATA set in e). A

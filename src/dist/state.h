@@ -127,9 +127,10 @@ int state_more(FILE *f);
 int state_check(const state_info *info, const engine_result *r,
                 const char *name, cs_error *e);
 
-/* Whether r is the state of a run over no rows (engine_config.no_rows_ok):
- * no columns, no groups. It merges with any state of its key, adding
- * nothing. */
+/* Whether r is the state of a run over no rows: rows 0, and no columns
+ * nor groups where the engine found no data (engine_config.no_rows_ok).
+ * It merges with any state of its key, adding nothing; states of no rows
+ * alone hold no data. */
 int state_no_rows(const engine_result *r);
 
 /* dst += src, src's rows after dst's, exactly as one run over both. The

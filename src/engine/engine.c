@@ -251,10 +251,15 @@ static int choose_device(engine *r, cs_error *e)
 }
 
 /* An empty CSV, or one of blank lines, says nothing about the columns,
- * and holds no rows. */
+ * and holds no rows. A binary spec names its fields whatever the input
+ * holds, so an empty binary input is told by its length alone: taken for
+ * one that shows its fields, it would give count-0 columns where CSV
+ * gives no data. */
 static int input_empty(const input *in)
 {
-    return !in->spec && in->nfields == 0 && in->head_eof &&
+    if (in->spec)
+        return input_no_rows(in);
+    return in->nfields == 0 && in->head_eof &&
            (in->head_len == 0 || input_no_rows(in));
 }
 

@@ -46,8 +46,22 @@ def reference(path, case, idx=None):
 def run_json(suite, tag, args, rows, want, stdin=None, what=ALL):
     rc, out, err = suite.run(args, stdin=stdin)
     t = f"{tag}: {cmdline(args)}" + (" < stdin" if stdin is not None else "")
+    if rows == 0 and ("-b" in args or "--binary" in args):
+        return no_data(suite, t, args, rc, out, err)
     if suite.check(rc == 0, t + " exits 0", f"status {rc}: {err.strip()}"):
         return check_doc(suite, t, out, rows, want, what)
+    return None
+
+
+def no_data(suite, t, args, rc, out, err):
+    """Binary input of no record: no data, as an empty CSV
+    (e2e_empty_binary.py has the rest)."""
+    name = next((a for a in args if str(a).startswith(suite.dir)),
+                "(standard input)")
+    line = f"colstat: {name}: no data: the input is empty\n"
+    suite.check(rc == 1 and out == b"" and err == line,
+                t + " (no record) exits 1: " + line.strip(),
+                f"status {rc}: {err!r} {out[:100]!r}")
     return None
 
 
