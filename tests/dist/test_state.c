@@ -761,6 +761,46 @@ START_TEST(no_rows_state)
 }
 END_TEST
 
+/* A state of columns and rows 0 (a part none of whose records fell to
+ * it; an empty binary input's state as colstat wrote it before such a
+ * state had no columns) holds no rows: read back, merged either side of
+ * a state of rows it adds nothing, and a merge of such states alone
+ * still holds no rows (--merge's no-data error). */
+START_TEST(zero_rows_with_columns)
+{
+    double(*v)[N] = malloc(sizeof(double[COLS][N]));
+    for (int k = 0; k < COLS; k++)
+        for (int i = 0; i < N; i++)
+            v[k][i] = draw();
+    size_t at = test_rand(&rng) % N, n;
+    engine_result zero, back, other, whole, ref;
+    make(&zero, v, at, at, 0);
+    unsigned char *p = encode(&zero, "k", &n);
+    char *key = NULL;
+    cs_error e = {0};
+    ck_assert_int_eq(decode(p, n, &back, &key, &e), CS_OK);
+    ck_assert(state_no_rows(&back));
+    free(key);
+    ck_assert_int_eq(decode(p, n, &other, &key, &e), CS_OK);
+    free(key);
+    ck_assert_int_eq(state_merge(&back, &other, NULL, &e), CS_OK);
+    ck_assert(state_no_rows(&back) && back.rows == 0);
+    make(&whole, v, 0, N, 0);
+    make(&ref, v, 0, N, 0);
+    ck_assert_int_eq(state_merge(&whole, &other, NULL, &e), CS_OK);
+    same(&whole, &ref);
+    ck_assert_int_eq(state_merge(&back, &whole, NULL, &e), CS_OK);
+    same(&back, &ref);
+    engine_result_free(&zero);
+    engine_result_free(&back);
+    engine_result_free(&other);
+    engine_result_free(&whole);
+    engine_result_free(&ref);
+    free(p);
+    free(v);
+}
+END_TEST
+
 /* Merges whose totals pass the counters: refused, not wrapped. */
 START_TEST(merge_overflow_refused)
 {
@@ -806,6 +846,7 @@ int main(void)
     tcase_add_test(tc, columns_past_payload);
     tcase_add_test(tc, merge_overflow_refused);
     tcase_add_test(tc, no_rows_state);
+    tcase_add_test(tc, zero_rows_with_columns);
     suite_add_tcase(s, tc);
     return run_suite(s, CK_NOFORK);
 }
