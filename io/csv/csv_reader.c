@@ -23,6 +23,7 @@
 #include "io/csv/csv_grammar.h"
 #include "io/csv/csv_grow.h"
 #include "io/csv/csv_simd.h"
+#include "io/num/number_lanes.h"
 #include "io/num/number_short.h"
 #include "io/num/parse_kind.h"
 #include "io/num/parse_number.h"
@@ -64,6 +65,7 @@ typedef struct block {
     const char *end;   /* the block's: NUM_PAD bytes before it, a field
                           may be parsed padded (parse_number_padded) */
     char point;        /* the format's, where num_short8 may read it */
+    int lanes;         /* num_short4 may read short columns (AVX2) */
     /* per field of map: its column c as c << 1, plus 1 where num_short8
        may read it (the format's, not a kind's); -1: not read */
     int *code;
@@ -440,9 +442,47 @@ static inline void column_field(block *b, size_t row, uint64_t line, int f,
         number_field(b, f, c, t, len, padded, wide);
 }
 
+#ifdef NUM_LANES
+/* Field f of records [r, stop) of a column pass four records at a time
+ * (num_short4), to column c from row `row`, while the fourth's field ends
+ * NUM_PAD bytes before the block does (the others end before it); the fields it
+ * does not take go to column_field in their order. Returns the first record it
+ * left. */
+NUM_LANES_TARGET static size_t short_lanes(block *b, const char *s, size_t r,
+                                           size_t stop, size_t nf, int f,
+                                           size_t row, uint64_t line)
+{
+    const uint32_t *end = b->ix.end + r * nf;
+    int c = b->code[f] >> 1;
+    double *col = b->col[c] + row;
+    ptrdiff_t avail = b->end - s;
+    for (; stop - r >= 4; r += 4, end += 4 * nf) {
+        size_t at[4], e[4];
+        const char *m[4];
+        uint64_t len[4], neg[4];
+        for (int i = 0; i < 4; i++) {
+            at[i] = column_at(s, end + i * nf, r + i, f, &e[i]);
+            neg[i] = s[at[i]] == '-';
+            m[i] = s + at[i] + neg[i];
+            len[i] = e[i] - at[i] - neg[i];
+        }
+        if ((ptrdiff_t)e[3] + NUM_PAD > avail)
+            break;
+        unsigned miss = num_short4(m, len, neg, b->point, col + r);
+        for (; miss; miss &= miss - 1) {
+            unsigned i = (unsigned)NUM_CTZ64(miss);
+            column_field(b, row + r + i, line + r + i, f, c, s + at[i],
+                         e[i] - at[i], 1, 0);
+        }
+    }
+    return r;
+}
+#endif
+
 /* Field f of records [r, stop) of the batch s[0, n), records of nf fields
  * each, to column c, from row b->row and line `line` for record 0: the
- * short way (num_short_padded) while the column's first field takes it. */
+ * short way (num_short_padded, four at a time where num_short4 may) while
+ * the column's first field takes it. */
 static void column_pass(block *b, const char *s, size_t r, size_t stop,
                         size_t nf, int f, uint64_t line)
 {
@@ -453,6 +493,15 @@ static void column_pass(block *b, const char *s, size_t r, size_t stop,
     ptrdiff_t avail = b->end - s; /* a field ending NUM_PAD before: padded */
     char point = b->point;
     for (; (k & 1) && r < stop; r++, end += nf) {
+#ifdef NUM_LANES
+        if (r == first + 1 && b->lanes) {
+            size_t q = short_lanes(b, s, r, stop, nf, f, row, line);
+            end += (q - r) * nf;
+            r = q;
+            if (r == stop)
+                break;
+        }
+#endif
         at = column_at(s, end, r, f, &e);
         int padded = (ptrdiff_t)e + NUM_PAD <= avail;
         double v;
@@ -875,6 +924,9 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     if (b.keys && b.keys->nkmap > b.nscan)
         b.nscan = b.keys->nkmap;
     int short8 = num_short_format(d->num, &b.point);
+#ifdef NUM_LANES
+    b.lanes = strcmp(csv_simd_kernel(), "avx2") == 0;
+#endif
     if (d->whitespace) {
         int rc = ws_lines(&b, buf, n, &pos, &line);
         out->nrows = b.row;
