@@ -65,7 +65,8 @@ typedef struct block {
     const char *end;   /* the block's: NUM_PAD bytes before it, a field
                           may be parsed padded (parse_number_padded) */
     char point;        /* the format's, where num_short8 may read it */
-    int lanes;         /* num_short4 may read short columns (AVX2) */
+    int lanes;         /* num_short4 may read short columns (AVX2), */
+    int exp_lanes;     /* and num_exp4 wide ones */
     /* per field of map: its column c as c << 1, plus 1 where num_short8
        may read it (the format's, not a kind's); -1: not read */
     int *code;
@@ -443,20 +444,22 @@ static inline void column_field(block *b, size_t row, uint64_t line, int f,
 }
 
 #ifdef NUM_LANES
-/* Field f of records [r, stop) of a column pass four records at a time
- * (num_short4), to column c from row `row`, while the fourth's field ends
- * NUM_PAD bytes before the block does (the others end before it); the fields it
- * does not take go to column_field in their order. Returns the first record it
- * left. */
-NUM_LANES_TARGET static size_t short_lanes(block *b, const char *s, size_t r,
-                                           size_t stop, size_t nf, int f,
-                                           size_t row, uint64_t line)
+/* Field f of records [r, stop) of a column pass four records at a time,
+ * to column c from row `row`: short numbers by num_short4, or (wide) those
+ * with an exponent by num_exp4, while the fourth's field ends `pad` bytes
+ * before the block does (the others end before it), and for wide ones
+ * while a group has a field it takes (a column of other spellings stops
+ * at its first). The fields they do not take go to column_field in their
+ * order. Returns the first record it left. */
+NUM_LANES_TARGET static size_t lanes_pass(block *b, const char *s, size_t r,
+                                          size_t stop, size_t nf, int f,
+                                          size_t row, uint64_t line, int wide)
 {
     const uint32_t *end = b->ix.end + r * nf;
     int c = b->code[f] >> 1;
     double *col = b->col[c] + row;
-    ptrdiff_t avail = b->end - s;
-    for (; stop - r >= 4; r += 4, end += 4 * nf) {
+    ptrdiff_t avail = b->end - s - (wide ? NUM_PAD + 8 : NUM_PAD);
+    while (stop - r >= 4) {
         size_t at[4], e[4];
         const char *m[4];
         uint64_t len[4], neg[4];
@@ -466,14 +469,19 @@ NUM_LANES_TARGET static size_t short_lanes(block *b, const char *s, size_t r,
             m[i] = s + at[i] + neg[i];
             len[i] = e[i] - at[i] - neg[i];
         }
-        if ((ptrdiff_t)e[3] + NUM_PAD > avail)
+        if ((ptrdiff_t)e[3] > avail)
             break;
-        unsigned miss = num_short4(m, len, neg, b->point, col + r);
-        for (; miss; miss &= miss - 1) {
-            unsigned i = (unsigned)NUM_CTZ64(miss);
+        unsigned miss = wide ? num_exp4(m, len, neg, b->point, col + r)
+                             : num_short4(m, len, neg, b->point, col + r);
+        for (unsigned left = miss; left; left &= left - 1) {
+            unsigned i = (unsigned)NUM_CTZ64(left);
             column_field(b, row + r + i, line + r + i, f, c, s + at[i],
-                         e[i] - at[i], 1, 0);
+                         e[i] - at[i], 1, wide);
         }
+        r += 4;
+        end += 4 * nf;
+        if (wide && miss == 15)
+            break;
     }
     return r;
 }
@@ -495,7 +503,7 @@ static void column_pass(block *b, const char *s, size_t r, size_t stop,
     for (; (k & 1) && r < stop; r++, end += nf) {
 #ifdef NUM_LANES
         if (r == first + 1 && b->lanes) {
-            size_t q = short_lanes(b, s, r, stop, nf, f, row, line);
+            size_t q = lanes_pass(b, s, r, stop, nf, f, row, line, 0);
             end += (q - r) * nf;
             r = q;
             if (r == stop)
@@ -512,6 +520,13 @@ static void column_pass(block *b, const char *s, size_t r, size_t stop,
         else
             column_field(b, row + r, line + r, f, c, s + at, e - at, padded, 0);
     }
+#ifdef NUM_LANES
+    if ((k & 1) && b->exp_lanes) {
+        size_t q = lanes_pass(b, s, r, stop, nf, f, row, line, 1);
+        end += (q - r) * nf;
+        r = q;
+    }
+#endif
     for (; r < stop; r++, end += nf) {
         at = column_at(s, end, r, f, &e);
         int padded = (ptrdiff_t)e + NUM_PAD <= avail;
@@ -926,6 +941,8 @@ int csv_parse_block(const csv_dialect *d, const char *buf, size_t n,
     int short8 = num_short_format(d->num, &b.point);
 #ifdef NUM_LANES
     b.lanes = strcmp(csv_simd_kernel(), "avx2") == 0;
+    b.exp_lanes =
+        b.lanes && num_short8_exp_plain(d->num ? d->num->thousands : 0);
 #endif
     if (d->whitespace) {
         int rc = ws_lines(&b, buf, n, &pos, &line);

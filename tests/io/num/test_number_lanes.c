@@ -1,11 +1,12 @@
-/* num_short4 (io/num/number_lanes.h) against num_short_padded, one field
- * at a time: for four random fields at once, the same fields taken and
- * the same double bit for bit; and against parse_number_fmt, the core's
- * path, for those it takes. Fields are short numbers with their edges (a
- * sign alone, a point alone or at either end, "-0", eight digits), the
- * same with a byte mutated, and junk, at lengths 0 to 12, each at the end
- * of a heap copy whose padding holds random bytes. A fresh seed each run
- * (COLSTAT_SEED replays it); skipped (77) where the CPU has no AVX2. */
+/* num_short4 and num_exp4 (io/num/number_lanes.h) against the scalar
+ * ways, one field at a time (num_short_padded, num_short8_exp): for four
+ * random fields at once, the same fields taken and the same double bit
+ * for bit; and against parse_number_fmt, the core's path, for those they
+ * take. Fields are short numbers with their edges (a sign alone, a point
+ * alone or at either end, "-0", eight digits), the same with an exponent
+ * of 0 to 4 digits, signed or not, with a byte mutated, and junk, each at
+ * the start of a heap copy whose padding holds random bytes. A fresh seed each
+ * run (COLSTAT_SEED replays it); skipped (77) where the CPU has no AVX2. */
 #include "io/num/number_lanes.h"
 #include "io/num/number_short.h"
 #include "io/num/parse_number.h"
@@ -25,8 +26,9 @@ static unsigned below(test_rng *r, unsigned n)
     return (unsigned)rng_below(r, n);
 }
 
-/* A random field of at most 12 bytes, mostly a short number with point p. */
-static size_t random_field(test_rng *r, char p, char *o)
+/* A random field of at most 12 bytes, mostly a short number with point p;
+ * with exp, mostly followed by an exponent (at most 19 bytes). */
+static size_t random_field(test_rng *r, char p, int exp, char *o)
 {
     static const char junk[] = "0123456789.,'-+eE xa\"\t";
     size_t n = 0;
@@ -49,6 +51,16 @@ static size_t random_field(test_rng *r, char p, char *o)
     }
     if (point == digits)
         o[n++] = p;
+    if (exp && below(r, 6)) {
+        o[n++] = below(r, 4) ? 'e' : 'E';
+        unsigned sign = below(r, 3);
+        if (sign)
+            o[n++] = sign == 1 ? '-' : '+';
+        unsigned xd = below(r, 6) ? 1 + below(r, 3) : below(r, 5);
+        for (unsigned i = 0; i < xd; i++)
+            o[n++] = (char)('0' + (i == 0 && below(r, 2) ? below(r, 3)
+                                                         : below(r, 10)));
+    }
     if (kind == 1 && n) /* one byte mutated */
         o[below(r, (unsigned)n)] = junk[below(r, sizeof junk - 1)];
     return n;
@@ -62,16 +74,18 @@ START_TEST(lanes_match_one_at_a_time)
     long iters = test_quick() ? 100000 : 2000000;
     for (long it = 0; it < iters; it++) {
         char point = below(&r, 4) ? '.' : points[below(&r, 3)];
-        char text[4][16], *copy[4];
+        int exp = (int)below(&r, 2);
+        char text[4][24], *copy[4];
         size_t n[4];
         const char *m[4];
         uint64_t len[4], neg[4];
         for (int i = 0; i < 4; i++) {
-            n[i] = random_field(&r, point, text[i]);
-            copy[i] = malloc(n[i] + NUM_PAD);
+            n[i] = random_field(&r, point, exp, text[i]);
+            /* num_exp4 reads 20 bytes from past the sign */
+            copy[i] = malloc(n[i] + NUM_PAD + 8);
             EXPECT(copy[i] != NULL, "out of memory");
             memcpy(copy[i], text[i], n[i]);
-            for (size_t k = n[i]; k < n[i] + NUM_PAD; k++)
+            for (size_t k = n[i]; k < n[i] + NUM_PAD + 8; k++)
                 copy[i][k] = below(&r, 2) ? (char)('0' + below(&r, 10))
                                           : (char)rng_next(&r);
             neg[i] = copy[i][0] == '-';
@@ -79,14 +93,18 @@ START_TEST(lanes_match_one_at_a_time)
             len[i] = n[i] - neg[i];
         }
         double out[4];
-        unsigned miss = num_short4(m, len, neg, point, out);
+        unsigned miss = exp ? num_exp4(m, len, neg, point, out)
+                            : num_short4(m, len, neg, point, out);
         for (int i = 0; i < 4; i++) {
             double want;
-            int took = num_short_padded(copy[i], n[i], point, &want);
+            int took = exp ? num_short8_exp(num_load8(m[i]), m[i],
+                                            m[i] + len[i], neg[i], point, &want)
+                           : num_short_padded(copy[i], n[i], point, &want);
             EXPECT(took == !(miss >> i & 1),
-                   "\"%.*s\" (point '%c'): taken %d, one at a time %d "
+                   "\"%.*s\" (point '%c'%s): taken %d, one at a time %d "
                    "(seed %" PRIu64 ")",
-                   (int)n[i], text[i], point, !(miss >> i & 1), took, seed);
+                   (int)n[i], text[i], point, exp ? ", exponent" : "",
+                   !(miss >> i & 1), took, seed);
             if (took) {
                 num_format f;
                 num_format_init(&f);
