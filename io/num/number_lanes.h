@@ -100,6 +100,33 @@ num_lane_digits(__m256i v, __m256i n, char point, __m256i *frac, __m256i *miss)
                             _mm256_srli_epi64(p4, 32));
 }
 
+/* Four integers, one to a lane. */
+NUM_LANES_TARGET static inline __m256i num_lanes_of(const uint64_t a[4])
+{
+    return _mm256_setr_epi64x((long long)a[0], (long long)a[1], (long long)a[2],
+                              (long long)a[3]);
+}
+
+/* 10^(p mod 8) in each lane, from a register of the eight powers. */
+NUM_LANES_TARGET static inline __m256i num_lane_pow8(__m256i p)
+{
+    return _mm256_and_si256(_mm256_permutevar8x32_epi32(
+                                _mm256_setr_epi32(1, 10, 100, 1000, 10000,
+                                                  100000, 1000000, 10000000),
+                                _mm256_and_si256(p, _mm256_set1_epi64x(7))),
+                            _mm256_set1_epi64x(0xffffffff));
+}
+
+/* The lanes' values x, negated where neg[i], to out; the mask of the
+ * lanes missed. */
+NUM_LANES_TARGET static inline unsigned
+num_lanes_put(__m256d x, const uint64_t neg[4], __m256i miss, double *out)
+{
+    __m256i sign = _mm256_slli_epi64(num_lanes_of(neg), 63);
+    _mm256_storeu_pd(out, _mm256_xor_pd(x, _mm256_castsi256_pd(sign)));
+    return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(miss));
+}
+
 /* Lanes of integers below 2^52 as doubles, exactly: the bits of 2^52 + w
  * less 2^52. */
 NUM_LANES_TARGET static inline __m256d num_lane_double(__m256i w)
@@ -121,43 +148,50 @@ NUM_LANES_TARGET static inline unsigned num_short4(const char *const m[4],
                                                    const uint64_t neg[4],
                                                    char point, double *out)
 {
-    __m256i n = _mm256_setr_epi64x((long long)len[0], (long long)len[1],
-                                   (long long)len[2], (long long)len[3]);
     __m256i frac, miss;
-    __m256i w = num_lane_digits(num_lane_load(m), n, point, &frac, &miss);
-    /* 10^frac from a register of the eight powers */
-    __m256i pow =
-        _mm256_and_si256(_mm256_permutevar8x32_epi32(
-                             _mm256_setr_epi32(1, 10, 100, 1000, 10000, 100000,
-                                               1000000, 10000000),
-                             frac),
-                         _mm256_set1_epi64x(0xffffffff));
-    __m256d x = _mm256_div_pd(num_lane_double(w), num_lane_double(pow));
-    __m256i sign = _mm256_slli_epi64(
-        _mm256_setr_epi64x((long long)neg[0], (long long)neg[1],
-                           (long long)neg[2], (long long)neg[3]),
-        63);
-    _mm256_storeu_pd(out, _mm256_xor_pd(x, _mm256_castsi256_pd(sign)));
-    return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(miss));
+    __m256i w = num_lane_digits(num_lane_load(m), num_lanes_of(len), point,
+                                &frac, &miss);
+    __m256d x =
+        _mm256_div_pd(num_lane_double(w), num_lane_double(num_lane_pow8(frac)));
+    return num_lanes_put(x, neg, miss, out);
 }
 
 /* 10^|q| for lanes with |q| <= 22: 10^(|q| mod 8), an integer, times
  * 10^(8 (|q| div 8)), both exact doubles whose product is too. */
 NUM_LANES_TARGET static inline __m256d num_lane_pow10(__m256i aq)
 {
-    __m256i lo =
-        _mm256_and_si256(_mm256_permutevar8x32_epi32(
-                             _mm256_setr_epi32(1, 10, 100, 1000, 10000, 100000,
-                                               1000000, 10000000),
-                             _mm256_and_si256(aq, _mm256_set1_epi64x(7))),
-                         _mm256_set1_epi64x(0xffffffff));
     /* the high power's two halves: dwords 2h and 2h + 1 of a table */
     __m256i h2 = _mm256_slli_epi64(_mm256_srli_epi64(aq, 3), 1);
     __m256i pick = _mm256_or_si256(
         h2, _mm256_slli_epi64(_mm256_add_epi64(h2, _mm256_set1_epi64x(1)), 32));
     __m256d hi = _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(
         _mm256_castpd_si256(_mm256_setr_pd(1e0, 1e8, 1e16, 1e24)), pick));
-    return _mm256_mul_pd(num_lane_double(lo), hi);
+    return _mm256_mul_pd(num_lane_double(num_lane_pow8(aq)), hi);
+}
+
+/* Where each lane's exponent mark is (an 'e' or 'E' among the first 9
+ * bytes of its text, 9 for none) and its digits after their sign: x[i],
+ * xn[i] of them, xneg[i] 1 after a '-'. */
+NUM_LANES_TARGET static inline void
+num_lanes_exponent(const char *const m[4], const uint64_t len[4], __m256i v,
+                   uint64_t k[4], const char *x[4], uint64_t xn[4],
+                   uint64_t xneg[4])
+{
+    __m256i in = _mm256_cmpgt_epi8(num_lane_spread(num_lanes_of(len)),
+                                   _mm256_set1_epi64x(NUM_LANE_INDEX));
+    uint32_t es = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(
+        in, _mm256_cmpeq_epi8(_mm256_or_si256(v, _mm256_set1_epi8(0x20)),
+                              _mm256_set1_epi8('e'))));
+    for (int i = 0; i < 4; i++) {
+        uint32_t bits = es >> (8 * i) & 0xff;
+        k[i] = bits ? (uint64_t)NUM_CTZ64(bits)
+                    : 9 - (uint64_t)((m[i][8] | 0x20) == 'e' && len[i] > 8);
+        const char *p = m[i] + k[i] + 1;
+        xneg[i] = *p == '-';
+        uint64_t sign = xneg[i] | (*p == '+');
+        x[i] = p + sign;
+        xn[i] = len[i] - k[i] - 1 - sign;
+    }
 }
 
 /* num_short4 for fields as C's %e prints them, [-]mantissa[eE][+-]digits,
@@ -173,41 +207,16 @@ NUM_LANES_TARGET static inline unsigned num_exp4(const char *const m[4],
                                                  const uint64_t neg[4],
                                                  char point, double *out)
 {
-    __m256i v = num_lane_load(m);
-    __m256i n = _mm256_setr_epi64x((long long)len[0], (long long)len[1],
-                                   (long long)len[2], (long long)len[3]);
-    __m256i in = _mm256_cmpgt_epi8(num_lane_spread(n),
-                                   _mm256_set1_epi64x(NUM_LANE_INDEX));
-    uint32_t es = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(
-        in, _mm256_cmpeq_epi8(_mm256_or_si256(v, _mm256_set1_epi8(0x20)),
-                              _mm256_set1_epi8('e'))));
-    /* each lane's 'e' at k, its exponent's digits at x, xn of them */
     const char *x[4];
     uint64_t k[4], xn[4], xneg[4];
-    for (int i = 0; i < 4; i++) {
-        uint32_t bits = es >> (8 * i) & 0xff;
-        k[i] = bits ? (uint64_t)NUM_CTZ64(bits)
-                    : 9 - (uint64_t)((m[i][8] | 0x20) == 'e' && len[i] > 8);
-        const char *p = m[i] + k[i] + 1;
-        xneg[i] = *p == '-';
-        uint64_t sign = xneg[i] | (*p == '+');
-        x[i] = p + sign;
-        xn[i] = len[i] - k[i] - 1 - sign;
-    }
+    __m256i v = num_lane_load(m);
+    num_lanes_exponent(m, len, v, k, x, xn, xneg);
     __m256i frac, miss, xfrac, xmiss;
-    __m256i w =
-        num_lane_digits(v,
-                        _mm256_setr_epi64x((long long)k[0], (long long)k[1],
-                                           (long long)k[2], (long long)k[3]),
-                        point, &frac, &miss);
+    __m256i w = num_lane_digits(v, num_lanes_of(k), point, &frac, &miss);
     /* the exponent: 1 to 3 digits ('0' as its point: none is taken) */
-    __m256i xv = _mm256_setr_epi64x((long long)xn[0], (long long)xn[1],
-                                    (long long)xn[2], (long long)xn[3]);
+    __m256i xv = num_lanes_of(xn);
     __m256i ex = num_lane_digits(num_lane_load(x), xv, '0', &xfrac, &xmiss);
-    __m256i eneg = _mm256_sub_epi64(
-        _mm256_setzero_si256(),
-        _mm256_setr_epi64x((long long)xneg[0], (long long)xneg[1],
-                           (long long)xneg[2], (long long)xneg[3]));
+    __m256i eneg = _mm256_sub_epi64(_mm256_setzero_si256(), num_lanes_of(xneg));
     __m256i q = _mm256_sub_epi64(
         _mm256_sub_epi64(_mm256_xor_si256(ex, eneg), eneg), frac);
     __m256i qneg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), q);
@@ -223,12 +232,7 @@ NUM_LANES_TARGET static inline unsigned num_exp4(const char *const m[4],
     miss = _mm256_or_si256(
         miss, _mm256_castpd_si256(_mm256_cmp_pd(
                   val, _mm256_set1_pd(9007199254740992.0), _CMP_GE_OQ)));
-    __m256i sign = _mm256_slli_epi64(
-        _mm256_setr_epi64x((long long)neg[0], (long long)neg[1],
-                           (long long)neg[2], (long long)neg[3]),
-        63);
-    _mm256_storeu_pd(out, _mm256_xor_pd(val, _mm256_castsi256_pd(sign)));
-    return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(miss));
+    return num_lanes_put(val, neg, miss, out);
 }
 #endif
 
