@@ -66,6 +66,17 @@ START_TEST(small_cpu_large_gpu)
 }
 END_TEST
 
+/* Plain CSV's sums on the GPU host's 16 threads (bench/auto, 2026-11-28):
+ * the CPU 0.449 s at 2 GB against the GPU's 0.534, the GPU 0.632 s at 4
+ * GB against the CPU's 0.863: the crossover lies between. */
+START_TEST(sums_crossover_between_2_and_4_gb)
+{
+    uint64_t x = crossover(0, STAT_SUM | STAT_MAX, 16);
+    ck_assert_uint_gt(x, UINT64_C(2000000000));
+    ck_assert_uint_lt(x, UINT64_C(4000000000));
+}
+END_TEST
+
 /* Several inputs add up: many small files can make one large run. */
 START_TEST(inputs_add_up)
 {
@@ -147,6 +158,7 @@ int main(void)
     TCase *tc = tcase_create("policy");
     tcase_add_test(tc, small_cpu_large_gpu);
     tcase_add_test(tc, inputs_add_up);
+    tcase_add_test(tc, sums_crossover_between_2_and_4_gb);
     tcase_add_test(tc, group_by);
     tcase_add_test(tc, profiles_move_the_crossover);
     suite_add_tcase(s, tc);
