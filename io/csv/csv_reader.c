@@ -446,11 +446,12 @@ static inline void column_field(block *b, size_t row, uint64_t line, int f,
 #ifdef NUM_LANES
 /* Field f of records [r, stop) of a column pass four records at a time,
  * to column c from row `row`: short numbers by num_short4, or (wide) those
- * with an exponent by num_exp4, while the fourth's field ends `pad` bytes
- * before the block does (the others end before it), and for wide ones
- * while a group has a field it takes (a column of other spellings stops
- * at its first). The fields they do not take go to column_field in their
- * order. Returns the first record it left. */
+ * with an exponent by num_exp4, while the fourth's field ends NUM_PAD
+ * bytes (wide: NUM_PAD + 8, what num_exp4 reads) before the block does
+ * (the others end before it), and for wide ones while a group has a
+ * field it takes (a column of other spellings stops at its first). The
+ * fields they do not take go to column_field in their order. Returns the
+ * first record it left. */
 NUM_LANES_TARGET static size_t lanes_pass(block *b, const char *s, size_t r,
                                           size_t stop, size_t nf, int f,
                                           size_t row, uint64_t line, int wide)
