@@ -97,8 +97,12 @@ START_TEST(lanes_match_one_at_a_time)
                             : num_short4(m, len, neg, point, out);
         for (int i = 0; i < 4; i++) {
             double want;
-            int took = exp ? num_short8_exp(num_load8(m[i]), m[i],
-                                            m[i] + len[i], neg[i], point, &want)
+            /* a '-' in the padding after an empty field: len wraps, as
+               after a '-' delimiter, and no end may be formed from it */
+            int whole = len[i] <= n[i];
+            int took = exp ? whole && num_short8_exp(num_load8(m[i]), m[i],
+                                                     m[i] + len[i], neg[i],
+                                                     point, &want)
                            : num_short_padded(copy[i], n[i], point, &want);
             EXPECT(took == !(miss >> i & 1),
                    "\"%.*s\" (point '%c'%s): taken %d, one at a time %d "
