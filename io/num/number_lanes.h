@@ -1,5 +1,6 @@
-/* num_short_padded (number_short.h) for four fields at once, one to a
- * 64-bit lane of AVX2: a column's fields of four records in one pass of
+/* num_short_padded (number_short.h) and short8_exp (number_fast.c) for
+ * four fields at once, num_short4 and num_exp4, one field to a 64-bit
+ * lane of AVX2: a column's fields of four records in one pass of
  * vector compares, shuffles and multiplies where the scalar way spends
  * some seventy instructions a field on its masks, shifts and the three
  * multiplications of Lemire's eight-digit step. The same double for every
